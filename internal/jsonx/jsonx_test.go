@@ -1,0 +1,153 @@
+package jsonx
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/big"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestValidateAgreesWithEncodingJSON proves Validate accepts and rejects the
+// same documents as encoding/json on hand-picked edge cases.
+func TestValidateAgreesWithEncodingJSON(t *testing.T) {
+	cases := []string{
+		`{}`, `[]`, `""`, `0`, `-0`, `1.5e+10`, `true`, `false`, `null`,
+		`{"a":"b\"c\\"}`, `{"a":"\\"}`, `{"a":"\u2028\ud83d\ude00"}`,
+		` {"a" : [1, 2 ,{"b":null}] } `,
+		`{"a":}`, `{"a"}`, `{"a":1,}`, `[1,]`, `[1 2]`, `01`, `1.`, `1e`, `-`, `.5`,
+		`{"a":"b`, `{"a":"b\"}`, `{"a":tru}`, `{"a":nul`, `"\x"`, `"\u12"`, `"\u12g4"`,
+		`{"a":1}}`, `{"a":1} x`, ``, `   `, `[`, `{`, `{"type":"result"`,
+		`{"a":[{"b":[{"c":"\\\\\"x"}]}]}`,
+	}
+	for _, c := range cases {
+		t.Run(c, func(t *testing.T) {
+			want := json.Valid([]byte(c))
+			err := Validate([]byte(c))
+			assert.Equal(t, want, err == nil, "Validate(%q) = %v", c, err)
+		})
+	}
+}
+
+// TestValidateCutLineReportsUnexpectedEnd proves a line cut off by a killed
+// producer is reported as an unexpected end, at the end of the input.
+func TestValidateCutLineReportsUnexpectedEnd(t *testing.T) {
+	line := []byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"hel`)
+	err := Validate(line)
+	var se *SyntaxError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, len(line), se.Offset)
+	assert.Contains(t, se.Msg, "unexpected end")
+}
+
+// TestValidateDeepNestingIsAnErrorNotACrash proves hostile nesting is bounded.
+func TestValidateDeepNestingIsAnErrorNotACrash(t *testing.T) {
+	deep := bytes.Repeat([]byte("["), MaxDepth+10)
+	require.Error(t, Validate(deep))
+}
+
+// TestAccessors proves Get/Index/Str/Int/Bool read fields as encoding/json
+// would, and give zero values on type mismatch.
+func TestAccessors(t *testing.T) {
+	v := Parse([]byte(`{"type":"user","n":42,"f":1.5,"ok":true,"s":"a\nb\u00e9\ud83d\ude00","arr":[1,"x",{"k":"v"}],"o":{"in":{"x":"y"}},"e\u0078":"escaped-key"}`))
+	assert.Equal(t, "user", v.Get("type").Str())
+	assert.True(t, v.Get("type").StrEqual("user"))
+	assert.Equal(t, int64(42), v.Get("n").Int())
+	assert.Equal(t, 1.5, v.Get("f").Float())
+	assert.True(t, v.Get("ok").Bool())
+	assert.Equal(t, "a\nbé😀", v.Get("s").Str())
+	assert.Equal(t, len("a\nbé😀"), v.Get("s").StrLen())
+	assert.Equal(t, "x", v.Get("arr").Index(1).Str())
+	assert.Equal(t, "v", v.Get("arr").Index(2).Get("k").Str())
+	assert.Equal(t, 3, v.Get("arr").Len())
+	assert.Equal(t, "y", v.Path("o", "in", "x").Str())
+	assert.Equal(t, "escaped-key", v.Get("ex").Str())
+	// Type mismatches read as zero values.
+	assert.Equal(t, "", v.Get("n").Str())
+	assert.Equal(t, int64(0), v.Get("type").Int())
+	assert.False(t, v.Get("type").Bool())
+	assert.Nil(t, v.Get("missing"))
+	assert.Nil(t, v.Get("type").Get("x"))
+	assert.True(t, v.Get("missing").IsNull())
+}
+
+// TestDecodeMatchesEncodingJSON proves Decode builds the same tree as
+// encoding/json (numbers aside: ints stay ints, big ints stay exact).
+func TestDecodeMatchesEncodingJSON(t *testing.T) {
+	doc := `{"a":[1,2.5,"s",null,true,{"b":{}}],"big":123456789012345678901234567890,"neg":-7,"exp":1e3}`
+	got := Parse([]byte(doc)).Decode().(map[string]any)
+	assert.Equal(t, []any{1, 2.5, "s", nil, true, map[string]any{"b": map[string]any{}}}, got["a"])
+	want, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
+	assert.Equal(t, want, got["big"])
+	assert.Equal(t, -7, got["neg"])
+	assert.Equal(t, 1000.0, got["exp"])
+}
+
+// TestDecodeEveryCaptureLine proves, on every line of every real capture,
+// that Validate accepts it and Decode equals encoding/json's tree (with
+// numbers compared as float64).
+func TestDecodeEveryCaptureLine(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for n, line := range bytes.Split(data, []byte("\n")) {
+			if len(line) == 0 {
+				continue
+			}
+			require.NoError(t, Validate(line), "%s:%d", f, n+1)
+			var want any
+			require.NoError(t, json.Unmarshal(line, &want))
+			assert.Equal(t, want, normalize(Parse(line).Decode()), "%s:%d", f, n+1)
+		}
+	}
+}
+
+// normalize turns ints into float64 so trees compare with encoding/json's.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case int:
+		return float64(x)
+	case *big.Int:
+		f, _ := new(big.Float).SetInt(x).Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = normalize(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = normalize(x[k])
+		}
+	}
+	return v
+}
+
+// FuzzValidateDecode proves on arbitrary bytes that nothing panics, that
+// whatever encoding/json accepts Validate accepts, and that then both build
+// the same tree.
+func FuzzValidateDecode(f *testing.F) {
+	f.Add([]byte(`{"type":"result","result":"ok"}`))
+	f.Add([]byte(`[1,"\u2028",{"a":null}]`))
+	f.Add([]byte(`{"a":"\\\""}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		err := Validate(b)
+		v := Parse(b)
+		_ = v.Get("type").Str()
+		_ = v.Index(0).StrLen()
+		_ = v.Decode()
+		if json.Valid(b) {
+			require.NoError(t, err)
+			var want any
+			if json.Unmarshal(b, &want) != nil {
+				return // a number beyond float64: jq clamps, encoding/json refuses
+			}
+			require.Equal(t, want, normalize(v.Decode()))
+		}
+	})
+}

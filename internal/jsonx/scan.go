@@ -1,0 +1,326 @@
+// Package jsonx is a small, allocation-free JSON scanner for one line of a
+// stream-json stream.
+//
+// Why not encoding/json: classifying an event needs three or four fields out
+// of lines that can be megabytes long (a tool result holding a whole file).
+// Building a tree, or even a typed struct, costs far more than finding those
+// fields. jsonx validates a line's structure in one pass that jumps over
+// string contents with bytes.IndexByte, and then reads fields straight out of
+// the raw bytes (Value.Get), the way gjson does. A full tree (Decode) is built
+// only when a caller asks for it, e.g. to hand the event to gojq.
+//
+// Every function is safe on arbitrary input: invalid bytes give a zero Value
+// or an error, never a panic.
+package jsonx
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
+
+// MaxDepth bounds nesting so that a hostile line such as "[[[[…" cannot
+// exhaust the stack.
+const MaxDepth = 10000
+
+// SyntaxError describes why a byte slice is not one JSON value.
+type SyntaxError struct {
+	Offset int    // byte offset of the problem within the input
+	Msg    string // what was wrong, e.g. "unexpected end of input"
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s at byte %d", e.Msg, e.Offset)
+}
+
+// ErrUnexpectedEnd is wrapped by the SyntaxError of an input that stops in
+// the middle of a value (a line cut off by a killed producer).
+var ErrUnexpectedEnd = errors.New("unexpected end of input")
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+// Validate reports whether b holds exactly one JSON value, surrounded by
+// optional whitespace. Raw control bytes inside strings and invalid UTF-8 are
+// accepted (as jq does for the latter); everything else follows RFC 8259.
+func Validate(b []byte) error {
+	i := skipSpace(b, 0)
+	if i == len(b) {
+		return &SyntaxError{Offset: i, Msg: "empty input"}
+	}
+	end, err := validValue(b, i, 0)
+	if err != nil {
+		return err
+	}
+	end = skipSpace(b, end)
+	if end != len(b) {
+		return &SyntaxError{Offset: end, Msg: fmt.Sprintf("unexpected %q after the value", b[end])}
+	}
+	return nil
+}
+
+func errAt(b []byte, i int, what string) error {
+	if i >= len(b) {
+		return &SyntaxError{Offset: len(b), Msg: ErrUnexpectedEnd.Error()}
+	}
+	return &SyntaxError{Offset: i, Msg: fmt.Sprintf("unexpected %q, want %s", b[i], what)}
+}
+
+// validValue validates the value starting at b[i] and returns the offset just
+// past it.
+func validValue(b []byte, i, depth int) (int, error) {
+	if i >= len(b) {
+		return i, errAt(b, i, "a value")
+	}
+	switch c := b[i]; {
+	case c == '"':
+		return validString(b, i)
+	case c == '{':
+		if depth >= MaxDepth {
+			return i, &SyntaxError{Offset: i, Msg: "nesting too deep"}
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == '}' {
+			return i + 1, nil
+		}
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return i, errAt(b, i, "a string key")
+			}
+			var err error
+			if i, err = validString(b, i); err != nil {
+				return i, err
+			}
+			i = skipSpace(b, i)
+			if i >= len(b) || b[i] != ':' {
+				return i, errAt(b, i, "':'")
+			}
+			i = skipSpace(b, i+1)
+			if i, err = validValue(b, i, depth+1); err != nil {
+				return i, err
+			}
+			i = skipSpace(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == '}' {
+				return i + 1, nil
+			}
+			return i, errAt(b, i, "',' or '}'")
+		}
+	case c == '[':
+		if depth >= MaxDepth {
+			return i, &SyntaxError{Offset: i, Msg: "nesting too deep"}
+		}
+		i = skipSpace(b, i+1)
+		if i < len(b) && b[i] == ']' {
+			return i + 1, nil
+		}
+		for {
+			var err error
+			if i, err = validValue(b, i, depth+1); err != nil {
+				return i, err
+			}
+			i = skipSpace(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == ']' {
+				return i + 1, nil
+			}
+			return i, errAt(b, i, "',' or ']'")
+		}
+	case c == '-' || (c >= '0' && c <= '9'):
+		return validNumber(b, i)
+	case c == 't':
+		return validLiteral(b, i, "true")
+	case c == 'f':
+		return validLiteral(b, i, "false")
+	case c == 'n':
+		return validLiteral(b, i, "null")
+	default:
+		return i, errAt(b, i, "a value")
+	}
+}
+
+func validLiteral(b []byte, i int, lit string) (int, error) {
+	if len(b)-i < len(lit) {
+		if string(b[i:]) == lit[:len(b)-i] {
+			return len(b), errAt(b, len(b), lit)
+		}
+		return i, errAt(b, i, lit)
+	}
+	if string(b[i:i+len(lit)]) != lit {
+		return i, &SyntaxError{Offset: i, Msg: "invalid literal, want " + lit}
+	}
+	return i + len(lit), nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func validNumber(b []byte, i int) (int, error) {
+	if b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && isDigit(b[i]):
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	default:
+		return i, errAt(b, i, "a digit")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || !isDigit(b[i]) {
+			return i, errAt(b, i, "a digit")
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || !isDigit(b[i]) {
+			return i, errAt(b, i, "a digit")
+		}
+		for i < len(b) && isDigit(b[i]) {
+			i++
+		}
+	}
+	return i, nil
+}
+
+// stringEnd returns the offset just past the string that starts at b[i]
+// (b[i] == '"'), or -1 when it is not terminated. It jumps from quote to
+// quote with bytes.IndexByte; a quote preceded by an odd run of backslashes
+// is escaped.
+func stringEnd(b []byte, i int) int {
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return -1
+		}
+		q := j + k
+		n := 0
+		for p := q - 1; p > i && b[p] == '\\'; p-- {
+			n++
+		}
+		if n%2 == 0 {
+			return q + 1
+		}
+		j = q + 1
+	}
+}
+
+func validString(b []byte, i int) (int, error) {
+	end := stringEnd(b, i)
+	if end < 0 {
+		return len(b), &SyntaxError{Offset: len(b), Msg: "unterminated string: " + ErrUnexpectedEnd.Error()}
+	}
+	body := b[i+1 : end-1]
+	if k := bytes.IndexByte(body, '\\'); k >= 0 {
+		if off := badEscape(body[k:]); off >= 0 {
+			return i + 1 + k + off, &SyntaxError{Offset: i + 1 + k + off, Msg: "invalid escape in string"}
+		}
+	}
+	return end, nil
+}
+
+// badEscape returns the offset of the first invalid escape sequence in s, or -1.
+func badEscape(s []byte) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		if i+1 >= len(s) {
+			return i
+		}
+		switch s[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			i++
+		case 'u':
+			if i+5 >= len(s) {
+				return i
+			}
+			for _, h := range s[i+2 : i+6] {
+				if hexVal(h) < 0 {
+					return i
+				}
+			}
+			i += 5
+		default:
+			return i
+		}
+	}
+	return -1
+}
+
+func hexVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// skip returns the offset just past the value at b[i] without validating it
+// in depth, or -1 when the input ends first. It is used on lines that
+// Validate has already accepted, but must stay safe on anything.
+func skip(b []byte, i int) int {
+	if i >= len(b) {
+		return -1
+	}
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i)
+				if i < 0 {
+					return -1
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return -1
+	default:
+		for i < len(b) {
+			switch b[i] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r', ':':
+				return i
+			}
+			i++
+		}
+		return i
+	}
+}

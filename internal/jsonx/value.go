@@ -1,0 +1,430 @@
+package jsonx
+
+import (
+	"bytes"
+	"math"
+	"math/big"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// Value is the raw bytes of one JSON value inside a larger document, or nil
+// when the value is absent. Accessors never fail: a value of an unexpected
+// JSON type reads as the zero value of what was asked for, which is how the
+// stream's consumers stay tolerant of fields whose type changes between
+// claude-code versions.
+type Value []byte
+
+// Type is the JSON type of a Value.
+type Type uint8
+
+// The JSON types; Missing is an absent value.
+const (
+	Missing Type = iota
+	Null
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+// Parse returns the value of a whole document with surrounding space trimmed.
+// It does not validate; use Validate first where that matters.
+func Parse(b []byte) Value {
+	i := skipSpace(b, 0)
+	j := len(b)
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	if i >= j {
+		return nil
+	}
+	return Value(b[i:j])
+}
+
+// Type reports the JSON type from the first byte.
+func (v Value) Type() Type {
+	if len(v) == 0 {
+		return Missing
+	}
+	switch v[0] {
+	case 'n':
+		return Null
+	case 't', 'f':
+		return Bool
+	case '"':
+		return String
+	case '[':
+		return Array
+	case '{':
+		return Object
+	}
+	return Number
+}
+
+// Exists reports whether the value is present (it may be null).
+func (v Value) Exists() bool { return len(v) > 0 }
+
+// IsNull reports whether the value is missing or JSON null.
+func (v Value) IsNull() bool { t := v.Type(); return t == Missing || t == Null }
+
+// Get returns the member key of an object, or nil.
+func (v Value) Get(key string) Value {
+	var out Value
+	v.EachMember(func(k []byte, val Value) bool {
+		if keyEqual(k, key) {
+			out = val
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// Path follows a chain of object keys.
+func (v Value) Path(keys ...string) Value {
+	for _, k := range keys {
+		v = v.Get(k)
+		if v == nil {
+			return nil
+		}
+	}
+	return v
+}
+
+// keyEqual compares a raw key (without its quotes, maybe escaped) to key.
+func keyEqual(raw []byte, key string) bool {
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw) == key
+	}
+	s, ok := unquoteBody(raw)
+	return ok && s == key
+}
+
+// EachMember calls fn for each member of an object, with the key's raw bytes
+// (between the quotes, escapes not decoded) and its value; it stops when fn
+// returns false. It does nothing for a non-object.
+func (v Value) EachMember(fn func(key []byte, val Value) bool) {
+	if v.Type() != Object {
+		return
+	}
+	b := []byte(v)
+	i := skipSpace(b, 1)
+	for i < len(b) && b[i] == '"' {
+		ke := stringEnd(b, i)
+		if ke < 0 {
+			return
+		}
+		key := b[i+1 : ke-1]
+		i = skipSpace(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			return
+		}
+		i = skipSpace(b, i+1)
+		ve := skip(b, i)
+		if ve < 0 || ve <= i {
+			return
+		}
+		if !fn(key, Value(b[i:ve])) {
+			return
+		}
+		i = skipSpace(b, ve)
+		if i >= len(b) || b[i] != ',' {
+			return
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// Each calls fn for each element of an array, stopping when fn returns false.
+func (v Value) Each(fn func(i int, elem Value) bool) {
+	if v.Type() != Array {
+		return
+	}
+	b := []byte(v)
+	i := skipSpace(b, 1)
+	for n := 0; i < len(b) && b[i] != ']'; n++ {
+		e := skip(b, i)
+		if e < 0 || e <= i {
+			return
+		}
+		if !fn(n, Value(b[i:e])) {
+			return
+		}
+		i = skipSpace(b, e)
+		if i >= len(b) || b[i] != ',' {
+			return
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
+// Index returns element i of an array, or nil.
+func (v Value) Index(i int) Value {
+	var out Value
+	v.Each(func(n int, e Value) bool {
+		if n == i {
+			out = e
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// Len returns the number of elements of an array or members of an object.
+func (v Value) Len() int {
+	n := 0
+	switch v.Type() {
+	case Array:
+		v.Each(func(int, Value) bool { n++; return true })
+	case Object:
+		v.EachMember(func([]byte, Value) bool { n++; return true })
+	}
+	return n
+}
+
+// Str returns a string value decoded, or "" for any other type.
+func (v Value) Str() string {
+	if v.Type() != String || len(v) < 2 {
+		return ""
+	}
+	body := v[1 : len(v)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return validUTF8(body)
+	}
+	s, _ := unquoteBody(body)
+	return s
+}
+
+// validUTF8 returns b as a string with invalid UTF-8 replaced by U+FFFD, as
+// jq and encoding/json do.
+func validUTF8(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	out := make([]byte, 0, len(b)+8)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		out = utf8.AppendRune(out, r) // RuneError for each invalid byte
+		b = b[n:]
+	}
+	return string(out)
+}
+
+// StrEqual reports whether v is a string equal to s, without allocating for
+// strings without escapes.
+func (v Value) StrEqual(s string) bool {
+	if v.Type() != String || len(v) < 2 {
+		return false
+	}
+	return keyEqual(v[1:len(v)-1], s)
+}
+
+// StrHasPrefix reports whether v is a string that starts with prefix (which
+// must not need escaping).
+func (v Value) StrHasPrefix(prefix string) bool {
+	if v.Type() != String || len(v) < 2 {
+		return false
+	}
+	return bytes.HasPrefix(v[1:], []byte(prefix))
+}
+
+// StrLen returns the decoded length in bytes of a string value, without
+// building the string. Non-strings give 0.
+func (v Value) StrLen() int {
+	if v.Type() != String || len(v) < 2 {
+		return 0
+	}
+	body := v[1 : len(v)-1]
+	if bytes.IndexByte(body, '\\') < 0 {
+		return len(body)
+	}
+	n := 0
+	for i := 0; i < len(body); i++ {
+		if body[i] != '\\' || i+1 >= len(body) {
+			n++
+			continue
+		}
+		if body[i+1] == 'u' && i+5 < len(body) {
+			r := rune(hex4(body[i+2 : i+6]))
+			i += 5
+			if utf16.IsSurrogate(r) && i+6 < len(body) && body[i+1] == '\\' && body[i+2] == 'u' {
+				r2 := rune(hex4(body[i+3 : i+7]))
+				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+					i += 6
+					n += utf8.RuneLen(d)
+					continue
+				}
+			}
+			if utf16.IsSurrogate(r) {
+				r = utf8.RuneError
+			}
+			n += utf8.RuneLen(r)
+			continue
+		}
+		i++
+		n++
+	}
+	return n
+}
+
+// Bool returns a boolean value, false for any other type.
+func (v Value) Bool() bool { return len(v) == 4 && string(v) == "true" }
+
+// Int returns a number as int64 (truncating a fraction), 0 for other types.
+func (v Value) Int() int64 {
+	if v.Type() != Number {
+		return 0
+	}
+	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+		return n
+	}
+	f, _ := strconv.ParseFloat(string(v), 64)
+	if f > math.MaxInt64 || f < math.MinInt64 {
+		return 0
+	}
+	return int64(f)
+}
+
+// Float returns a number as float64, 0 for other types.
+func (v Value) Float() float64 {
+	if v.Type() != Number {
+		return 0
+	}
+	f, _ := strconv.ParseFloat(string(v), 64)
+	return f
+}
+
+func hex4(b []byte) int {
+	n := 0
+	for _, c := range b {
+		h := hexVal(c)
+		if h < 0 {
+			return 0xFFFD
+		}
+		n = n<<4 | h
+	}
+	return n
+}
+
+// unquoteBody decodes the escapes in the body of a JSON string. Invalid
+// escapes are kept literally and reported with ok=false.
+func unquoteBody(body []byte) (string, bool) {
+	out := make([]byte, 0, len(body))
+	ok := true
+	for i := 0; i < len(body); i++ {
+		c := body[i]
+		if c != '\\' {
+			out = append(out, c)
+			continue
+		}
+		if i+1 >= len(body) {
+			out = append(out, c)
+			ok = false
+			break
+		}
+		i++
+		switch body[i] {
+		case '"', '\\', '/':
+			out = append(out, body[i])
+		case 'b':
+			out = append(out, '\b')
+		case 'f':
+			out = append(out, '\f')
+		case 'n':
+			out = append(out, '\n')
+		case 'r':
+			out = append(out, '\r')
+		case 't':
+			out = append(out, '\t')
+		case 'u':
+			if i+4 >= len(body) {
+				out = append(out, '\\', 'u')
+				ok = false
+				continue
+			}
+			r := rune(hex4(body[i+1 : i+5]))
+			i += 4
+			if utf16.IsSurrogate(r) {
+				if i+6 < len(body) && body[i+1] == '\\' && body[i+2] == 'u' {
+					if d := utf16.DecodeRune(r, rune(hex4(body[i+3:i+7]))); d != utf8.RuneError {
+						r = d
+						i += 6
+					} else {
+						r = utf8.RuneError
+					}
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			out = utf8.AppendRune(out, r)
+		default:
+			out = append(out, '\\', body[i])
+			ok = false
+		}
+	}
+	return validUTF8(out), ok
+}
+
+// Decode builds the generic tree of v: map[string]any, []any, string, bool,
+// nil, and numbers as int (integers that fit), *big.Int (larger integers,
+// so no digit is lost) or float64. These are the types gojq works on.
+func (v Value) Decode() any {
+	switch v.Type() {
+	case Null, Missing:
+		return nil
+	case Bool:
+		return v.Bool()
+	case String:
+		return v.Str()
+	case Number:
+		return decodeNumber(v)
+	case Array:
+		arr := make([]any, 0, 4)
+		v.Each(func(_ int, e Value) bool {
+			arr = append(arr, e.Decode())
+			return true
+		})
+		return arr
+	case Object:
+		m := make(map[string]any, 8)
+		v.EachMember(func(k []byte, e Value) bool {
+			var key string
+			if bytes.IndexByte(k, '\\') < 0 {
+				key = validUTF8(k)
+			} else {
+				key, _ = unquoteBody(k)
+			}
+			m[key] = e.Decode()
+			return true
+		})
+		return m
+	}
+	return nil
+}
+
+func decodeNumber(v Value) any {
+	s := string(v)
+	if bytes.IndexAny(v, ".eE") < 0 {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			if n >= math.MinInt && n <= math.MaxInt {
+				return int(n)
+			}
+		}
+		if bi, ok := new(big.Int).SetString(s, 10); ok {
+			return bi
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		// Out of range: jq clamps to the largest double.
+		if s[0] == '-' {
+			return -math.MaxFloat64
+		}
+		return math.MaxFloat64
+	}
+	return f
+}
