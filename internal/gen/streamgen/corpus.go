@@ -132,7 +132,7 @@ func writePoolLine(sb *strings.Builder, r *rand.Rand) {
 		case 1:
 			fmt.Fprintf(sb, "%s\treturn fmt.Errorf(\"%s %%q: %%w\", path, err)", ind, pick(r, idents))
 		case 2:
-			fmt.Fprintf(sb, "%sfunc (d *%s) %s(b []byte) (int, error) {", ind, strings.Title(pick(r, pkgs)), pick(r, idents)) //nolint:staticcheck
+			fmt.Fprintf(sb, "%sfunc (d *%s) %s(b []byte) (int, error) {", ind, title(pick(r, pkgs)), pick(r, idents))
 		case 3:
 			fmt.Fprintf(sb, "%s// %s", ind, strings.TrimSpace(pick(r, words)+" "+pick(r, words)+" "+pick(r, words)))
 		case 4:
@@ -149,7 +149,7 @@ func writePoolLine(sb *strings.Builder, r *rand.Rand) {
 		case 2:
 			fmt.Fprintf(sb, "def test_%s_%s(tmp_path):", pick(r, words), pick(r, words))
 		case 3:
-			fmt.Fprintf(sb, "export function %s(input: string): Result<%s> {", pick(r, idents), strings.Title(pick(r, pkgs))) //nolint:staticcheck
+			fmt.Fprintf(sb, "export function %s(input: string): Result<%s> {", pick(r, idents), title(pick(r, pkgs)))
 		default:
 			sb.WriteString(`    path = "C:\\Users\\dev\\AppData\\Local\\Temp\\out.json"`)
 		}
@@ -160,7 +160,7 @@ func writePoolLine(sb *strings.Builder, r *rand.Rand) {
 		case 1:
 			fmt.Fprintf(sb, "\x1b[31m✗\x1b[0m \x1b[1m%s\x1b[0m expected %d, got %d", pick(r, idents), r.IntN(100), r.IntN(100))
 		case 2:
-			fmt.Fprintf(sb, "--- FAIL: Test%s (0.%02ds)", strings.Title(pick(r, idents)), r.IntN(100)) //nolint:staticcheck
+			fmt.Fprintf(sb, "--- FAIL: Test%s (0.%02ds)", title(pick(r, idents)), r.IntN(100))
 		case 3:
 			fmt.Fprintf(sb, "ok  \tgithub.com/acme/app/internal/%s\t0.%03ds", pick(r, pkgs), r.IntN(1000))
 		case 4:
@@ -222,4 +222,11 @@ func writeSentences(sb *strings.Builder, r *rand.Rand, n int) {
 		writeWords(sb, r, 4+r.IntN(14))
 		sb.WriteString(pick(r, []string{". ", ". ", ". ", ", which is expected. ", " — see above. ", "! ", "? "}))
 	}
+}
+
+func title(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

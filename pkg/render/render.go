@@ -1,0 +1,97 @@
+// Package render turns the events a filter selected into output: terminal
+// text, a markdown report, NDJSON, a CSV of tool calls, or JSON.
+//
+// Every renderer streams: it writes each record as it arrives and keeps only
+// bounded state, so it works on a live pipe and on endless input. A renderer
+// owns its writer; the caller calls Flush when output should become visible
+// (after each event on a live stream) and Close once at the end.
+package render
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// Format names an output format.
+type Format string
+
+// The formats.
+const (
+	Text     Format = "text"
+	Markdown Format = "markdown"
+	NDJSON   Format = "ndjson"
+	CSV      Format = "csv"
+	JSON     Format = "json"
+)
+
+// Formats lists every format, in the order help texts show them.
+var Formats = []Format{Text, Markdown, NDJSON, CSV, JSON}
+
+// ParseFormat checks a format name.
+func ParseFormat(s string) (Format, error) {
+	for _, f := range Formats {
+		if string(f) == s {
+			return f, nil
+		}
+	}
+	if s == "md" {
+		return Markdown, nil
+	}
+	return "", fmt.Errorf("unknown format %q (want text, markdown, ndjson, csv or json)", s)
+}
+
+// Options configure a renderer.
+type Options struct {
+	// Color allows ANSI colors (text only). The caller decides (terminal,
+	// NO_COLOR, --color).
+	Color bool
+	// Width is the display width one-line summaries are truncated to
+	// (0: 120).
+	Width int
+	// Tracker is the stream state the renderers may query: the subagent of
+	// an event, tool calls, usage for closing summaries. It has already
+	// observed the event being rendered. May be nil.
+	Tracker *stream.Tracker
+	// JSON output of values and json-format events.
+	Indent  string // indentation unit for pretty JSON ("  " when empty and not Compact)
+	Compact bool   // -c: one line per value
+	Raw     bool   // -r: a string value is written without quotes
+	Join    bool   // -j: like Raw, and no newline after each value
+}
+
+// Record is one unit of output.
+type Record struct {
+	// Event is an event the filter selected; nil for a record that only
+	// carries tool calls (the tools preset).
+	Event *stream.Event
+	// Calls are tool calls that this record completes: the calls whose
+	// results Event carries, or, for the tools preset, the finished calls.
+	Calls []*stream.ToolCall
+}
+
+// Summary is the end-of-stream report of a summary preset.
+type Summary struct {
+	// Name is the preset: "usage", "subagents", "types" or "init".
+	Name string
+	// Data is stream.UsageReport, []*stream.Subagent, []stream.TypeCount or
+	// []stream.Init (one per init event seen).
+	Data any
+}
+
+// Renderer writes records in one format.
+type Renderer interface {
+	// Render writes one record.
+	Render(r Record) error
+	// Value writes a value an expression produced that is not an event.
+	Value(v any) error
+	// Summary writes a summary preset's report.
+	Summary(s Summary) error
+	// Flush makes everything written so far visible on the writer.
+	Flush() error
+	// Close ends the output: open lists the tool calls that never got a
+	// result (the CSV writes them with an empty status; the markdown report
+	// writes its closing summary). It flushes.
+	Close(open []*stream.ToolCall) error
+}

@@ -1,0 +1,471 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+)
+
+// DefaultMaxLineBytes is the line cap when DecoderOptions.MaxLineBytes is 0.
+// Real tool results reach tens of megabytes; a gigabyte is far past any
+// legitimate line and still keeps a runaway producer from eating all memory.
+const DefaultMaxLineBytes = 1 << 30
+
+// defaultBufferSize is the read size: large enough that a file is read in few
+// syscalls and most lines are cut out of the buffer without copying.
+const defaultBufferSize = 1 << 20
+
+// DecoderOptions configure a Decoder. The zero value is ready to use.
+type DecoderOptions struct {
+	// Source names the input in errors and events ("<stdin>", a file name).
+	Source string
+	// MaxLineBytes caps one line (one array element in JSON-array input);
+	// 0 means DefaultMaxLineBytes. A longer line is skipped and reported as a
+	// *LineTooLongError; reading goes on with the next line.
+	MaxLineBytes int
+	// BufferSize is the size of reads from the underlying reader; 0 means
+	// 1 MiB.
+	BufferSize int
+}
+
+// Decoder reads a stream-json stream (one JSON object per LF-terminated
+// line) or the single JSON array printed by --output-format json, and
+// returns its events one at a time.
+//
+// Memory is bounded by the read buffer plus the longest line: nothing of an
+// earlier line is kept.
+type Decoder struct {
+	r      io.Reader
+	opts   DecoderOptions
+	buf    []byte
+	start  int   // first unconsumed byte in buf
+	end    int   // end of valid data in buf
+	scan   int   // bytes of buf[start:end] already searched for '\n'
+	base   int64 // input offset of buf[0]
+	line   int64 // number of the last line returned or skipped
+	eof    bool
+	err    error // sticky read error
+	began  bool  // the first bytes (BOM, array detection) were looked at
+	array  bool  // input is one JSON array
+	arrEnd bool  // the closing ']' was seen
+	ev     Event
+}
+
+// NewDecoder returns a Decoder reading from r.
+func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
+	if opts.MaxLineBytes <= 0 {
+		opts.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if opts.BufferSize <= 0 {
+		opts.BufferSize = defaultBufferSize
+	}
+	return &Decoder{r: r, opts: opts}
+}
+
+// Buffered reports whether a complete line is already in the buffer, i.e.
+// whether the next call to Next can return without reading. A caller that
+// writes live output flushes it when this is false, just before Next would
+// block on a pipe (and writes in large blocks while reading a file).
+func (d *Decoder) Buffered() bool {
+	if d.array {
+		return d.end > d.start
+	}
+	return bytes.IndexByte(d.buf[d.start:d.end], '\n') >= 0
+}
+
+// Next returns the next event. At the end of input it returns io.EOF.
+//
+// A malformed line yields a *SyntaxError and an over-long one a
+// *LineTooLongError; both carry the line number, and the Decoder stays usable:
+// the next call returns the following line. Any other error comes from the
+// underlying reader and is final.
+//
+// The returned Event, and the bytes of its Raw field, are only valid until
+// the next call to Next; use Event.Clone to keep one.
+func (d *Decoder) Next() (*Event, error) {
+	if !d.began {
+		if err := d.begin(); err != nil {
+			return nil, err
+		}
+	}
+	if d.array {
+		return d.nextElement()
+	}
+	for {
+		line, off, err := d.readLine()
+		if err != nil {
+			return nil, err
+		}
+		line = trimLine(line)
+		if len(line) == 0 {
+			continue // blank line
+		}
+		return d.event(line, off)
+	}
+}
+
+// event validates and classifies one line.
+func (d *Decoder) event(line []byte, off int64) (*Event, error) {
+	if err := jsonx.Validate(line); err != nil {
+		return nil, d.syntaxError(line, off, err)
+	}
+	if line[0] != '{' {
+		return nil, &SyntaxError{Source: d.opts.Source, Line: d.line, Offset: off,
+			Err: fmt.Errorf("not a JSON object: %s", preview(line))}
+	}
+	d.ev.reset(line, d.opts.Source, d.line, off)
+	return &d.ev, nil
+}
+
+func (d *Decoder) syntaxError(line []byte, off int64, err error) error {
+	se := &SyntaxError{Source: d.opts.Source, Line: d.line, Offset: off, Err: err}
+	var je *jsonx.SyntaxError
+	if errors.As(err, &je) {
+		se.Column = je.Offset
+		se.Truncated = je.Offset >= len(line)
+	}
+	return se
+}
+
+// trimLine drops a trailing CR (CRLF files) and surrounding spaces.
+func trimLine(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\r' || b[len(b)-1] == ' ' || b[len(b)-1] == '\t') {
+		b = b[:len(b)-1]
+	}
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r') {
+		b = b[1:]
+	}
+	return b
+}
+
+// begin strips a UTF-8 BOM and decides between lines and one array.
+func (d *Decoder) begin() error {
+	d.began = true
+	for {
+		data := d.buf[d.start:d.end]
+		if d.base == 0 && d.start == 0 && len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+			d.start += 3
+			continue
+		}
+		i := 0
+		for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
+			i++
+		}
+		// Wait for the first non-space byte (and for a whole possible BOM).
+		if (i == len(data) || (d.base == 0 && d.start == 0 && len(data) < 3 && data[0] == 0xEF)) && !d.eof {
+			if err := d.fill(); err != nil {
+				return err
+			}
+			continue
+		}
+		if i < len(data) && data[i] == '[' {
+			d.array = true
+			d.start += i + 1
+		}
+		return nil
+	}
+}
+
+// fill reads more input into the buffer, moving or growing it as needed.
+func (d *Decoder) fill() error {
+	if d.err != nil {
+		return d.err
+	}
+	if d.eof {
+		return io.EOF
+	}
+	if d.buf == nil {
+		d.buf = make([]byte, d.opts.BufferSize)
+	}
+	if d.start > 0 && (d.end == len(d.buf) || d.start == d.end) {
+		// Slide the partial line to the front.
+		n := copy(d.buf, d.buf[d.start:d.end])
+		d.base += int64(d.start)
+		d.start, d.end = 0, n
+	}
+	if d.end == len(d.buf) {
+		// One line fills the buffer: grow it.
+		nb := make([]byte, 2*len(d.buf))
+		copy(nb, d.buf[d.start:d.end])
+		d.base += int64(d.start)
+		d.end -= d.start
+		d.start = 0
+		d.buf = nb
+	}
+	for tries := 0; ; tries++ {
+		n, err := d.r.Read(d.buf[d.end:])
+		d.end += n
+		if err == io.EOF {
+			d.eof = true
+			if n > 0 {
+				return nil
+			}
+			return io.EOF
+		}
+		if err != nil {
+			d.err = err
+			return err
+		}
+		if n > 0 {
+			return nil
+		}
+		if tries > 100 {
+			d.err = io.ErrNoProgress
+			return d.err
+		}
+	}
+}
+
+// shrink drops a buffer that grew for one huge line, so that a single 50 MB
+// line does not pin 64 MB for the rest of the stream.
+func (d *Decoder) shrink() {
+	if len(d.buf) > 4*d.opts.BufferSize && d.end-d.start <= d.opts.BufferSize/2 {
+		nb := make([]byte, d.opts.BufferSize)
+		n := copy(nb, d.buf[d.start:d.end])
+		d.base += int64(d.start)
+		d.start, d.end, d.scan = 0, n, 0
+		d.buf = nb
+	}
+}
+
+// readLine returns the next line without its '\n' and the input offset of
+// its first byte. An over-long line is consumed and reported.
+func (d *Decoder) readLine() ([]byte, int64, error) {
+	d.shrink()
+	for {
+		data := d.buf[d.start:d.end]
+		if i := bytes.IndexByte(data[d.scan:], '\n'); i >= 0 {
+			n := d.scan + i
+			line := data[:n]
+			off := d.base + int64(d.start)
+			d.start += n + 1
+			d.scan = 0
+			d.line++
+			if len(line) > d.opts.MaxLineBytes {
+				return nil, 0, &LineTooLongError{Source: d.opts.Source, Line: d.line, Offset: off, Size: int64(len(line)), Max: d.opts.MaxLineBytes}
+			}
+			return line, off, nil
+		}
+		d.scan = len(data)
+		if len(data) > d.opts.MaxLineBytes {
+			return nil, 0, d.discardLine()
+		}
+		if err := d.fill(); err != nil {
+			if err == io.EOF && d.end > d.start {
+				// Last line without a final newline.
+				line := d.buf[d.start:d.end]
+				off := d.base + int64(d.start)
+				d.start = d.end
+				d.scan = 0
+				d.line++
+				return line, off, nil
+			}
+			return nil, 0, err
+		}
+		// fill may have moved the data; scan resumes where it stopped.
+	}
+}
+
+// discardLine skips the rest of an over-long line without keeping it.
+func (d *Decoder) discardLine() error {
+	off := d.base + int64(d.start)
+	size := int64(d.end - d.start)
+	d.start, d.end, d.scan = 0, 0, 0
+	d.base = off + size
+	d.line++
+	lineNo := d.line
+	for {
+		if err := d.fill(); err != nil {
+			if err == io.EOF {
+				break
+			}
+			return err
+		}
+		data := d.buf[d.start:d.end]
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			size += int64(i)
+			d.start += i + 1
+			break
+		}
+		size += int64(len(data))
+		d.base += int64(d.end)
+		d.start, d.end = 0, 0
+	}
+	return &LineTooLongError{Source: d.opts.Source, Line: lineNo, Offset: off, Size: size, Max: d.opts.MaxLineBytes}
+}
+
+// nextElement returns the next element of a JSON array input. Each element
+// is cut out by a small resumable scanner, so the array is never held whole.
+func (d *Decoder) nextElement() (*Event, error) {
+	d.shrink()
+	for {
+		// Skip separators.
+		for {
+			for d.start < d.end {
+				c := d.buf[d.start]
+				if c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ',' {
+					break
+				}
+				d.start++
+			}
+			if d.start < d.end {
+				break
+			}
+			if err := d.fill(); err != nil {
+				if err == io.EOF && !d.arrEnd {
+					d.arrEnd = true // report it once
+					return nil, &SyntaxError{Source: d.opts.Source, Line: d.line + 1, Offset: d.base + int64(d.end),
+						Err: errors.New("JSON array input ends without its closing ']'"), Truncated: true}
+				}
+				return nil, err
+			}
+		}
+		if d.arrEnd {
+			return nil, &SyntaxError{Source: d.opts.Source, Line: d.line + 1, Offset: d.base + int64(d.start),
+				Err: fmt.Errorf("unexpected %q after the closing ']' of a JSON array", d.buf[d.start])}
+		}
+		if d.buf[d.start] == ']' {
+			d.start++
+			d.arrEnd = true
+			continue
+		}
+		// Find the element's end, reading more as needed.
+		var st elemScanner
+		pos := d.start
+		for {
+			n, done := st.feed(d.buf[pos:d.end])
+			pos += n
+			if done {
+				break
+			}
+			if pos-d.start > d.opts.MaxLineBytes {
+				return nil, d.discardElement(&st, pos)
+			}
+			rel := pos - d.start
+			if err := d.fill(); err != nil {
+				if err == io.EOF {
+					elem := d.buf[d.start:d.end]
+					off := d.base + int64(d.start)
+					d.start = d.end
+					d.line++
+					d.arrEnd = true // the cut element says it all
+					if verr := jsonx.Validate(elem); verr != nil {
+						return nil, d.syntaxError(elem, off, verr)
+					}
+					return d.event(elem, off)
+				}
+				return nil, err
+			}
+			pos = d.start + rel
+		}
+		elem := d.buf[d.start:pos]
+		off := d.base + int64(d.start)
+		d.line++ // elements are numbered like lines
+		d.start = pos
+		return d.event(elem, off)
+	}
+}
+
+func (d *Decoder) discardElement(st *elemScanner, pos int) error {
+	off := d.base + int64(d.start)
+	size := int64(pos - d.start)
+	d.line++
+	lineNo := d.line
+	d.base += int64(pos)
+	d.start, d.end = 0, 0
+	for {
+		if err := d.fill(); err != nil {
+			if err == io.EOF {
+				break
+			}
+			return err
+		}
+		n, done := st.feed(d.buf[d.start:d.end])
+		size += int64(n)
+		if done {
+			d.start += n
+			break
+		}
+		d.base += int64(d.end)
+		d.start, d.end = 0, 0
+	}
+	return &LineTooLongError{Source: d.opts.Source, Line: lineNo, Offset: off, Size: size, Max: d.opts.MaxLineBytes}
+}
+
+// elemScanner finds where one JSON value ends in a byte stream that arrives
+// in pieces.
+type elemScanner struct {
+	depth    int
+	inString bool
+	escape   bool
+	started  bool
+	scalar   bool
+}
+
+// feed consumes b and returns how many bytes belong to the value and whether
+// the value ended.
+func (s *elemScanner) feed(b []byte) (int, bool) {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if s.inString {
+			switch {
+			case s.escape:
+				s.escape = false
+			case c == '\\':
+				s.escape = true
+			case c == '"':
+				s.inString = false
+				if s.depth == 0 {
+					return i + 1, true
+				}
+			default:
+				// Jump to the next quote or backslash.
+				j := i + 1
+				for j < len(b) && b[j] != '"' && b[j] != '\\' {
+					j++
+				}
+				i = j - 1
+			}
+			continue
+		}
+		if s.scalar {
+			switch c {
+			case ',', ']', ' ', '\t', '\r', '\n', '}':
+				return i, true
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			s.inString = true
+			s.started = true
+		case '{', '[':
+			s.depth++
+			s.started = true
+		case '}', ']':
+			s.depth--
+			if s.depth <= 0 {
+				return i + 1, true
+			}
+		case ' ', '\t', '\r', '\n':
+		default:
+			if !s.started {
+				s.scalar = true
+				s.started = true
+			}
+		}
+	}
+	return len(b), false
+}
+
+// preview returns the start of b for an error message.
+func preview(b []byte) string {
+	const n = 40
+	if len(b) > n {
+		return fmt.Sprintf("%q…", b[:n])
+	}
+	return fmt.Sprintf("%q", b)
+}

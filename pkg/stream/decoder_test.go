@@ -1,0 +1,354 @@
+package stream_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// item is one result of Next: an event's line and raw bytes, or an error.
+type item struct {
+	Line int64
+	Raw  string
+	Err  string
+}
+
+// readAll drains a decoder through a reader that is not seekable and
+// returns at most one byte per Read when oneByte is set, so buffer
+// boundaries fall everywhere.
+func readAll(t *testing.T, in string, opts stream.DecoderOptions, oneByte bool) []item {
+	t.Helper()
+	var r io.Reader = strings.NewReader(in)
+	if oneByte {
+		r = iotest.OneByteReader(r)
+	} else {
+		r = io.MultiReader(r) // hides any Seek/WriteTo
+	}
+	opts.BufferSize = max(opts.BufferSize, 16)
+	dec := stream.NewDecoder(r, opts)
+	var out []item
+	for i := 0; i < 1000; i++ {
+		ev, err := dec.Next()
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			require.True(t, stream.IsLineError(err), "only line errors here: %v", err)
+			out = append(out, item{Err: err.Error()})
+			continue
+		}
+		out = append(out, item{Line: ev.Line, Raw: string(ev.Raw)})
+	}
+	t.Fatal("decoder does not end")
+	return nil
+}
+
+// TestDecoderFraming proves the line rules of the issue: LF only, CRLF,
+// BOM, blank lines, a missing final newline, malformed and cut-off lines in
+// the middle (reported with their line number, nothing merged or lost), and
+// JSON-array input; with both small and one-byte reads.
+func TestDecoderFraming(t *testing.T) {
+	a := `{"type":"a"}`
+	b := `{"type":"b","s":"x\u2028y"}`
+	cases := []struct {
+		name string
+		in   string
+		want []item
+	}{
+		{"plain", a + "\n" + b + "\n", []item{{1, a, ""}, {2, b, ""}}},
+		{"no final newline", a + "\n" + b, []item{{1, a, ""}, {2, b, ""}}},
+		{"crlf", a + "\r\n" + b + "\r\n", []item{{1, a, ""}, {2, b, ""}}},
+		{"bom", "\xEF\xBB\xBF" + a + "\n", []item{{1, a, ""}}},
+		{"blank lines skipped, numbers kept", "\n" + a + "\n\n  \n" + b + "\n", []item{{2, a, ""}, {5, b, ""}}},
+		{"raw U+2028 is not a line break", "{\"t\":\"x\u2028y\u2029z\"}\n", []item{{1, "{\"t\":\"x\u2028y\u2029z\"}", ""}}},
+		{"invalid line in the middle", a + "\nnot json\n" + b + "\n", []item{{1, a, ""}, {Err: "<stdin>:2: invalid JSON: invalid literal, want null at byte 0"}, {3, b, ""}}},
+		{"cut-off last line", a + "\n" + `{"type":"assistant","message":{"con`, []item{{1, a, ""}, {Err: "<stdin>:2: truncated JSON (the line ends mid-value): unterminated string: unexpected end of input at byte 35"}}},
+		{"cut-off line then more", `{"type":"x` + "\n" + a + "\n", []item{{Err: "<stdin>:1: truncated JSON (the line ends mid-value): unterminated string: unexpected end of input at byte 10"}, {2, a, ""}}},
+		{"two objects on one line are not merged", a + a + "\n", []item{{Err: "<stdin>:1: invalid JSON: unexpected '{' after the value at byte 12"}}},
+		{"array is not an event line", "[1,2]\n" + a + "\n", nil},
+		{"scalar line", a + "\n42\n", []item{{1, a, ""}, {Err: "<stdin>:2: invalid JSON: not a JSON object: \"42\""}}},
+		{"unknown type is an event", `{"type":"brand_new","x":1}` + "\n", []item{{1, `{"type":"brand_new","x":1}`, ""}}},
+		{"json array input", "[\n " + a + ",\n " + b + "\n]\n", []item{{1, a, ""}, {2, b, ""}}},
+		{"json array one line", "[" + a + "," + b + "]", []item{{1, a, ""}, {2, b, ""}}},
+		{"json array with bad element", "[" + a + ",{\"x\":1 2}," + b + "]", []item{{1, a, ""}, {Err: "<stdin>:2: invalid JSON: unexpected '2', want ',' or '}' at byte 7"}, {3, b, ""}}},
+		{"json array cut off", "[" + a + ",{\"x\":", []item{{1, a, ""}, {Err: "<stdin>:2: truncated JSON (the line ends mid-value): unexpected end of input at byte 5"}}},
+		{"empty input", "", nil},
+		{"only spaces", " \n\n", nil},
+	}
+	for _, tc := range cases {
+		if tc.name == "array is not an event line" {
+			continue // covered by TestDecoderArrayDetection
+		}
+		for _, oneByte := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/onebyte=%v", tc.name, oneByte), func(t *testing.T) {
+				assert.Equal(t, tc.want, readAll(t, tc.in, stream.DecoderOptions{}, oneByte))
+			})
+		}
+	}
+}
+
+// TestDecoderArrayDetection proves the first non-space byte decides the
+// shape, and an array input that ends without ']' is reported.
+func TestDecoderArrayDetection(t *testing.T) {
+	got := readAll(t, "  \n[{\"type\":\"a\"}", stream.DecoderOptions{}, false)
+	require.Len(t, got, 2)
+	assert.Equal(t, `{"type":"a"}`, got[0].Raw)
+	assert.Contains(t, got[1].Err, "without its closing ']'")
+}
+
+// TestDecoderOffsetsAndRawBytes proves every event knows its byte offset
+// and keeps its bytes exactly (no re-encoding).
+func TestDecoderOffsetsAndRawBytes(t *testing.T) {
+	lines := []string{`{"type":"a",  "k" : [1, 2.50]}`, `{"b":"\u00e9","type":"c"}`, `{"type":"d"}`}
+	in := "\xEF\xBB\xBF" + lines[0] + "\r\n\n" + lines[1] + "\n" + lines[2]
+	dec := stream.NewDecoder(iotest.OneByteReader(strings.NewReader(in)), stream.DecoderOptions{BufferSize: 16})
+	wantOff := []int64{3, int64(3 + len(lines[0]) + 3), int64(3 + len(lines[0]) + 3 + len(lines[1]) + 1)}
+	for i := range lines {
+		ev, err := dec.Next()
+		require.NoError(t, err)
+		assert.Equal(t, lines[i], string(ev.Raw))
+		assert.Equal(t, wantOff[i], ev.Offset)
+		assert.Equal(t, in[ev.Offset:ev.Offset+int64(len(ev.Raw))], string(ev.Raw))
+	}
+	_, err := dec.Next()
+	assert.Equal(t, io.EOF, err)
+}
+
+// TestDecoderHugeLine proves a 50 MB tool_result line decodes (no 64 KiB or
+// 1 MiB scanner limit) and a line over the cap is skipped with a clear
+// error while reading goes on.
+func TestDecoderHugeLine(t *testing.T) {
+	big := `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"` + strings.Repeat("x", 50<<20) + `"}]}}`
+	in := `{"type":"a"}` + "\n" + big + "\n" + `{"type":"b"}` + "\n"
+	dec := stream.NewDecoder(strings.NewReader(in), stream.DecoderOptions{})
+	var kinds []string
+	for {
+		ev, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		kinds = append(kinds, ev.Kind.String())
+		if ev.Line == 2 {
+			assert.Equal(t, len(big), len(ev.Raw))
+			assert.Equal(t, 50<<20, ev.ToolResults()[0].Size())
+		}
+	}
+	assert.Equal(t, []string{"unknown", "tool_result", "unknown"}, kinds)
+
+	dec = stream.NewDecoder(strings.NewReader(in), stream.DecoderOptions{MaxLineBytes: 1 << 20, BufferSize: 4096})
+	ev, err := dec.Next()
+	require.NoError(t, err)
+	assert.Equal(t, int64(1), ev.Line)
+	_, err = dec.Next()
+	var tl *stream.LineTooLongError
+	require.ErrorAs(t, err, &tl)
+	assert.Equal(t, int64(2), tl.Line)
+	assert.Equal(t, int64(len(big)), tl.Size)
+	assert.Equal(t, fmt.Sprintf("<stdin>:2: line of %d bytes exceeds the limit of 1048576 bytes (skipped)", len(big)), err.Error())
+	ev, err = dec.Next()
+	require.NoError(t, err)
+	assert.Equal(t, `{"type":"b"}`, string(ev.Raw))
+	assert.Equal(t, int64(3), ev.Line)
+}
+
+// TestDecoderReadErrorIsFinal proves an I/O error is returned as is, not as
+// a line error.
+func TestDecoderReadErrorIsFinal(t *testing.T) {
+	boom := errors.New("disk on fire")
+	dec := stream.NewDecoder(io.MultiReader(strings.NewReader(`{"type":"a"}`+"\n"), iotest.ErrReader(boom)), stream.DecoderOptions{})
+	_, err := dec.Next()
+	require.NoError(t, err)
+	_, err = dec.Next()
+	assert.ErrorIs(t, err, boom)
+	assert.False(t, stream.IsLineError(err))
+}
+
+// TestCutAndConcatenatedCaptures derives hostile variants of every real
+// capture: cut at arbitrary byte offsets, and all captures concatenated
+// without a final newline between some; no line may be lost or merged:
+// events + line errors == non-blank lines.
+func TestCutAndConcatenatedCaptures(t *testing.T) {
+	var all []byte
+	for _, f := range captures(t) {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		all = append(all, data...)
+		for _, cut := range []int{len(data) / 3, len(data) / 2, len(data) - 7} {
+			if cut <= 0 {
+				continue
+			}
+			part := data[:cut]
+			ev, errs := count(t, part)
+			assert.Equal(t, nonBlankLines(part), ev+errs, "%s cut at %d", f, cut)
+			if part[len(part)-1] != '\n' {
+				assert.GreaterOrEqual(t, errs, 1, "%s cut at %d: the cut line is reported", f, cut)
+			}
+		}
+	}
+	ev, errs := count(t, all)
+	assert.Equal(t, 0, errs)
+	assert.Equal(t, nonBlankLines(all), ev)
+}
+
+func count(t *testing.T, data []byte) (events, lineErrors int) {
+	dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{BufferSize: 4096})
+	for {
+		_, err := dec.Next()
+		if err == io.EOF {
+			return
+		}
+		if err != nil {
+			require.True(t, stream.IsLineError(err))
+			lineErrors++
+			continue
+		}
+		events++
+	}
+}
+
+func nonBlankLines(data []byte) int {
+	n := 0
+	for _, l := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// endless makes an endless hostile stream on the fly: tool calls that never
+// get a result, distinct message ids, subagent events with fresh parent ids,
+// unknown types, and a 64 KiB tool result every 100 events.
+type endless struct {
+	n, limit int
+	buf      bytes.Buffer
+}
+
+func (g *endless) Read(p []byte) (int, error) {
+	for g.buf.Len() < len(p) {
+		if g.n >= g.limit {
+			if g.buf.Len() == 0 {
+				return 0, io.EOF
+			}
+			break
+		}
+		g.n++
+		i := g.n
+		switch i % 5 {
+		case 0:
+			fmt.Fprintf(&g.buf, `{"type":"assistant","message":{"id":"msg_%d","model":"m","content":[{"type":"tool_use","id":"toolu_%d","name":"Bash","input":{"command":"echo %d"}}],"usage":{"input_tokens":1,"output_tokens":2}},"parent_tool_use_id":null,"timestamp":"2026-01-01T00:00:00Z"}`+"\n", i, i, i)
+		case 1:
+			fmt.Fprintf(&g.buf, `{"type":"assistant","message":{"id":"msg_%d","model":"m","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":1,"output_tokens":2}},"parent_tool_use_id":"toolu_parent_%d"}`+"\n", i, i)
+		case 2:
+			fmt.Fprintf(&g.buf, `{"type":"new_type_%d","subtype":"s%d"}`+"\n", i, i)
+		case 3:
+			if i%100 == 3 {
+				fmt.Fprintf(&g.buf, `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_%d","content":"%s"}]}}`+"\n", i-3, strings.Repeat("y", 64<<10))
+			} else {
+				fmt.Fprintf(&g.buf, `{"type":"system","subtype":"task_started","task_id":"t%d","tool_use_id":"toolu_%d","task_type":"local_agent"}`+"\n", i, i)
+			}
+		case 4:
+			fmt.Fprintf(&g.buf, `{"type":"result","subtype":"success","is_error":false,"result":"ok %d","total_cost_usd":0.1}`+"\n", i)
+		}
+	}
+	return g.buf.Read(p)
+}
+
+// TestTrackerMemoryIsBounded streams a generated input equivalent to
+// several GB of events' worth of state (two million events: 400k tool calls
+// that never complete, 400k subagents, 400k unknown types) through the
+// decoder and tracker, and asserts the live heap stays under a fixed bound
+// and the evictions are counted.
+func TestTrackerMemoryIsBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("streams two million events")
+	}
+	g := &endless{limit: 2_000_000}
+	dec := stream.NewDecoder(g, stream.DecoderOptions{})
+	tr := stream.NewTracker(stream.TrackerOptions{})
+	var peak uint64
+	var ms runtime.MemStats
+	for n := 0; ; n++ {
+		ev, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		tr.Observe(ev)
+		if n%200_000 == 0 {
+			runtime.GC()
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapAlloc)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	peak = max(peak, ms.HeapAlloc)
+	t.Logf("peak live heap %d MiB after %d events", peak>>20, tr.Stats().Events)
+	assert.Less(t, peak, uint64(64<<20), "live heap stays bounded")
+	st := tr.Stats()
+	assert.Equal(t, int64(2_000_000), st.Events)
+	assert.Greater(t, st.EvictedCalls, 300_000, "the open-call cap evicted the oldest calls")
+	assert.Greater(t, st.EvictedSubagents, 300_000)
+	types := tr.Types()
+	assert.LessOrEqual(t, len(types), 1001)
+	assert.Equal(t, "(other)", types[len(types)-1].Type)
+	assert.Equal(t, stream.Succeeded, tr.Outcome().Status)
+}
+
+// FuzzDecoder runs reader + decoder + tracker over arbitrary bytes, seeded
+// with every capture: nothing may panic, and every non-blank line is either
+// an event or a line error.
+func FuzzDecoder(f *testing.F) {
+	files, _ := os.ReadDir("../../testdata/events")
+	for _, fi := range files {
+		if strings.HasSuffix(fi.Name(), ".jsonl") {
+			data, _ := os.ReadFile("../../testdata/events/" + fi.Name())
+			if len(data) < 200_000 {
+				f.Add(data)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{BufferSize: 64, MaxLineBytes: 1 << 16})
+		tr := stream.NewTracker(stream.TrackerOptions{MaxOpenCalls: 4, MaxOpenMessages: 4, MaxSubagents: 4, MaxTypes: 4})
+		for i := 0; ; i++ {
+			ev, err := dec.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				if !stream.IsLineError(err) {
+					t.Fatalf("unexpected error %v", err)
+				}
+				continue
+			}
+			tr.Observe(ev)
+			_ = ev.Assistant()
+			_ = ev.ToolResults()
+			_ = ev.Result()
+			_ = ev.Task()
+			_ = ev.Init()
+			_ = ev.Delta()
+			_ = ev.Value()
+			if i > 100000 {
+				t.Fatal("no progress")
+			}
+		}
+		_ = tr.Usage()
+		_ = tr.Subagents()
+		_, _ = tr.FinalText()
+	})
+}

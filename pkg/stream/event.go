@@ -1,0 +1,236 @@
+package stream
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+)
+
+// Event is one line of the stream: its exact bytes, where it came from, and
+// what it is. Fields beyond the discriminators are read on demand from Raw
+// (see the accessors in fields.go), so classifying an event never builds its
+// JSON tree; Value builds it, once, for consumers such as gojq.
+type Event struct {
+	// Raw is the line exactly as read, without the line terminator (and
+	// without a UTF-8 BOM on the first line). For JSON-array input it is the
+	// element's bytes.
+	Raw []byte
+	// Source names the input ("<stdin>" or a file name); Line is the 1-based
+	// line number (element number for JSON-array input); Offset is the byte
+	// offset of Raw's first byte in the input.
+	Source string
+	Line   int64
+	Offset int64
+	// Type and Subtype are the top-level "type" and "subtype" strings ("" when
+	// absent or not strings).
+	Type    string
+	Subtype string
+	// Kind is the classification (see Kinds).
+	Kind Kind
+
+	tree     any
+	haveTree bool
+}
+
+// reset points the reused event at a new line and classifies it.
+func (e *Event) reset(raw []byte, source string, line, off int64) {
+	*e = Event{Raw: raw, Source: source, Line: line, Offset: off}
+	e.Type, e.Subtype = discriminators(raw)
+	e.Kind = classify(e)
+}
+
+// NewEvent returns the event for one complete JSON object line. It is the
+// entry point for callers that frame lines themselves; it validates raw.
+func NewEvent(raw []byte, source string, line int64) (*Event, error) {
+	if err := jsonx.Validate(raw); err != nil {
+		return nil, &SyntaxError{Source: source, Line: line, Err: err}
+	}
+	e := &Event{}
+	e.reset(bytes.Clone(raw), source, line, 0)
+	return e, nil
+}
+
+// Clone returns a copy of e that owns its bytes, for keeping an event past
+// the Decoder's next call.
+func (e *Event) Clone() *Event {
+	c := *e
+	c.Raw = bytes.Clone(e.Raw)
+	c.tree, c.haveTree = nil, false
+	return &c
+}
+
+// Value returns the event as a generic JSON tree (map[string]any, with
+// integers as int or *big.Int so no digit is lost), the form gojq runs on.
+// It is built on the first call and cached.
+func (e *Event) Value() any {
+	if !e.haveTree {
+		e.tree = jsonx.Parse(e.Raw).Decode()
+		e.haveTree = true
+	}
+	return e.tree
+}
+
+// Get returns the raw JSON at a path of object keys, or nil when absent.
+// It does not allocate: the result aliases Raw.
+func (e *Event) Get(path ...string) json.RawMessage {
+	return json.RawMessage(e.v().Path(path...))
+}
+
+func (e *Event) v() jsonx.Value { return jsonx.Value(e.Raw) }
+
+// ParentToolUseID returns the id of the Agent tool call whose subagent
+// produced this event, or "" for the main agent.
+func (e *Event) ParentToolUseID() string { return e.v().Get("parent_tool_use_id").Str() }
+
+// AgentID returns the subagent id claude-code 2.1.328 writes on subagent
+// events ("agent_id"; it equals the task_id of the task_* events), or "".
+func (e *Event) AgentID() string { return e.v().Get("agent_id").Str() }
+
+// IsSubagent reports whether the event belongs to a subagent.
+func (e *Event) IsSubagent() bool {
+	p := e.v().Get("parent_tool_use_id")
+	return p.Type() == jsonx.String && len(p) > 2
+}
+
+// Timestamp returns the event's "timestamp" string, or "".
+func (e *Event) Timestamp() string { return e.v().Get("timestamp").Str() }
+
+// internTable holds the type and subtype names that are returned without
+// allocating.
+var internTable = func() map[string]string {
+	m := map[string]string{"system": "system", "assistant": "assistant", "user": "user"}
+	for k := range systemKinds {
+		m[k] = k
+	}
+	for k := range otherKinds {
+		m[k] = k
+	}
+	for _, k := range []string{"success", "error_during_execution", "error_max_turns", "error_max_budget_usd", "error_max_structured_output_retries"} {
+		m[k] = k
+	}
+	return m
+}()
+
+func intern(v jsonx.Value) string {
+	if v.Type() != jsonx.String || len(v) < 2 {
+		return ""
+	}
+	if s, ok := internTable[string(v[1:len(v)-1])]; ok {
+		return s
+	}
+	return v.Str()
+}
+
+// discriminators finds the top-level "type" and "subtype". claude-code
+// writes "type" first and "subtype" second on almost every line, so those
+// are tried before a scan over all top-level keys (result lines of API-error
+// turns put "type" last).
+func discriminators(raw []byte) (typ, subtype string) {
+	const tp = `{"type":"`
+	if bytes.HasPrefix(raw, []byte(tp)) {
+		rest := raw[len(tp):]
+		if q := bytes.IndexByte(rest, '"'); q >= 0 && bytes.IndexByte(rest[:q], '\\') < 0 {
+			typ = intern(jsonx.Value(raw[len(tp)-1 : len(tp)+q+1]))
+			after := rest[q+1:]
+			const st = `,"subtype":"`
+			if bytes.HasPrefix(after, []byte(st)) {
+				r2 := after[len(st):]
+				if q2 := bytes.IndexByte(r2, '"'); q2 >= 0 && bytes.IndexByte(r2[:q2], '\\') < 0 {
+					return typ, intern(jsonx.Value(after[len(st)-1 : len(st)+q2+1]))
+				}
+			}
+			switch typ {
+			case "assistant", "user", "stream_event":
+				return typ, "" // the hot types; they have no subtype
+			}
+		}
+	}
+	var tv, sv jsonx.Value
+	jsonx.Value(raw).EachMember(func(k []byte, val jsonx.Value) bool {
+		switch string(k) {
+		case "type":
+			tv = val
+		case "subtype":
+			sv = val
+		}
+		return tv == nil || sv == nil
+	})
+	return intern(tv), intern(sv)
+}
+
+// classify computes an event's Kind from its discriminators and, for
+// assistant and user events, the first content block.
+func classify(e *Event) Kind {
+	switch e.Type {
+	case "system":
+		if k, ok := systemKinds[e.Subtype]; ok {
+			return k
+		}
+		return KindUnknown
+	case "assistant":
+		return classifyAssistant(e.v())
+	case "user":
+		return classifyUser(e.v())
+	}
+	if k, ok := otherKinds[e.Type]; ok {
+		return k
+	}
+	return KindUnknown
+}
+
+func classifyAssistant(v jsonx.Value) Kind {
+	msg := v.Get("message")
+	if v.Get("is_api_error_message").Bool() || (v.Get("error").Type() == jsonx.String && msg.Get("model").StrEqual("<synthetic>")) {
+		return KindAPIError
+	}
+	content := msg.Get("content")
+	if content.Type() == jsonx.String {
+		return KindText
+	}
+	switch block := content.Index(0).Get("type"); {
+	case block.StrEqual("text"):
+		return KindText
+	case block.StrEqual("thinking"), block.StrEqual("redacted_thinking"):
+		return KindThinking
+	case block.StrEqual("tool_use"), block.StrEqual("server_tool_use"), block.StrEqual("mcp_tool_use"):
+		return KindToolUse
+	}
+	return KindUnknown
+}
+
+const interruptPrefix = "[Request interrupted by user"
+
+func classifyUser(v jsonx.Value) Kind {
+	content := v.Path("message", "content")
+	var text jsonx.Value
+	switch content.Type() {
+	case jsonx.String:
+		text = content
+	case jsonx.Array:
+		isResult := false
+		content.Each(func(_ int, b jsonx.Value) bool {
+			t := b.Get("type")
+			if t.StrEqual("tool_result") {
+				isResult = true
+				return false
+			}
+			if text == nil && t.StrEqual("text") {
+				text = b.Get("text")
+			}
+			return true
+		})
+		if isResult {
+			return KindToolResult
+		}
+	}
+	switch {
+	case text.StrHasPrefix(interruptPrefix):
+		return KindInterrupt
+	case v.Get("isSynthetic").Bool():
+		return KindSynthetic
+	case v.Get("parent_tool_use_id").Type() == jsonx.String:
+		return KindSubagentPrompt
+	}
+	return KindPrompt
+}

@@ -1,0 +1,407 @@
+package stream
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+)
+
+// The typed views below read an event's fields on demand. They are tolerant
+// by construction: a field that is missing or of an unexpected JSON type
+// reads as its zero value, and the event is never lost.
+
+// Usage is a model call's token usage (message.usage, result.usage).
+type Usage struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+}
+
+// Add returns the sum of u and o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{u.InputTokens + o.InputTokens, u.OutputTokens + o.OutputTokens,
+		u.CacheCreationInputTokens + o.CacheCreationInputTokens, u.CacheReadInputTokens + o.CacheReadInputTokens}
+}
+
+// Total is every token counted in u.
+func (u Usage) Total() int64 {
+	return u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+}
+
+func usageOf(v jsonx.Value) Usage {
+	return Usage{v.Get("input_tokens").Int(), v.Get("output_tokens").Int(),
+		v.Get("cache_creation_input_tokens").Int(), v.Get("cache_read_input_tokens").Int()}
+}
+
+// Block is one content block of an assistant message.
+type Block struct {
+	Type     string          // text, thinking, redacted_thinking, tool_use, ...
+	Text     string          // text blocks
+	Thinking string          // thinking blocks
+	ID       string          // tool_use blocks
+	Name     string          // tool_use blocks
+	Input    json.RawMessage // tool_use blocks: the input object, aliasing Event.Raw
+}
+
+// Assistant is the view of an assistant event.
+type Assistant struct {
+	MessageID  string
+	Model      string
+	StopReason string
+	Blocks     []Block
+	Usage      Usage
+	// Error is set on synthetic API-error messages (e.g.
+	// "authentication_failed"), with APIErrorStatus the HTTP status when known.
+	Error          string
+	APIErrorStatus int
+	Aborted        bool // cut short by an interrupt
+}
+
+// Assistant reads the assistant view of e (zero for other types).
+func (e *Event) Assistant() Assistant {
+	v := e.v()
+	msg := v.Get("message")
+	a := Assistant{
+		MessageID:      msg.Get("id").Str(),
+		Model:          msg.Get("model").Str(),
+		StopReason:     msg.Get("stop_reason").Str(),
+		Usage:          usageOf(msg.Get("usage")),
+		Error:          v.Get("error").Str(),
+		APIErrorStatus: int(v.Get("api_error_status").Int()),
+		Aborted:        v.Get("aborted").Bool(),
+	}
+	content := msg.Get("content")
+	if content.Type() == jsonx.String {
+		a.Blocks = []Block{{Type: "text", Text: content.Str()}}
+		return a
+	}
+	content.Each(func(_ int, b jsonx.Value) bool {
+		a.Blocks = append(a.Blocks, Block{
+			Type:     b.Get("type").Str(),
+			Text:     b.Get("text").Str(),
+			Thinking: b.Get("thinking").Str(),
+			ID:       b.Get("id").Str(),
+			Name:     b.Get("name").Str(),
+			Input:    json.RawMessage(b.Get("input")),
+		})
+		return true
+	})
+	return a
+}
+
+// Text returns the text of e's text blocks (assistant) or of the user
+// message's text (prompts), joined by newlines.
+func (e *Event) Text() string {
+	content := e.v().Path("message", "content")
+	return contentText(content, "")
+}
+
+// contentText joins the text of a content value: a string, or an array of
+// blocks whose "text" fields are taken (only blocks of type only, if set).
+func contentText(content jsonx.Value, only string) string {
+	if content.Type() == jsonx.String {
+		return content.Str()
+	}
+	var parts []string
+	content.Each(func(_ int, b jsonx.Value) bool {
+		if only != "" && !b.Get("type").StrEqual(only) {
+			return true
+		}
+		if t := b.Get("text"); t.Type() == jsonx.String {
+			parts = append(parts, t.Str())
+		}
+		return true
+	})
+	return strings.Join(parts, "\n")
+}
+
+// ToolResult is one tool_result block of a user event.
+type ToolResult struct {
+	ToolUseID string
+	IsError   bool
+	// Content is the raw content: a string or an array of blocks.
+	Content json.RawMessage
+}
+
+// Text returns the result's text (a string content, or its text blocks
+// joined by newlines).
+func (r ToolResult) Text() string { return contentText(jsonx.Value(r.Content), "") }
+
+// Size returns the length in bytes of the result's decoded text, without
+// building it.
+func (r ToolResult) Size() int {
+	c := jsonx.Value(r.Content)
+	if c.Type() == jsonx.String {
+		return c.StrLen()
+	}
+	n := 0
+	c.Each(func(_ int, b jsonx.Value) bool {
+		n += b.Get("text").StrLen()
+		return true
+	})
+	return n
+}
+
+// ToolResults returns the tool_result blocks of a user event.
+func (e *Event) ToolResults() []ToolResult {
+	var out []ToolResult
+	e.v().Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
+		if b.Get("type").StrEqual("tool_result") {
+			out = append(out, ToolResult{
+				ToolUseID: b.Get("tool_use_id").Str(),
+				IsError:   b.Get("is_error").Bool(),
+				Content:   json.RawMessage(b.Get("content")),
+			})
+		}
+		return true
+	})
+	return out
+}
+
+// ToolUseResult returns the raw "tool_use_result" of a user event: the
+// tool's structured output (an object for most tools, a string for errors).
+func (e *Event) ToolUseResult() json.RawMessage { return e.Get("tool_use_result") }
+
+// ModelUsage is one entry of a result's modelUsage.
+type ModelUsage struct {
+	Model                    string  `json:"model"`
+	InputTokens              int64   `json:"input_tokens"`
+	OutputTokens             int64   `json:"output_tokens"`
+	CacheReadInputTokens     int64   `json:"cache_read_input_tokens"`
+	CacheCreationInputTokens int64   `json:"cache_creation_input_tokens"`
+	CostUSD                  float64 `json:"cost_usd"`
+}
+
+// Result is the view of a result event.
+type Result struct {
+	Subtype string
+	IsError bool
+	// Text is the "result" string; HasText tells it apart from an absent one.
+	Text           string
+	HasText        bool
+	Errors         []string
+	TerminalReason string
+	StopReason     string
+	APIErrorStatus int
+	NumTurns       int64
+	DurationMs     int64
+	DurationAPIMs  int64
+	TotalCostUSD   float64
+	// ResultIndex is result_index, or -1 when absent.
+	ResultIndex int64
+	Usage       Usage
+	ModelUsage  []ModelUsage
+	// StructuredOutput is the --json-schema answer, raw.
+	StructuredOutput json.RawMessage
+	// OriginKind is origin.kind, e.g. "task-notification".
+	OriginKind           string
+	StartupFailureReason string
+	PermissionDenials    int
+}
+
+// Result reads the result view of e.
+func (e *Event) Result() Result {
+	v := e.v()
+	r := Result{
+		Subtype:              e.Subtype,
+		IsError:              v.Get("is_error").Bool(),
+		TerminalReason:       v.Get("terminal_reason").Str(),
+		StopReason:           v.Get("stop_reason").Str(),
+		APIErrorStatus:       int(v.Get("api_error_status").Int()),
+		NumTurns:             v.Get("num_turns").Int(),
+		DurationMs:           v.Get("duration_ms").Int(),
+		DurationAPIMs:        v.Get("duration_api_ms").Int(),
+		TotalCostUSD:         v.Get("total_cost_usd").Float(),
+		ResultIndex:          -1,
+		Usage:                usageOf(v.Get("usage")),
+		StructuredOutput:     json.RawMessage(v.Get("structured_output")),
+		OriginKind:           v.Path("origin", "kind").Str(),
+		StartupFailureReason: v.Get("startup_failure_reason").Str(),
+		PermissionDenials:    v.Get("permission_denials").Len(),
+	}
+	if t := v.Get("result"); t.Type() == jsonx.String {
+		r.Text, r.HasText = t.Str(), true
+	}
+	if ri := v.Get("result_index"); ri.Type() == jsonx.Number {
+		r.ResultIndex = ri.Int()
+	}
+	switch errs := v.Get("errors"); errs.Type() {
+	case jsonx.Array:
+		errs.Each(func(_ int, s jsonx.Value) bool {
+			if s.Type() == jsonx.String {
+				r.Errors = append(r.Errors, s.Str())
+			} else {
+				r.Errors = append(r.Errors, string(s))
+			}
+			return true
+		})
+	case jsonx.String:
+		r.Errors = []string{errs.Str()}
+	}
+	v.Get("modelUsage").EachMember(func(k []byte, m jsonx.Value) bool {
+		r.ModelUsage = append(r.ModelUsage, ModelUsage{
+			Model:                    jsonx.Value(append(append([]byte{'"'}, k...), '"')).Str(),
+			InputTokens:              m.Get("inputTokens").Int(),
+			OutputTokens:             m.Get("outputTokens").Int(),
+			CacheReadInputTokens:     m.Get("cacheReadInputTokens").Int(),
+			CacheCreationInputTokens: m.Get("cacheCreationInputTokens").Int(),
+			CostUSD:                  m.Get("costUSD").Float(),
+		})
+		return true
+	})
+	return r
+}
+
+// TaskUsage is the usage a task_progress or task_notification reports.
+type TaskUsage struct {
+	TotalTokens int64 `json:"total_tokens"`
+	ToolUses    int64 `json:"tool_uses"`
+	DurationMs  int64 `json:"duration_ms"`
+}
+
+// Task is the view of a system/task_* event (and of the first task of
+// background_tasks_changed, which lists all of them).
+type Task struct {
+	TaskID         string
+	ToolUseID      string // the tool call that started it (Agent, Bash, Workflow)
+	Description    string
+	SubagentType   string
+	TaskType       string // local_agent, local_bash, local_workflow, ...
+	Status         string // task_notification status, or task_updated patch.status
+	Summary        string // task_notification summary (the subagent's report)
+	Prompt         string
+	IsBackgrounded bool
+	Usage          TaskUsage
+	HasUsage       bool
+	LastToolName   string
+	Error          string
+}
+
+// Task reads the task view of e.
+func (e *Event) Task() Task {
+	v := e.v()
+	t := Task{
+		TaskID:         v.Get("task_id").Str(),
+		ToolUseID:      v.Get("tool_use_id").Str(),
+		Description:    v.Get("description").Str(),
+		SubagentType:   v.Get("subagent_type").Str(),
+		TaskType:       v.Get("task_type").Str(),
+		Status:         v.Get("status").Str(),
+		Summary:        v.Get("summary").Str(),
+		Prompt:         v.Get("prompt").Str(),
+		IsBackgrounded: v.Get("is_backgrounded").Bool(),
+		LastToolName:   v.Get("last_tool_name").Str(),
+	}
+	if p := v.Get("patch"); p.Type() == jsonx.Object {
+		t.Status = p.Get("status").Str()
+		t.Error = p.Get("error").Str()
+		if d := p.Get("description"); d.Type() == jsonx.String {
+			t.Description = d.Str()
+		}
+	}
+	if u := v.Get("usage"); u.Type() == jsonx.Object {
+		t.HasUsage = true
+		t.Usage = TaskUsage{u.Get("total_tokens").Int(), u.Get("tool_uses").Int(), u.Get("duration_ms").Int()}
+	}
+	return t
+}
+
+// Init is the view of a system/init event.
+type Init struct {
+	Model          string   `json:"model"`
+	Version        string   `json:"claude_code_version"`
+	CWD            string   `json:"cwd"`
+	PermissionMode string   `json:"permission_mode"`
+	SessionID      string   `json:"session_id"`
+	APIKeySource   string   `json:"api_key_source"`
+	OutputStyle    string   `json:"output_style"`
+	Tools          []string `json:"tools"`
+	Agents         []string `json:"agents"`
+	Skills         []string `json:"skills"`
+	MCPServers     []string `json:"mcp_servers"` // "name (status)"
+	SlashCommands  []string `json:"slash_commands"`
+}
+
+// Init reads the init view of e.
+func (e *Event) Init() Init {
+	v := e.v()
+	strs := func(a jsonx.Value) []string {
+		out := []string{}
+		a.Each(func(_ int, s jsonx.Value) bool {
+			out = append(out, s.Str())
+			return true
+		})
+		return out
+	}
+	in := Init{
+		Model:          v.Get("model").Str(),
+		Version:        v.Get("claude_code_version").Str(),
+		CWD:            v.Get("cwd").Str(),
+		PermissionMode: v.Get("permissionMode").Str(),
+		SessionID:      v.Get("session_id").Str(),
+		APIKeySource:   v.Get("apiKeySource").Str(),
+		OutputStyle:    v.Get("output_style").Str(),
+		Tools:          strs(v.Get("tools")),
+		Agents:         strs(v.Get("agents")),
+		Skills:         strs(v.Get("skills")),
+		SlashCommands:  strs(v.Get("slash_commands")),
+		MCPServers:     []string{},
+	}
+	v.Get("mcp_servers").Each(func(_ int, s jsonx.Value) bool {
+		name := s.Get("name").Str()
+		if st := s.Get("status").Str(); st != "" {
+			name += " (" + st + ")"
+		}
+		in.MCPServers = append(in.MCPServers, name)
+		return true
+	})
+	return in
+}
+
+// Str returns the top-level string field name of e, or "" — for the many
+// small fields renderers show (hook_name, message, error, ...).
+func (e *Event) Str(name string) string { return e.v().Get(name).Str() }
+
+// Int returns the top-level integer field name of e, or 0.
+func (e *Event) Int(name string) int64 { return e.v().Get(name).Int() }
+
+// Has reports whether e has a non-null top-level field name.
+func (e *Event) Has(name string) bool { return !e.v().Get(name).IsNull() }
+
+// Delta is the view of a stream_event.
+type Delta struct {
+	EventType string // message_start, content_block_delta, ...
+	Index     int64
+	DeltaType string // text_delta, thinking_delta, input_json_delta, signature_delta
+	Text      string // text_delta text, thinking_delta thinking, input_json_delta partial_json
+	MessageID string // api_message_id, or message.id of message_start
+	BlockType string // content_block_start's block type
+}
+
+// Delta reads the stream_event view of e.
+func (e *Event) Delta() Delta {
+	v := e.v()
+	ev := v.Get("event")
+	d := Delta{
+		EventType: ev.Get("type").Str(),
+		Index:     ev.Get("index").Int(),
+		MessageID: v.Get("api_message_id").Str(),
+		BlockType: ev.Path("content_block", "type").Str(),
+	}
+	if d.MessageID == "" {
+		d.MessageID = ev.Path("message", "id").Str()
+	}
+	delta := ev.Get("delta")
+	d.DeltaType = delta.Get("type").Str()
+	switch d.DeltaType {
+	case "text_delta":
+		d.Text = delta.Get("text").Str()
+	case "thinking_delta":
+		d.Text = delta.Get("thinking").Str()
+	case "input_json_delta":
+		d.Text = delta.Get("partial_json").Str()
+	}
+	return d
+}

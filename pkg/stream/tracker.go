@@ -1,0 +1,731 @@
+package stream
+
+import (
+	"bytes"
+	"container/list"
+	"encoding/json"
+	"sort"
+	"time"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+)
+
+// TrackerOptions bound a Tracker's memory. Zero values pick the defaults.
+type TrackerOptions struct {
+	// MaxOpenCalls caps tool calls waiting for their result (default 10000);
+	// beyond it the oldest is evicted and counted in Stats.EvictedCalls.
+	MaxOpenCalls int
+	// MaxOpenMessages caps model calls whose usage may still change (default
+	// 4096); an evicted one keeps the last usage seen for it.
+	MaxOpenMessages int
+	// MaxSubagents caps the subagent tree (default 10000).
+	MaxSubagents int
+	// MaxTypes caps the distinct (type, subtype) pairs counted (default 1000);
+	// further pairs are counted under type "(other)".
+	MaxTypes int
+	// MaxTextBytes caps the text kept for the final-answer fallback and for
+	// each result summary (default 1 MiB).
+	MaxTextBytes int
+}
+
+// MainAgent is the agent label of the main agent's events.
+const MainAgent = "main"
+
+// ToolCall is one tool_use and, once it arrives, its tool_result.
+type ToolCall struct {
+	ID    string
+	Name  string
+	Input json.RawMessage // a copy, owned by the call
+	// ParentToolUseID is the Agent call whose subagent made this call ("" for
+	// the main agent); Agent is that subagent, when known.
+	ParentToolUseID string
+	Agent           *Subagent
+	Line            int64
+	Timestamp       string
+	// Set when the result arrives.
+	Done            bool
+	IsError         bool
+	ResultLine      int64
+	ResultTimestamp string
+	ResultBytes     int
+	// Duration is the time between the tool_use and tool_result events'
+	// timestamps; HasDuration is false when either is missing.
+	Duration    time.Duration
+	HasDuration bool
+}
+
+// AgentLabel returns "main" or the id of the subagent that made the call.
+func (c *ToolCall) AgentLabel() string {
+	if c.ParentToolUseID == "" {
+		return MainAgent
+	}
+	if c.Agent != nil {
+		return c.Agent.Label()
+	}
+	return c.ParentToolUseID
+}
+
+// Subagent is a subagent started by an Agent tool call (or a Workflow).
+type Subagent struct {
+	ToolUseID   string // the Agent/Workflow call that started it
+	AgentID     string // task_id of its task_* events (= agent_id on its events)
+	Description string
+	Type        string // subagent_type, or "workflow" for a Workflow
+	Background  bool
+	// Status: "running" until a task_updated/task_notification says otherwise
+	// (completed, failed, killed, stopped).
+	Status string
+	// Usage is what the final task_notification (or the Agent tool result)
+	// reports.
+	Usage TaskUsage
+	// Report is the subagent's final report: the Agent tool result of a
+	// foreground subagent, or the task_notification summary.
+	Report string
+	// Tokens sums the usage of its own model calls seen in the stream.
+	Tokens    Usage
+	ToolCalls int
+	StartLine int64
+	EndLine   int64
+	Start     string
+	End       string
+
+	closed Usage // tokens of its model calls that can no longer change
+}
+
+// Label is the subagent's id as events name it: the agent id when known,
+// else the Agent call's id.
+func (s *Subagent) Label() string {
+	if s.AgentID != "" {
+		return s.AgentID
+	}
+	return s.ToolUseID
+}
+
+// Stats counts what the Tracker dropped to stay bounded.
+type Stats struct {
+	EvictedCalls     int // tool calls evicted before their result came
+	EvictedSubagents int
+	OrphanResults    int // tool results whose call was never seen (or evicted)
+	Events           int64
+}
+
+// OutcomeStatus is how a run ended.
+type OutcomeStatus int
+
+// The outcomes: the last result event decides between success and failure;
+// no result at all means the run was killed or cut off.
+const (
+	NoResult OutcomeStatus = iota
+	Succeeded
+	Failed
+)
+
+func (s OutcomeStatus) String() string {
+	switch s {
+	case Succeeded:
+		return "success"
+	case Failed:
+		return "failed"
+	}
+	return "no_result"
+}
+
+// Outcome is the run's result as the reference defines it: with several
+// result events (result_index), the last one wins and its is_error decides.
+type Outcome struct {
+	Status  OutcomeStatus
+	Results int    // result events seen
+	Last    Result // the last result (zero when Status is NoResult)
+	Line    int64  // its line
+}
+
+// ModelTokens is the usage of one model by one side (main or subagents).
+type ModelTokens struct {
+	Model    string `json:"model"`
+	Subagent bool   `json:"subagent"`
+	Calls    int    `json:"calls"`
+	Usage    Usage  `json:"usage"`
+}
+
+// UsageReport is token usage deduplicated by message.id, and the cost the
+// last result reports.
+type UsageReport struct {
+	Calls     int           `json:"calls"` // distinct model calls
+	ByModel   []ModelTokens `json:"by_model"`
+	Main      Usage         `json:"main"`
+	Subagents Usage         `json:"subagents"`
+	Total     Usage         `json:"total"`
+	// CostUSD is the last result's total_cost_usd (cumulative: never summed).
+	CostUSD  float64 `json:"cost_usd"`
+	HaveCost bool    `json:"have_cost"`
+	// ModelCosts is the last result's modelUsage; Helper lists the entries of
+	// models that never answered an assistant message (the small helper
+	// model), whose cost is HelperCostUSD rather than the main model's.
+	ModelCosts    []ModelUsage `json:"model_costs"`
+	Helper        []ModelUsage `json:"helper"`
+	HelperCostUSD float64      `json:"helper_cost_usd"`
+}
+
+// TypeCount is how often one (type, subtype) pair occurred.
+type TypeCount struct {
+	Type    string `json:"type"`
+	Subtype string `json:"subtype,omitempty"`
+	Count   int64  `json:"count"`
+	Known   bool   `json:"known"`
+}
+
+// Tracker follows a stream's state: it pairs tool calls with their results,
+// builds the subagent tree, deduplicates usage and records the outcome.
+// Feed it every event in order with Observe. Its memory is bounded by
+// TrackerOptions, whatever the input.
+type Tracker struct {
+	o TrackerOptions
+
+	calls     map[string]*list.Element // open tool calls by id
+	callOrder *list.List               // of *ToolCall, oldest first
+
+	agents     map[string]*Subagent // by Agent tool_use id
+	agentOrder []*Subagent
+	byAgentID  map[string]*Subagent
+
+	msgs      map[string]*list.Element // open model calls by message.id
+	msgOrder  *list.List               // of *msgUsage
+	closed    map[usageKey]*ModelTokens
+	seenModel map[string]bool
+
+	types     map[typeKey]int64
+	typeOrder []typeKey
+
+	outcome  Outcome
+	lastText textAcc
+	stats    Stats
+}
+
+type usageKey struct {
+	model string
+	sub   bool
+}
+
+type msgUsage struct {
+	id    string
+	model string
+	sub   bool
+	agent *Subagent
+	usage Usage
+}
+
+type typeKey struct{ typ, sub string }
+
+type textAcc struct {
+	msgID string
+	text  []byte
+}
+
+// NewTracker returns an empty Tracker.
+func NewTracker(o TrackerOptions) *Tracker {
+	if o.MaxOpenCalls <= 0 {
+		o.MaxOpenCalls = 10000
+	}
+	if o.MaxOpenMessages <= 0 {
+		o.MaxOpenMessages = 4096
+	}
+	if o.MaxSubagents <= 0 {
+		o.MaxSubagents = 10000
+	}
+	if o.MaxTypes <= 0 {
+		o.MaxTypes = 1000
+	}
+	if o.MaxTextBytes <= 0 {
+		o.MaxTextBytes = 1 << 20
+	}
+	return &Tracker{
+		o:         o,
+		calls:     map[string]*list.Element{},
+		callOrder: list.New(),
+		agents:    map[string]*Subagent{},
+		byAgentID: map[string]*Subagent{},
+		msgs:      map[string]*list.Element{},
+		msgOrder:  list.New(),
+		closed:    map[usageKey]*ModelTokens{},
+		seenModel: map[string]bool{},
+		types:     map[typeKey]int64{},
+	}
+}
+
+// Observe updates the state with e and returns the tool calls that e
+// completed (the calls whose tool_result e carries), in e's order.
+func (t *Tracker) Observe(e *Event) []*ToolCall {
+	t.stats.Events++
+	t.countType(e)
+	switch e.Kind {
+	case KindText, KindThinking, KindToolUse, KindAPIError, KindUnknown:
+		if e.Type == "assistant" {
+			t.observeAssistant(e)
+		}
+	case KindToolResult:
+		return t.observeResults(e)
+	case KindTask:
+		t.observeTask(e)
+	case KindDelta:
+		t.observeDelta(e)
+	case KindResult:
+		t.outcome.Results++
+		t.outcome.Last = e.Result()
+		t.outcome.Line = e.Line
+		if t.outcome.Last.IsError {
+			t.outcome.Status = Failed
+		} else {
+			t.outcome.Status = Succeeded
+		}
+	}
+	return nil
+}
+
+func (t *Tracker) countType(e *Event) {
+	k := typeKey{e.Type, e.Subtype}
+	if _, ok := t.types[k]; !ok {
+		if len(t.types) >= t.o.MaxTypes {
+			k = typeKey{"(other)", ""}
+		} else {
+			k = typeKey{string(bytes.Clone([]byte(e.Type))), string(bytes.Clone([]byte(e.Subtype)))}
+		}
+		if _, ok := t.types[k]; !ok {
+			t.typeOrder = append(t.typeOrder, k)
+		}
+	}
+	t.types[k]++
+}
+
+// agentOf returns the subagent an event with this parent id belongs to,
+// creating a placeholder for a parent never seen (a stream cut at the start).
+func (t *Tracker) agentOf(parent string, agentID string) *Subagent {
+	if parent == "" {
+		return nil
+	}
+	s := t.agents[parent]
+	if s == nil {
+		s = t.addAgent(&Subagent{ToolUseID: parent, Status: "running"})
+	}
+	if s != nil && s.AgentID == "" && agentID != "" {
+		s.AgentID = agentID
+		t.byAgentID[agentID] = s
+	}
+	return s
+}
+
+func (t *Tracker) addAgent(s *Subagent) *Subagent {
+	if len(t.agentOrder) >= t.o.MaxSubagents {
+		old := t.agentOrder[0]
+		t.agentOrder = t.agentOrder[1:]
+		delete(t.agents, old.ToolUseID)
+		delete(t.byAgentID, old.AgentID)
+		t.stats.EvictedSubagents++
+	}
+	t.agents[s.ToolUseID] = s
+	t.agentOrder = append(t.agentOrder, s)
+	return s
+}
+
+func (t *Tracker) observeAssistant(e *Event) {
+	v := e.v()
+	msg := v.Get("message")
+	parent := v.Get("parent_tool_use_id").Str()
+	agent := t.agentOf(parent, v.Get("agent_id").Str())
+	id := msg.Get("id").Str()
+	model := msg.Get("model").Str()
+	u := usageOf(msg.Get("usage"))
+	if model != "<synthetic>" {
+		t.recordUsage(id, model, parent != "", agent, u, false)
+	}
+	if e.Kind == KindText && parent == "" {
+		t.lastText.add(id, e.Text(), t.o.MaxTextBytes)
+	}
+	if e.Kind != KindToolUse {
+		return
+	}
+	msg.Get("content").Each(func(_ int, b jsonx.Value) bool {
+		switch {
+		case b.Get("type").StrEqual("tool_use"), b.Get("type").StrEqual("server_tool_use"), b.Get("type").StrEqual("mcp_tool_use"):
+		default:
+			return true
+		}
+		c := &ToolCall{
+			ID:              b.Get("id").Str(),
+			Name:            b.Get("name").Str(),
+			Input:           json.RawMessage(bytes.Clone(b.Get("input"))),
+			ParentToolUseID: parent,
+			Agent:           agent,
+			Line:            e.Line,
+			Timestamp:       v.Get("timestamp").Str(),
+		}
+		if agent != nil {
+			agent.ToolCalls++
+		}
+		t.openCall(c)
+		if c.Name == "Agent" || c.Name == "Task" || c.Name == "Workflow" {
+			in := jsonx.Value(c.Input)
+			s := t.agents[c.ID]
+			if s == nil {
+				s = t.addAgent(&Subagent{ToolUseID: c.ID, Status: "running"})
+			}
+			s.Description = in.Get("description").Str()
+			s.Type = in.Get("subagent_type").Str()
+			if c.Name == "Workflow" {
+				s.Type = "workflow"
+				if n := in.Get("name").Str(); n != "" && s.Description == "" {
+					s.Description = n
+				}
+			} else if s.Type == "" {
+				s.Type = "general-purpose"
+			}
+			bg := in.Get("run_in_background")
+			s.Background = c.Name == "Workflow" || bg.Bool() || (bg.IsNull() && c.Name == "Agent")
+			s.StartLine, s.Start = e.Line, c.Timestamp
+		}
+		return true
+	})
+}
+
+func (l *textAcc) add(msgID, text string, max int) {
+	if msgID != l.msgID || msgID == "" {
+		l.msgID = msgID
+		l.text = l.text[:0]
+	} else if len(l.text) > 0 {
+		l.text = append(l.text, '\n')
+	}
+	room := max - len(l.text)
+	if room < len(text) {
+		text = text[:max0(room)]
+	}
+	l.text = append(l.text, text...)
+}
+
+func max0(n int) int {
+	if n < 0 {
+		return 0
+	}
+	return n
+}
+
+func (t *Tracker) openCall(c *ToolCall) {
+	if old, ok := t.calls[c.ID]; ok {
+		t.callOrder.Remove(old)
+	}
+	t.calls[c.ID] = t.callOrder.PushBack(c)
+	for t.callOrder.Len() > t.o.MaxOpenCalls {
+		front := t.callOrder.Front()
+		delete(t.calls, front.Value.(*ToolCall).ID)
+		t.callOrder.Remove(front)
+		t.stats.EvictedCalls++
+	}
+}
+
+// recordUsage keeps the last usage seen for a message id; partial says the
+// update only carries the fields present (message_delta).
+func (t *Tracker) recordUsage(id, model string, sub bool, agent *Subagent, u Usage, delta bool) {
+	if id == "" {
+		t.fold(&msgUsage{model: model, sub: sub, agent: agent, usage: u})
+		return
+	}
+	if el, ok := t.msgs[id]; ok {
+		m := el.Value.(*msgUsage)
+		if delta {
+			m.usage = mergeUsage(m.usage, u)
+		} else {
+			m.usage = u
+		}
+		if model != "" {
+			m.model = model
+		}
+		t.msgOrder.MoveToBack(el)
+		return
+	}
+	if delta && model == "" {
+		return // a message_delta for a call we never saw begin
+	}
+	t.msgs[id] = t.msgOrder.PushBack(&msgUsage{id: id, model: model, sub: sub, agent: agent, usage: u})
+	for t.msgOrder.Len() > t.o.MaxOpenMessages {
+		front := t.msgOrder.Front()
+		m := front.Value.(*msgUsage)
+		delete(t.msgs, m.id)
+		t.msgOrder.Remove(front)
+		t.fold(m)
+	}
+}
+
+func mergeUsage(old, u Usage) Usage {
+	if u.InputTokens != 0 {
+		old.InputTokens = u.InputTokens
+	}
+	if u.OutputTokens != 0 {
+		old.OutputTokens = u.OutputTokens
+	}
+	if u.CacheCreationInputTokens != 0 {
+		old.CacheCreationInputTokens = u.CacheCreationInputTokens
+	}
+	if u.CacheReadInputTokens != 0 {
+		old.CacheReadInputTokens = u.CacheReadInputTokens
+	}
+	return old
+}
+
+// fold adds a model call that can no longer change to the closed totals.
+func (t *Tracker) fold(m *msgUsage) {
+	addTokens(t.closed, t.seenModel, m)
+}
+
+func addTokens(into map[usageKey]*ModelTokens, seen map[string]bool, m *msgUsage) {
+	k := usageKey{m.model, m.sub}
+	mt := into[k]
+	if mt == nil {
+		mt = &ModelTokens{Model: m.model, Subagent: m.sub}
+		into[k] = mt
+	}
+	mt.Calls++
+	mt.Usage = mt.Usage.Add(m.usage)
+	if seen != nil {
+		seen[m.model] = true
+	}
+	if m.agent != nil && seen != nil {
+		m.agent.closed = m.agent.closed.Add(m.usage)
+	}
+}
+
+func (t *Tracker) observeDelta(e *Event) {
+	v := e.v()
+	ev := v.Get("event")
+	switch {
+	case ev.Get("type").StrEqual("message_start"):
+		msg := ev.Get("message")
+		parent := v.Get("parent_tool_use_id").Str()
+		t.recordUsage(msg.Get("id").Str(), msg.Get("model").Str(), parent != "", t.agentOf(parent, v.Get("agent_id").Str()), usageOf(msg.Get("usage")), true)
+	case ev.Get("type").StrEqual("message_delta"):
+		if id := v.Get("api_message_id").Str(); id != "" {
+			t.recordUsage(id, "", false, nil, usageOf(ev.Get("usage")), true)
+		}
+	}
+}
+
+func (t *Tracker) observeResults(e *Event) []*ToolCall {
+	v := e.v()
+	ts := v.Get("timestamp").Str()
+	var done []*ToolCall
+	v.Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
+		if !b.Get("type").StrEqual("tool_result") {
+			return true
+		}
+		id := b.Get("tool_use_id").Str()
+		el, ok := t.calls[id]
+		if !ok {
+			t.stats.OrphanResults++
+			return true
+		}
+		c := el.Value.(*ToolCall)
+		t.callOrder.Remove(el)
+		delete(t.calls, id)
+		r := ToolResult{ToolUseID: id, IsError: b.Get("is_error").Bool(), Content: json.RawMessage(b.Get("content"))}
+		c.Done, c.IsError, c.ResultLine, c.ResultTimestamp = true, r.IsError, e.Line, ts
+		c.ResultBytes = r.Size()
+		c.Duration, c.HasDuration = between(c.Timestamp, ts)
+		if s := t.agents[id]; s != nil {
+			t.agentResult(s, v.Get("tool_use_result"), r, e)
+		}
+		done = append(done, c)
+		return true
+	})
+	return done
+}
+
+// agentResult records the Agent tool result: a foreground subagent's
+// report, or the launch notice of a background one.
+func (t *Tracker) agentResult(s *Subagent, tur jsonx.Value, r ToolResult, e *Event) {
+	if tur.Get("status").StrEqual("completed") {
+		s.Status = "completed"
+		s.Report = truncate(r.Text(), t.o.MaxTextBytes)
+		s.Usage = TaskUsage{tur.Get("totalTokens").Int(), tur.Get("totalToolUseCount").Int(), tur.Get("totalDurationMs").Int()}
+		s.EndLine, s.End = e.Line, e.Timestamp()
+		if id := tur.Get("agentId").Str(); id != "" && s.AgentID == "" {
+			s.AgentID = id
+			t.byAgentID[id] = s
+		}
+	} else if r.IsError {
+		s.Status = "failed"
+		s.Report = truncate(r.Text(), t.o.MaxTextBytes)
+		s.EndLine, s.End = e.Line, e.Timestamp()
+	}
+}
+
+func truncate(s string, max int) string {
+	if len(s) > max {
+		return s[:max]
+	}
+	return s
+}
+
+func (t *Tracker) observeTask(e *Event) {
+	task := e.Task()
+	var s *Subagent
+	if task.ToolUseID != "" {
+		s = t.agents[task.ToolUseID]
+	}
+	if s == nil && task.TaskID != "" {
+		s = t.byAgentID[task.TaskID]
+	}
+	switch e.Subtype {
+	case "task_started":
+		if s == nil && (task.TaskType == "local_agent" || task.TaskType == "remote_agent") && task.ToolUseID != "" {
+			s = t.addAgent(&Subagent{ToolUseID: task.ToolUseID, Status: "running", Description: task.Description, Type: task.SubagentType, StartLine: e.Line})
+		}
+		if s != nil {
+			s.AgentID = task.TaskID
+			t.byAgentID[task.TaskID] = s
+			s.Background = task.IsBackgrounded || s.Type == "workflow"
+			if s.Description == "" {
+				s.Description = task.Description
+			}
+			if s.Type == "" {
+				s.Type = task.SubagentType
+			}
+		}
+	case "task_updated":
+		if s != nil && task.Status != "" {
+			s.Status = task.Status
+		}
+	case "task_notification":
+		if s != nil {
+			if task.Status != "" {
+				s.Status = task.Status
+			}
+			if task.HasUsage {
+				s.Usage = task.Usage
+			}
+			if s.Report == "" && task.Summary != "" {
+				s.Report = truncate(task.Summary, t.o.MaxTextBytes)
+			}
+			s.EndLine = e.Line
+		}
+	}
+}
+
+// between returns the time from one RFC 3339 timestamp to another.
+func between(from, to string) (time.Duration, bool) {
+	if from == "" || to == "" {
+		return 0, false
+	}
+	a, err1 := time.Parse(time.RFC3339Nano, from)
+	b, err2 := time.Parse(time.RFC3339Nano, to)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return b.Sub(a), true
+}
+
+// OpenCalls returns the tool calls still waiting for a result, oldest
+// first: at the end of a stream, the calls that never got one.
+func (t *Tracker) OpenCalls() []*ToolCall {
+	out := make([]*ToolCall, 0, t.callOrder.Len())
+	for el := t.callOrder.Front(); el != nil; el = el.Next() {
+		out = append(out, el.Value.(*ToolCall))
+	}
+	return out
+}
+
+// Subagents returns the subagent tree's nodes in the order they started.
+func (t *Tracker) Subagents() []*Subagent {
+	for _, s := range t.agentOrder {
+		s.Tokens = s.closed
+	}
+	for el := t.msgOrder.Front(); el != nil; el = el.Next() {
+		if m := el.Value.(*msgUsage); m.agent != nil {
+			m.agent.Tokens = m.agent.Tokens.Add(m.usage)
+		}
+	}
+	return append([]*Subagent(nil), t.agentOrder...)
+}
+
+// Subagent returns the subagent started by the given Agent call, or nil.
+func (t *Tracker) Subagent(toolUseID string) *Subagent { return t.agents[toolUseID] }
+
+// AgentOf returns the subagent an event belongs to, or nil for the main
+// agent.
+func (t *Tracker) AgentOf(e *Event) *Subagent {
+	p := e.ParentToolUseID()
+	if p == "" {
+		return nil
+	}
+	return t.agents[p]
+}
+
+// Outcome returns the outcome so far.
+func (t *Tracker) Outcome() Outcome { return t.outcome }
+
+// FinalText returns the final answer: the last result's text. A successful
+// result with a missing or empty text (a known claude-code bug) falls back
+// to the main agent's last assistant text, and fellBack says so.
+func (t *Tracker) FinalText() (text string, fellBack bool) {
+	r := t.outcome.Last
+	if t.outcome.Status == Succeeded && r.Text == "" && len(t.lastText.text) > 0 {
+		return string(t.lastText.text), true
+	}
+	return r.Text, false
+}
+
+// Usage returns the usage report so far.
+func (t *Tracker) Usage() UsageReport {
+	all := map[usageKey]*ModelTokens{}
+	for k, v := range t.closed {
+		c := *v
+		all[k] = &c
+	}
+	for el := t.msgOrder.Front(); el != nil; el = el.Next() {
+		addTokens(all, nil, el.Value.(*msgUsage))
+	}
+	var rep UsageReport
+	seen := map[string]bool{}
+	for m := range t.seenModel {
+		seen[m] = true
+	}
+	for _, v := range all {
+		rep.ByModel = append(rep.ByModel, *v)
+		rep.Calls += v.Calls
+		rep.Total = rep.Total.Add(v.Usage)
+		if v.Subagent {
+			rep.Subagents = rep.Subagents.Add(v.Usage)
+		} else {
+			rep.Main = rep.Main.Add(v.Usage)
+		}
+		seen[v.Model] = true
+	}
+	sort.Slice(rep.ByModel, func(i, j int) bool {
+		a, b := rep.ByModel[i], rep.ByModel[j]
+		if a.Model != b.Model {
+			return a.Model < b.Model
+		}
+		return !a.Subagent && b.Subagent
+	})
+	if t.outcome.Results > 0 {
+		rep.HaveCost = true
+		rep.CostUSD = t.outcome.Last.TotalCostUSD
+		rep.ModelCosts = t.outcome.Last.ModelUsage
+		for _, mu := range rep.ModelCosts {
+			if !seen[mu.Model] {
+				rep.Helper = append(rep.Helper, mu)
+				rep.HelperCostUSD += mu.CostUSD
+			}
+		}
+	}
+	return rep
+}
+
+// Types returns the count of each (type, subtype) pair in order of first
+// appearance, with Known telling the pairs ccfilter knows.
+func (t *Tracker) Types() []TypeCount {
+	out := make([]TypeCount, 0, len(t.typeOrder))
+	for _, k := range t.typeOrder {
+		out = append(out, TypeCount{Type: k.typ, Subtype: k.sub, Count: t.types[k], Known: k.typ != "(other)" && Known(k.typ, k.sub)})
+	}
+	return out
+}
+
+// Stats returns what the Tracker dropped to stay bounded.
+func (t *Tracker) Stats() Stats { return t.stats }
