@@ -1,0 +1,60 @@
+# ccfilter — see README.md.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X main.version=$(VERSION)
+GO ?= go
+
+.PHONY: build install test test-short lint fuzz bench bench-go bench-compare update-golden expectations man docs cross clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ccfilter ./cmd/ccfilter
+
+install:
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ccfilter
+
+# The README's test command: vet, the layering check, then every test with
+# the race detector.
+test: lint
+	$(GO) test -race -count=1 ./...
+
+test-short:
+	$(GO) test -short ./...
+
+# go vet, plus the architecture rule: cobra and pflag live only in the
+# command layer.
+lint:
+	$(GO) vet ./...
+	@bad=$$($(GO) list -f '{{.ImportPath}}: {{join .Deps " "}}' ./pkg/... ./internal/... | grep -E 'spf13/(cobra|pflag)' || true); \
+	if [ -n "$$bad" ]; then echo "library packages must not import cobra/pflag:"; echo "$$bad"; exit 1; fi
+
+fuzz:
+	$(GO) test ./pkg/stream -run '^$$' -fuzz FuzzDecoder -fuzztime 60s
+	$(GO) test ./internal/jsonx -run '^$$' -fuzz FuzzValidateDecode -fuzztime 60s
+
+bench: bench-go bench-compare
+
+bench-go:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+bench-compare:
+	bash scripts/bench-compare.sh
+
+update-golden:
+	$(GO) test ./pkg/render -update
+	$(GO) test ./cmd/ccfilter -update
+
+# Recompute the jq oracle of pkg/stream's capture tests.
+expectations:
+	for f in testdata/events/*.jsonl; do \
+		jq -n -f testdata/expect/expect.jq $$f > testdata/expect/$$(basename $$f .jsonl).json || exit 1; \
+	done
+
+man:
+	$(GO) run ./internal/mangen -o docs/man
+
+cross:
+	GOOS=linux GOARCH=arm64 $(GO) build -o /dev/null ./cmd/ccfilter
+	GOOS=darwin GOARCH=arm64 $(GO) build -o /dev/null ./cmd/ccfilter
+	GOOS=windows GOARCH=amd64 $(GO) build -o /dev/null ./cmd/ccfilter
+
+clean:
+	rm -rf bin

@@ -215,6 +215,14 @@ measure() {
 			fi
 			return 1
 		fi
+		# jq 1.6 exits 0 when only earlier inputs raised errors: for jq and
+		# gojq any error message on stderr counts as a failure.
+		if [ "$tool" = jq ] || [ "$tool" = gojq ]; then
+			if grep -q . "$ef"; then
+				M_ERR="error on stderr (exit $rc): $(grep -m1 . "$ef" | cut -c1-100)"
+				return 1
+			fi
+		fi
 		m=$(awk 'NF == 2 && $2 ~ /^[0-9]+$/ { v = $2 } END { print v + 0 }' "$tf")
 		t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 		times+=("$t")
@@ -270,7 +278,10 @@ ratio() { # ratio NUM DEN -> NUM/DEN or n/a
 
 echo
 echo "file: $FILE ($(awk -v b="$BYTES" 'BEGIN { printf "%.1f MiB", b / 1048576 }'), $(wc -l <"$FILE") lines)  runs: $RUNS  cpus: $(nproc)"
-echo "jq: ${JQ:+$($JQ --version 2>&1) ($JQ)}${JQ:-missing}  gojq: ${GOJQ:+$($GOJQ --version 2>&1 | cut -d' ' -f1-2) ($GOJQ)}${GOJQ:-missing}  ccfilter: ${CCFILTER:-n/a}"
+version() { # version BIN ARGS...
+	if [ -n "$1" ]; then echo "$("$@" 2>&1 | head -1 | cut -d' ' -f1-2) ($1)"; else echo missing; fi
+}
+echo "jq: $(version "$JQ" --version)  gojq: $(version "$GOJQ" --version)  ccfilter: ${CCFILTER:-n/a}"
 echo
 printf '%-11s %-9s %10s %9s %10s %14s\n' task tool median_s MB/s rss_MiB vs_ccfilter
 printf '%-11s %-9s %10s %9s %10s %14s\n' ----------- --------- ---------- --------- ---------- --------------

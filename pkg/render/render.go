@@ -9,7 +9,6 @@ package render
 
 import (
 	"fmt"
-	"io"
 
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )

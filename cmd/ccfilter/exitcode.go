@@ -1,0 +1,88 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"syscall"
+)
+
+// Exit codes, in line with jq's 2/3/5 (docs/exit-codes.md).
+const (
+	exitOK       = 0
+	exitFailed   = 1 // the run failed (final; others with --exit-status); -e: last output false/null
+	exitUsage    = 2 // bad flag, unknown format or preset
+	exitCompile  = 3 // the expression does not compile
+	exitNoResult = 4 // the stream ended without a result event
+	exitInput    = 5 // unreadable file, malformed line with --strict, expression runtime error
+)
+
+// exitCodesHelp is shown in --help.
+const exitCodesHelp = `Exit codes:
+  0  success
+  1  the run failed (last result has is_error): always for final, otherwise
+     with --exit-status; for expressions with -e: the last output was false or null
+  2  usage error: bad flag, unknown format or preset
+  3  the expression does not compile
+  4  the stream ended without a result event (killed, cut off, empty):
+     always for final, otherwise with --exit-status; expressions with -e: no output
+  5  input error: a file cannot be read, a malformed line with --strict,
+     an expression's runtime error`
+
+// exitError carries an exit code and the message printed for it.
+type exitError struct {
+	code int
+	msg  string // printed as "ccfilter: msg" unless empty
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func errorf(code int, format string, a ...any) *exitError {
+	return &exitError{code: code, msg: fmt.Sprintf(format, a...)}
+}
+
+// flagError is a usage error: the only kind that prints the usage hint.
+type flagError struct{ err error }
+
+func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
+
+// severity orders exit codes when several files give different ones: an
+// input error outranks a failed run, which outranks a missing result.
+func severity(code int) int {
+	switch code {
+	case exitInput:
+		return 4
+	case exitFailed:
+		return 3
+	case exitNoResult:
+		return 2
+	case exitOK:
+		return 0
+	}
+	return 5 // 2, 3 and halt codes stop everything anyway
+}
+
+func worse(a, b int) int {
+	if severity(b) > severity(a) {
+		return b
+	}
+	return a
+}
+
+// printError writes one message line: "ccfilter: <what>\n".
+func printError(w io.Writer, msg string) {
+	msg = strings.TrimRight(msg, "\n")
+	if msg == "" {
+		return
+	}
+	fmt.Fprintf(w, "ccfilter: %s\n", msg)
+}
+
+// isBrokenPipe reports a write to a reader that went away. On stdout the
+// runtime's SIGPIPE normally ends the process first; this covers the cases
+// where SIGPIPE is ignored by the parent.
+func isBrokenPipe(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe)
+}

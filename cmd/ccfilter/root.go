@@ -1,0 +1,272 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/render"
+)
+
+// options holds every flag; cobra binds to it, nothing is global.
+type options struct {
+	Format       string
+	Agent        string
+	Where        string
+	Raw          bool
+	Join         bool
+	Compact      bool
+	Tab          bool
+	Indent       int
+	ExitStatus   bool
+	Strict       bool
+	Color        string
+	LineBuffered bool
+	MaxLineBytes int
+	Vars         []filter.Var
+
+	args []string // FILTER and FILEs as given
+
+	stdin   io.Reader
+	stdout  io.Writer
+	stderr  io.Writer
+	environ []string
+
+	agentChanged bool
+	ctx          context.Context
+}
+
+// run is main without os.Exit: it parses args, runs, and maps the outcome
+// to an exit code. It is the one place that prints errors.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
+	o := &options{stdin: stdin, stdout: stdout, stderr: stderr, environ: environ}
+	rest, vars, err := extractVars(args)
+	if err != nil {
+		printError(stderr, err.Error())
+		fmt.Fprintln(stderr, "Try 'ccfilter --help' for more information.")
+		return exitUsage
+	}
+	o.Vars = vars
+	var code int
+	cmd := newRootCmd(o, func(o *options) error {
+		c, err := o.run(o.ctx)
+		code = c
+		return err
+	})
+	cmd.SetArgs(rest)
+	cmd.SetIn(stdin)
+	cmd.SetOut(stdout)
+	cmd.SetErr(stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	err = cmd.ExecuteContext(ctx)
+	if err == nil {
+		return code
+	}
+	var fe *flagError
+	var ee *exitError
+	switch {
+	case errors.As(err, &ee):
+		printError(stderr, ee.msg)
+		return ee.code
+	case errors.As(err, &fe):
+		printError(stderr, fe.Error())
+		fmt.Fprintln(stderr, "Try 'ccfilter --help' for more information.")
+		return exitUsage
+	case isBrokenPipe(err):
+		return exitOK
+	default:
+		// cobra's own errors (unknown command, bad flag) are usage errors.
+		printError(stderr, err.Error())
+		fmt.Fprintln(stderr, "Try 'ccfilter --help' for more information.")
+		return exitUsage
+	}
+}
+
+// extractVars takes jq's two-argument flags (--arg NAME VALUE, --argjson
+// NAME JSON) out of args, since pflag only has one-value flags.
+func extractVars(args []string) ([]string, []filter.Var, error) {
+	var rest []string
+	var vars []filter.Var
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			rest = append(rest, args[i:]...)
+			break
+		}
+		if a != "--arg" && a != "--argjson" {
+			rest = append(rest, a)
+			continue
+		}
+		if i+2 >= len(args) {
+			return nil, nil, fmt.Errorf("%s takes two arguments: NAME VALUE", a)
+		}
+		name, val := args[i+1], args[i+2]
+		i += 2
+		if a == "--arg" {
+			vars = append(vars, filter.Var{Name: name, Value: val})
+			continue
+		}
+		var v any
+		dec := json.NewDecoder(strings.NewReader(val))
+		dec.UseNumber()
+		if err := dec.Decode(&v); err != nil {
+			return nil, nil, fmt.Errorf("--argjson %s: invalid JSON: %v", name, err)
+		}
+		vars = append(vars, filter.Var{Name: name, Value: normalizeNumbers(v)})
+	}
+	return rest, vars, nil
+}
+
+// normalizeNumbers turns json.Number into the int/float64 gojq expects.
+func normalizeNumbers(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return int(n)
+		}
+		f, _ := x.Float64()
+		return f
+	case []any:
+		for i := range x {
+			x[i] = normalizeNumbers(x[i])
+		}
+	case map[string]any:
+		for k := range x {
+			x[k] = normalizeNumbers(x[k])
+		}
+	}
+	return v
+}
+
+func presetHelp() string {
+	var b strings.Builder
+	b.WriteString("Presets:\n")
+	for _, p := range filter.Presets {
+		fmt.Fprintf(&b, "  %-10s %s\n", p.Name, p.Summary)
+	}
+	b.WriteString("\nExamples:\n")
+	for _, p := range filter.Presets {
+		fmt.Fprintf(&b, "  %s\n", p.Example)
+	}
+	b.WriteString("  ccfilter 'select(kind == \"tool_use\") | .message.content[0].name' run.jsonl\n")
+	b.WriteString("  ccfilter all --format markdown run.jsonl > report.md\n")
+	b.WriteString("  ccfilter tools --format csv run.jsonl > tools.csv\n")
+	return b.String()
+}
+
+// newRootCmd builds the command; runF runs it (tests pass their own to
+// inspect the parsed options).
+func newRootCmd(o *options, runF func(*options) error) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "ccfilter [flags] [FILTER] [FILE...]",
+		Short: "Filter and convert Claude Code's stream-json output",
+		Long: `ccfilter reads the event stream of
+  claude -p --output-format stream-json --verbose
+(or the JSON array of --output-format json) from files or stdin, and prints
+what you ask for: a preset, or any jq expression (gojq), as text, markdown,
+NDJSON, CSV or JSON.
+
+FILTER is a preset name or a jq expression run per event; none means "all".
+FILE is zero or more files (.gz and .zst are read transparently); none or "-"
+reads stdin. Each file is its own run, output in argument order.
+
+` + presetHelp() + `
+Expression functions (besides jq's): ` + funcNames() + `
+(see docs/expressions.md). --where EXPR narrows a preset: ccfilter tools --where '.name == "Bash"'.
+
+` + exitCodesHelp,
+		Version:       version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args:          cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.args = args
+			o.ctx = cmd.Context()
+			o.agentChanged = cmd.Flags().Changed("agent")
+			if err := o.validate(); err != nil {
+				return err
+			}
+			return runF(o)
+		},
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
+	f := cmd.Flags()
+	f.StringVarP(&o.Format, "format", "F", "text", "output format: text, markdown, ndjson, csv, json")
+	f.StringVar(&o.Agent, "agent", "", "whose events pass: main, sub, all, or a subagent id (default: main for text, all otherwise)")
+	f.StringVar(&o.Where, "where", "", "keep only what this jq condition is true for (see `ccfilter presets` for what . is)")
+	f.BoolVarP(&o.Raw, "raw-output", "r", false, "write string results without quotes")
+	f.BoolVarP(&o.Join, "join-output", "j", false, "like -r, without a newline after each result")
+	f.BoolVarP(&o.Compact, "compact-output", "c", false, "one line per JSON result")
+	f.BoolVar(&o.Tab, "tab", false, "indent JSON with tabs")
+	f.IntVar(&o.Indent, "indent", 2, "indent JSON with N spaces (0-7)")
+	f.BoolVarP(&o.ExitStatus, "exit-status", "e", false, "exit 1 if the run failed, 4 if it has no result (expressions: jq's -e)")
+	f.BoolVar(&o.Strict, "strict", false, "stop at the first malformed line (exit 5)")
+	f.StringVar(&o.Color, "color", "auto", "colors: auto (terminal only, NO_COLOR respected), always, never")
+	f.BoolVar(&o.LineBuffered, "line-buffered", false, "flush after every event (e.g. into tee)")
+	f.IntVar(&o.MaxLineBytes, "max-line-bytes", 1<<30, "longest line accepted; longer lines are reported and skipped")
+	f.SortFlags = false
+	cmd.SetVersionTemplate("ccfilter {{.Version}}\n")
+	cmd.AddCommand(newPresetsCmd(o))
+	cmd.CompletionOptions.HiddenDefaultCmd = false
+	return cmd
+}
+
+func funcNames() string {
+	var names []string
+	for _, f := range filter.Funcs {
+		names = append(names, f.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func newPresetsCmd(o *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "presets",
+		Short: "List the presets, what each prints and what . is for --where",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := cmd.OutOrStdout()
+			for _, p := range filter.Presets {
+				fmt.Fprintf(w, "%s\n  %s\n  --where: . is %s\n  example: %s\n\n", p.Name, p.Summary, p.Dot, p.Example)
+			}
+			fmt.Fprintf(w, "Formats: %s\n", strings.Join(formatNames(), ", "))
+			return nil
+		},
+	}
+}
+
+func formatNames() []string {
+	var out []string
+	for _, f := range render.Formats {
+		out = append(out, string(f))
+	}
+	return out
+}
+
+// validate checks flag values that pflag cannot.
+func (o *options) validate() error {
+	if _, err := render.ParseFormat(o.Format); err != nil {
+		return &flagError{err}
+	}
+	switch o.Color {
+	case "auto", "always", "never":
+	default:
+		return &flagError{fmt.Errorf("invalid --color %q (want auto, always or never)", o.Color)}
+	}
+	if o.Indent < 0 || o.Indent > 7 {
+		return &flagError{fmt.Errorf("--indent must be between 0 and 7")}
+	}
+	if o.MaxLineBytes <= 0 {
+		return &flagError{fmt.Errorf("--max-line-bytes must be positive")}
+	}
+	return nil
+}
