@@ -1,0 +1,87 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestMain lets testscript run the real command in-process as "ccfilter".
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"ccfilter": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())) },
+	})
+}
+
+// TestScripts runs the end-to-end cases in testdata/script: each runs the
+// built command on real captures ($EVENTS) and checks stdout, stderr and the
+// exit code.
+func TestScripts(t *testing.T) {
+	events, err := filepath.Abs("../../testdata/events")
+	require.NoError(t, err)
+	testscript.Run(t, testscript.Params{
+		Dir:           "../../testdata/script",
+		UpdateScripts: os.Getenv("UPDATE_SCRIPTS") == "1",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("EVENTS", events)
+			env.Setenv("NO_COLOR", "")
+			return nil
+		},
+	})
+}
+
+// TestNewRootCmd proves the flags land in the options struct (runF stops
+// before anything runs).
+func TestNewRootCmd(t *testing.T) {
+	cases := []struct {
+		name string
+		args []string
+		want func(t *testing.T, o *options)
+	}{
+		{"defaults", nil, func(t *testing.T, o *options) {
+			assert.Equal(t, "text", o.Format)
+			assert.Equal(t, "auto", o.Color)
+			assert.False(t, o.agentChanged)
+		}},
+		{"short flags", []string{"-F", "csv", "-rce", "tools", "a.jsonl"}, func(t *testing.T, o *options) {
+			assert.Equal(t, "csv", o.Format)
+			assert.True(t, o.Raw)
+			assert.True(t, o.Compact)
+			assert.True(t, o.ExitStatus)
+			assert.Equal(t, []string{"tools", "a.jsonl"}, o.args)
+		}},
+		{"agent", []string{"--agent", "sub", "text"}, func(t *testing.T, o *options) {
+			assert.Equal(t, "sub", o.Agent)
+			assert.True(t, o.agentChanged)
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := &options{}
+			ran := false
+			cmd := newRootCmd(o, func(o *options) error { ran = true; return nil })
+			cmd.SetArgs(tc.args)
+			require.NoError(t, cmd.Execute())
+			require.True(t, ran)
+			tc.want(t, o)
+		})
+	}
+}
+
+// TestExtractVars proves --arg and --argjson take two values, as in jq.
+func TestExtractVars(t *testing.T) {
+	rest, vars, err := extractVars([]string{"--arg", "n", "v", "-r", "--argjson", "j", `{"a":[1,2.5]}`, "."})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"-r", "."}, rest)
+	require.Len(t, vars, 2)
+	assert.Equal(t, "v", vars[0].Value)
+	assert.Equal(t, map[string]any{"a": []any{1, 2.5}}, vars[1].Value)
+	_, _, err = extractVars([]string{"--argjson", "j", "{"})
+	assert.ErrorContains(t, err, "invalid JSON")
+	_, _, err = extractVars([]string{"--arg", "only-name"})
+	assert.ErrorContains(t, err, "two arguments")
+}
