@@ -34,6 +34,9 @@
 #   floor wc -l   wc -l FILE
 #   (1) final     ccfilter final FILE
 #                 jq -r 'select(.type=="result") | .result' FILE | tail -1      (same with gojq)
+#                 (not output-equivalent: `tail -1` keeps only the last LINE of a
+#                 multi-line result; the equivalent streaming jq is
+#                 jq -rn 'reduce (inputs|select(.type=="result")|.result) as $r (null; $r)')
 #   (1p) final    cat FILE | ccfilter final                                     (pipe input)
 #   (2) text      ccfilter text FILE
 #                 jq -r 'select(.type=="assistant" and .parent_tool_use_id==null) | .message.content[] | select(.type=="text") | .text' FILE

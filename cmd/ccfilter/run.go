@@ -224,9 +224,10 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		return 0, errorf(exitInput, "%s: %v", displayName(name), unwrapPathError(err))
 	}
 	defer closeIn()
-	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes})
+	light := p.expr == nil && (p.preset.Name == "final" || p.preset.Name == "types")
+	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Lazy: light})
 	tr := stream.NewTracker(stream.TrackerOptions{})
-	s := &session{o: o, p: p, tr: tr, tty: tty, source: displayName(name)}
+	s := &session{o: o, p: p, tr: tr, tty: tty, source: displayName(name), light: light}
 	if err := s.open(out); err != nil {
 		return 0, err
 	}
@@ -255,6 +256,17 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 				continue
 			}
 			return 0, errorf(exitInput, "%s: read error: %v", displayName(name), err)
+		}
+		if light && (ev.Kind == stream.KindResult || ev.Kind == stream.KindText) {
+			// The lazy decoder left validation of the events we use to us.
+			if err := ev.Validate(); err != nil {
+				if o.Strict {
+					s.flush()
+					return exitInput, errorf(exitInput, "%v", err)
+				}
+				printError(o.stderr, "warning: "+err.Error())
+				continue
+			}
 		}
 		if err := s.event(ctx, ev); err != nil {
 			var h *filter.Halt
@@ -288,12 +300,14 @@ type session struct {
 	plain *bufio.Writer
 	text  *textPrinter
 
-	inits     []stream.Init
-	lastRaw   []byte // the last result event's bytes (final --format json)
-	outputs   int    // expression outputs
-	lastValue any
+	light bool // final/types: a lazy decoder and the light tracker
+
+	inits      []stream.Init
+	lastRaw    []byte // the last result event's bytes (final --format json)
+	outputs    int    // expression outputs
+	lastValue  any
 	runtimeErr bool
-	badLines  int
+	badLines   int
 }
 
 func (s *session) open(out io.Writer) error {
@@ -342,6 +356,13 @@ func (s *session) agentMatch(ev *stream.Event) bool {
 }
 
 func (s *session) event(ctx context.Context, ev *stream.Event) error {
+	if s.light {
+		s.tr.ObserveOutcome(ev)
+		if ev.Kind == stream.KindResult && s.p.preset.Name == "final" {
+			s.lastRaw = append(s.lastRaw[:0], ev.Raw...)
+		}
+		return nil
+	}
 	done := s.tr.Observe(ev)
 	p := s.p
 	switch ev.Kind {

@@ -244,9 +244,11 @@ func validString(b []byte, i int) (int, error) {
 // badEscape returns the offset of the first invalid escape sequence in s, or -1.
 func badEscape(s []byte) int {
 	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' {
-			continue
+		k := bytes.IndexByte(s[i:], '\\')
+		if k < 0 {
+			return -1
 		}
+		i += k
 		if i+1 >= len(s) {
 			return i
 		}

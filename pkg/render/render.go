@@ -8,7 +8,9 @@
 package render
 
 import (
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -58,6 +60,11 @@ type Options struct {
 	Compact bool   // -c: one line per value
 	Raw     bool   // -r: a string value is written without quotes
 	Join    bool   // -j: like Raw, and no newline after each value
+	// ToolCalls says the output is tool-call records (the tools preset):
+	// Close then writes the calls that never got a result as records too.
+	// The CSV always does; the other formats only when this is set or a
+	// call-only Record was rendered.
+	ToolCalls bool
 }
 
 // Record is one unit of output.
@@ -93,4 +100,32 @@ type Renderer interface {
 	// result (the CSV writes them with an empty status; the markdown report
 	// writes its closing summary). It flushes.
 	Close(open []*stream.ToolCall) error
+}
+
+// New returns the renderer for format f writing to w. The renderer buffers
+// its output in a bufio.Writer of its own: nothing reaches w before Flush or
+// Close.
+func New(f Format, w io.Writer, o Options) (Renderer, error) {
+	if w == nil {
+		return nil, errors.New("render: nil writer")
+	}
+	if o.Width <= 0 {
+		o.Width = 120
+	}
+	if o.Indent == "" {
+		o.Indent = "  "
+	}
+	switch f {
+	case Text:
+		return newText(w, o), nil
+	case Markdown:
+		return newMarkdown(w, o), nil
+	case NDJSON:
+		return newNDJSON(w, o), nil
+	case CSV:
+		return newCSV(w, o), nil
+	case JSON:
+		return newJSON(w, o), nil
+	}
+	return nil, fmt.Errorf("unknown format %q (want text, markdown, ndjson, csv or json)", string(f))
 }

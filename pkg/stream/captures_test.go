@@ -19,9 +19,9 @@ import (
 // jq alone (regenerate: make expectations). It is the independent oracle of
 // TestCaptures.
 type expectation struct {
-	Kinds     []string   `json:"kinds"`
-	Pairs     [][]any    `json:"pairs"`
-	Open      []string   `json:"open"`
+	Kinds     []string `json:"kinds"`
+	Pairs     [][]any  `json:"pairs"`
+	Open      []string `json:"open"`
 	Subagents []struct {
 		ToolUseID   string `json:"tool_use_id"`
 		Description string `json:"description"`

@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
@@ -49,6 +50,22 @@ func NewEvent(raw []byte, source string, line int64) (*Event, error) {
 	e := &Event{}
 	e.reset(bytes.Clone(raw), source, line, 0)
 	return e, nil
+}
+
+// Validate fully checks the event's JSON, for events read by a Lazy
+// Decoder (it is always nil otherwise). The error is a *SyntaxError with the
+// event's line.
+func (e *Event) Validate() error {
+	if err := jsonx.Validate(e.Raw); err != nil {
+		se := &SyntaxError{Source: e.Source, Line: e.Line, Offset: e.Offset, Err: err}
+		var je *jsonx.SyntaxError
+		if errors.As(err, &je) {
+			se.Column = je.Offset
+			se.Truncated = je.Offset >= len(e.Raw)
+		}
+		return se
+	}
+	return nil
 }
 
 // Clone returns a copy of e that owns its bytes, for keeping an event past

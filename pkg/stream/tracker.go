@@ -269,16 +269,36 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 	case KindDelta:
 		t.observeDelta(e)
 	case KindResult:
-		t.outcome.Results++
-		t.outcome.Last = e.Result()
-		t.outcome.Line = e.Line
-		if t.outcome.Last.IsError {
-			t.outcome.Status = Failed
-		} else {
-			t.outcome.Status = Succeeded
-		}
+		t.observeResult(e)
 	}
 	return nil
+}
+
+// ObserveOutcome is the light form of Observe for consumers that need only
+// the outcome, the final-answer text and the type counts: it skips the
+// tool-call pairing and usage work that dominates on long tool results.
+func (t *Tracker) ObserveOutcome(e *Event) {
+	t.stats.Events++
+	t.countType(e)
+	switch e.Kind {
+	case KindText:
+		if e.Type == "assistant" && !e.IsSubagent() {
+			t.lastText.add(e.v().Path("message", "id").Str(), e.Text(), t.o.MaxTextBytes)
+		}
+	case KindResult:
+		t.observeResult(e)
+	}
+}
+
+func (t *Tracker) observeResult(e *Event) {
+	t.outcome.Results++
+	t.outcome.Last = e.Result()
+	t.outcome.Line = e.Line
+	if t.outcome.Last.IsError {
+		t.outcome.Status = Failed
+	} else {
+		t.outcome.Status = Succeeded
+	}
 }
 
 func (t *Tracker) countType(e *Event) {

@@ -1,0 +1,188 @@
+package render
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// CSVHeader is the column list of the tool-call CSV. It is fixed, so every
+// row has every column; an open call (no result) has empty is_error,
+// result_bytes and duration_ms.
+var CSVHeader = []string{"line", "timestamp", "agent", "subagent_type", "tool_use_id", "tool", "summary", "input", "is_error", "result_bytes", "duration_ms"}
+
+// csvRenderer writes a CSV of tool calls: the header once, then a row per
+// call when its result arrives (Record.Calls), and at Close a row per call
+// that never got one. Events themselves are not rows.
+//
+// Values and summaries, which are not tool calls, are written as their own
+// small tables instead (a summary-only run has no tool-call header):
+//
+//   - a value is one row of one cell: a string as is, anything else as
+//     compact JSON;
+//   - a summary is a table with its own header row: usage: model, side
+//     (main/subagent/total), calls, input_tokens, output_tokens,
+//     cache_creation_input_tokens, cache_read_input_tokens, cost_usd (on the
+//     total row); subagents: tool_use_id, agent_id, type, description,
+//     background, status, tool_calls, total_tokens, tool_uses, duration_ms,
+//     start_line, end_line; types: type, subtype, count, known; init: model,
+//     claude_code_version, cwd, permission_mode, session_id, tools,
+//     mcp_servers (lists joined by spaces).
+//
+// Every cell that comes from the stream and starts with =, +, -, @, a tab
+// or a CR gets a leading ' so that spreadsheets do not run it as a formula.
+type csvRenderer struct {
+	out
+	o      Options
+	cw     *csv.Writer
+	header bool // the tool-call header was written
+	other  bool // a value or summary was written
+	row    []string
+}
+
+func newCSV(w io.Writer, o Options) *csvRenderer {
+	r := &csvRenderer{o: o, out: newOut(w)}
+	r.cw = csv.NewWriter(&r.out)
+	return r
+}
+
+// cell protects a cell against formula injection.
+func cell(s string) string {
+	if s == "" {
+		return s
+	}
+	switch s[0] {
+	case '=', '+', '-', '@', '\t', '\r':
+		return "'" + s
+	}
+	return s
+}
+
+func (r *csvRenderer) write(rec []string) {
+	if r.err == nil {
+		if err := r.cw.Write(rec); err != nil && r.err == nil {
+			r.err = err
+		}
+	}
+}
+
+func (r *csvRenderer) writeHeader() {
+	if !r.header {
+		r.header = true
+		r.write(CSVHeader)
+	}
+}
+
+func (r *csvRenderer) call(c *stream.ToolCall) {
+	r.writeHeader()
+	row := append(r.row[:0],
+		strconv.FormatInt(c.Line, 10),
+		cell(c.Timestamp),
+		cell(c.AgentLabel()),
+		cell(agentType(c)),
+		cell(c.ID),
+		cell(c.Name),
+		cell(ToolTarget(c.Name, c.Input)),
+		cell(compactJSON(c.Input)),
+		"", "", "")
+	if c.Done {
+		row[8] = strconv.FormatBool(c.IsError)
+		row[9] = strconv.Itoa(c.ResultBytes)
+		if c.HasDuration {
+			row[10] = strconv.FormatInt(c.Duration.Milliseconds(), 10)
+		}
+	}
+	r.row = row
+	r.write(row)
+}
+
+func (r *csvRenderer) Render(rec Record) error {
+	for _, c := range rec.Calls {
+		r.call(c)
+	}
+	return r.err
+}
+
+func (r *csvRenderer) Value(v any) error {
+	r.other = true
+	s, ok := v.(string)
+	if !ok {
+		b, err := encodeValue(v, "", true)
+		if err != nil {
+			return err
+		}
+		s = string(b)
+	}
+	r.write([]string{cell(s)})
+	return r.err
+}
+
+func (r *csvRenderer) Summary(s Summary) error {
+	r.other = true
+	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
+	switch d := s.Data.(type) {
+	case stream.UsageReport:
+		r.write([]string{"model", "side", "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cost_usd"})
+		row := func(model, side string, calls int, u stream.Usage, cost string) {
+			r.write([]string{cell(model), side, strconv.Itoa(calls), i64(u.InputTokens), i64(u.OutputTokens), i64(u.CacheCreationInputTokens), i64(u.CacheReadInputTokens), cost})
+		}
+		for _, m := range d.ByModel {
+			side := "main"
+			if m.Subagent {
+				side = "subagent"
+			}
+			row(m.Model, side, m.Calls, m.Usage, "")
+		}
+		cost := ""
+		if d.HaveCost {
+			cost = strconv.FormatFloat(d.CostUSD, 'f', -1, 64)
+		}
+		row("", "total", d.Calls, d.Total, cost)
+	case []*stream.Subagent:
+		r.write([]string{"tool_use_id", "agent_id", "type", "description", "background", "status", "tool_calls", "total_tokens", "tool_uses", "duration_ms", "start_line", "end_line"})
+		for _, a := range d {
+			r.write([]string{cell(a.ToolUseID), cell(a.AgentID), cell(a.Type), cell(a.Description), strconv.FormatBool(a.Background), cell(a.Status),
+				strconv.Itoa(a.ToolCalls), i64(a.Usage.TotalTokens), i64(a.Usage.ToolUses), i64(a.Usage.DurationMs), i64(a.StartLine), i64(a.EndLine)})
+		}
+	case []stream.TypeCount:
+		r.write([]string{"type", "subtype", "count", "known"})
+		for _, t := range d {
+			r.write([]string{cell(t.Type), cell(t.Subtype), i64(t.Count), strconv.FormatBool(t.Known)})
+		}
+	case []stream.Init:
+		r.write([]string{"model", "claude_code_version", "cwd", "permission_mode", "session_id", "tools", "mcp_servers"})
+		for _, in := range d {
+			r.write([]string{cell(in.Model), cell(in.Version), cell(in.CWD), cell(in.PermissionMode), cell(in.SessionID),
+				cell(strings.Join(in.Tools, " ")), cell(strings.Join(in.MCPServers, " "))})
+		}
+	default:
+		b, err := marshal(summaryData(s), "", true)
+		if err != nil {
+			return err
+		}
+		r.write([]string{cell(string(b))})
+	}
+	return r.err
+}
+
+// Flush writes buffered rows out and reports any CSV or write error.
+func (r *csvRenderer) Flush() error {
+	r.cw.Flush()
+	if err := r.cw.Error(); err != nil && r.err == nil {
+		r.err = err
+	}
+	return r.out.Flush()
+}
+
+func (r *csvRenderer) Close(open []*stream.ToolCall) error {
+	if !r.other {
+		r.writeHeader() // a tool-call CSV has its header even with no rows
+	}
+	for _, c := range open {
+		r.call(c)
+	}
+	return r.Flush()
+}

@@ -1,0 +1,929 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// Limits of the markdown report: what one fenced block shows, and how many
+// tool names the closing summary counts separately.
+const (
+	mdBlockBytes = 8 << 10
+	mdBlockLines = 200
+	mdMaxTools   = 200
+	mdMaxModels  = 50
+)
+
+// markdownRenderer writes a report that renders on GitHub: a title with the
+// run's model, version, session and directory; a section per turn (one per
+// init event) with the transcript in order, each tool call's input and each
+// result's content in fenced blocks (results folded in <details>), a section
+// per subagent whenever its events start; the result with the final answer;
+// and at Close a summary table. Progress events and partial-message deltas
+// are not shown (the summary counts them). Its state is bounded: a few
+// counters, capped maps and the last result's figures.
+type markdownRenderer struct {
+	out
+	o        Options
+	started  bool // the title was written
+	haveInit bool // the first init's facts were written
+	turn     int
+	turnInit bool   // the current turn had its init
+	ctx      string // the section written to: "" main agent, an Agent call id, or ctxResult
+	level    int    // of the last heading
+	agents   *boundedMap[string, mdAgent]
+	tasks    *boundedMap[string, taskRef]
+	table    bool // the tools preset's table is open
+	prose    *proseChecker
+
+	// the closing summary
+	records                                   bool
+	tools                                     map[string]int
+	otherTools, calls                         int
+	toolErrors, apiErrors, denials, retries   int
+	hookFailures, interrupts, hidden, results int
+	last                                      stream.Result // StructuredOutput dropped: it aliases the event
+}
+
+const ctxResult = "\x00result"
+
+type mdAgent struct {
+	depth int
+	label string
+	shown bool
+}
+
+func newMarkdown(w io.Writer, o Options) *markdownRenderer {
+	return &markdownRenderer{out: newOut(w), o: o,
+		agents: newBoundedMap[string, mdAgent](4096),
+		tasks:  newBoundedMap[string, taskRef](4096),
+		tools:  map[string]int{},
+		prose:  newProseChecker()}
+}
+
+// block writes a markdown block and the blank line after it.
+func (m *markdownRenderer) block(s string) {
+	m.endTable()
+	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return
+	}
+	m.str(s)
+	m.str("\n\n")
+}
+
+func (m *markdownRenderer) start() {
+	if !m.started {
+		m.started = true
+		m.str("# Claude Code run\n\n")
+		m.level = 1
+	}
+}
+
+// heading writes a heading of text (escaped), never more than one level
+// below the previous one, so the outline has no holes.
+func (m *markdownRenderer) heading(level int, text string) {
+	m.start()
+	if level > m.level+1 {
+		level = m.level + 1
+	}
+	if level < 2 {
+		level = 2
+	}
+	if level > 6 {
+		level = 6
+	}
+	m.block(strings.Repeat("#", level) + " " + mdInline(text))
+	m.level = level
+}
+
+func (m *markdownRenderer) openTurn() {
+	m.turn++
+	m.turnInit = false
+	m.heading(2, "Turn "+strconv.Itoa(m.turn))
+	m.ctx = ""
+}
+
+// section makes the transcript continue in the section of agent ctx ("" for
+// the main agent), writing a heading when it changes.
+func (m *markdownRenderer) section(ctx, typ, desc string) {
+	m.start()
+	if m.turn == 0 {
+		m.openTurn()
+	}
+	if ctx == m.ctx {
+		return
+	}
+	if ctx == "" {
+		m.ctx = ""
+		m.heading(3, "Main agent")
+		return
+	}
+	a := m.agent(ctx, typ, desc)
+	title := "Subagent: " + a.label
+	if a.shown {
+		title += " (continued)"
+	}
+	a.shown = true
+	m.agents.put(ctx, a)
+	m.ctx = ctx
+	m.heading(2+a.depth, title)
+}
+
+func (m *markdownRenderer) agent(id, typ, desc string) mdAgent {
+	if a, ok := m.agents.get(id); ok {
+		return a
+	}
+	if (typ == "" || desc == "") && m.o.Tracker != nil {
+		if s := m.o.Tracker.Subagent(id); s != nil {
+			typ, desc = s.Type, s.Description
+		}
+	}
+	a := mdAgent{depth: 1, label: id}
+	switch {
+	case typ != "" && desc != "":
+		a.label = typ + " — " + desc
+	case desc != "":
+		a.label = desc
+	case typ != "":
+		a.label = typ
+	}
+	m.agents.put(id, a)
+	return a
+}
+
+func (m *markdownRenderer) depth(ctx string) int {
+	if ctx == "" {
+		return 0
+	}
+	if a, ok := m.agents.get(ctx); ok {
+		return a.depth
+	}
+	return 1
+}
+
+func (m *markdownRenderer) eventSection(ev *stream.Event) {
+	m.section(ev.ParentToolUseID(), ev.Str("subagent_type"), ev.Str("task_description"))
+}
+
+// callout writes "> **label:** text".
+func (m *markdownRenderer) callout(label, text string) {
+	m.block("> **" + label + ":** " + mdInline(text))
+}
+
+// note writes an italic one-line remark.
+func (m *markdownRenderer) note(text string) {
+	m.block("*" + mdInline(text) + "*")
+}
+
+// details writes a folded block: an escaped one-line summary and the
+// content in a fence (capped).
+func (m *markdownRenderer) details(summary, info, content string) {
+	var b strings.Builder
+	b.WriteString("<details><summary>" + htmlText(summary) + "</summary>\n\n")
+	if strings.TrimSpace(content) == "" {
+		b.WriteString("*(empty)*\n")
+	} else {
+		c, cut := capText(content, mdBlockBytes, mdBlockLines)
+		b.WriteString(fenced(info, c))
+		if cut != "" {
+			b.WriteString("\n*" + mdInline(cut) + "*\n")
+		}
+	}
+	b.WriteString("\n</details>")
+	m.block(b.String())
+}
+
+// code writes a fenced block (capped).
+func (m *markdownRenderer) code(info, content string) {
+	c, cut := capText(content, mdBlockBytes, mdBlockLines)
+	s := fenced(info, c)
+	if cut != "" {
+		s += "\n*" + mdInline(cut) + "*\n"
+	}
+	m.block(s)
+}
+
+func (m *markdownRenderer) Render(rec Record) error {
+	ev := rec.Event
+	if ev == nil {
+		for _, c := range rec.Calls {
+			m.callRow(c)
+		}
+		return m.err
+	}
+	m.records = true
+	switch ev.Kind {
+	case stream.KindInit:
+		m.init(ev)
+	case stream.KindPrompt, stream.KindSubagentPrompt:
+		m.eventSection(ev)
+		if p := m.prose.safeProse(ev.Text()); p != "" {
+			m.block("**Prompt:**")
+			m.block(quote(p))
+		}
+	case stream.KindSynthetic:
+		m.eventSection(ev)
+		text := ev.Text()
+		l, _ := firstLines(text, 1)
+		first := ""
+		if len(l) > 0 {
+			first = l[0]
+		}
+		m.details("Synthetic message: "+truncate(line(first), 80), "text", text)
+	case stream.KindInterrupt:
+		m.eventSection(ev)
+		m.interrupts++
+		m.callout("Interrupted", ev.Text())
+	case stream.KindToolResult:
+		m.eventSection(ev)
+		m.toolResults(ev, rec.Calls)
+	case stream.KindText, stream.KindThinking, stream.KindToolUse, stream.KindAPIError:
+		m.assistant(ev)
+	case stream.KindRetry:
+		m.section("", "", "")
+		m.retries++
+		m.callout("Warning", retryText(ev.Int("attempt"), ev.Int("max_retries"), ev.Str("error"), ev.Int("error_status"), ev.Int("retry_delay_ms")))
+	case stream.KindPermissionDenied:
+		m.section("", "", "")
+		m.denials++
+		s := ev.Str("tool_name")
+		if r := ev.Str("decision_reason"); r != "" {
+			s += " (" + r + ")"
+		}
+		m.callout("Permission denied", s+": "+ev.Str("message"))
+	case stream.KindHook:
+		m.hook(ev)
+	case stream.KindTask:
+		m.task(ev)
+	case stream.KindProgress:
+		m.progress(ev)
+	case stream.KindCompact:
+		m.section("", "", "")
+		md := jsonx.Value(ev.Get("compact_metadata"))
+		m.note(fmt.Sprintf("Compacted (%s): %d → %d tokens", md.Get("trigger").Str(), md.Get("pre_tokens").Int(), md.Get("post_tokens").Int()))
+	case stream.KindNotice:
+		m.notice(ev)
+	case stream.KindDelta:
+		m.hidden++
+	case stream.KindResult:
+		m.result(ev)
+	case stream.KindInfo:
+		m.section("", "", "")
+		m.block("*Event:* " + mdCode(typeName(ev)))
+	default:
+		if ev.Type == "assistant" {
+			m.assistant(ev)
+			break
+		}
+		m.eventSection(ev)
+		m.block("*Unknown event:* " + mdCode(typeName(ev)))
+	}
+	return m.err
+}
+
+func (m *markdownRenderer) init(ev *stream.Event) {
+	in := ev.Init()
+	m.start()
+	wrote := false
+	if m.turn == 0 || m.turnInit {
+		if !m.haveInit && m.turn == 0 {
+			m.facts(in)
+			wrote = true
+		}
+		m.openTurn()
+	}
+	m.turnInit = true
+	if !wrote {
+		if !m.haveInit {
+			m.facts(in)
+		} else {
+			m.note("Init: " + in.Model + ", permission mode " + in.PermissionMode)
+		}
+	}
+}
+
+// facts writes the run's facts from the first init, as a bullet list.
+func (m *markdownRenderer) facts(in stream.Init) {
+	m.haveInit = true
+	var b strings.Builder
+	item := func(k, v string) {
+		if v != "" {
+			b.WriteString("- **" + k + ":** " + v + "\n")
+		}
+	}
+	item("Model", mdInline(in.Model))
+	item("Claude Code", mdInline(in.Version))
+	item("Session", mdCode(in.SessionID))
+	item("Working directory", mdCode(in.CWD))
+	item("Permission mode", mdInline(in.PermissionMode))
+	if len(in.Tools) > 0 {
+		item("Tools", strconv.Itoa(len(in.Tools)))
+	}
+	if len(in.MCPServers) > 0 {
+		item("MCP servers", mdInline(strings.Join(in.MCPServers, ", ")))
+	}
+	m.block(b.String())
+}
+
+func (m *markdownRenderer) assistant(ev *stream.Event) {
+	ctx := ev.ParentToolUseID()
+	m.eventSection(ev)
+	a := ev.Assistant()
+	if ev.Kind == stream.KindAPIError {
+		m.apiErrors++
+		s := "API error"
+		if a.Error != "" {
+			s += ": " + a.Error
+		}
+		if a.APIErrorStatus != 0 {
+			s += " (" + strconv.Itoa(a.APIErrorStatus) + ")"
+		}
+		if t := ev.Text(); t != "" {
+			s += ": " + t
+		}
+		m.callout("Error", s)
+		return
+	}
+	for _, b := range a.Blocks {
+		switch b.Type {
+		case "text":
+			m.block(m.prose.safeProse(b.Text))
+		case "thinking", "redacted_thinking":
+			if strings.TrimSpace(b.Thinking) == "" {
+				m.note("Thinking (no text)")
+				break
+			}
+			m.details("Thinking ("+plural(countLines(b.Thinking), "line")+")", "text", b.Thinking)
+		case "tool_use", "server_tool_use", "mcp_tool_use":
+			m.toolUse(ctx, b)
+		default:
+			m.block("*Unknown block:* " + mdCode(b.Type))
+		}
+	}
+	if a.Aborted {
+		m.callout("Warning", "the response was cut off (interrupted)")
+	}
+}
+
+func (m *markdownRenderer) toolUse(ctx string, b stream.Block) {
+	m.calls++
+	if _, ok := m.tools[b.Name]; ok || len(m.tools) < mdMaxTools {
+		m.tools[b.Name]++
+	} else {
+		m.otherTools++
+	}
+	target := ToolTarget(b.Name, b.Input)
+	in := jsonx.Value(b.Input)
+	title := "**→ " + mdInline(b.Name) + "**"
+	if b.Name == "Bash" && in.Get("command").Type() == jsonx.String {
+		if d := in.Get("description").Str(); d != "" {
+			title += " — " + mdInline(d)
+		}
+		m.block(title)
+		m.code("bash", in.Get("command").Str())
+	} else {
+		if target != "" {
+			title += " " + mdCode(truncate(line(target), m.o.Width))
+		}
+		m.block(title)
+		pretty, err := reindent(b.Input, "  ")
+		if err != nil || len(b.Input) == 0 {
+			pretty = b.Input
+		}
+		m.code("json", string(jsonSafe(pretty)))
+	}
+	if isAgentTool(b.Name) {
+		label := strings.Replace(target, ": ", " — ", 1)
+		if b.Name == "Workflow" {
+			label = "workflow — " + target
+		}
+		m.agents.put(b.ID, mdAgent{depth: m.depth(ctx) + 1, label: label})
+	}
+}
+
+func (m *markdownRenderer) toolResults(ev *stream.Event, calls []*stream.ToolCall) {
+	for _, r := range ev.ToolResults() {
+		c := findCall(calls, r.ToolUseID)
+		text := resultText(r)
+		name, size := "Tool", len(text)
+		if c != nil {
+			name, size = c.Name, c.ResultBytes
+		}
+		stats := plural(countLines(text), "line") + ", " + fmtBytes(size)
+		if d, ok := durationOf(c); ok {
+			stats += ", " + fmtDuration(d)
+		}
+		if c != nil && isAgentTool(c.Name) {
+			text = agentReport(text)
+		}
+		summary := "✓ " + name + " result: " + stats
+		if r.IsError {
+			m.toolErrors++
+			summary = "✗ " + name + " error: " + stats
+			first := ""
+			if l, _ := firstLines(text, 1); len(l) > 0 {
+				first = ": " + l[0]
+			}
+			m.callout("Error", name+" failed"+first)
+		}
+		m.details(summary, "text", text)
+	}
+}
+
+func retryText(attempt, max int64, errName string, status, delayMs int64) string {
+	s := "retry " + strconv.FormatInt(attempt, 10)
+	if max > 0 {
+		s += "/" + strconv.FormatInt(max, 10)
+	}
+	if errName == "" {
+		errName = "error"
+	}
+	s += ": " + errName
+	if status != 0 {
+		s += " (" + strconv.FormatInt(status, 10) + ")"
+	}
+	return s + ", waiting " + fmtMs(delayMs)
+}
+
+func (m *markdownRenderer) hook(ev *stream.Event) {
+	name := ev.Str("hook_name")
+	if ev.Subtype != "hook_response" {
+		m.hidden++
+		return
+	}
+	m.section("", "", "")
+	out := ev.Str("output")
+	switch outcome := ev.Str("outcome"); outcome {
+	case "success", "":
+		m.note("Hook " + name + ": ok")
+	case "error":
+		m.hookFailures++
+		s := "hook " + name + " failed"
+		if ev.Has("exit_code") {
+			s += " (exit " + strconv.FormatInt(ev.Int("exit_code"), 10) + ")"
+		}
+		if e := ev.Str("stderr"); e != "" {
+			out = e
+		}
+		if l, _ := firstLines(out, 1); len(l) > 0 {
+			s += ": " + l[0]
+		}
+		m.callout("Error", s)
+	default:
+		m.callout("Warning", "hook "+name+" "+outcome)
+	}
+}
+
+// taskSection returns the section of a task event (its subagent's, or the
+// main agent's) and the task's description.
+func (m *markdownRenderer) taskSection(task stream.Task) (string, string) {
+	ref, _ := m.tasks.get(task.TaskID)
+	if task.ToolUseID != "" {
+		ref.toolUseID = task.ToolUseID
+	}
+	if task.Description != "" && ref.desc == "" {
+		ref.desc = task.Description
+	}
+	if task.TaskID != "" {
+		m.tasks.put(task.TaskID, ref)
+	}
+	tu := ref.toolUseID
+	switch {
+	case tu == "":
+	case task.TaskType == "local_agent" || task.TaskType == "remote_agent":
+		return tu, ref.desc
+	default:
+		if a, ok := m.agents.get(tu); ok && !strings.HasPrefix(a.label, "workflow — ") {
+			return tu, ref.desc
+		}
+		if m.o.Tracker != nil {
+			if s := m.o.Tracker.Subagent(tu); s != nil && s.Type != "workflow" {
+				return tu, ref.desc
+			}
+		}
+	}
+	return "", ref.desc
+}
+
+func (m *markdownRenderer) task(ev *stream.Event) {
+	task := ev.Task()
+	if ev.Subtype == "background_tasks_changed" {
+		m.section("", "", "")
+		var descs []string
+		jsonx.Value(ev.Get("tasks")).Each(func(_ int, v jsonx.Value) bool {
+			descs = append(descs, v.Get("description").Str())
+			return true
+		})
+		if len(descs) == 0 {
+			m.note("Background tasks: none")
+		} else {
+			m.note("Background tasks: " + strings.Join(descs, ", "))
+		}
+		return
+	}
+	ctx, desc := m.taskSection(task)
+	m.section(ctx, task.SubagentType, desc)
+	switch ev.Subtype {
+	case "task_started":
+		s := "Task started: " + task.TaskType
+		if task.SubagentType != "" {
+			s += " " + task.SubagentType
+		}
+		s += " — " + desc
+		if task.IsBackgrounded {
+			s += " (background)"
+		}
+		m.note(s)
+	case "task_updated":
+		s := "Task updated: " + desc
+		if task.Status != "" {
+			s += ": " + task.Status
+		}
+		if task.Error != "" {
+			m.callout("Error", s+": "+task.Error)
+			return
+		}
+		m.note(s)
+	case "task_notification":
+		// A subagent's summary is its report, which its Agent result or its
+		// forwarded text shows; other tasks' summaries say how they ended.
+		s := "Task " + task.Status + ": " + desc
+		if l, _ := firstLines(task.Summary, 1); ctx == "" && len(l) > 0 {
+			s = "Task " + task.Status + ": " + l[0]
+		}
+		if task.HasUsage {
+			if u := taskStats(task.Usage); u != "" {
+				s += " (" + u + ")"
+			}
+		}
+		switch task.Status {
+		case "failed", "killed", "stopped":
+			m.callout("Error", s)
+		default:
+			m.block("**" + mdInline(s) + "**")
+		}
+	default:
+		m.note("Task " + ev.Subtype + ": " + desc)
+	}
+}
+
+func (m *markdownRenderer) progress(ev *stream.Event) {
+	switch {
+	case ev.Subtype == "task_progress":
+		task := ev.Task()
+		activity := task.Description
+		task.Description = "" // task_progress describes the current activity, not the task
+		ctx, desc := m.taskSection(task)
+		m.section(ctx, task.SubagentType, desc)
+		task.Description = activity
+		s := "Progress: " + task.Description
+		if u := taskStats(task.Usage); u != "" {
+			s += " (" + u + ")"
+		}
+		m.note(s)
+	case ev.Type == "tool_progress" && jsonx.Value(ev.Get("subagent_retry")).Type() == jsonx.Object:
+		r := jsonx.Value(ev.Get("subagent_retry"))
+		m.eventSection(ev)
+		m.retries++
+		m.callout("Warning", retryText(r.Get("attempt").Int(), r.Get("max_retries").Int(), "subagent "+r.Get("error_category").Str(), r.Get("error_status").Int(), r.Get("retry_delay_ms").Int()))
+	case ev.Subtype == "status" && ev.Str("compact_error") != "":
+		m.section("", "", "")
+		m.callout("Error", "compaction failed: "+ev.Str("compact_error"))
+	default:
+		m.hidden++
+	}
+}
+
+func (m *markdownRenderer) notice(ev *stream.Event) {
+	m.section("", "", "")
+	content := ev.Str("content")
+	switch ev.Subtype {
+	case "informational":
+		if ev.Str("level") == "warning" {
+			m.callout("Warning", content)
+		} else {
+			m.callout("Note", content)
+		}
+	case "model_fallback":
+		s := fmt.Sprintf("model fallback: %s → %s", ev.Str("original_model"), ev.Str("fallback_model"))
+		if tr := ev.Str("trigger"); tr != "" {
+			s += " (" + tr + ")"
+		}
+		m.callout("Warning", s)
+	case "model_refusal_fallback", "model_refusal_no_fallback":
+		m.callout("Warning", "refusal: "+content)
+	case "notification":
+		m.callout("Note", ev.Str("text"))
+	case "local_command_output":
+		m.block(m.prose.safeProse(content))
+	default:
+		m.callout("Note", ev.Subtype+": "+content)
+	}
+}
+
+func (m *markdownRenderer) result(ev *stream.Event) {
+	r := ev.Result()
+	structured := r.StructuredOutput
+	r.StructuredOutput = nil
+	if len(r.ModelUsage) > mdMaxModels {
+		r.ModelUsage = r.ModelUsage[:mdMaxModels]
+	}
+	m.last = r
+	m.results++
+	if m.ctx != ctxResult {
+		m.section("", "", "")
+	}
+	status := "✓ ok"
+	if r.IsError {
+		status = "✗ failed"
+	}
+	detail := r.Subtype
+	if r.TerminalReason != "" {
+		detail += ", " + r.TerminalReason
+	}
+	title := "Result: " + r.Subtype
+	if r.ResultIndex > 0 {
+		title += " (result " + strconv.FormatInt(r.ResultIndex, 10) + ")"
+	}
+	m.heading(3, title)
+	m.ctx = ctxResult
+	var b strings.Builder
+	b.WriteString("- **Status:** " + mdInline(status+" ("+detail+")") + "\n")
+	b.WriteString("- **Turns:** " + strconv.FormatInt(r.NumTurns, 10) + "\n")
+	b.WriteString("- **Duration:** " + fmtMs(r.DurationMs))
+	if r.DurationAPIMs > 0 {
+		b.WriteString(" (API " + fmtMs(r.DurationAPIMs) + ")")
+	}
+	b.WriteString("\n- **Cost:** " + mdInline(fmt.Sprintf("$%.4f", r.TotalCostUSD)) + "\n")
+	if r.PermissionDenials > 0 {
+		b.WriteString("- **Permission denials:** " + strconv.Itoa(r.PermissionDenials) + "\n")
+	}
+	m.block(b.String())
+	for _, e := range r.Errors {
+		m.callout("Error", e)
+	}
+	switch {
+	case r.IsError && r.Text != "":
+		m.callout("Error", r.Text)
+	case r.Text != "":
+		m.block(m.prose.safeProse(r.Text))
+	}
+	if len(structured) > 0 && string(structured) != "null" {
+		m.block("**Structured output:**")
+		pretty, err := reindent(structured, "  ")
+		if err != nil {
+			pretty = structured
+		}
+		m.code("json", string(jsonSafe(pretty)))
+	}
+}
+
+// callRow writes a tools-preset record as a row of the calls table.
+func (m *markdownRenderer) callRow(c *stream.ToolCall) {
+	m.start()
+	if !m.table {
+		m.str("| Line | Agent | Tool | Target | Status | Duration | Result |\n|---:|---|---|---|---|---:|---:|\n")
+		m.table = true
+	}
+	status, dur, size := "✓ ok", "", ""
+	switch {
+	case !c.Done:
+		status = "○ no result"
+	case c.IsError:
+		status = "✗ error"
+	}
+	if d, ok := durationOf(c); ok {
+		dur = fmtDuration(d)
+	}
+	if c.Done {
+		size = fmtBytes(c.ResultBytes)
+	}
+	m.str("| " + strconv.FormatInt(c.Line, 10) + " | " + mdInline(c.AgentLabel()) + " | " + mdInline(c.Name) + " | " +
+		mdCode(truncate(line(ToolTarget(c.Name, c.Input)), 60)) + " | " + status + " | " + dur + " | " + size + " |\n")
+}
+
+func (m *markdownRenderer) endTable() {
+	if m.table {
+		m.table = false
+		m.str("\n")
+	}
+}
+
+func (m *markdownRenderer) Value(v any) error {
+	m.start()
+	if s, ok := v.(string); ok && (m.o.Raw || m.o.Join) {
+		m.block(m.prose.safeProse(s))
+		return m.err
+	}
+	b, err := encodeValue(v, m.o.Indent, m.o.Compact)
+	if err != nil {
+		return err
+	}
+	m.block(fenced("json", string(jsonSafe(b))))
+	return m.err
+}
+
+// mdTable writes a table; every cell must already be markdown.
+func (m *markdownRenderer) mdTable(header []string, align string, rows [][]string) {
+	var b strings.Builder
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for i := range header {
+		if i < len(align) && align[i] == 'r' {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteByte('\n')
+	for _, r := range rows {
+		b.WriteString("| " + strings.Join(r, " | ") + " |\n")
+	}
+	m.block(b.String())
+}
+
+func i64(n int64) string { return strconv.FormatInt(n, 10) }
+
+func (m *markdownRenderer) Summary(s Summary) error {
+	m.start()
+	m.endTable()
+	switch d := s.Data.(type) {
+	case stream.UsageReport:
+		m.heading(2, "Usage")
+		var rows [][]string
+		for _, u := range d.ByModel {
+			side := "main"
+			if u.Subagent {
+				side = "subagent"
+			}
+			rows = append(rows, []string{mdInline(u.Model), side, strconv.Itoa(u.Calls), i64(u.Usage.InputTokens), i64(u.Usage.OutputTokens), i64(u.Usage.CacheCreationInputTokens), i64(u.Usage.CacheReadInputTokens)})
+		}
+		rows = append(rows, []string{"**total**", "", strconv.Itoa(d.Calls), i64(d.Total.InputTokens), i64(d.Total.OutputTokens), i64(d.Total.CacheCreationInputTokens), i64(d.Total.CacheReadInputTokens)})
+		m.mdTable([]string{"Model", "Side", "Calls", "Input", "Output", "Cache write", "Cache read"}, "llrrrrr", rows)
+		if d.HaveCost {
+			s := fmt.Sprintf("Cost: $%.4f", d.CostUSD)
+			if d.HelperCostUSD > 0 {
+				s += fmt.Sprintf(" (helper models $%.4f)", d.HelperCostUSD)
+			}
+			m.block(mdInline(s))
+		}
+	case []*stream.Subagent:
+		m.heading(2, "Subagents")
+		var rows [][]string
+		for _, a := range d {
+			bg := "no"
+			if a.Background {
+				bg = "yes"
+			}
+			rows = append(rows, []string{mdCode(a.Label()), mdInline(a.Type), mdInline(truncate(line(a.Description), 60)), mdInline(a.Status), bg,
+				strconv.Itoa(a.ToolCalls), i64(a.Usage.TotalTokens), fmtMs(a.Usage.DurationMs)})
+		}
+		m.mdTable([]string{"Subagent", "Type", "Description", "Status", "Background", "Tool calls", "Tokens", "Duration"}, "lllllrrr", rows)
+	case []stream.TypeCount:
+		m.heading(2, "Event types")
+		var rows [][]string
+		for _, c := range d {
+			known := "yes"
+			if !c.Known {
+				known = "**no**"
+			}
+			rows = append(rows, []string{mdCode(c.Type), mdCode(c.Subtype), i64(c.Count), known})
+		}
+		m.mdTable([]string{"Type", "Subtype", "Count", "Known"}, "llrl", rows)
+	case []stream.Init:
+		m.heading(2, "Init")
+		var rows [][]string
+		for _, in := range d {
+			rows = append(rows, []string{mdInline(in.Model), mdInline(in.Version), mdCode(in.CWD), mdInline(in.PermissionMode), mdCode(in.SessionID), strconv.Itoa(len(in.Tools)), mdInline(strings.Join(in.MCPServers, ", "))})
+		}
+		m.mdTable([]string{"Model", "Version", "Working directory", "Permission mode", "Session", "Tools", "MCP servers"}, "lllllrl", rows)
+	default:
+		m.heading(2, "Summary: "+s.Name)
+		b, err := marshal(summaryData(s), "  ", false)
+		if err != nil {
+			return err
+		}
+		m.block(fenced("json", string(jsonSafe(b))))
+	}
+	return m.err
+}
+
+// Close writes the closing summary of a transcript (when records were
+// rendered) and the calls that never got a result.
+func (m *markdownRenderer) Close(open []*stream.ToolCall) error {
+	if m.table || m.o.ToolCalls {
+		started := m.started
+		m.start()
+		for _, c := range open {
+			m.callRow(c)
+		}
+		if !started && len(open) == 0 {
+			m.note("No tool calls.")
+		}
+		m.endTable()
+		return m.Flush()
+	}
+	if !m.records && len(open) == 0 {
+		if !m.started {
+			m.start()
+			m.note("No events.")
+		}
+		return m.Flush()
+	}
+	m.start()
+	m.level = 1
+	m.heading(2, "Summary")
+	rows := [][]string{}
+	add := func(k, v string) { rows = append(rows, []string{k, v}) }
+	if m.results == 0 {
+		add("Result", "no result (the stream ended without one)")
+	} else {
+		r := m.last
+		st := "✓ ok"
+		if r.IsError {
+			st = "✗ failed"
+		}
+		detail := r.Subtype
+		if r.TerminalReason != "" {
+			detail += ", " + r.TerminalReason
+		}
+		add("Result", mdInline(st+" ("+detail+")"))
+		add("Turns", i64(r.NumTurns))
+		add("Duration", fmtMs(r.DurationMs))
+		add("Cost", mdInline(fmt.Sprintf("$%.4f", r.TotalCostUSD)))
+		for _, u := range r.ModelUsage {
+			add("Tokens: "+mdInline(u.Model), fmt.Sprintf("%d in, %d out, %d cache read, %d cache write", u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens))
+		}
+	}
+	add("Tool calls", m.toolSummary())
+	add("Tool errors", strconv.Itoa(m.toolErrors))
+	errs := m.toolErrors + m.apiErrors + m.hookFailures
+	if m.results > 0 && m.last.IsError {
+		errs++
+	}
+	add("Errors", strconv.Itoa(errs))
+	if m.apiErrors > 0 {
+		add("API errors", strconv.Itoa(m.apiErrors))
+	}
+	if m.retries > 0 {
+		add("Retries", strconv.Itoa(m.retries))
+	}
+	if m.denials > 0 {
+		add("Permission denials", strconv.Itoa(m.denials))
+	}
+	if m.hookFailures > 0 {
+		add("Hook failures", strconv.Itoa(m.hookFailures))
+	}
+	if m.interrupts > 0 {
+		add("Interrupts", strconv.Itoa(m.interrupts))
+	}
+	add("Calls without a result", strconv.Itoa(len(open)))
+	if m.hidden > 0 {
+		add("Events not shown", strconv.Itoa(m.hidden)+" (progress, hook starts, partial-message deltas)")
+	}
+	m.mdTable([]string{"Item", "Value"}, "ll", rows)
+	if len(open) > 0 {
+		var b strings.Builder
+		b.WriteString("Calls that never got a result:\n\n")
+		for _, c := range open {
+			b.WriteString("- " + mdInline(c.Name) + " " + mdCode(truncate(line(ToolTarget(c.Name, c.Input)), m.o.Width)) + " (line " + i64(c.Line) + ", " + mdInline(c.AgentLabel()) + ")\n")
+		}
+		m.block(b.String())
+	}
+	return m.Flush()
+}
+
+// toolSummary is "4: Agent 2, Bash 1, Write 1" (most used first).
+func (m *markdownRenderer) toolSummary() string {
+	type kv struct {
+		k string
+		v int
+	}
+	var l []kv
+	for k, v := range m.tools {
+		l = append(l, kv{k, v})
+	}
+	sort.Slice(l, func(i, j int) bool {
+		if l[i].v != l[j].v {
+			return l[i].v > l[j].v
+		}
+		return l[i].k < l[j].k
+	})
+	parts := make([]string, 0, len(l)+1)
+	for _, e := range l {
+		parts = append(parts, mdInline(e.k)+" "+strconv.Itoa(e.v))
+	}
+	if m.otherTools > 0 {
+		parts = append(parts, "others "+strconv.Itoa(m.otherTools))
+	}
+	if len(parts) == 0 {
+		return strconv.Itoa(m.calls)
+	}
+	return strconv.Itoa(m.calls) + ": " + strings.Join(parts, ", ")
+}

@@ -1,0 +1,387 @@
+package render
+
+import (
+	"html"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	gmtext "github.com/yuin/goldmark/text"
+)
+
+// Markdown building blocks. The rule they keep: text from the stream can
+// never open or close a block of the report. Prose (assistant text,
+// prompts, reports) keeps its markdown but cannot start a heading or an HTML
+// block and has its unclosed fences closed; one-line text is escaped; code
+// and tool output sit in fences longer than any backtick run inside.
+
+// longestRun returns the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	best, cur := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			cur++
+			if cur > best {
+				best = cur
+			}
+		} else {
+			cur = 0
+		}
+	}
+	return best
+}
+
+// fenceFor returns a backtick fence that no line of content can close: at
+// least three backticks, one more than the longest run inside.
+func fenceFor(content string) string {
+	n := longestRun(content, '`') + 1
+	if n < 3 {
+		n = 3
+	}
+	return strings.Repeat("`", n)
+}
+
+// fenced returns content (sanitized) as a fenced code block with an info
+// string, ending with a newline.
+func fenced(info, content string) string {
+	content = Sanitize(content, true)
+	f := fenceFor(content)
+	var b strings.Builder
+	b.Grow(len(content) + 2*len(f) + len(info) + 4)
+	b.WriteString(f)
+	b.WriteString(info)
+	b.WriteByte('\n')
+	b.WriteString(content)
+	if content != "" && !strings.HasSuffix(content, "\n") {
+		b.WriteByte('\n')
+	}
+	b.WriteString(f)
+	b.WriteByte('\n')
+	return b.String()
+}
+
+// mdEscaped are the ASCII punctuation characters escaped in one-line text:
+// emphasis, code, links, HTML, tables, strikethrough, headings, math,
+// mentions.
+const mdEscaped = "\\`*_[]<>|~&#$@"
+
+// mdInline returns a one-line string as literal markdown text: sanitized,
+// newlines escaped, markdown punctuation backslash-escaped.
+func mdInline(s string) string {
+	s = line(s)
+	if !strings.ContainsAny(s, mdEscaped) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(mdEscaped, s[i]) >= 0 {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// mdCode returns a one-line string as an inline code span, with a backtick
+// fence longer than any run inside. Pipes are escaped so that the span can
+// sit in a table cell (GitHub reads \| there as a pipe, even in code).
+func mdCode(s string) string {
+	s = line(s)
+	if s == "" {
+		return ""
+	}
+	f := strings.Repeat("`", longestRun(s, '`')+1)
+	pad := ""
+	if s[0] == '`' || s[len(s)-1] == '`' || s[0] == ' ' || s[len(s)-1] == ' ' {
+		pad = " "
+	}
+	return strings.ReplaceAll(f+pad+s+pad+f, "|", `\|`)
+}
+
+// htmlText returns a one-line string escaped for an HTML element such as
+// <summary>.
+func htmlText(s string) string { return html.EscapeString(line(s)) }
+
+// capText cuts s to at most maxBytes bytes and maxLines lines (at a UTF-8
+// boundary), and says so in a note.
+func capText(s string, maxBytes, maxLines int) (string, string) {
+	cut := len(s)
+	if cut > maxBytes {
+		cut = maxBytes
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+	}
+	n := 0
+	for i := 0; i < cut; i++ {
+		if s[i] == '\n' {
+			n++
+			if n == maxLines {
+				cut = i + 1
+				break
+			}
+		}
+	}
+	if cut >= len(s) {
+		return s, ""
+	}
+	return s[:cut], "truncated: " + plural(countLines(s[:cut]), "line") + " of " + plural(countLines(s), "line") + ", " + fmtBytes(cut) + " of " + fmtBytes(len(s)) + " shown"
+}
+
+// fenceOpen reports whether l opens a fenced code block (CommonMark: at
+// most three spaces, then three or more backticks or tildes; a backtick
+// fence's info string has no backtick), with its character and length.
+func fenceOpen(l string) (byte, int, bool) {
+	i := 0
+	for i < len(l) && i < 3 && l[i] == ' ' {
+		i++
+	}
+	if i >= len(l) || (l[i] != '`' && l[i] != '~') {
+		return 0, 0, false
+	}
+	c := l[i]
+	n := 0
+	for i+n < len(l) && l[i+n] == c {
+		n++
+	}
+	if n < 3 || (c == '`' && strings.IndexByte(l[i+n:], '`') >= 0) {
+		return 0, 0, false
+	}
+	return c, n, true
+}
+
+// fenceCloses reports whether l closes a fence of n characters c.
+func fenceCloses(l string, c byte, n int) bool {
+	i := 0
+	for i < len(l) && i < 3 && l[i] == ' ' {
+		i++
+	}
+	m := 0
+	for i+m < len(l) && l[i+m] == c {
+		m++
+	}
+	return m >= n && strings.TrimRight(l[i+m:], " \t") == ""
+}
+
+// mdProse returns prose from the stream as markdown that stays inside its
+// own blocks: its formatting, lists, quotes and fenced code are kept, but
+// no line can become a heading (ATX or setext) or an HTML block, '<' outside
+// code is written as &lt; (no raw HTML, so no <details>, </details> or
+// <script>), and a fence left open is closed. The result ends with a
+// newline; it is empty for empty text.
+func mdProse(text string) string {
+	text = strings.TrimRight(Sanitize(text, true), "\n")
+	if strings.TrimSpace(text) == "" {
+		return ""
+	}
+	var b strings.Builder
+	b.Grow(len(text) + 16)
+	var para []string
+	flush := func() {
+		if len(para) > 0 {
+			b.WriteString(escapeHTMLOutsideCode(strings.Join(para, "\n")))
+			b.WriteByte('\n')
+			para = para[:0]
+		}
+	}
+	var fc byte
+	fn := 0
+	for _, l := range strings.Split(text, "\n") {
+		if fn > 0 {
+			b.WriteString(l)
+			b.WriteByte('\n')
+			if fenceCloses(l, fc, fn) {
+				fn = 0
+			}
+			continue
+		}
+		if c, n, ok := fenceOpen(l); ok {
+			flush()
+			fc, fn = c, n
+			b.WriteString(l)
+			b.WriteByte('\n')
+			continue
+		}
+		if strings.TrimSpace(l) == "" {
+			flush()
+			b.WriteByte('\n')
+			continue
+		}
+		para = append(para, escapeLineStart(l))
+	}
+	flush()
+	if fn > 0 {
+		b.WriteString(strings.Repeat(string(fc), fn))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// escapeLineStart escapes what would make a line a heading: a '#' or a
+// setext underline (=== or ---) at its start, after any indentation,
+// blockquote markers and list markers.
+func escapeLineStart(l string) string {
+	i := 0
+	for {
+		j := i
+		for j < len(l) && j-i < 3 && l[j] == ' ' {
+			j++
+		}
+		switch {
+		case j < len(l) && l[j] == '>':
+			i = j + 1
+			continue
+		case j+1 < len(l) && (l[j] == '-' || l[j] == '+' || l[j] == '*') && (l[j+1] == ' ' || l[j+1] == '\t'):
+			i = j + 2
+			continue
+		}
+		k := j
+		for k < len(l) && k-j < 9 && l[k] >= '0' && l[k] <= '9' {
+			k++
+		}
+		if k > j && k+1 < len(l) && (l[k] == '.' || l[k] == ')') && (l[k+1] == ' ' || l[k+1] == '\t') {
+			i = k + 2
+			continue
+		}
+		i = j
+		break
+	}
+	rest := strings.TrimLeft(l[i:], " \t")
+	at := len(l) - len(rest)
+	if rest == "" {
+		return l
+	}
+	if rest[0] == '#' {
+		return l[:at] + `\` + rest
+	}
+	if t := strings.TrimRight(rest, " \t"); strings.Trim(t, "=") == "" || strings.Trim(t, "-") == "" {
+		return l[:at] + `\` + rest
+	}
+	return l
+}
+
+// escapeHTMLOutsideCode writes '<' as &lt; except inside code spans (a run
+// of n backticks up to the next run of exactly n), so that the paragraph
+// holds no raw HTML.
+func escapeHTMLOutsideCode(p string) string {
+	if strings.IndexByte(p, '<') < 0 {
+		return p
+	}
+	var b strings.Builder
+	b.Grow(len(p) + 16)
+	for i := 0; i < len(p); {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			b.WriteString(p[i : i+2])
+			i += 2
+		case c == '`':
+			n := 0
+			for i+n < len(p) && p[i+n] == '`' {
+				n++
+			}
+			if end := closingRun(p, i+n, n); end >= 0 {
+				b.WriteString(p[i:end])
+				i = end
+			} else {
+				b.WriteString(p[i : i+n])
+				i += n
+			}
+		case c == '<':
+			b.WriteString("&lt;")
+			i++
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return b.String()
+}
+
+// closingRun returns the index after the first run of exactly n backticks
+// in p from i, or -1.
+func closingRun(p string, i, n int) int {
+	for i < len(p) {
+		if p[i] != '`' {
+			i++
+			continue
+		}
+		m := 0
+		for i+m < len(p) && p[i+m] == '`' {
+			m++
+		}
+		if m == n {
+			return i + m
+		}
+		i += m
+	}
+	return -1
+}
+
+// quote prefixes every line of markdown with "> ".
+func quote(md string) string {
+	md = strings.TrimRight(md, "\n")
+	if md == "" {
+		return ""
+	}
+	lines := strings.Split(md, "\n")
+	for i, l := range lines {
+		if l == "" {
+			lines[i] = ">"
+		} else {
+			lines[i] = "> " + l
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// proseChecker verifies with a CommonMark+GFM parser that prose made by
+// mdProse stays inside its blocks: no heading, no HTML, and a paragraph
+// after it is a paragraph of the document (no fence or list swallows it).
+// mdProse's line rules miss a few container cases (a fence inside a deeply
+// indented list item); the check catches them, and the prose is then shown
+// in a fence instead.
+type proseChecker struct{ p parser.Parser }
+
+const proseSentinel = "ccfilter-prose-end"
+
+func newProseChecker() *proseChecker {
+	return &proseChecker{goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser()}
+}
+
+func (c *proseChecker) contained(md string) bool {
+	src := []byte(md + "\n" + proseSentinel + "\n")
+	doc := c.p.Parse(gmtext.NewReader(src))
+	ok := true
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		switch n.Kind() {
+		case ast.KindHeading, ast.KindHTMLBlock, ast.KindRawHTML:
+			ok = false
+			return ast.WalkStop, nil
+		}
+		return ast.WalkContinue, nil
+	})
+	last := doc.LastChild()
+	if !ok || last == nil || last.Kind() != ast.KindParagraph {
+		return false
+	}
+	lines := last.Lines()
+	if lines.Len() != 1 {
+		return false
+	}
+	seg := lines.At(0)
+	return strings.TrimSpace(string(seg.Value(src))) == proseSentinel
+}
+
+// safeProse is mdProse checked by c; prose that would escape is fenced.
+func (c *proseChecker) safeProse(text string) string {
+	p := mdProse(text)
+	if p == "" || c.contained(p) {
+		return p
+	}
+	return fenced("text", text)
+}

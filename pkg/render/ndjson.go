@@ -1,0 +1,76 @@
+package render
+
+import (
+	"io"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// ndjsonRenderer writes one JSON value per line: selected events byte for
+// byte as they were read, tool-call records and expression values as
+// compact JSON, and a summary as one compact line.
+type ndjsonRenderer struct {
+	out
+	o         Options
+	callsSeen bool
+}
+
+func newNDJSON(w io.Writer, o Options) *ndjsonRenderer { return &ndjsonRenderer{out: newOut(w), o: o} }
+
+func (r *ndjsonRenderer) Render(rec Record) error {
+	if rec.Event != nil {
+		r.bytes(rec.Event.Raw)
+		r.byte('\n')
+		return r.err
+	}
+	r.callsSeen = true
+	for _, c := range rec.Calls {
+		r.call(c)
+	}
+	return r.err
+}
+
+func (r *ndjsonRenderer) call(c *stream.ToolCall) {
+	b, err := marshal(newCallRecord(c), "", true)
+	if err != nil {
+		r.err = err
+		return
+	}
+	r.bytes(b)
+	r.byte('\n')
+}
+
+func (r *ndjsonRenderer) Value(v any) error {
+	if s, ok := v.(string); ok && (r.o.Raw || r.o.Join) {
+		r.str(s)
+	} else {
+		b, err := encodeValue(v, "", true)
+		if err != nil {
+			return err
+		}
+		r.bytes(b)
+	}
+	if !r.o.Join {
+		r.byte('\n')
+	}
+	return r.err
+}
+
+func (r *ndjsonRenderer) Summary(s Summary) error {
+	b, err := marshal(summaryData(s), "", true)
+	if err != nil {
+		return err
+	}
+	r.bytes(b)
+	r.byte('\n')
+	return r.err
+}
+
+func (r *ndjsonRenderer) Close(open []*stream.ToolCall) error {
+	if r.o.ToolCalls || r.callsSeen {
+		for _, c := range open {
+			r.call(c)
+		}
+	}
+	return r.Flush()
+}

@@ -1,0 +1,78 @@
+package render
+
+import (
+	"bufio"
+	"io"
+)
+
+// out is the buffered writer every renderer owns. It keeps the first write
+// error: after it, writes are dropped and every method reports it, so a
+// renderer can write a whole record and check once.
+type out struct {
+	w   *bufio.Writer
+	err error
+}
+
+func newOut(w io.Writer) out { return out{w: bufio.NewWriterSize(w, 64<<10)} }
+
+func (o *out) str(s string) {
+	if o.err == nil {
+		_, o.err = o.w.WriteString(s)
+	}
+}
+
+func (o *out) bytes(b []byte) {
+	if o.err == nil {
+		_, o.err = o.w.Write(b)
+	}
+}
+
+func (o *out) byte(c byte) {
+	if o.err == nil {
+		o.err = o.w.WriteByte(c)
+	}
+}
+
+// Write makes out an io.Writer (for encoding/csv and encoding/json).
+func (o *out) Write(b []byte) (int, error) {
+	o.bytes(b)
+	if o.err != nil {
+		return 0, o.err
+	}
+	return len(b), nil
+}
+
+// Flush writes the buffer out.
+func (o *out) Flush() error {
+	if o.err == nil {
+		o.err = o.w.Flush()
+	}
+	return o.err
+}
+
+// boundedMap is a map that forgets its oldest half when full: lookups see
+// the current and the previous generation, so recent entries survive and
+// memory stays below 2×max entries whatever the input.
+type boundedMap[K comparable, V any] struct {
+	max      int
+	cur, old map[K]V
+}
+
+func newBoundedMap[K comparable, V any](max int) *boundedMap[K, V] {
+	return &boundedMap[K, V]{max: max, cur: map[K]V{}}
+}
+
+func (m *boundedMap[K, V]) get(k K) (V, bool) {
+	if v, ok := m.cur[k]; ok {
+		return v, true
+	}
+	v, ok := m.old[k]
+	return v, ok
+}
+
+func (m *boundedMap[K, V]) put(k K, v V) {
+	if _, ok := m.cur[k]; !ok && len(m.cur) >= m.max {
+		m.old, m.cur = m.cur, make(map[K]V, m.max)
+	}
+	m.cur[k] = v
+}

@@ -1,0 +1,496 @@
+package render
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+func jsonString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// renderEvents drives a renderer like the command does over hand-made event
+// lines (all preset) and returns the output.
+func renderEvents(t testing.TB, f Format, o Options, lines ...string) string {
+	t.Helper()
+	var out bytes.Buffer
+	tr := stream.NewTracker(stream.TrackerOptions{})
+	o.Tracker = tr
+	r, err := New(f, &out, o)
+	require.NoError(t, err)
+	for i, l := range lines {
+		ev, err := stream.NewEvent([]byte(l), "test", int64(i+1))
+		require.NoError(t, err, "line %d", i+1)
+		done := tr.Observe(ev)
+		require.NoError(t, r.Render(Record{Event: ev, Calls: done}))
+	}
+	require.NoError(t, r.Close(tr.OpenCalls()))
+	return out.String()
+}
+
+// TestNew proves that every format has a renderer and that an unknown one
+// is an error.
+func TestNew(t *testing.T) {
+	for _, f := range Formats {
+		r, err := New(f, io.Discard, Options{})
+		require.NoError(t, err, f)
+		require.NotNil(t, r)
+		require.NoError(t, r.Close(nil))
+	}
+	_, err := New("yaml", io.Discard, Options{})
+	require.Error(t, err)
+}
+
+// TestToolTarget proves what each tool's one-line summary shows.
+func TestToolTarget(t *testing.T) {
+	for _, tc := range []struct{ name, input, want string }{
+		{"Bash", `{"command":"ls -la","description":"List"}`, "ls -la"},
+		{"Read", `{"file_path":"/a/b.go"}`, "/a/b.go"},
+		{"Write", `{"file_path":"/a/c","content":"x"}`, "/a/c"},
+		{"Edit", `{"file_path":"/a/d","old_string":"x","new_string":"y"}`, "/a/d"},
+		{"NotebookEdit", `{"notebook_path":"/n.ipynb"}`, "/n.ipynb"},
+		{"Agent", `{"description":"Create alpha file","prompt":"p","subagent_type":"Explore"}`, "Explore: Create alpha file"},
+		{"Task", `{"description":"Find it","prompt":"p"}`, "general-purpose: Find it"},
+		{"Skill", `{"skill":"simplify"}`, "simplify"},
+		{"WebFetch", `{"url":"https://example.com","prompt":"p"}`, "https://example.com"},
+		{"WebSearch", `{"query":"go generics"}`, "go generics"},
+		{"ToolSearch", `{"query":"select:x","max_results":5}`, "select:x"},
+		{"Grep", `{"pattern":"TODO","path":"src"}`, "TODO in src"},
+		{"Glob", `{"pattern":"**/*.go"}`, "**/*.go"},
+		{"mcp__probe__echo", `{"text": "hello",  "n": 1}`, `{"text":"hello","n":1}`},
+		{"Unknown", `{"z":1,"a":[1, 2]}`, `{"z":1,"a":[1,2]}`},
+		{"Read", `{"path_typo":"/etc"}`, `{"path_typo":"/etc"}`},
+		{"Bash", ``, ``},
+	} {
+		assert.Equal(t, tc.want, ToolTarget(tc.name, json.RawMessage(tc.input)), "%s %s", tc.name, tc.input)
+	}
+}
+
+// TestFenceLength proves that a fence is at least three backticks and
+// longer than any backtick run inside, so content cannot close it.
+func TestFenceLength(t *testing.T) {
+	assert.Equal(t, "```", fenceFor("no ticks"))
+	assert.Equal(t, "```", fenceFor("a ` b `` c"))
+	assert.Equal(t, "````", fenceFor("```go\nx\n```"))
+	assert.Equal(t, "``````", fenceFor("`````"))
+	assert.Equal(t, "``a`b``", mdCode("a`b"))
+	assert.Equal(t, "`` `x ``", mdCode("`x"))
+	assert.Equal(t, "`a\\|b`", mdCode("a|b"), "a pipe in a code span is escaped for tables")
+}
+
+// TestCell proves the CSV formula-injection guard: a cell starting with
+// =, +, -, @, a tab or a CR gets a leading '.
+func TestCell(t *testing.T) {
+	for in, want := range map[string]string{
+		"=HYPERLINK(\"x\")": "'=HYPERLINK(\"x\")",
+		"+1":                "'+1",
+		"-2":                "'-2",
+		"@SUM(A1)":          "'@SUM(A1)",
+		"\tx":               "'\tx",
+		"\rx":               "'\rx",
+		"ls -la":            "ls -la",
+		"":                  "",
+		"a=b":               "a=b",
+	} {
+		assert.Equal(t, want, cell(in), "%q", in)
+	}
+}
+
+// TestCSVFormulaInjection proves, through the renderer and back through
+// encoding/csv, that a tool call whose command starts with = reaches the
+// file guarded.
+func TestCSVFormulaInjection(t *testing.T) {
+	out := renderEvents(t, CSV, Options{},
+		`{"type":"assistant","message":{"id":"m","model":"x","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"=cmd|' /C calc'!A0"}}]},"parent_tool_use_id":null}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},"parent_tool_use_id":null}`)
+	rows, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 2)
+	assert.Equal(t, CSVHeader, rows[0])
+	assert.Equal(t, "'=cmd|' /C calc'!A0", rows[1][6], "summary column")
+	assert.Equal(t, `{"command":"=cmd|' /C calc'!A0"}`, rows[1][7], "input column starts with { and needs no guard")
+	assert.Equal(t, "false", rows[1][8])
+	assert.Equal(t, "2", rows[1][9])
+	assert.Equal(t, "", rows[1][10], "no timestamps, no duration")
+}
+
+// toolUseIDs returns the ids of the tool_use blocks of a capture, found
+// with encoding/json alone (independent of pkg/stream).
+func toolUseIDs(t *testing.T, input []byte) []string {
+	var ids []string
+	for _, l := range bytes.Split(input, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		var ev struct {
+			Type    string `json:"type"`
+			Message struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"message"`
+		}
+		require.NoError(t, json.Unmarshal(l, &ev))
+		if ev.Type != "assistant" {
+			continue
+		}
+		var blocks []struct {
+			Type string `json:"type"`
+			ID   string `json:"id"`
+		}
+		if json.Unmarshal(ev.Message.Content, &blocks) != nil {
+			continue
+		}
+		for _, b := range blocks {
+			if b.Type == "tool_use" || b.Type == "server_tool_use" || b.Type == "mcp_tool_use" {
+				ids = append(ids, b.ID)
+			}
+		}
+	}
+	return ids
+}
+
+// TestCSVCaptures proves on every capture, for both presets, that the CSV
+// reads back with encoding/csv, has the header and exactly one row per
+// tool_use block of the capture (completed or left open), with the same
+// ids, and that open calls have empty status columns.
+func TestCSVCaptures(t *testing.T) {
+	for _, file := range captureFiles(t) {
+		input, err := os.ReadFile(file)
+		require.NoError(t, err)
+		want := toolUseIDs(t, input)
+		for _, tools := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/tools=%v", captureName(file), tools), func(t *testing.T) {
+				var out bytes.Buffer
+				drive(t, CSV, input, tools, &out)
+				rd := csv.NewReader(&out)
+				rows, err := rd.ReadAll()
+				require.NoError(t, err)
+				require.NotEmpty(t, rows)
+				assert.Equal(t, CSVHeader, rows[0])
+				require.Len(t, rows[1:], len(want))
+				var got []string
+				for _, r := range rows[1:] {
+					got = append(got, r[4])
+					if r[8] == "" {
+						assert.Empty(t, r[9], "an open call has no result size")
+						assert.Empty(t, r[10], "an open call has no duration")
+					}
+				}
+				assert.ElementsMatch(t, want, got)
+			})
+		}
+	}
+}
+
+// TestNDJSONByteForByte proves that the ndjson format passes every event
+// of every capture through unchanged: the output is the input.
+func TestNDJSONByteForByte(t *testing.T) {
+	for _, file := range captureFiles(t) {
+		input, err := os.ReadFile(file)
+		require.NoError(t, err)
+		var out bytes.Buffer
+		drive(t, NDJSON, input, false, &out)
+		assert.True(t, bytes.Equal(input, out.Bytes()), "%s: output differs from input", captureName(file))
+	}
+}
+
+// TestNDJSONCallRecords proves that a tool-call record is one compact JSON
+// object per line with the CSV's fields, and null status for open calls.
+func TestNDJSONCallRecords(t *testing.T) {
+	input, err := os.ReadFile("../../testdata/events/13-max-budget.jsonl")
+	require.NoError(t, err)
+	var out bytes.Buffer
+	drive(t, NDJSON, input, true, &out)
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	require.Len(t, lines, 1)
+	var rec map[string]any
+	require.NoError(t, json.Unmarshal([]byte(lines[0]), &rec))
+	for _, k := range CSVHeader {
+		assert.Contains(t, rec, k)
+	}
+	assert.Nil(t, rec["is_error"])
+	assert.Nil(t, rec["duration_ms"])
+	assert.Equal(t, "Bash", rec["tool"])
+}
+
+// TestJSONEventsKeepKeyOrder proves that the json format re-indents each
+// event's raw bytes: compacting the output gives back the input line, keys
+// in their order.
+func TestJSONEventsKeepKeyOrder(t *testing.T) {
+	for _, file := range captureFiles(t) {
+		input, err := os.ReadFile(file)
+		require.NoError(t, err)
+		var out bytes.Buffer
+		drive(t, JSON, input, false, &out)
+		dec := json.NewDecoder(&out)
+		for i, l := range bytes.Split(bytes.TrimRight(input, "\n"), []byte("\n")) {
+			if len(l) == 0 {
+				continue
+			}
+			var doc json.RawMessage
+			require.NoError(t, dec.Decode(&doc), "%s: document %d", captureName(file), i+1)
+			var c bytes.Buffer
+			require.NoError(t, json.Compact(&c, doc))
+			require.Equal(t, string(l), c.String(), "%s line %d", captureName(file), i+1)
+		}
+		assert.False(t, dec.More())
+	}
+}
+
+// TestValues proves values are encoded as jq does: keys sorted, big
+// integers exact, integral floats without ".0", HTML characters and
+// unicode unescaped; pretty with the indent, one line with Compact; -r and
+// -j write strings raw.
+func TestValues(t *testing.T) {
+	big1, _ := new(big.Int).SetString("123456789012345678901234567890", 10)
+	v := map[string]any{"b": 1.0, "a": []any{1.5, big1, "<&>", "中文"}, "c": nil, "d": true}
+	for _, tc := range []struct {
+		name string
+		f    Format
+		o    Options
+		v    any
+		want string
+	}{
+		{"text pretty", Text, Options{}, v, "{\n  \"a\": [\n    1.5,\n    123456789012345678901234567890,\n    \"<&>\",\n    \"中文\"\n  ],\n  \"b\": 1,\n  \"c\": null,\n  \"d\": true\n}\n"},
+		{"text compact", Text, Options{Compact: true}, v, `{"a":[1.5,123456789012345678901234567890,"<&>","中文"],"b":1,"c":null,"d":true}` + "\n"},
+		{"text tab indent", Text, Options{Indent: "\t"}, []any{1}, "[\n\t1\n]\n"},
+		{"text raw string", Text, Options{Raw: true}, "line1\nline2", "line1\nline2\n"},
+		{"text raw string sanitized", Text, Options{Raw: true}, "red\x1b[31m", "red\\x1b[31m\n"},
+		{"text join", Text, Options{Raw: true, Join: true}, "a", "a"},
+		{"text quoted string escapes U+2028", Text, Options{}, "a\u2028b", "\"a\\u2028b\"\n"},
+		{"ndjson compact", NDJSON, Options{}, v, `{"a":[1.5,123456789012345678901234567890,"<&>","中文"],"b":1,"c":null,"d":true}` + "\n"},
+		{"ndjson raw", NDJSON, Options{Raw: true}, "x", "x\n"},
+		{"json pretty", JSON, Options{}, []any{1, "x"}, "[\n  1,\n  \"x\"\n]\n"},
+		{"json compact", JSON, Options{Compact: true}, []any{1, "x"}, "[1,\"x\"]\n"},
+		{"csv string cell", CSV, Options{}, "=1+1", "'=1+1\n"},
+		{"csv json cell", CSV, Options{}, map[string]any{"a": 1}, "\"{\"\"a\"\":1}\"\n"},
+		{"markdown fenced", Markdown, Options{}, []any{1}, "# Claude Code run\n\n```json\n[\n  1\n]\n```\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			r, err := New(tc.f, &out, tc.o)
+			require.NoError(t, err)
+			require.NoError(t, r.Value(tc.v))
+			require.NoError(t, r.Flush())
+			assert.Equal(t, tc.want, out.String())
+		})
+	}
+}
+
+func sampleSummaries() []Summary {
+	u := stream.Usage{InputTokens: 10, OutputTokens: 20, CacheCreationInputTokens: 30, CacheReadInputTokens: 40}
+	return []Summary{
+		{Name: "usage", Data: stream.UsageReport{Calls: 3, ByModel: []stream.ModelTokens{{Model: "claude-opus-5-5", Calls: 2, Usage: u}, {Model: "claude-opus-5-5", Subagent: true, Calls: 1, Usage: u}}, Main: u, Subagents: u, Total: u.Add(u), CostUSD: 0.0751, HaveCost: true}},
+		{Name: "subagents", Data: []*stream.Subagent{{ToolUseID: "toolu_1", AgentID: "a1", Description: "Create =alpha file", Type: "general-purpose", Status: "completed", ToolCalls: 1, Usage: stream.TaskUsage{TotalTokens: 8821, ToolUses: 1, DurationMs: 349}}}},
+		{Name: "types", Data: []stream.TypeCount{{Type: "system", Subtype: "init", Count: 1, Known: true}, {Type: "system", Subtype: "brand_new", Count: 2}}},
+		{Name: "init", Data: []stream.Init{{Model: "claude-opus-5-5", Version: "2.1.328", CWD: "/home/user/project", PermissionMode: "default", SessionID: "s1", Tools: []string{"Bash", "Read"}, MCPServers: []string{}}}},
+	}
+}
+
+// TestSummaries proves every summary preset renders in every format: JSON
+// formats as one document that parses, CSV as a table with its own header
+// that reads back, markdown as a heading and a table, text as a table.
+func TestSummaries(t *testing.T) {
+	for _, s := range sampleSummaries() {
+		for _, f := range Formats {
+			t.Run(s.Name+"/"+string(f), func(t *testing.T) {
+				var out bytes.Buffer
+				r, err := New(f, &out, Options{})
+				require.NoError(t, err)
+				require.NoError(t, r.Summary(s))
+				require.NoError(t, r.Close(nil))
+				got := out.String()
+				switch f {
+				case NDJSON:
+					require.Equal(t, 1, strings.Count(got, "\n"), "one line")
+					assert.True(t, json.Valid([]byte(got)))
+				case JSON:
+					assert.True(t, json.Valid([]byte(got)))
+					assert.Greater(t, strings.Count(got, "\n"), 1, "pretty")
+				case CSV:
+					rows, err := csv.NewReader(strings.NewReader(got)).ReadAll()
+					require.NoError(t, err)
+					assert.GreaterOrEqual(t, len(rows), 2, "header and rows")
+					assert.NotEqual(t, CSVHeader, rows[0], "a summary has its own header, not the tool-call one")
+					for _, r := range rows {
+						for _, c := range r {
+							assert.False(t, strings.HasPrefix(c, "="), "guarded cell %q", c)
+						}
+					}
+				case Markdown:
+					assert.Contains(t, got, "\n## ")
+					assert.Contains(t, got, "|---")
+					checkMarkdown(t, got)
+				case Text:
+					assert.NotEmpty(t, got)
+					assert.NotContains(t, got, "\x1b")
+				}
+			})
+		}
+	}
+	var out bytes.Buffer
+	r, _ := New(Text, &out, Options{})
+	require.NoError(t, r.Summary(sampleSummaries()[2]))
+	require.NoError(t, r.Flush())
+	assert.Equal(t, "type    subtype    count  known\nsystem  init           1  yes\nsystem  brand_new      2  no\n", out.String())
+}
+
+// failWriter fails every write.
+type failWriter struct{}
+
+func (failWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestWriteErrors proves that a write error reaches the caller from every
+// format: at the latest from Flush or Close, and from every call after it.
+func TestWriteErrors(t *testing.T) {
+	input, err := os.ReadFile("../../testdata/events/05b-subagents-foreground.jsonl")
+	require.NoError(t, err)
+	for _, f := range Formats {
+		t.Run(string(f), func(t *testing.T) {
+			tr := stream.NewTracker(stream.TrackerOptions{})
+			r, err := New(f, failWriter{}, Options{Tracker: tr})
+			require.NoError(t, err)
+			dec := stream.NewDecoder(bytes.NewReader(input), stream.DecoderOptions{})
+			var first error
+			for {
+				ev, err := dec.Next()
+				if err != nil {
+					break
+				}
+				if err := r.Render(Record{Event: ev, Calls: tr.Observe(ev)}); err != nil && first == nil {
+					first = err
+				}
+				if err := r.Flush(); err != nil && first == nil {
+					first = err
+				}
+			}
+			require.Error(t, first)
+			assert.Contains(t, first.Error(), "disk full")
+			assert.Error(t, r.Close(nil))
+			assert.Error(t, r.Value(1))
+		})
+	}
+}
+
+// TestColor proves that colors are written only when asked for, and that
+// with colors on the only escape sequences are the renderer's own SGR codes.
+func TestColor(t *testing.T) {
+	input, err := os.ReadFile("../../testdata/events/20-unicode-ansi.jsonl")
+	require.NoError(t, err)
+	render := func(color bool) string {
+		var out bytes.Buffer
+		tr := stream.NewTracker(stream.TrackerOptions{})
+		r, err := New(Text, &out, Options{Color: color, Tracker: tr})
+		require.NoError(t, err)
+		dec := stream.NewDecoder(bytes.NewReader(input), stream.DecoderOptions{})
+		for {
+			ev, err := dec.Next()
+			if err != nil {
+				break
+			}
+			require.NoError(t, r.Render(Record{Event: ev, Calls: tr.Observe(ev)}))
+		}
+		require.NoError(t, r.Close(nil))
+		return out.String()
+	}
+	plain := render(false)
+	assert.NotContains(t, plain, "\x1b")
+	colored := render(true)
+	assert.Contains(t, colored, "\x1b[32m✓ \x1b[0m")
+	stripped := colored
+	for _, st := range []string{stBold, stDim, stRed, stGreen, stYellow, stCyan} {
+		stripped = strings.ReplaceAll(stripped, "\x1b["+st+"m", "")
+	}
+	stripped = strings.ReplaceAll(stripped, "\x1b[0m", "")
+	assert.Equal(t, plain, stripped, "colors only wrap text; the stream's ESC stays escaped")
+}
+
+// TestSubagentIndent proves that events of a subagent are indented two
+// spaces per level under the Agent call that started them, including a
+// subagent started by a subagent, with a header when the speaker changes.
+func TestSubagentIndent(t *testing.T) {
+	out := renderEvents(t, Text, Options{},
+		`{"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"tool_use","id":"A","name":"Agent","input":{"description":"outer","prompt":"p","subagent_type":"general-purpose"}}]},"parent_tool_use_id":null}`,
+		`{"type":"assistant","message":{"id":"m2","model":"x","content":[{"type":"text","text":"outer working"}]},"parent_tool_use_id":"A"}`,
+		`{"type":"assistant","message":{"id":"m3","model":"x","content":[{"type":"tool_use","id":"B","name":"Agent","input":{"description":"inner","prompt":"p","subagent_type":"Explore"}}]},"parent_tool_use_id":"A"}`,
+		`{"type":"assistant","message":{"id":"m4","model":"x","content":[{"type":"text","text":"inner working"}]},"parent_tool_use_id":"B"}`,
+		`{"type":"assistant","message":{"id":"m5","model":"x","content":[{"type":"text","text":"outer again"}]},"parent_tool_use_id":"A"}`,
+		`{"type":"assistant","message":{"id":"m6","model":"x","content":[{"type":"text","text":"main again"}]},"parent_tool_use_id":null}`,
+	)
+	assert.Equal(t, strings.Join([]string{
+		"→ Agent  general-purpose: outer",
+		"  outer working",
+		"  → Agent  Explore: inner",
+		"    inner working",
+		"  ▸ general-purpose: outer",
+		"  outer again",
+		"main again",
+		"○ main  Agent  general-purpose: outer  (no result)",
+		"○ A  Agent  Explore: inner  (no result)",
+}, "\n")+"\n", out)
+}
+
+// TestUnknownEvents proves that events ccfilter does not know are never
+// dropped silently: text shows "? type/subtype", markdown names them.
+func TestUnknownEvents(t *testing.T) {
+	lines := []string{
+		`{"type":"system","subtype":"brand_new_thing","x":1}`,
+		`{"type":"future_event"}`,
+		`{"type":"assistant","message":{"id":"m","model":"x","content":[{"type":"web_search_tool_result","content":[]}]},"parent_tool_use_id":null}`,
+	}
+	out := renderEvents(t, Text, Options{}, lines...)
+	assert.Equal(t, "? system/brand_new_thing\n? future_event\n? assistant/web_search_tool_result\n", out)
+	md := renderEvents(t, Markdown, Options{}, lines...)
+	assert.Contains(t, md, "*Unknown event:* `system/brand_new_thing`")
+	assert.Contains(t, md, "*Unknown event:* `future_event`")
+	assert.Contains(t, md, "*Unknown block:* `web_search_tool_result`")
+}
+
+// TestBoundedState proves the renderers keep bounded state on endless
+// input: 30000 distinct subagents and 30000 distinct tool names leave the
+// maps capped.
+func TestBoundedState(t *testing.T) {
+	var buf bytes.Buffer
+	tr := stream.NewTracker(stream.TrackerOptions{MaxOpenCalls: 100, MaxSubagents: 100})
+	text := newText(io.Discard, Options{Width: 100, Tracker: tr})
+	md := newMarkdown(&buf, Options{Width: 100, Tracker: tr})
+	for i := 0; i < 30000; i++ {
+		l := fmt.Sprintf(`{"type":"assistant","message":{"id":"m%d","model":"x","content":[{"type":"tool_use","id":"A%d","name":"Agent","input":{"description":"d%d"}}]},"parent_tool_use_id":"A%d"}`, i, i, i, i-1)
+		ev, err := stream.NewEvent([]byte(l), "t", int64(i))
+		require.NoError(t, err)
+		tr.Observe(ev)
+		require.NoError(t, text.Render(Record{Event: ev}))
+		require.NoError(t, md.Render(Record{Event: ev}))
+		l = fmt.Sprintf(`{"type":"assistant","message":{"id":"n%d","model":"x","content":[{"type":"tool_use","id":"T%d","name":"tool%d","input":{}}]},"parent_tool_use_id":null}`, i, i, i)
+		ev, err = stream.NewEvent([]byte(l), "t", int64(i))
+		require.NoError(t, err)
+		require.NoError(t, md.Render(Record{Event: ev}))
+		buf.Reset()
+	}
+	assert.LessOrEqual(t, len(text.agents.cur)+len(text.agents.old), 2*4096)
+	assert.LessOrEqual(t, len(md.agents.cur)+len(md.agents.old), 2*4096)
+	assert.LessOrEqual(t, len(md.tools), mdMaxTools)
+	assert.Equal(t, 60000, md.calls)
+	assert.Equal(t, md.calls, md.otherTools+sumValues(md.tools), "every call is counted, by name or as other")
+}
+
+func sumValues(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}

@@ -1,0 +1,206 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// ToolTarget returns what a tool call was called on, for one-line
+// summaries: the command of Bash, the file of Read/Write/Edit/NotebookEdit,
+// "subagent_type: description" of Agent/Task, the skill of Skill, the URL of
+// WebFetch, the query of WebSearch/ToolSearch, the pattern (and path) of
+// Grep/Glob, and the compact JSON input of MCP tools and of anything else
+// (or when the expected field is missing). The result is the raw string
+// from the stream: callers that print it sanitize it.
+func ToolTarget(name string, input json.RawMessage) string {
+	v := jsonx.Value(input)
+	str := func(k string) string { return v.Get(k).Str() }
+	var s string
+	switch name {
+	case "Bash", "PowerShell":
+		s = str("command")
+	case "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead":
+		s = str("file_path")
+		if s == "" {
+			s = str("notebook_path")
+		}
+	case "Agent", "Task":
+		typ, desc := str("subagent_type"), str("description")
+		if typ == "" {
+			typ = "general-purpose"
+		}
+		if desc != "" {
+			s = typ + ": " + desc
+		}
+	case "Skill":
+		s = str("skill")
+	case "WebFetch":
+		s = str("url")
+	case "WebSearch", "ToolSearch":
+		s = str("query")
+	case "Grep", "Glob":
+		s = str("pattern")
+		if p := str("path"); s != "" && p != "" {
+			s += " in " + p
+		}
+	case "Workflow":
+		if s = str("name"); s == "" {
+			if s = str("description"); s == "" {
+				s, _, _ = strings.Cut(strings.TrimSpace(str("script")), "\n")
+			}
+		}
+	case "LS":
+		s = str("path")
+	}
+	if s != "" {
+		return s
+	}
+	return compactJSON(input)
+}
+
+// compactJSON returns raw JSON without insignificant space (key order kept).
+func compactJSON(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// fmtBytes formats a size: 17 B, 1.4 KB, 2.0 MB (powers of 1024).
+func fmtBytes(n int) string {
+	switch {
+	case n < 1024:
+		return strconv.Itoa(n) + " B"
+	case n < 1024*1024:
+		return fmt.Sprintf("%.1f KB", float64(n)/1024)
+	case n < 1024*1024*1024:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1024*1024))
+	}
+	return fmt.Sprintf("%.1f GB", float64(n)/(1024*1024*1024))
+}
+
+// fmtDuration formats a duration for people: 113ms, 2.1s, 3m05s, 2h03m.
+func fmtDuration(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "-" + fmtDuration(-d)
+	case d < time.Second:
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	case d < time.Minute:
+		return fmt.Sprintf("%.1fs", d.Seconds())
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+func fmtMs(ms int64) string { return fmtDuration(time.Duration(ms) * time.Millisecond) }
+
+// plural formats a count with its noun: "1 line", "3 lines".
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatInt(n, 10) + " " + noun + "s"
+}
+
+// countLines counts the lines of a text ("a\nb" and "a\nb\n" have 2).
+func countLines(s string) int64 {
+	if s == "" {
+		return 0
+	}
+	n := int64(strings.Count(s, "\n"))
+	if !strings.HasSuffix(s, "\n") {
+		n++
+	}
+	return n
+}
+
+// resultText returns a tool result's text for display: its text, and a
+// placeholder for each non-text block (images, tool references).
+func resultText(r stream.ToolResult) string {
+	c := jsonx.Value(r.Content)
+	if c.Type() != jsonx.Array {
+		return c.Str()
+	}
+	var parts []string
+	c.Each(func(_ int, b jsonx.Value) bool {
+		switch t := b.Get("type").Str(); t {
+		case "text":
+			parts = append(parts, b.Get("text").Str())
+		case "tool_reference":
+			parts = append(parts, "[tool_reference: "+b.Get("tool_name").Str()+"]")
+		default:
+			parts = append(parts, "["+t+"]")
+		}
+		return true
+	})
+	return strings.Join(parts, "\n")
+}
+
+// agentReport returns the report inside an Agent tool result: the text
+// after the "[Subagent hand-back] … The report follows:" frame, without
+// the trailing agentId and usage lines and the harness's two-space indent.
+// Other texts are returned unchanged.
+func agentReport(s string) string {
+	const frame, follows = "[Subagent hand-back]", "The report follows:\n"
+	i := strings.Index(s, frame)
+	if i < 0 {
+		return s
+	}
+	j := strings.Index(s[i:], follows)
+	if j < 0 {
+		return s
+	}
+	rep := s[i+j+len(follows):]
+	if k := strings.LastIndex(rep, "\nagentId: "); k >= 0 {
+		rep = rep[:k]
+	}
+	lines := strings.Split(rep, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, "  ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// firstLines returns up to n lines of s after leading blank lines, and the
+// number of lines left out.
+func firstLines(s string, n int) ([]string, int) {
+	s = strings.TrimLeft(s, "\n")
+	s = strings.TrimRight(s, "\n ")
+	if s == "" {
+		return nil, 0
+	}
+	var out []string
+	for len(out) < n {
+		l, rest, ok := strings.Cut(s, "\n")
+		out = append(out, strings.TrimRight(l, "\r"))
+		if !ok {
+			return out, 0
+		}
+		s = rest
+	}
+	return out, int(countLines(s))
+}
+
+// agentOfCall returns the subagent type of a call's agent, or "".
+func agentType(c *stream.ToolCall) string {
+	if c.Agent != nil {
+		return c.Agent.Type
+	}
+	return ""
+}
+
+// isAgentTool reports the tools that start a subagent.
+func isAgentTool(name string) bool { return name == "Agent" || name == "Task" || name == "Workflow" }

@@ -1,0 +1,79 @@
+package stream_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// benchInput is a generated stream (go run ./internal/gen -size 64MiB) when
+// CCFILTER_BENCH_FILE names one, else all captures concatenated.
+func benchInput(b *testing.B) []byte {
+	if f := os.Getenv("CCFILTER_BENCH_FILE"); f != "" {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return data
+	}
+	var all []byte
+	for _, f := range captures(b) {
+		data, _ := os.ReadFile(f)
+		all = append(all, data...)
+	}
+	return all
+}
+
+// BenchmarkDecoder measures reading, validating and classifying.
+func BenchmarkDecoder(b *testing.B) {
+	data := benchInput(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{})
+		for {
+			_, err := dec.Next()
+			if err == io.EOF {
+				break
+			}
+		}
+	}
+}
+
+// BenchmarkTracker measures decoding plus tracking (pairs, usage, outcome).
+func BenchmarkTracker(b *testing.B) {
+	data := benchInput(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{})
+		tr := stream.NewTracker(stream.TrackerOptions{})
+		for {
+			ev, err := dec.Next()
+			if err == io.EOF {
+				break
+			}
+			tr.Observe(ev)
+		}
+	}
+}
+
+// BenchmarkValue measures building the full tree (what gojq needs).
+func BenchmarkValue(b *testing.B) {
+	data := benchInput(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{})
+		for {
+			ev, err := dec.Next()
+			if err == io.EOF {
+				break
+			}
+			ev.Value()
+		}
+	}
+}
