@@ -18,6 +18,9 @@ const (
 	mdBlockLines = 200
 	mdMaxTools   = 200
 	mdMaxModels  = 50
+	// mdCalloutWidth caps a one-line callout (errors are usually short;
+	// a multi-megabyte one would make an unreadable line).
+	mdCalloutWidth = 2000
 )
 
 // markdownRenderer writes a report that renders on GitHub: a title with the
@@ -169,12 +172,17 @@ func (m *markdownRenderer) depth(ctx string) int {
 }
 
 func (m *markdownRenderer) eventSection(ev *stream.Event) {
-	m.section(ev.ParentToolUseID(), ev.Str("subagent_type"), ev.Str("task_description"))
+	ctx := ev.ParentToolUseID()
+	if _, ok := m.agents.get(ctx); ok || ctx == "" {
+		m.section(ctx, "", "")
+		return
+	}
+	m.section(ctx, ev.Str("subagent_type"), ev.Str("task_description"))
 }
 
 // callout writes "> **label:** text".
 func (m *markdownRenderer) callout(label, text string) {
-	m.block("> **" + label + ":** " + mdInline(text))
+	m.block("> **" + label + ":** " + mdInline(truncate(line(text), mdCalloutWidth)))
 }
 
 // note writes an italic one-line remark.

@@ -46,6 +46,18 @@ func nodeText(n ast.Node, src []byte) string {
 	return b.String()
 }
 
+// unescapeMD removes markdown backslash escapes, as rendering does.
+func unescapeMD(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~", s[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
 func blockText(n ast.Node, src []byte) string {
 	var b strings.Builder
 	for i := 0; i < n.Lines().Len(); i++ {
@@ -81,7 +93,7 @@ func checkMarkdown(t *testing.T, md string) mdOutline {
 				assert.LessOrEqual(t, h.Level, level+1, "heading %q skips a level", text)
 			}
 			level = h.Level
-			o.headings = append(o.headings, strings.Repeat("#", h.Level)+" "+text)
+			o.headings = append(o.headings, strings.Repeat("#", h.Level)+" "+unescapeMD(text))
 		case ast.KindHTMLBlock:
 			html := strings.TrimSpace(blockText(n, src))
 			switch {
@@ -194,13 +206,19 @@ const hostile = "Intro with `code` and <b>bold</b>\n# Injected H1\n## Injected H
 	"- item\n    ```\n  ```\nafter\n| a | b |\n|---|---|\n| </details> | x |\n" +
 	"\x1b]0;title\x07 \u202e reversed\n```\nunclosed fence </details> <script>alert(2)</script>\n# still inside"
 
+// hostileProse is hostile text that mdProse escapes in place (no list
+// trick, so it is not fenced as a whole).
+const hostileProse = "Intro <b>bold</b>\n# Injected H1\nSetext\n===\n</details>\n<script>alert(5)</script>\n> ## quoted\n```\nunclosed </details>"
+
 func hostileEvents() []string {
 	h := jsonString(hostile)
+	hp := jsonString(hostileProse)
 	return []string{
 		`{"type":"system","subtype":"init","model":"m<script>alert(3)</script>","claude_code_version":"2.1.328","cwd":"/tmp/</details>` + "`" + `x","permissionMode":"default","session_id":"s|1","tools":[]}`,
 		`{"type":"user","message":{"role":"user","content":` + h + `},"parent_tool_use_id":null,"isReplay":true}`,
 		`{"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"thinking","thinking":` + h + `}]},"parent_tool_use_id":null}`,
 		`{"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"text","text":` + h + `}]},"parent_tool_use_id":null}`,
+		`{"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"text","text":` + hp + `}]},"parent_tool_use_id":null}`,
 		`{"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"tool_use","id":"B1","name":"Bash","input":{"command":` + h + `,"description":"</details><script>alert(4)</script># x"}}]},"parent_tool_use_id":null,"timestamp":"2026-01-01T00:00:00.000Z"}`,
 		`{"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"tool_use","id":"R1","name":"Read","input":{"file_path":"</summary></details>` + "```" + `"}}]},"parent_tool_use_id":null}`,
 		`{"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"tool_use","id":"A1","name":"Agent","input":{"description":"# Sub </details> <script>","prompt":` + h + `,"subagent_type":"gp|x"}}]},"parent_tool_use_id":null}`,
@@ -237,8 +255,9 @@ func TestMarkdownHostile(t *testing.T) {
 		"### Result: error_max_turns",
 		"## Summary",
 	}, o.headings)
-	assert.Equal(t, 5, o.details, "thinking, two tool results, the synthetic message, and nothing else")
-	assert.NotContains(t, md, "<script>", "no raw <script> anywhere: in code it is fenced, elsewhere escaped")
+	assert.Equal(t, 4, o.details, "thinking, two tool results, the synthetic message, and nothing else")
+	assert.Contains(t, md, "Intro &lt;b>bold&lt;/b>\n\\# Injected H1\nSetext\n\\===\n&lt;/details>\n&lt;script>alert(5)&lt;/script>\n> \\## quoted\n```\nunclosed </details>\n```\n",
+		"prose that can be escaped in place is: headings and HTML neutralized, the open fence closed")
 	for _, l := range strings.Split(md, "\n") {
 		if strings.Contains(l, "\x1b") || strings.Contains(l, "\u202e") {
 			t.Fatalf("raw control character in %q", l)
@@ -284,6 +303,6 @@ func TestProseEscaping(t *testing.T) {
 	}
 	c := newProseChecker()
 	tricky := "- item\n    ```\n  ```\nafter"
-	assert.True(t, strings.HasPrefix(c.safeProse(tricky), "```text\n"), "prose the line rules misread is fenced")
+	assert.True(t, strings.HasPrefix(c.safeProse(tricky), "````text\n"), "prose the line rules misread is fenced")
 	assert.Equal(t, "fine\n", c.safeProse("fine"))
 }

@@ -136,16 +136,19 @@ func toolUseIDs(t *testing.T, input []byte) []string {
 		if len(bytes.TrimSpace(l)) == 0 {
 			continue
 		}
+		var head struct {
+			Type string `json:"type"`
+		}
+		require.NoError(t, json.Unmarshal(l, &head))
+		if head.Type != "assistant" {
+			continue
+		}
 		var ev struct {
-			Type    string `json:"type"`
 			Message struct {
 				Content json.RawMessage `json:"content"`
 			} `json:"message"`
 		}
 		require.NoError(t, json.Unmarshal(l, &ev))
-		if ev.Type != "assistant" {
-			continue
-		}
 		var blocks []struct {
 			Type string `json:"type"`
 			ID   string `json:"id"`
@@ -440,7 +443,7 @@ func TestSubagentIndent(t *testing.T) {
 		"main again",
 		"○ main  Agent  general-purpose: outer  (no result)",
 		"○ A  Agent  Explore: inner  (no result)",
-}, "\n")+"\n", out)
+	}, "\n")+"\n", out)
 }
 
 // TestUnknownEvents proves that events ccfilter does not know are never
@@ -460,14 +463,14 @@ func TestUnknownEvents(t *testing.T) {
 }
 
 // TestBoundedState proves the renderers keep bounded state on endless
-// input: 30000 distinct subagents and 30000 distinct tool names leave the
+// input: 10000 distinct subagents and 10000 distinct tool names leave the
 // maps capped.
 func TestBoundedState(t *testing.T) {
 	var buf bytes.Buffer
 	tr := stream.NewTracker(stream.TrackerOptions{MaxOpenCalls: 100, MaxSubagents: 100})
 	text := newText(io.Discard, Options{Width: 100, Tracker: tr})
 	md := newMarkdown(&buf, Options{Width: 100, Tracker: tr})
-	for i := 0; i < 30000; i++ {
+	for i := 0; i < 10000; i++ {
 		l := fmt.Sprintf(`{"type":"assistant","message":{"id":"m%d","model":"x","content":[{"type":"tool_use","id":"A%d","name":"Agent","input":{"description":"d%d"}}]},"parent_tool_use_id":"A%d"}`, i, i, i, i-1)
 		ev, err := stream.NewEvent([]byte(l), "t", int64(i))
 		require.NoError(t, err)
@@ -483,7 +486,7 @@ func TestBoundedState(t *testing.T) {
 	assert.LessOrEqual(t, len(text.agents.cur)+len(text.agents.old), 2*4096)
 	assert.LessOrEqual(t, len(md.agents.cur)+len(md.agents.old), 2*4096)
 	assert.LessOrEqual(t, len(md.tools), mdMaxTools)
-	assert.Equal(t, 60000, md.calls)
+	assert.Equal(t, 20000, md.calls)
 	assert.Equal(t, md.calls, md.otherTools+sumValues(md.tools), "every call is counted, by name or as other")
 }
 

@@ -135,7 +135,7 @@ func TestWidth(t *testing.T) {
 		{"한국어", 6},
 		{"ＡＢ", 4},
 		{"😀🚀", 4},
-		{"e\u0301", 1},            // e + combining acute
+		{"e\u0301", 1},         // e + combining acute
 		{"👨\u200d👩\u200d👧", 6}, // ZWJ sequence: the joiners take nothing
 		{"✓ ok", 4},
 		{"…", 1},
@@ -156,7 +156,7 @@ func TestTruncate(t *testing.T) {
 		{"abc", 3, "abc"},
 		{"abcdef", 4, "abc…"},
 		{"中文字符", 8, "中文字符"},
-		{"中文字符", 7, "中文…"},
+		{"中文字符", 7, "中文字…"},
 		{"中文字符", 6, "中文…"},
 		{"😀😀😀", 5, "😀😀…"},
 		{"ab 中", 4, "ab…"},

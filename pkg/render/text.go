@@ -177,7 +177,14 @@ func (t *textRenderer) depth(ctx string) int {
 }
 
 func (t *textRenderer) eventCtx(ev *stream.Event) int {
-	return t.enter(ev.ParentToolUseID(), ev.Str("subagent_type"), ev.Str("task_description"))
+	ctx := ev.ParentToolUseID()
+	if ctx == "" {
+		return t.enter("", "", "")
+	}
+	if _, ok := t.agents.get(ctx); ok {
+		return t.enter(ctx, "", "")
+	}
+	return t.enter(ctx, ev.Str("subagent_type"), ev.Str("task_description"))
 }
 
 func textHash(s string) uint64 {

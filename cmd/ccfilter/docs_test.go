@@ -1,0 +1,55 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+var update = flag.Bool("update", false, "rewrite generated docs")
+
+// presetsDoc renders docs/presets.md from the tables the code uses, so the
+// docs list exactly the presets, kinds and functions that exist.
+func presetsDoc() string {
+	var b strings.Builder
+	b.WriteString("# Presets, kinds and expression functions\n\n")
+	b.WriteString("<!-- Generated from pkg/filter.Presets, pkg/stream.Kinds and pkg/filter.Funcs by `go test ./cmd/ccfilter -update`. Do not edit. -->\n\n")
+	b.WriteString("## Presets\n\n`ccfilter PRESET [FILE...]`; every preset works with every `--format`.\n\n")
+	b.WriteString("| preset | prints | `.` for `--where` | default `--agent` |\n|---|---|---|---|\n")
+	for _, p := range filter.Presets {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", p.Name, p.Summary, p.Dot, p.DefaultAgent)
+	}
+	b.WriteString("\nExamples:\n\n```sh\n")
+	for _, p := range filter.Presets {
+		b.WriteString(p.Example + "\n")
+	}
+	b.WriteString("```\n\n## Kinds\n\nEvery event gets one kind (the `kind` function in expressions returns its name).\n\n| kind | events |\n|---|---|\n")
+	for _, k := range stream.Kinds {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", k.Name, k.Events)
+	}
+	b.WriteString("\n## Expression functions\n\nBesides jq's builtins (gojq), expressions have:\n\n| function | returns |\n|---|---|\n")
+	for _, f := range filter.Funcs {
+		fmt.Fprintf(&b, "| `%s` | %s |\n", f.Name, f.Doc)
+	}
+	return b.String()
+}
+
+// TestPresetsDocIsCurrent proves docs/presets.md is generated from the
+// current tables (regenerate with -update).
+func TestPresetsDocIsCurrent(t *testing.T) {
+	want := presetsDoc()
+	if *update {
+		require.NoError(t, os.WriteFile("../../docs/presets.md", []byte(want), 0o644))
+	}
+	got, err := os.ReadFile("../../docs/presets.md")
+	require.NoError(t, err)
+	assert.Equal(t, want, string(got), "run go test ./cmd/ccfilter -update")
+}
