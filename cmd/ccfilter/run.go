@@ -324,13 +324,14 @@ func (s *session) open(out io.Writer) error {
 		indent = "\t"
 	}
 	r, err := render.New(p.format, out, render.Options{
-		Color:   s.o.useColor(s.tty),
-		Width:   s.o.width(out),
-		Tracker: s.tr,
-		Indent:  indent,
-		Compact: s.o.Compact || s.o.Indent == 0 && !s.o.Tab,
-		Raw:     s.o.Raw || s.o.Join,
-		Join:    s.o.Join,
+		Color:     s.o.useColor(s.tty),
+		Width:     s.o.width(out),
+		Tracker:   s.tr,
+		Indent:    indent,
+		Compact:   s.o.Compact || s.o.Indent == 0 && !s.o.Tab,
+		Raw:       s.o.Raw || s.o.Join,
+		Join:      s.o.Join,
+		ToolCalls: p.preset.Mode == filter.Calls && p.expr == nil,
 	})
 	if err != nil {
 		return &flagError{err}

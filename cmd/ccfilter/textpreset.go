@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"fmt"
-	"strings"
-	"unicode/utf8"
 
+	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -92,25 +90,6 @@ func (t *textPrinter) endBlock() error {
 
 func (t *textPrinter) close() error { return t.endBlock() }
 
-// sanitize escapes what a terminal would interpret: C0 controls other than
-// newline and tab, DEL, C1 controls, bidi overrides and invalid UTF-8.
-func sanitize(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x2028 || r == 0x2029 || r == 0x200e || r == 0x200f || r == 0x061c:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
+// sanitize escapes what a terminal would interpret (the renderers' one
+// sanitizer), keeping newlines and tabs.
+func sanitize(s string) string { return render.Sanitize(s, true) }

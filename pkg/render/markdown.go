@@ -756,8 +756,6 @@ func (m *markdownRenderer) mdTable(header []string, align string, rows [][]strin
 	m.block(b.String())
 }
 
-func i64(n int64) string { return strconv.FormatInt(n, 10) }
-
 func (m *markdownRenderer) Summary(s Summary) error {
 	m.start()
 	m.endTable()

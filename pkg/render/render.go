@@ -5,6 +5,22 @@
 // bounded state, so it works on a live pipe and on endless input. A renderer
 // owns its writer; the caller calls Flush when output should become visible
 // (after each event on a live stream) and Close once at the end.
+//
+// The formats:
+//
+//   - text: one line per tool call, result, notice and state change,
+//     assistant text as is, subagent events indented under the call that
+//     started them; every stream string sanitized (see Sanitize) and
+//     one-line summaries cut to Options.Width columns.
+//   - markdown: a report for GitHub: a section per turn and per subagent,
+//     tool inputs and results in fences (results folded in <details>),
+//     errors called out, the result, and a closing summary table. Stream
+//     text can never open or close a block of it.
+//   - ndjson: the selected events byte for byte; call records, values and
+//     summaries as compact JSON lines.
+//   - csv: a row per tool call (CSVHeader), guarded against formula
+//     injection.
+//   - json: pretty JSON documents, events re-indented from their raw bytes.
 package render
 
 import (

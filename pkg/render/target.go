@@ -194,7 +194,7 @@ func firstLines(s string, n int) ([]string, int) {
 	return out, int(countLines(s))
 }
 
-// agentOfCall returns the subagent type of a call's agent, or "".
+// agentType returns the subagent type of the agent that made a call, or "".
 func agentType(c *stream.ToolCall) string {
 	if c.Agent != nil {
 		return c.Agent.Type
@@ -204,3 +204,5 @@ func agentType(c *stream.ToolCall) string {
 
 // isAgentTool reports the tools that start a subagent.
 func isAgentTool(name string) bool { return name == "Agent" || name == "Task" || name == "Workflow" }
+
+func i64(n int64) string { return strconv.FormatInt(n, 10) }

@@ -101,8 +101,8 @@ func (t *textRenderer) simple(indent int, st, mark, text string) {
 // prose writes multi-line text as is (sanitized, tabs and newlines kept),
 // the first line after prefix and the others aligned under it.
 func (t *textRenderer) prose(indent int, prefix, text, st string) {
-	text = strings.TrimRight(Sanitize(text, true), "\n")
-	if text == "" {
+	text = strings.Trim(Sanitize(text, true), "\n")
+	if strings.TrimSpace(text) == "" {
 		return
 	}
 	pad := strings.Repeat(" ", indent)
@@ -777,7 +777,7 @@ func (t *textRenderer) Summary(s Summary) error {
 		t.str("usage: " + head + "\n")
 		rows := [][]string{{"model", "side", "calls", "input", "output", "cache write", "cache read"}}
 		add := func(model, side string, calls int, u stream.Usage) {
-			rows = append(rows, []string{model, side, strconv.Itoa(calls), i64s(u.InputTokens), i64s(u.OutputTokens), i64s(u.CacheCreationInputTokens), i64s(u.CacheReadInputTokens)})
+			rows = append(rows, []string{model, side, strconv.Itoa(calls), i64(u.InputTokens), i64(u.OutputTokens), i64(u.CacheCreationInputTokens), i64(u.CacheReadInputTokens)})
 		}
 		for _, m := range d.ByModel {
 			side := "main"
@@ -798,7 +798,7 @@ func (t *textRenderer) Summary(s Summary) error {
 			if a.Background {
 				bg = "yes"
 			}
-			rows = append(rows, []string{a.Label(), a.Type, truncate(line(a.Description), 40), a.Status, bg, strconv.Itoa(a.ToolCalls), i64s(a.Usage.TotalTokens), fmtMs(a.Usage.DurationMs)})
+			rows = append(rows, []string{a.Label(), a.Type, truncate(line(a.Description), 40), a.Status, bg, strconv.Itoa(a.ToolCalls), i64(a.Usage.TotalTokens), fmtMs(a.Usage.DurationMs)})
 		}
 		t.table(rows)
 	case []stream.TypeCount:
@@ -808,7 +808,7 @@ func (t *textRenderer) Summary(s Summary) error {
 			if !c.Known {
 				known = "no"
 			}
-			rows = append(rows, []string{c.Type, c.Subtype, i64s(c.Count), known})
+			rows = append(rows, []string{c.Type, c.Subtype, i64(c.Count), known})
 		}
 		t.table(rows)
 	case []stream.Init:
@@ -831,8 +831,6 @@ func (t *textRenderer) Summary(s Summary) error {
 	}
 	return t.err
 }
-
-func i64s(n int64) string { return strconv.FormatInt(n, 10) }
 
 // table writes rows with aligned columns: the first row is the header;
 // columns whose cells are all numbers are right-aligned.
