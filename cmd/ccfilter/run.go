@@ -247,12 +247,9 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		}
 		if err != nil {
 			if stream.IsLineError(err) {
-				if o.Strict {
-					s.flush()
-					return exitInput, errorf(exitInput, "%v", err)
+				if err := s.badLine(err); err != nil {
+					return exitInput, err
 				}
-				printError(o.stderr, "warning: "+err.Error())
-				s.badLines++
 				continue
 			}
 			return 0, errorf(exitInput, "%s: read error: %v", displayName(name), err)
@@ -260,11 +257,9 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		if light && (ev.Kind == stream.KindResult || ev.Kind == stream.KindText) {
 			// The lazy decoder left validation of the events we use to us.
 			if err := ev.Validate(); err != nil {
-				if o.Strict {
-					s.flush()
-					return exitInput, errorf(exitInput, "%v", err)
+				if err := s.badLine(err); err != nil {
+					return exitInput, err
 				}
-				printError(o.stderr, "warning: "+err.Error())
 				continue
 			}
 		}
@@ -278,6 +273,18 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		}
 	}
 	return s.finish()
+}
+
+// badLine reports a malformed or over-long line: a warning, or with
+// --strict the error that stops the run.
+func (s *session) badLine(err error) error {
+	if s.o.Strict {
+		s.flush()
+		return errorf(exitInput, "%v", err)
+	}
+	printError(s.o.stderr, "warning: "+err.Error())
+	s.badLines++
+	return nil
 }
 
 func unwrapPathError(err error) error {
