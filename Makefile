@@ -3,7 +3,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 GO ?= go
 
-.PHONY: build install test test-short lint fuzz bench bench-go bench-compare update-golden expectations man docs cross clean
+.PHONY: build install test test-short lint fuzz bench bench-go bench-compare update-golden expectations cross clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ccfilter ./cmd/ccfilter
@@ -47,9 +47,6 @@ expectations:
 	for f in testdata/events/*.jsonl; do \
 		jq -n -f testdata/expect/expect.jq $$f > testdata/expect/$$(basename $$f .jsonl).json || exit 1; \
 	done
-
-man:
-	$(GO) run ./internal/mangen -o docs/man
 
 cross:
 	GOOS=linux GOARCH=arm64 $(GO) build -o /dev/null ./cmd/ccfilter
