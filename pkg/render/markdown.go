@@ -40,10 +40,9 @@ type markdownRenderer struct {
 	turnInit bool   // the current turn had its init
 	ctx      string // the section written to: "" main agent, an Agent call id, or ctxResult
 	level    int    // of the last heading
-	agents   *boundedMap[string, mdAgent]
-	tasks    *boundedMap[string, taskRef]
-	table    bool // the tools preset's table is open
-	prose    *proseChecker
+	agentBook
+	table bool // the tools preset's table is open
+	prose *proseChecker
 
 	// the closing summary
 	records                                   bool
@@ -56,18 +55,11 @@ type markdownRenderer struct {
 
 const ctxResult = "\x00result"
 
-type mdAgent struct {
-	depth int
-	label string
-	shown bool
-}
-
 func newMarkdown(w io.Writer, o Options) *markdownRenderer {
 	return &markdownRenderer{out: newOut(w), o: o,
-		agents: newBoundedMap[string, mdAgent](4096),
-		tasks:  newBoundedMap[string, taskRef](4096),
-		tools:  map[string]int{},
-		prose:  newProseChecker()}
+		agentBook: newAgentBook(" — ", o.Tracker),
+		tools:     map[string]int{},
+		prose:     newProseChecker()}
 }
 
 // block writes a markdown block and the blank line after it.
@@ -128,52 +120,20 @@ func (m *markdownRenderer) section(ctx, typ, desc string) {
 		m.heading(3, "Main agent")
 		return
 	}
-	a := m.agent(ctx, typ, desc)
+	a := m.lookup(ctx, typ, desc)
 	title := "Subagent: " + a.label
 	if a.shown {
 		title += " (continued)"
 	}
 	a.shown = true
-	m.agents.put(ctx, a)
+	m.put(ctx, a)
 	m.ctx = ctx
 	m.heading(2+a.depth, title)
 }
 
-func (m *markdownRenderer) agent(id, typ, desc string) mdAgent {
-	if a, ok := m.agents.get(id); ok {
-		return a
-	}
-	if (typ == "" || desc == "") && m.o.Tracker != nil {
-		if s := m.o.Tracker.Subagent(id); s != nil {
-			typ, desc = s.Type, s.Description
-		}
-	}
-	a := mdAgent{depth: 1, label: id}
-	switch {
-	case typ != "" && desc != "":
-		a.label = typ + " — " + desc
-	case desc != "":
-		a.label = desc
-	case typ != "":
-		a.label = typ
-	}
-	m.agents.put(id, a)
-	return a
-}
-
-func (m *markdownRenderer) depth(ctx string) int {
-	if ctx == "" {
-		return 0
-	}
-	if a, ok := m.agents.get(ctx); ok {
-		return a.depth
-	}
-	return 1
-}
-
 func (m *markdownRenderer) eventSection(ev *stream.Event) {
 	ctx := ev.ParentToolUseID()
-	if _, ok := m.agents.get(ctx); ok || ctx == "" {
+	if ctx == "" || m.known(ctx) {
 		m.section(ctx, "", "")
 		return
 	}
@@ -408,11 +368,7 @@ func (m *markdownRenderer) toolUse(ctx string, b stream.Block) {
 		m.code("json", string(jsonSafe(pretty)))
 	}
 	if isAgentTool(b.Name) {
-		label := strings.Replace(target, ": ", " — ", 1)
-		if b.Name == "Workflow" {
-			label = "workflow — " + target
-		}
-		m.agents.put(b.ID, mdAgent{depth: m.depth(ctx) + 1, label: label})
+		m.spawned(b.ID, ctx, b.Name, target)
 	}
 }
 
@@ -489,37 +445,6 @@ func (m *markdownRenderer) hook(ev *stream.Event) {
 	}
 }
 
-// taskSection returns the section of a task event (its subagent's, or the
-// main agent's) and the task's description.
-func (m *markdownRenderer) taskSection(task stream.Task) (string, string) {
-	ref, _ := m.tasks.get(task.TaskID)
-	if task.ToolUseID != "" {
-		ref.toolUseID = task.ToolUseID
-	}
-	if task.Description != "" && ref.desc == "" {
-		ref.desc = task.Description
-	}
-	if task.TaskID != "" {
-		m.tasks.put(task.TaskID, ref)
-	}
-	tu := ref.toolUseID
-	switch {
-	case tu == "":
-	case task.TaskType == "local_agent" || task.TaskType == "remote_agent":
-		return tu, ref.desc
-	default:
-		if a, ok := m.agents.get(tu); ok && !strings.HasPrefix(a.label, "workflow — ") {
-			return tu, ref.desc
-		}
-		if m.o.Tracker != nil {
-			if s := m.o.Tracker.Subagent(tu); s != nil && s.Type != "workflow" {
-				return tu, ref.desc
-			}
-		}
-	}
-	return "", ref.desc
-}
-
 func (m *markdownRenderer) task(ev *stream.Event) {
 	task := ev.Task()
 	if ev.Subtype == "background_tasks_changed" {
@@ -536,7 +461,7 @@ func (m *markdownRenderer) task(ev *stream.Event) {
 		}
 		return
 	}
-	ctx, desc := m.taskSection(task)
+	ctx, desc := m.taskAgent(task)
 	m.section(ctx, task.SubagentType, desc)
 	switch ev.Subtype {
 	case "task_started":
@@ -588,7 +513,7 @@ func (m *markdownRenderer) progress(ev *stream.Event) {
 		task := ev.Task()
 		activity := task.Description
 		task.Description = "" // task_progress describes the current activity, not the task
-		ctx, desc := m.taskSection(task)
+		ctx, desc := m.taskAgent(task)
 		m.section(ctx, task.SubagentType, desc)
 		task.Description = activity
 		s := "Progress: " + task.Description

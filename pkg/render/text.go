@@ -31,9 +31,8 @@ type seg struct{ st, s string }
 // Options.Width columns.
 type textRenderer struct {
 	out
-	o      Options
-	agents *boundedMap[string, agentCtx] // subagents, by the id of the call that started them
-	tasks  *boundedMap[string, taskRef]  // tasks, by task_id
+	o Options
+	agentBook
 	// ctx is the subagent (its Agent call id) of the last line written, ""
 	// for the main agent; lastCall is the Agent call written last, when it
 	// was the last line (its subagent's first events need no header).
@@ -43,17 +42,8 @@ type textRenderer struct {
 	callsSeen     bool
 }
 
-type agentCtx struct {
-	depth int
-	label string
-}
-
-type taskRef struct{ toolUseID, desc string }
-
 func newText(w io.Writer, o Options) *textRenderer {
-	return &textRenderer{out: newOut(w), o: o,
-		agents: newBoundedMap[string, agentCtx](4096),
-		tasks:  newBoundedMap[string, taskRef](4096)}
+	return &textRenderer{out: newOut(w), o: o, agentBook: newAgentBook(": ", o.Tracker)}
 }
 
 func (t *textRenderer) paint(st, s string) string {
@@ -130,7 +120,7 @@ func (t *textRenderer) enter(ctx, typ, desc string) int {
 		t.ctx = ""
 		return 0
 	}
-	a := t.agent(ctx, typ, desc)
+	a := t.lookup(ctx, typ, desc)
 	ind := 2 * a.depth
 	if t.ctx != ctx {
 		first := t.lastCall == ctx
@@ -142,46 +132,12 @@ func (t *textRenderer) enter(ctx, typ, desc string) int {
 	return ind
 }
 
-// agent returns what is known of the subagent started by call id.
-func (t *textRenderer) agent(id, typ, desc string) agentCtx {
-	if a, ok := t.agents.get(id); ok {
-		return a
-	}
-	if (typ == "" || desc == "") && t.o.Tracker != nil {
-		if s := t.o.Tracker.Subagent(id); s != nil {
-			typ, desc = s.Type, s.Description
-		}
-	}
-	a := agentCtx{depth: 1, label: id}
-	switch {
-	case typ != "" && desc != "":
-		a.label = typ + ": " + desc
-	case desc != "":
-		a.label = desc
-	case typ != "":
-		a.label = typ
-	}
-	t.agents.put(id, a)
-	return a
-}
-
-// depth is the nesting of the agent whose call id is ctx (0: main).
-func (t *textRenderer) depth(ctx string) int {
-	if ctx == "" {
-		return 0
-	}
-	if a, ok := t.agents.get(ctx); ok {
-		return a.depth
-	}
-	return 1
-}
-
 func (t *textRenderer) eventCtx(ev *stream.Event) int {
 	ctx := ev.ParentToolUseID()
 	if ctx == "" {
 		return t.enter("", "", "")
 	}
-	if _, ok := t.agents.get(ctx); ok {
+	if t.known(ctx) {
 		return t.enter(ctx, "", "")
 	}
 	return t.enter(ctx, ev.Str("subagent_type"), ev.Str("task_description"))
@@ -344,11 +300,7 @@ func (t *textRenderer) assistant(ev *stream.Event) {
 		case "tool_use", "server_tool_use", "mcp_tool_use":
 			t.emit(ind, []seg{{stCyan, "→ "}, {stBold, line(b.Name)}, {"", "  " + line(ToolTarget(b.Name, b.Input))}}, 0)
 			if isAgentTool(b.Name) {
-				label := ToolTarget(b.Name, b.Input)
-				if b.Name == "Workflow" {
-					label = "workflow: " + label
-				}
-				t.agents.put(b.ID, agentCtx{depth: t.depth(ctx) + 1, label: label})
+				t.spawned(b.ID, ctx, b.Name, ToolTarget(b.Name, b.Input))
 				t.lastCall = b.ID
 			}
 		default:
@@ -491,38 +443,6 @@ func (t *textRenderer) hook(ev *stream.Event) {
 	}
 }
 
-// taskCtx returns the subagent a task event is about ("" for tasks that are
-// not subagents: Bash commands, and workflows, whose agents emit nothing),
-// and the task's description.
-func (t *textRenderer) taskCtx(task stream.Task) (string, string) {
-	ref, _ := t.tasks.get(task.TaskID)
-	if task.ToolUseID != "" {
-		ref.toolUseID = task.ToolUseID
-	}
-	if task.Description != "" && ref.desc == "" {
-		ref.desc = task.Description
-	}
-	if task.TaskID != "" {
-		t.tasks.put(task.TaskID, ref)
-	}
-	tu := ref.toolUseID
-	if tu == "" {
-		return "", ref.desc
-	}
-	if a, ok := t.agents.get(tu); ok && !strings.HasPrefix(a.label, "workflow: ") {
-		return tu, ref.desc
-	}
-	if task.TaskType == "local_agent" || task.TaskType == "remote_agent" {
-		return tu, ref.desc
-	}
-	if t.o.Tracker != nil {
-		if s := t.o.Tracker.Subagent(tu); s != nil && s.Type != "workflow" {
-			return tu, ref.desc
-		}
-	}
-	return "", ref.desc
-}
-
 func taskStats(u stream.TaskUsage) string {
 	var p []string
 	if u.ToolUses > 0 {
@@ -553,7 +473,7 @@ func (t *textRenderer) task(ev *stream.Event) {
 		t.simple(0, stDim, "◇", line(s))
 		return
 	}
-	ctx, desc := t.taskCtx(task)
+	ctx, desc := t.taskAgent(task)
 	ind := t.enter(ctx, task.SubagentType, desc)
 	switch ev.Subtype {
 	case "task_started":
@@ -610,7 +530,7 @@ func (t *textRenderer) progress(ev *stream.Event) {
 		task := ev.Task()
 		activity := task.Description
 		task.Description = "" // task_progress describes the current activity, not the task
-		ctx, desc := t.taskCtx(task)
+		ctx, desc := t.taskAgent(task)
 		ind := t.enter(ctx, task.SubagentType, desc)
 		task.Description = activity
 		s := "progress  " + task.Description
