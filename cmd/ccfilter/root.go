@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/render"
 )
@@ -115,36 +115,13 @@ func extractVars(args []string) ([]string, []filter.Var, error) {
 			vars = append(vars, filter.Var{Name: name, Value: val})
 			continue
 		}
-		var v any
-		dec := json.NewDecoder(strings.NewReader(val))
-		dec.UseNumber()
-		if err := dec.Decode(&v); err != nil {
+		if err := jsonx.Validate([]byte(val)); err != nil {
 			return nil, nil, fmt.Errorf("--argjson %s: invalid JSON: %v", name, err)
 		}
-		vars = append(vars, filter.Var{Name: name, Value: normalizeNumbers(v)})
+		// The same tree builder as for events: the number types gojq expects.
+		vars = append(vars, filter.Var{Name: name, Value: jsonx.Parse([]byte(val)).Decode()})
 	}
 	return rest, vars, nil
-}
-
-// normalizeNumbers turns json.Number into the int/float64 gojq expects.
-func normalizeNumbers(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			return int(n)
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		for i := range x {
-			x[i] = normalizeNumbers(x[i])
-		}
-	case map[string]any:
-		for k := range x {
-			x[k] = normalizeNumbers(x[k])
-		}
-	}
-	return v
 }
 
 func presetHelp() string {

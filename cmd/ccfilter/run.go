@@ -16,6 +16,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 	"golang.org/x/term"
 
+	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
@@ -283,7 +284,6 @@ func (s *session) badLine(err error) error {
 		return errorf(exitInput, "%v", err)
 	}
 	printError(s.o.stderr, "warning: "+err.Error())
-	s.badLines++
 	return nil
 }
 
@@ -314,7 +314,6 @@ type session struct {
 	outputs    int    // expression outputs
 	lastValue  any
 	runtimeErr bool
-	badLines   int
 }
 
 func (s *session) open(out io.Writer) error {
@@ -373,15 +372,8 @@ func (s *session) event(ctx context.Context, ev *stream.Event) error {
 	}
 	done := s.tr.Observe(ev)
 	p := s.p
-	switch ev.Kind {
-	case stream.KindInit:
-		if p.preset.Name == "init" && len(s.inits) < 1000 {
-			s.inits = append(s.inits, ev.Init())
-		}
-	case stream.KindResult:
-		if p.preset.Name == "final" {
-			s.lastRaw = append(s.lastRaw[:0], ev.Raw...)
-		}
+	if ev.Kind == stream.KindInit && p.preset.Name == "init" && len(s.inits) < 1000 {
+		s.inits = append(s.inits, ev.Init())
 	}
 	if p.expr != nil {
 		if !s.agentMatch(ev) {
@@ -486,14 +478,8 @@ func (s *session) halt(h *filter.Halt) (int, error) {
 
 // callObject is the tool-call view for --where with the tools preset.
 func callObject(c *stream.ToolCall) map[string]any {
-	var input any
-	if len(c.Input) > 0 {
-		if ev, err := stream.NewEvent([]byte(`{"i":`+string(c.Input)+`}`), "", 0); err == nil {
-			if m, ok := ev.Value().(map[string]any); ok {
-				input = m["i"]
-			}
-		}
-	}
+	// The input was validated with its line; an absent one decodes as null.
+	input := jsonx.Value(c.Input).Decode()
 	m := map[string]any{
 		"id": c.ID, "name": c.Name, "input": input, "agent": c.AgentLabel(),
 		"is_error": c.IsError, "result_bytes": c.ResultBytes, "line": int(c.Line), "done": c.Done,

@@ -134,7 +134,13 @@ func (d *Decoder) event(line []byte, off int64) (*Event, error) {
 }
 
 func (d *Decoder) syntaxError(line []byte, off int64, err error) error {
-	se := &SyntaxError{Source: d.opts.Source, Line: d.line, Offset: off, Err: err}
+	return newSyntaxError(d.opts.Source, d.line, off, line, err)
+}
+
+// newSyntaxError reports the scanner's err on line number n: the column,
+// and whether the line stops mid-value (a killed producer).
+func newSyntaxError(source string, n, off int64, line []byte, err error) *SyntaxError {
+	se := &SyntaxError{Source: source, Line: n, Offset: off, Err: err}
 	var je *jsonx.SyntaxError
 	if errors.As(err, &je) {
 		se.Column = je.Offset

@@ -3,7 +3,6 @@ package stream
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
@@ -45,7 +44,7 @@ func (e *Event) reset(raw []byte, source string, line, off int64) {
 // entry point for callers that frame lines themselves; it validates raw.
 func NewEvent(raw []byte, source string, line int64) (*Event, error) {
 	if err := jsonx.Validate(raw); err != nil {
-		return nil, &SyntaxError{Source: source, Line: line, Err: err}
+		return nil, newSyntaxError(source, line, 0, raw, err)
 	}
 	e := &Event{}
 	e.reset(bytes.Clone(raw), source, line, 0)
@@ -57,13 +56,7 @@ func NewEvent(raw []byte, source string, line int64) (*Event, error) {
 // event's line.
 func (e *Event) Validate() error {
 	if err := jsonx.Validate(e.Raw); err != nil {
-		se := &SyntaxError{Source: e.Source, Line: e.Line, Offset: e.Offset, Err: err}
-		var je *jsonx.SyntaxError
-		if errors.As(err, &je) {
-			se.Column = je.Offset
-			se.Truncated = je.Offset >= len(e.Raw)
-		}
-		return se
+		return newSyntaxError(e.Source, e.Line, e.Offset, e.Raw, err)
 	}
 	return nil
 }

@@ -188,10 +188,9 @@ type Tracker struct {
 	agentOrder []*Subagent
 	byAgentID  map[string]*Subagent
 
-	msgs      map[string]*list.Element // open model calls by message.id
-	msgOrder  *list.List               // of *msgUsage
-	closed    map[usageKey]*ModelTokens
-	seenModel map[string]bool
+	msgs     map[string]*list.Element // open model calls by message.id
+	msgOrder *list.List               // of *msgUsage
+	closed   map[usageKey]*ModelTokens
 
 	types     map[typeKey]int64
 	typeOrder []typeKey
@@ -247,7 +246,6 @@ func NewTracker(o TrackerOptions) *Tracker {
 		msgs:      map[string]*list.Element{},
 		msgOrder:  list.New(),
 		closed:    map[usageKey]*ModelTokens{},
-		seenModel: map[string]bool{},
 		types:     map[typeKey]int64{},
 	}
 }
@@ -304,10 +302,10 @@ func (t *Tracker) observeResult(e *Event) {
 func (t *Tracker) countType(e *Event) {
 	k := typeKey{e.Type, e.Subtype}
 	if _, ok := t.types[k]; !ok {
+		// e.Type and e.Subtype never alias Raw (intern returns a constant or a
+		// copy), so the key may be kept.
 		if len(t.types) >= t.o.MaxTypes {
 			k = typeKey{"(other)", ""}
-		} else {
-			k = typeKey{string(bytes.Clone([]byte(e.Type))), string(bytes.Clone([]byte(e.Subtype)))}
 		}
 		if _, ok := t.types[k]; !ok {
 			t.typeOrder = append(t.typeOrder, k)
@@ -489,12 +487,17 @@ func mergeUsage(old, u Usage) Usage {
 	return old
 }
 
-// fold adds a model call that can no longer change to the closed totals.
+// fold adds a model call that can no longer change to the closed totals,
+// its own and its subagent's.
 func (t *Tracker) fold(m *msgUsage) {
-	addTokens(t.closed, t.seenModel, m)
+	addTokens(t.closed, m)
+	if m.agent != nil {
+		m.agent.closed = m.agent.closed.Add(m.usage)
+	}
 }
 
-func addTokens(into map[usageKey]*ModelTokens, seen map[string]bool, m *msgUsage) {
+// addTokens adds one model call's usage to its (model, side) entry.
+func addTokens(into map[usageKey]*ModelTokens, m *msgUsage) {
 	k := usageKey{m.model, m.sub}
 	mt := into[k]
 	if mt == nil {
@@ -503,12 +506,6 @@ func addTokens(into map[usageKey]*ModelTokens, seen map[string]bool, m *msgUsage
 	}
 	mt.Calls++
 	mt.Usage = mt.Usage.Add(m.usage)
-	if seen != nil {
-		seen[m.model] = true
-	}
-	if m.agent != nil && seen != nil {
-		m.agent.closed = m.agent.closed.Add(m.usage)
-	}
 }
 
 func (t *Tracker) observeDelta(e *Event) {
@@ -698,13 +695,10 @@ func (t *Tracker) Usage() UsageReport {
 		all[k] = &c
 	}
 	for el := t.msgOrder.Front(); el != nil; el = el.Next() {
-		addTokens(all, nil, el.Value.(*msgUsage))
+		addTokens(all, el.Value.(*msgUsage))
 	}
 	var rep UsageReport
-	seen := map[string]bool{}
-	for m := range t.seenModel {
-		seen[m] = true
-	}
+	seen := map[string]bool{} // models that answered an assistant message
 	for _, v := range all {
 		rep.ByModel = append(rep.ByModel, *v)
 		rep.Calls += v.Calls
