@@ -304,6 +304,28 @@ func (g *gen) stamp() {
 	g.s(`"`)
 }
 
+// agentEnvelope writes the value of parent_tool_use_id (with agent_id inside
+// a subagent), then session_id, uuid and timestamp: the tail every
+// assistant and user event shares. Main-agent uuids are remembered for
+// compaction's preserved segment.
+func (g *gen) agentEnvelope(a *agentCtx) {
+	u := g.uuid()
+	if a != nil {
+		g.q(a.toolUseID)
+		g.s(`,"agent_id":`)
+		g.q(a.agentID)
+	} else {
+		g.s(`null`)
+		g.lastMain[0], g.lastMain[1] = g.lastMain[1], u
+	}
+	g.s(`,"session_id":`)
+	g.q(g.sess)
+	g.s(`,"uuid":`)
+	g.q(u)
+	g.s(`,`)
+	g.stamp()
+}
+
 func (g *gen) sessUUID() { // ,"session_id":S,"uuid":U
 	g.s(`"session_id":`)
 	g.q(g.sess)
@@ -730,21 +752,7 @@ func (g *gen) assistantEvent(c *call, b *block, last bool, a *agentCtx) {
 	g.s(`],"stop_reason":null,"stop_sequence":null,"stop_details":null,"usage":`)
 	g.usageShort(c, out)
 	g.s(`,"context_management":null},"parent_tool_use_id":`)
-	u := g.uuid()
-	if a != nil {
-		g.q(a.toolUseID)
-		g.s(`,"agent_id":`)
-		g.q(a.agentID)
-	} else {
-		g.s(`null`)
-		g.lastMain[0], g.lastMain[1] = g.lastMain[1], u
-	}
-	g.s(`,"session_id":`)
-	g.q(g.sess)
-	g.s(`,"uuid":`)
-	g.q(u)
-	g.s(`,`)
-	g.stamp()
+	g.agentEnvelope(a)
 	g.s(`,"request_id":`)
 	g.q(c.req)
 	if b.kind == blkThinking {

@@ -148,21 +148,7 @@ func (g *gen) userEvent(tc *toolCall, a *agentCtx, errField int, content, tur fu
 		}
 		g.s(`}]},"parent_tool_use_id":`)
 	}
-	u := g.uuid()
-	if a != nil {
-		g.q(a.toolUseID)
-		g.s(`,"agent_id":`)
-		g.q(a.agentID)
-	} else {
-		g.s(`null`)
-		g.lastMain[0], g.lastMain[1] = g.lastMain[1], u
-	}
-	g.s(`,"session_id":`)
-	g.q(g.sess)
-	g.s(`,"uuid":`)
-	g.q(u)
-	g.s(`,`)
-	g.stamp()
+	g.agentEnvelope(a)
 	if a == nil && tur != nil {
 		g.s(`,"tool_use_result":`)
 		tur()
