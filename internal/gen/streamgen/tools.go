@@ -336,12 +336,7 @@ func (g *gen) runBash(tc *toolCall, a *agentCtx, t *turnState) {
 	if tc.longBash {
 		taskID, runID = g.randChars("b", b36, 8), g.runID()
 		g.begin()
-		g.s(`{"type":"system","subtype":"task_started","task_id":`)
-		g.q(taskID)
-		g.s(`,"run_id":`)
-		g.q(runID)
-		g.s(`,"tool_use_id":`)
-		g.q(tc.id)
+		g.taskHead("task_started", taskID, runID, tc.id)
 		g.s(`,"description":`)
 		g.q(tc.desc)
 		g.s(`,"is_backgrounded":false,"task_type":"local_bash",`)
@@ -350,12 +345,7 @@ func (g *gen) runBash(tc *toolCall, a *agentCtx, t *turnState) {
 		g.end()
 		g.tick(2000, 120000)
 		g.begin()
-		g.s(`{"type":"system","subtype":"task_notification","task_id":`)
-		g.q(taskID)
-		g.s(`,"run_id":`)
-		g.q(runID)
-		g.s(`,"tool_use_id":`)
-		g.q(tc.id)
+		g.taskHead("task_notification", taskID, runID, tc.id)
 		g.s(`,"status":"completed","output_file":"","summary":`)
 		g.q(tc.desc)
 		g.s(`,`)
@@ -405,12 +395,7 @@ func (g *gen) runAgent(tc *toolCall) int64 {
 	a.startTs = g.ts
 	a.ctx = 6000 + int64(g.r.IntN(800))
 	g.begin()
-	g.s(`{"type":"system","subtype":"task_started","task_id":`)
-	g.q(a.taskID)
-	g.s(`,"run_id":`)
-	g.q(a.runID)
-	g.s(`,"tool_use_id":`)
-	g.q(a.toolUseID)
+	g.taskHead("task_started", a.taskID, a.runID, a.toolUseID)
 	g.s(`,"description":`)
 	g.q(a.desc)
 	g.s(`,"subagent_type":`)
@@ -426,15 +411,7 @@ func (g *gen) runAgent(tc *toolCall) int64 {
 	g.s(`{"type":"user","message":{"role":"user","content":[{"type":"text","text":`)
 	g.q(a.prompt)
 	g.s(`}]},"parent_tool_use_id":`)
-	g.q(a.toolUseID)
-	g.s(`,"agent_id":`)
-	g.q(a.agentID)
-	g.s(`,"session_id":`)
-	g.q(g.sess)
-	g.s(`,"uuid":`)
-	g.q(g.uuid())
-	g.s(`,`)
-	g.stamp()
+	g.agentEnvelope(a)
 	g.s(`,"subagent_type":`)
 	g.q(a.typ)
 	g.s(`,"task_description":`)
@@ -473,12 +450,7 @@ func (g *gen) runAgent(tc *toolCall) int64 {
 			a.stats[1]++
 		}
 		g.begin()
-		g.s(`{"type":"system","subtype":"task_progress","task_id":`)
-		g.q(a.taskID)
-		g.s(`,"run_id":`)
-		g.q(a.runID)
-		g.s(`,"tool_use_id":`)
-		g.q(a.toolUseID)
+		g.taskHead("task_progress", a.taskID, a.runID, a.toolUseID)
 		g.s(`,"description":`)
 		g.q(desc)
 		g.s(`,"subagent_type":`)
@@ -517,10 +489,7 @@ func (g *gen) runAgent(tc *toolCall) int64 {
 	}
 
 	g.begin()
-	g.s(`{"type":"system","subtype":"task_updated","task_id":`)
-	g.q(a.taskID)
-	g.s(`,"run_id":`)
-	g.q(a.runID)
+	g.taskHead("task_updated", a.taskID, a.runID, "")
 	g.s(`,"patch":{"status":"completed","end_time":`)
 	g.n(g.ts)
 	g.s(`},`)
@@ -530,12 +499,7 @@ func (g *gen) runAgent(tc *toolCall) int64 {
 
 	g.tick(1, 20)
 	g.begin()
-	g.s(`{"type":"system","subtype":"task_notification","task_id":`)
-	g.q(a.taskID)
-	g.s(`,"run_id":`)
-	g.q(a.runID)
-	g.s(`,"tool_use_id":`)
-	g.q(a.toolUseID)
+	g.taskHead("task_notification", a.taskID, a.runID, a.toolUseID)
 	g.s(`,"status":"completed","output_file":`)
 	g.q("/tmp/claude-0/-home-user-project/" + g.sess + "/tasks/" + a.taskID + ".output")
 	g.s(`,"summary":`)
@@ -617,4 +581,19 @@ func appendUnique(xs []string, x string) []string {
 		}
 	}
 	return append(xs, x)
+}
+
+// taskHead writes the opening of a system/task_* event: type, subtype,
+// task_id and run_id, then tool_use_id when the task has one.
+func (g *gen) taskHead(subtype, taskID, runID, toolUseID string) {
+	g.s(`{"type":"system","subtype":"`)
+	g.s(subtype)
+	g.s(`","task_id":`)
+	g.q(taskID)
+	g.s(`,"run_id":`)
+	g.q(runID)
+	if toolUseID != "" {
+		g.s(`,"tool_use_id":`)
+		g.q(toolUseID)
+	}
 }
