@@ -27,53 +27,41 @@ func benchInput(b *testing.B) []byte {
 	return all
 }
 
-// BenchmarkDecoder measures reading, validating and classifying.
-func BenchmarkDecoder(b *testing.B) {
+// benchStream decodes the bench input once per iteration, calling the
+// per-run function's result on every event.
+func benchStream(b *testing.B, perRun func() func(*stream.Event)) {
 	data := benchInput(b)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
 		dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{})
+		each := perRun()
 		for {
-			_, err := dec.Next()
+			ev, err := dec.Next()
 			if err == io.EOF {
 				break
 			}
+			if err == nil {
+				each(ev)
+			}
 		}
 	}
+}
+
+// BenchmarkDecoder measures reading, validating and classifying.
+func BenchmarkDecoder(b *testing.B) {
+	benchStream(b, func() func(*stream.Event) { return func(*stream.Event) {} })
 }
 
 // BenchmarkTracker measures decoding plus tracking (pairs, usage, outcome).
 func BenchmarkTracker(b *testing.B) {
-	data := benchInput(b)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{})
+	benchStream(b, func() func(*stream.Event) {
 		tr := stream.NewTracker(stream.TrackerOptions{})
-		for {
-			ev, err := dec.Next()
-			if err == io.EOF {
-				break
-			}
-			tr.Observe(ev)
-		}
-	}
+		return func(ev *stream.Event) { tr.Observe(ev) }
+	})
 }
 
 // BenchmarkValue measures building the full tree (what gojq needs).
 func BenchmarkValue(b *testing.B) {
-	data := benchInput(b)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{})
-		for {
-			ev, err := dec.Next()
-			if err == io.EOF {
-				break
-			}
-			ev.Value()
-		}
-	}
+	benchStream(b, func() func(*stream.Event) { return func(ev *stream.Event) { ev.Value() } })
 }
