@@ -401,21 +401,6 @@ func (m *markdownRenderer) toolResults(ev *stream.Event, calls []*stream.ToolCal
 	}
 }
 
-func retryText(attempt, max int64, errName string, status, delayMs int64) string {
-	s := "retry " + strconv.FormatInt(attempt, 10)
-	if max > 0 {
-		s += "/" + strconv.FormatInt(max, 10)
-	}
-	if errName == "" {
-		errName = "error"
-	}
-	s += ": " + errName
-	if status != 0 {
-		s += " (" + strconv.FormatInt(status, 10) + ")"
-	}
-	return s + ", waiting " + fmtMs(delayMs)
-}
-
 func (m *markdownRenderer) hook(ev *stream.Event) {
 	name := ev.Str("hook_name")
 	if ev.Subtype != "hook_response" {

@@ -206,3 +206,19 @@ func agentType(c *stream.ToolCall) string {
 func isAgentTool(name string) bool { return name == "Agent" || name == "Task" || name == "Workflow" }
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// retryText describes an api_retry: "retry 3/10: overloaded (529), waiting 2.1s".
+func retryText(attempt, max int64, errName string, status, delayMs int64) string {
+	s := "retry " + strconv.FormatInt(attempt, 10)
+	if max > 0 {
+		s += "/" + strconv.FormatInt(max, 10)
+	}
+	if errName == "" {
+		errName = "error"
+	}
+	s += ": " + errName
+	if status != 0 {
+		s += " (" + strconv.FormatInt(status, 10) + ")"
+	}
+	return s + ", waiting " + fmtMs(delayMs)
+}

@@ -380,19 +380,7 @@ func (t *textRenderer) callLine(c *stream.ToolCall) {
 }
 
 func (t *textRenderer) retry(ind int, attempt, max int64, errName string, status, delayMs int64) {
-	s := "retry " + strconv.FormatInt(attempt, 10)
-	if max > 0 {
-		s += "/" + strconv.FormatInt(max, 10)
-	}
-	if errName == "" {
-		errName = "error"
-	}
-	s += ": " + errName
-	if status != 0 {
-		s += " (" + strconv.FormatInt(status, 10) + ")"
-	}
-	s += ", waiting " + fmtMs(delayMs)
-	t.simple(ind, stYellow, "!", line(s))
+	t.simple(ind, stYellow, "!", line(retryText(attempt, max, errName, status, delayMs)))
 }
 
 func (t *textRenderer) denied(ev *stream.Event) {
