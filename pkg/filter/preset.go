@@ -152,7 +152,7 @@ func IsTrouble(e *stream.Event) bool {
 			return e.Int("exit_code") != 0 || e.Str("outcome") == "error"
 		}
 	case stream.KindResult:
-		return e.Get("is_error") != nil && string(e.Get("is_error")) == "true"
+		return string(e.Get("is_error")) == "true"
 	case stream.KindNotice:
 		return e.Str("level") == "warning" || e.Subtype == "model_fallback"
 	}
