@@ -55,3 +55,14 @@ cross:
 
 clean:
 	rm -rf bin
+	rm -rf man
+
+# Man pages (man/ccfilter.1 and one per subcommand; `man -l man/ccfilter.1`),
+# generated from the cobra command tree by TestManPages, so the generator
+# (cobra/doc) is not linked into ccfilter. In a test binary main's import
+# path is the package's, hence the long -X. SOURCE_DATE_EPOCH fixes the date.
+.PHONY: man
+man:
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct 2>/dev/null || date +%s) \
+		$(GO) test -count=1 -ldflags "-X github.com/ccfilter/ccfilter/cmd/ccfilter.version=$(VERSION)" \
+		-run '^TestManPages$$' ./cmd/ccfilter -update

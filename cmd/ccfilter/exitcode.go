@@ -18,17 +18,38 @@ const (
 	exitInput    = 5 // unreadable file, malformed line with --strict, expression runtime error
 )
 
-// exitCodesHelp is shown in --help.
-const exitCodesHelp = `Exit codes:
-  0  success
-  1  the run failed (last result has is_error): always for final, otherwise
-     with --exit-status; for expressions with -e: the last output was false or null
-  2  usage error: bad flag, unknown format or preset
-  3  the expression does not compile
-  4  the stream ended without a result event (killed, cut off, empty):
-     always for final, otherwise with --exit-status; expressions with -e: no output
-  5  input error: a file cannot be read, a malformed line with --strict,
-     an expression's runtime error`
+// exitCodes says what each code means, for --help and the man page.
+var exitCodes = []struct {
+	code    int
+	meaning string
+}{
+	{exitOK, "success"},
+	{exitFailed, "the run failed (last result has is_error): always for final, otherwise with --exit-status; for expressions with -e: the last output was false or null"},
+	{exitUsage, "usage error: bad flag, unknown format or preset"},
+	{exitCompile, "the expression does not compile"},
+	{exitNoResult, "the stream ended without a result event (killed, cut off, empty): always for final, otherwise with --exit-status; expressions with -e: no output"},
+	{exitInput, "input error: a file cannot be read, a malformed line with --strict, an expression's runtime error"},
+}
+
+// exitCodesHelp is the exit code table as --help shows it, wrapped to 80
+// columns.
+func exitCodesHelp() string {
+	var b strings.Builder
+	b.WriteString("Exit codes:")
+	for _, c := range exitCodes {
+		fmt.Fprintf(&b, "\n  %d ", c.code)
+		col := 4
+		for _, w := range strings.Fields(c.meaning) {
+			if col+1+len(w) > 80 {
+				b.WriteString("\n    ")
+				col = 4
+			}
+			b.WriteString(" " + w)
+			col += 1 + len(w)
+		}
+	}
+	return b.String()
+}
 
 // exitError carries an exit code and the message printed for it.
 type exitError struct {

@@ -131,13 +131,24 @@ func presetHelp() string {
 		fmt.Fprintf(&b, "  %-10s %s\n", p.Name, p.Summary)
 	}
 	b.WriteString("\nExamples:\n")
-	for _, p := range filter.Presets {
-		fmt.Fprintf(&b, "  %s\n", p.Example)
+	for _, e := range examples() {
+		fmt.Fprintf(&b, "  %s\n", e)
 	}
-	b.WriteString("  ccfilter 'select(kind == \"tool_use\") | .message.content[0].name' run.jsonl\n")
-	b.WriteString("  ccfilter all --format markdown run.jsonl > report.md\n")
-	b.WriteString("  ccfilter tools --format csv run.jsonl > tools.csv\n")
 	return b.String()
+}
+
+// examples are the command lines --help and the man page show: one per
+// preset (from the preset table), then a few that are not a preset's.
+func examples() []string {
+	var out []string
+	for _, p := range filter.Presets {
+		out = append(out, p.Example)
+	}
+	return append(out,
+		`ccfilter 'select(kind == "tool_use") | .message.content[0].name' run.jsonl`,
+		"ccfilter all --format markdown run.jsonl > report.md",
+		"ccfilter tools --format csv run.jsonl > tools.csv",
+	)
 }
 
 // newRootCmd builds the command; runF runs it (tests pass their own to
@@ -160,11 +171,14 @@ reads stdin. Each file is its own run, output in argument order.
 Expression functions (besides jq's): ` + funcNames() + `
 (see docs/expressions.md). --where EXPR narrows a preset: ccfilter tools --where '.name == "Bash"'.
 
-` + exitCodesHelp,
+` + exitCodesHelp(),
 		Version:       version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.ArbitraryArgs,
+		// The first argument completes to a preset name, or to a file
+		// when no preset starts with what was typed.
+		ValidArgsFunction: completeArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
 			o.ctx = cmd.Context()
@@ -179,7 +193,8 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f := cmd.Flags()
 	f.StringVarP(&o.Format, "format", "F", "text", "output format: text, markdown, ndjson, csv, json")
 	f.StringVar(&o.Agent, "agent", "", "whose events pass: main, sub, all, or a subagent id (default: main for text, all otherwise)")
-	f.StringVar(&o.Where, "where", "", "keep only what this jq condition is true for (see `ccfilter presets` for what . is)")
+	// pflag shows a `quoted` word of the usage as the value's name.
+	f.StringVar(&o.Where, "where", "", "keep only what the jq condition `EXPR` is true for (see 'ccfilter presets' for what . is)")
 	f.BoolVarP(&o.Raw, "raw-output", "r", false, "write string results without quotes")
 	f.BoolVarP(&o.Join, "join-output", "j", false, "like -r, without a newline after each result")
 	f.BoolVarP(&o.Compact, "compact-output", "c", false, "one line per JSON result")
@@ -191,10 +206,37 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.BoolVar(&o.LineBuffered, "line-buffered", false, "flush after every event (e.g. into tee)")
 	f.IntVar(&o.MaxLineBytes, "max-line-bytes", 1<<30, "longest line accepted; longer lines are reported and skipped")
 	f.SortFlags = false
+	mustComplete(cmd, "format", formatNames()...)
+	mustComplete(cmd, "color", "auto", "always", "never")
+	mustComplete(cmd, "agent", "main", "sub", "all")
 	cmd.SetVersionTemplate("ccfilter {{.Version}}\n")
 	cmd.AddCommand(newPresetsCmd(o))
 	cmd.CompletionOptions.HiddenDefaultCmd = false
 	return cmd
+}
+
+// completeArgs completes FILTER with the presets that start with what was
+// typed; with none, and for every later argument, the shell completes file
+// names.
+func completeArgs(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveDefault
+	}
+	var out []cobra.Completion
+	for _, p := range filter.Presets {
+		if strings.HasPrefix(p.Name, toComplete) {
+			out = append(out, cobra.CompletionWithDesc(p.Name, p.Summary))
+		}
+	}
+	return out, cobra.ShellCompDirectiveDefault
+}
+
+// mustComplete completes a flag's value from a fixed list. It fails only
+// for a flag that does not exist, a bug that every test run would show.
+func mustComplete(cmd *cobra.Command, flag string, values ...string) {
+	if err := cmd.RegisterFlagCompletionFunc(flag, cobra.FixedCompletions(values, cobra.ShellCompDirectiveNoFileComp)); err != nil {
+		panic(err)
+	}
 }
 
 func funcNames() string {
