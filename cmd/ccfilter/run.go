@@ -188,8 +188,23 @@ func (o *options) openInput(name string) (io.Reader, func(), error) {
 		r = f
 		closeFn = func() { f.Close() }
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
-	magic, _ := br.Peek(4)
+	// The magic bytes are read ahead and put back with a MultiReader rather
+	// than a bufio.Reader, which would copy every byte of the input once more.
+	var head [4]byte
+	n, err := io.ReadFull(r, head[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		closeFn()
+		return nil, nil, err
+	}
+	magic := head[:n]
+	br := io.MultiReader(bytes.NewReader(magic), r)
+	if sk, ok := r.(io.Seeker); ok {
+		if _, err := sk.Seek(-int64(n), io.SeekCurrent); err == nil {
+			// A seekable file is handed over as it is, so the decoder can
+			// look ahead in it to size the buffer of a long line.
+			br = r
+		}
+	}
 	switch {
 	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
 		zr, err := gzip.NewReader(br)

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -108,6 +109,44 @@ func TestDecodeEveryCaptureLine(t *testing.T) {
 	}
 }
 
+// TestFindReadsOnlyTheHead proves that Find and First stop at the value they
+// reach: on a line whose tail is garbage (never read), they still answer,
+// and Trim gives exactly what Get gives on the valid part.
+func TestFindReadsOnlyTheHead(t *testing.T) {
+	line := Value(`{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"` + strings.Repeat(`x\"`, 1000) + `"}]}}`)
+	cut := line[:len(line)-200] // cut inside the long content
+	block := cut.Find("message").Find("content").First()
+	assert.Equal(t, "tool_result", block.Find("type").Trim().Str())
+	assert.Equal(t, "t1", block.Find("tool_use_id").Trim().Str())
+	assert.Nil(t, block.Find("content").Trim(), "a value cut off has no end")
+	assert.Nil(t, cut.Find("missing"), "a key after the cut is not found")
+	full := line.Find("message").Find("content").First()
+	assert.Equal(t, line.Path("message", "content").Index(0).Get("content"), full.Find("content").Trim())
+
+	tests := []struct {
+		name string
+		in   string
+		key  string
+		want string // Find(key).Trim(); "" for nil
+	}{
+		{"first key", `{"a":1,"b":2}`, "a", `1`},
+		{"later key", `{"a":[1,{"x":"}"}],"b":"q"}`, "b", `"q"`},
+		{"escaped key", `{"a":true}`, "a", `true`},
+		{"absent", `{"a":1}`, "z", ``},
+		{"not an object", `[1]`, "a", ``},
+		{"spaces", `{ "a" : { "b" : 1 } }`, "a", `{ "b" : 1 }`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Value(tt.in).Find(tt.key).Trim()
+			assert.Equal(t, tt.want, string(got))
+			assert.Equal(t, string(Value(tt.in).Get(tt.key)), string(got), "Find.Trim equals Get")
+		})
+	}
+	assert.Equal(t, `{"b":1}`, string(Value(`[ {"b":1} ,2]`).First().Trim()))
+	assert.Nil(t, Value(`[]`).First())
+}
+
 // normalize turns ints into float64 so trees compare with encoding/json's.
 func normalize(v any) any {
 	switch x := v.(type) {
@@ -141,8 +180,15 @@ func FuzzValidateDecode(f *testing.F) {
 		_ = v.Get("type").Str()
 		_ = v.Index(0).StrLen()
 		_ = v.Decode()
+		_ = v.Find("type").First().Find("x").Trim().Str()
 		if json.Valid(b) {
 			require.NoError(t, err)
+			// The open-ended lookups find what the exact ones find.
+			v.EachMember(func(k []byte, val Value) bool {
+				require.Equal(t, v.Get(string(k)), v.Find(string(k)).Trim(), "key %q", k)
+				return true
+			})
+			require.Equal(t, v.Index(0), v.First().Trim())
 			var want any
 			if json.Unmarshal(b, &want) != nil {
 				return // a number beyond float64: jq clamps, encoding/json refuses

@@ -83,6 +83,70 @@ func (v Value) Get(key string) Value {
 	return out
 }
 
+// Find is Get for reaching into the head of a long value: it returns the
+// member's value without finding where that value ends, so the result runs
+// on to the end of v. Find, First and Type work on such an open-ended value;
+// Trim cuts it to the value itself before anything else reads it. On a
+// 1 MB tool result, Find("message").Find("content").First() reads a few
+// dozen bytes where Get would walk the whole megabyte.
+func (v Value) Find(key string) Value {
+	if v.Type() != Object {
+		return nil
+	}
+	b := []byte(v)
+	i := skipSpace(b, 1)
+	for i < len(b) && b[i] == '"' {
+		ke := stringEnd(b, i)
+		if ke < 0 {
+			return nil
+		}
+		key0 := b[i+1 : ke-1]
+		i = skipSpace(b, ke)
+		if i >= len(b) || b[i] != ':' {
+			return nil
+		}
+		i = skipSpace(b, i+1)
+		if i >= len(b) {
+			return nil
+		}
+		if keyEqual(key0, key) {
+			return Value(b[i:])
+		}
+		ve := skip(b, i)
+		if ve < 0 || ve <= i {
+			return nil
+		}
+		i = skipSpace(b, ve)
+		if i >= len(b) || b[i] != ',' {
+			return nil
+		}
+		i = skipSpace(b, i+1)
+	}
+	return nil
+}
+
+// First returns the first element of an array, open-ended like Find.
+func (v Value) First() Value {
+	if v.Type() != Array {
+		return nil
+	}
+	i := skipSpace(v, 1)
+	if i >= len(v) || v[i] == ']' {
+		return nil
+	}
+	return v[i:]
+}
+
+// Trim cuts an open-ended value (from Find or First) to the value itself,
+// or nil when it does not end.
+func (v Value) Trim() Value {
+	e := skip(v, 0)
+	if e <= 0 {
+		return nil
+	}
+	return v[:e]
+}
+
 // Path follows a chain of object keys.
 func (v Value) Path(keys ...string) Value {
 	for _, k := range keys {

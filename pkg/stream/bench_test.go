@@ -65,3 +65,19 @@ func BenchmarkTracker(b *testing.B) {
 func BenchmarkValue(b *testing.B) {
 	benchStream(b, func() func(*stream.Event) { return func(ev *stream.Event) { ev.Value() } })
 }
+
+// BenchmarkDecoderLazy measures reading and classifying without full
+// validation (the final and types presets).
+func BenchmarkDecoderLazy(b *testing.B) {
+	data := benchInput(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{Lazy: true})
+		for {
+			if _, err := dec.Next(); err == io.EOF {
+				break
+			}
+		}
+	}
+}

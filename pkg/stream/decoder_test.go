@@ -352,3 +352,58 @@ func FuzzDecoder(f *testing.F) {
 		_, _ = tr.FinalText()
 	})
 }
+
+// TestDecoderSeekableInputSameAsPipe proves that sizing long lines by
+// looking ahead in a seekable input (a file, strings.Reader) gives exactly
+// the events and errors of a pipe: lines around and far past the buffer
+// size, a last line without newline, an over-long line, and a reader that
+// was already partly consumed when the decoder got it.
+func TestDecoderSeekableInputSameAsPipe(t *testing.T) {
+	line := func(n int) string { // a valid object line of exactly n bytes
+		return `{"type":"x","p":"` + strings.Repeat("y", n-19) + `"}`
+	}
+	var in strings.Builder
+	in.WriteString("skipped-prefix\n")
+	for _, n := range []int{20, 63, 64, 65, 100, 300, 64 * 5, 20, 1000, 40} {
+		in.WriteString(line(n) + "\n")
+	}
+	in.WriteString(line(5000) + "\n") // over MaxLineBytes
+	in.WriteString(`{"type":"cut","p":"` + strings.Repeat("z", 200) + "\n")
+	in.WriteString(line(150)) // no final newline
+	data := in.String()
+	const prefix = len("skipped-prefix\n")
+	opts := stream.DecoderOptions{BufferSize: 64, MaxLineBytes: 2000}
+
+	want := readAll(t, data[prefix:], opts, false)
+	require.Len(t, want, 13)
+
+	for _, name := range []string{"strings.Reader", "os.File"} {
+		t.Run(name, func(t *testing.T) {
+			var r io.ReadSeeker = strings.NewReader(data)
+			if name == "os.File" {
+				f, err := os.CreateTemp(t.TempDir(), "*.jsonl")
+				require.NoError(t, err)
+				defer f.Close()
+				_, err = f.WriteString(data)
+				require.NoError(t, err)
+				r = f
+			}
+			_, err := r.Seek(int64(prefix), io.SeekStart)
+			require.NoError(t, err)
+			dec := stream.NewDecoder(r, opts)
+			var got []item
+			for {
+				ev, err := dec.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					got = append(got, item{Err: err.Error()})
+					continue
+				}
+				got = append(got, item{Line: ev.Line, Raw: string(ev.Raw)})
+			}
+			assert.Equal(t, want, got)
+		})
+	}
+}

@@ -190,15 +190,21 @@ func classify(e *Event) Kind {
 }
 
 func classifyAssistant(v jsonx.Value) Kind {
-	msg := v.Get("message")
-	if v.Get("is_api_error_message").Bool() || (v.Get("error").Type() == jsonx.String && msg.Get("model").StrEqual("<synthetic>")) {
+	// Classification reads only the head of the line (Find, not Get): the
+	// keys it needs come before the long parts (text, tool input).
+	msg := v.Find("message")
+	// Only claude-code's own synthetic messages (model "<synthetic>", the
+	// first or fourth key of message) can be API errors; testing that first
+	// keeps the top-level keys after a long message unread on every other
+	// assistant line.
+	if msg.Find("model").Trim().StrEqual("<synthetic>") && (v.Get("is_api_error_message").Bool() || v.Get("error").Type() == jsonx.String) {
 		return KindAPIError
 	}
-	content := msg.Get("content")
+	content := msg.Find("content")
 	if content.Type() == jsonx.String {
 		return KindText
 	}
-	switch block := content.Index(0).Get("type"); {
+	switch block := content.First().Find("type").Trim(); {
 	case block.StrEqual("text"):
 		return KindText
 	case block.StrEqual("thinking"), block.StrEqual("redacted_thinking"):
@@ -212,12 +218,17 @@ func classifyAssistant(v jsonx.Value) Kind {
 const interruptPrefix = "[Request interrupted by user"
 
 func classifyUser(v jsonx.Value) Kind {
-	content := v.Path("message", "content")
+	content := v.Find("message").Find("content")
 	var text jsonx.Value
 	switch content.Type() {
 	case jsonx.String:
-		text = content
+		text = content.Trim()
 	case jsonx.Array:
+		if content.First().Find("type").Trim().StrEqual("tool_result") {
+			// The common case, decided without walking a long result.
+			return KindToolResult
+		}
+		content = content.Trim()
 		isResult := false
 		content.Each(func(_ int, b jsonx.Value) bool {
 			t := b.Get("type")

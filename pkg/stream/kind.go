@@ -51,7 +51,7 @@ var Kinds = [numKinds]KindDoc{
 	{KindText, "text", "assistant text block (also synthetic local-command output)"},
 	{KindThinking, "thinking", "assistant thinking or redacted_thinking block"},
 	{KindToolUse, "tool_use", "assistant tool_use, server_tool_use or mcp_tool_use block"},
-	{KindAPIError, "api_error", "synthetic assistant message for a failed API call (is_api_error_message, or error with model <synthetic>)"},
+	{KindAPIError, "api_error", "synthetic assistant message for a failed API call (model <synthetic> with is_api_error_message or an error)"},
 	{KindRetry, "retry", "system/api_retry"},
 	{KindPermissionDenied, "permission_denied", "system/permission_denied"},
 	{KindHook, "hook", "system/hook_started, hook_progress, hook_response"},
