@@ -28,6 +28,7 @@ type options struct {
 	Indent       int
 	ExitStatus   bool
 	Strict       bool
+	FullCheck    bool
 	Color        string
 	LineBuffered bool
 	MaxLineBytes int
@@ -202,6 +203,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.IntVar(&o.Indent, "indent", 2, "indent JSON with N spaces (0-7)")
 	f.BoolVarP(&o.ExitStatus, "exit-status", "e", false, "exit 1 if the run failed, 4 if it has no result (expressions: jq's -e)")
 	f.BoolVar(&o.Strict, "strict", false, "stop at the first malformed line (exit 5)")
+	f.BoolVar(&o.FullCheck, "full-check", false, "validate every byte of every line, as jq does (by default lines that are passed over are only checked to be one whole object)")
 	f.StringVar(&o.Color, "color", "auto", "colors: auto (terminal only, NO_COLOR respected), always, never")
 	f.BoolVar(&o.LineBuffered, "line-buffered", false, "flush after every event (e.g. into tee)")
 	f.IntVar(&o.MaxLineBytes, "max-line-bytes", 1<<30, "longest line accepted; longer lines are reported and skipped")

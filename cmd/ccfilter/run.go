@@ -241,7 +241,17 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	defer closeIn()
 	light := p.expr == nil && (p.preset.Name == "final" || p.preset.Name == "types")
-	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Lazy: light})
+	// Every line is checked to be one whole object (cut and merged lines are
+	// reported); the events the run prints or keeps are then validated in
+	// full (session.uses), the rest is read where needed and passed over.
+	check := stream.CheckFraming
+	if light {
+		check = stream.CheckEnds
+	}
+	if o.FullCheck {
+		check = stream.CheckAll
+	}
+	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: check})
 	tr := stream.NewTracker(stream.TrackerOptions{})
 	s := &session{o: o, p: p, tr: tr, tty: tty, source: displayName(name), light: light}
 	if err := s.open(out); err != nil {
@@ -270,8 +280,8 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 			}
 			return 0, errorf(exitInput, "%s: read error: %v", displayName(name), err)
 		}
-		if light && (ev.Kind == stream.KindResult || ev.Kind == stream.KindText) {
-			// The lazy decoder left validation of the events we use to us.
+		if check != stream.CheckAll && s.uses(ev) {
+			// The decoder left validation of the events we use to us.
 			if err := ev.Validate(); err != nil {
 				if err := s.badLine(err); err != nil {
 					return exitInput, err
@@ -289,6 +299,23 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		}
 	}
 	return s.finish()
+}
+
+// uses reports whether the run prints the event, hands it to an
+// expression, or keeps data from it beyond the few fields the tracker reads
+// (ids, flags, sizes, usage); those events are validated in full.
+func (s *session) uses(ev *stream.Event) bool {
+	switch {
+	case s.light:
+		return ev.Kind == stream.KindResult || ev.Kind == stream.KindText
+	case s.p.expr != nil:
+		return !s.p.expr.Skips(ev)
+	case ev.Kind == stream.KindToolUse || ev.Kind == stream.KindInit || ev.Kind == stream.KindResult:
+		return true // tool inputs, the init, the final answer are kept
+	case s.text != nil:
+		return ev.Kind == stream.KindText || ev.Kind == stream.KindDelta
+	}
+	return s.p.preset.Mode == filter.Events && s.p.preset.Select(ev)
 }
 
 // badLine reports a malformed or over-long line: a warning, or with

@@ -3,11 +3,13 @@ package jsonx
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -174,6 +176,8 @@ func FuzzValidateDecode(f *testing.F) {
 	f.Add([]byte(`{"type":"result","result":"ok"}`))
 	f.Add([]byte(`[1,"\u2028",{"a":null}]`))
 	f.Add([]byte(`{"a":"\\\""}`))
+	f.Add([]byte(`[{"type":"tool_result","content":"x"},1,{},{"a":[{"b":2}]}]`))
+	f.Add([]byte(`"\\\\u0041\ud83d\ude00\ud83d\u0041\\\u00e9"`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		err := Validate(b)
 		v := Parse(b)
@@ -189,6 +193,28 @@ func FuzzValidateDecode(f *testing.F) {
 				return true
 			})
 			require.Equal(t, v.Index(0), v.First().Trim())
+			// EachObjectMember sees what Each then EachMember see.
+			var one, two []string
+			v.EachObjectMember(func(i int, k []byte, val Value) bool {
+				one = append(one, fmt.Sprint(i, string(k), string(val)))
+				return true
+			})
+			v.Each(func(i int, e Value) bool {
+				e.EachMember(func(k []byte, val Value) bool {
+					two = append(two, fmt.Sprint(i, string(k), string(val)))
+					return true
+				})
+				return true
+			})
+			require.Equal(t, two, one)
+			// StrLen counts what Str decodes (on valid UTF-8, where Str
+			// does not substitute U+FFFD).
+			if s := v.Get("s"); s.Type() == String && utf8.Valid(s) {
+				require.Equal(t, len(s.Str()), s.StrLen(), "%s", s)
+			}
+			if v.Type() == String && utf8.Valid(v) {
+				require.Equal(t, len(v.Str()), v.StrLen(), "%s", v)
+			}
 			var want any
 			if json.Unmarshal(b, &want) != nil {
 				return // a number beyond float64: jq clamps, encoding/json refuses

@@ -284,6 +284,29 @@ func hexVal(c byte) int {
 	return -1
 }
 
+// ValidateFraming reports whether b holds one complete object or array:
+// brackets balance and every string closes, with nothing after it. It is
+// the cheap part of Validate (it jumps from quote to quote and does not look
+// at escapes, literals or separators), and it is what tells a whole line
+// from one cut off or two merged into one.
+func ValidateFraming(b []byte) error {
+	i := skipSpace(b, 0)
+	if i == len(b) {
+		return &SyntaxError{Offset: i, Msg: "empty input"}
+	}
+	if b[i] != '{' && b[i] != '[' {
+		return Validate(b) // a scalar line: small, and wrong for a stream anyway
+	}
+	end := skip(b, i)
+	if end < 0 {
+		return &SyntaxError{Offset: len(b), Msg: ErrUnexpectedEnd.Error()}
+	}
+	if end = skipSpace(b, end); end != len(b) {
+		return &SyntaxError{Offset: end, Msg: fmt.Sprintf("unexpected %q after the value", b[end])}
+	}
+	return nil
+}
+
 // skip returns the offset just past the value at b[i] without validating it
 // in depth, or -1 when the input ends first. It is used on lines that
 // Validate has already accepted, but must stay safe on anything.

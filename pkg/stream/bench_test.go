@@ -66,18 +66,26 @@ func BenchmarkValue(b *testing.B) {
 	benchStream(b, func() func(*stream.Event) { return func(ev *stream.Event) { ev.Value() } })
 }
 
-// BenchmarkDecoderLazy measures reading and classifying without full
-// validation (the final and types presets).
-func BenchmarkDecoderLazy(b *testing.B) {
+// BenchmarkDecoderCheck measures reading and classifying at each level of
+// validation (CheckEnds is what the final and types presets use,
+// CheckFraming the other presets).
+func BenchmarkDecoderCheck(b *testing.B) {
 	data := benchInput(b)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{Lazy: true})
-		for {
-			if _, err := dec.Next(); err == io.EOF {
-				break
+	for _, c := range []struct {
+		name  string
+		check stream.Check
+	}{{"All", stream.CheckAll}, {"Framing", stream.CheckFraming}, {"Ends", stream.CheckEnds}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{Check: c.check})
+				for {
+					if _, err := dec.Next(); err == io.EOF {
+						break
+					}
+				}
 			}
-		}
+		})
 	}
 }

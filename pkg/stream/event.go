@@ -51,8 +51,8 @@ func NewEvent(raw []byte, source string, line int64) (*Event, error) {
 	return e, nil
 }
 
-// Validate fully checks the event's JSON, for events read by a Lazy
-// Decoder (it is always nil otherwise). The error is a *SyntaxError with the
+// Validate fully checks the event's JSON, for events read by a Decoder
+// whose Check is not CheckAll (it is always nil otherwise). The error is a *SyntaxError with the
 // event's line.
 func (e *Event) Validate() error {
 	if err := jsonx.Validate(e.Raw); err != nil {

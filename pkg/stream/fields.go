@@ -147,17 +147,39 @@ func (r ToolResult) Size() int {
 // ToolResults returns the tool_result blocks of a user event.
 func (e *Event) ToolResults() []ToolResult {
 	var out []ToolResult
-	e.v().Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
-		if b.Get("type").StrEqual("tool_result") {
-			out = append(out, ToolResult{
-				ToolUseID: b.Get("tool_use_id").Str(),
-				IsError:   b.Get("is_error").Bool(),
-				Content:   json.RawMessage(b.Get("content")),
-			})
+	eachToolResult(e.v(), func(r ToolResult) { out = append(out, r) })
+	return out
+}
+
+// eachToolResult calls fn for each tool_result block of a user event,
+// walking the content once: the keys of a block come in any order and a
+// long "content" sits between "type" and "is_error".
+func eachToolResult(v jsonx.Value, fn func(ToolResult)) {
+	var cur ToolResult
+	isResult, at := false, -1
+	end := func() {
+		if isResult {
+			fn(cur)
+		}
+	}
+	v.Find("message").Find("content").EachObjectMember(func(i int, k []byte, val jsonx.Value) bool {
+		if i != at {
+			end()
+			cur, isResult, at = ToolResult{}, false, i
+		}
+		switch string(k) {
+		case "type":
+			isResult = val.StrEqual("tool_result")
+		case "tool_use_id":
+			cur.ToolUseID = val.Str()
+		case "is_error":
+			cur.IsError = val.Bool()
+		case "content":
+			cur.Content = json.RawMessage(val)
 		}
 		return true
 	})
-	return out
+	end()
 }
 
 // ToolUseResult returns the raw "tool_use_result" of a user event: the

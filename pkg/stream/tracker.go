@@ -527,20 +527,16 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 	v := e.v()
 	ts := v.Get("timestamp").Str()
 	var done []*ToolCall
-	v.Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
-		if !b.Get("type").StrEqual("tool_result") {
-			return true
-		}
-		id := b.Get("tool_use_id").Str()
+	eachToolResult(v, func(r ToolResult) {
+		id := r.ToolUseID
 		el, ok := t.calls[id]
 		if !ok {
 			t.stats.OrphanResults++
-			return true
+			return
 		}
 		c := el.Value.(*ToolCall)
 		t.callOrder.Remove(el)
 		delete(t.calls, id)
-		r := ToolResult{ToolUseID: id, IsError: b.Get("is_error").Bool(), Content: json.RawMessage(b.Get("content"))}
 		c.Done, c.IsError, c.ResultLine, c.ResultTimestamp = true, r.IsError, e.Line, ts
 		c.ResultBytes = r.Size()
 		c.Duration, c.HasDuration = between(c.Timestamp, ts)
@@ -548,7 +544,6 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 			t.agentResult(s, v.Get("tool_use_result"), r, e)
 		}
 		done = append(done, c)
-		return true
 	})
 	return done
 }
