@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -25,7 +26,11 @@ func presetsDoc() string {
 	b.WriteString("## Presets\n\n`ccfilter PRESET [FILE...]`; every preset works with every `--format`.\n\n")
 	b.WriteString("| preset | prints | `.` for `--where` | default `--agent` |\n|---|---|---|---|\n")
 	for _, p := range filter.Presets {
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", p.Name, p.Summary, p.Dot, p.DefaultAgent)
+		dot := p.Dot
+		if dot == "" {
+			dot = "— (`--where` does not apply)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", p.Name, p.Summary, dot, p.DefaultAgent)
 	}
 	b.WriteString("\nExamples:\n\n```sh\n")
 	for _, p := range filter.Presets {
@@ -52,4 +57,22 @@ func TestPresetsDocIsCurrent(t *testing.T) {
 	got, err := os.ReadFile("../../docs/presets.md")
 	require.NoError(t, err)
 	assert.Equal(t, want, string(got), "run go test ./cmd/ccfilter -update")
+}
+
+// TestWhereAppliesAsDocumented proves the presets table tells the truth
+// about --where: it is accepted with every preset that documents what . is,
+// and rejected as a usage error with the others.
+func TestWhereAppliesAsDocumented(t *testing.T) {
+	for _, p := range filter.Presets {
+		t.Run(p.Name, func(t *testing.T) {
+			var stderr strings.Builder
+			code := run([]string{p.Name, "--where", "true", "../../testdata/events/03-bash-fail.jsonl"}, strings.NewReader(""), io.Discard, &stderr, nil)
+			if p.Dot == "" {
+				assert.Equal(t, exitUsage, code)
+				assert.Contains(t, stderr.String(), "--where does not apply to the "+p.Name+" preset")
+				return
+			}
+			assert.Equal(t, exitOK, code, stderr.String())
+		})
+	}
 }

@@ -62,7 +62,7 @@ argument that is a file and neither a preset nor an expression is a *FILE*.
 # PRESETS
 `)
 	for _, p := range filter.Presets {
-		fmt.Fprintf(&b, "**%s**\n: %s. For **--where**, . is %s.\n\n", p.Name, manEscape(p.Summary), manEscape(p.Dot))
+		fmt.Fprintf(&b, "**%s**\n: %s. **--where**: %s.\n\n", p.Name, manEscape(p.Summary), manEscape(whereDot(p)))
 	}
 	b.WriteString("# EXPRESSIONS\nAny *FILTER* that is not a preset is a jq expression (gojq) run on every event; . is the event. Besides jq's builtins it has:\n\n")
 	for _, f := range filter.Funcs {

@@ -257,12 +257,20 @@ func newPresetsCmd(o *options) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
 			for _, p := range filter.Presets {
-				fmt.Fprintf(w, "%s\n  %s\n  --where: . is %s\n  example: %s\n\n", p.Name, p.Summary, p.Dot, p.Example)
+				fmt.Fprintf(w, "%s\n  %s\n  --where: %s\n  example: %s\n\n", p.Name, p.Summary, whereDot(p), p.Example)
 			}
 			fmt.Fprintf(w, "Formats: %s\n", strings.Join(formatNames(), ", "))
 			return nil
 		},
 	}
+}
+
+// whereDot says what . is for --where with a preset.
+func whereDot(p filter.Preset) string {
+	if p.Dot == "" {
+		return "does not apply"
+	}
+	return ". is " + p.Dot
 }
 
 func formatNames() []string {

@@ -34,7 +34,8 @@ const (
 type Preset struct {
 	Name    string
 	Summary string // one line, for --help and `ccfilter presets`
-	// Dot says what `.` is for --where with this preset.
+	// Dot says what `.` is for --where with this preset; empty for the
+	// presets --where does not apply to (the command rejects it there).
 	Dot  string
 	Mode Mode
 	// DefaultAgent is the --agent value used when the flag is not given.
@@ -77,7 +78,6 @@ var Presets = []Preset{
 	{
 		Name: "final", Mode: Final, DefaultAgent: "all",
 		Summary: "the final answer only (exit 1 if the run failed, 4 if it has no result)",
-		Dot:     "the result event",
 		Example: "answer=$(claude -p 'what is 2+2' --output-format stream-json --verbose | ccfilter final) || exit",
 	},
 	{
@@ -89,7 +89,6 @@ var Presets = []Preset{
 	{
 		Name: "usage", Mode: Summary, DefaultAgent: "all",
 		Summary: "tokens (deduplicated by message.id) and cost, by model, main agent vs subagents, helper model apart",
-		Dot:     "the usage report",
 		Example: "ccfilter usage --format json run.jsonl",
 	},
 	{
@@ -101,7 +100,6 @@ var Presets = []Preset{
 	{
 		Name: "init", Mode: Summary, DefaultAgent: "all",
 		Summary: "session facts: model, version, cwd, permission mode, tools, agents",
-		Dot:     "an init row: {model, claude_code_version, cwd, permission_mode, session_id, tools, agents, ...}",
 		Example: "ccfilter init run.jsonl",
 	},
 }
