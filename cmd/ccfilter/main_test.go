@@ -47,7 +47,7 @@ func TestNewRootCmd(t *testing.T) {
 		args []string
 		want func(t *testing.T, o *options)
 	}{
-		{"defaults", nil, func(t *testing.T, o *options) {
+		{"defaults", []string{}, func(t *testing.T, o *options) {
 			assert.Equal(t, "text", o.Format)
 			assert.Equal(t, "auto", o.Color)
 			assert.False(t, o.agentChanged)
@@ -69,7 +69,7 @@ func TestNewRootCmd(t *testing.T) {
 			o := &options{}
 			ran := false
 			cmd := newRootCmd(o, func(o *options) error { ran = true; return nil })
-			cmd.SetArgs(tc.args)
+			cmd.SetArgs(tc.args) // never nil: cobra would parse the test's own flags
 			require.NoError(t, cmd.Execute())
 			require.True(t, ran)
 			tc.want(t, o)

@@ -37,7 +37,6 @@ func writeManPages(dir string) error {
 	root.Example = strings.Join(examples(), "\n")
 	root.DisableAutoGenTag = true
 	return doc.GenManTree(root, &doc.GenManHeader{
-		Title:   "CCFILTER",
 		Section: "1",
 		Source:  "ccfilter " + version,
 		Manual:  "ccfilter manual",
