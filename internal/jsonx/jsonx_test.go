@@ -185,6 +185,18 @@ func FuzzValidateDecode(f *testing.F) {
 		_ = v.Index(0).StrLen()
 		_ = v.Decode()
 		_ = v.Find("type").First().Find("x").Trim().Str()
+		// What Validate accepts is framed; what Members accepts (it also
+		// checks the top level's separators) is framed too.
+		ms, merr := Members(b, nil)
+		if err == nil {
+			require.NoError(t, ValidateFraming(b))
+			if v.Type() == Object {
+				require.NoError(t, merr)
+			}
+		}
+		if merr == nil {
+			require.NoError(t, ValidateFraming(b))
+		}
 		if json.Valid(b) {
 			require.NoError(t, err)
 			// The open-ended lookups find what the exact ones find.
@@ -193,6 +205,18 @@ func FuzzValidateDecode(f *testing.F) {
 				return true
 			})
 			require.Equal(t, v.Index(0), v.First().Trim())
+			// Members lists what EachMember walks.
+			var walked []Member
+			v.EachMember(func(k []byte, val Value) bool {
+				walked = append(walked, Member{k, val})
+				return true
+			})
+			if v.Type() == Object {
+				require.Equal(t, walked, ms)
+				for _, m := range ms {
+					require.Equal(t, v.Get(string(m.Key)), Lookup(ms, string(m.Key)))
+				}
+			}
 			// EachObjectMember sees what Each then EachMember see.
 			var one, two []string
 			v.EachObjectMember(func(i int, k []byte, val Value) bool {

@@ -307,6 +307,85 @@ func ValidateFraming(b []byte) error {
 	return nil
 }
 
+// Member is one member of an object: its key's raw bytes (between the
+// quotes, escapes not decoded) and its value.
+type Member struct {
+	Key []byte
+	Val Value
+}
+
+// Members checks the framing of the object b, as ValidateFraming does, and
+// appends its members to dst (reused, so a caller that keeps dst allocates
+// nothing). It is one walk over a line that then answers every top-level
+// lookup without walking again: the keys claude-code writes after a
+// megabyte "message" (parent_tool_use_id, timestamp, ...) would otherwise
+// cost a walk over the megabyte each.
+func Members(b []byte, dst []Member) ([]Member, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		if err := ValidateFraming(b); err != nil {
+			return dst, err
+		}
+		return dst, &SyntaxError{Offset: i, Msg: "not an object"}
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return dst, errAt(b, i, "a string key")
+			}
+			ke := stringEnd(b, i)
+			if ke < 0 {
+				return dst, errAt(b, len(b), "'\"'")
+			}
+			key := b[i+1 : ke-1]
+			i = skipSpace(b, ke)
+			if i >= len(b) || b[i] != ':' {
+				return dst, errAt(b, i, "':'")
+			}
+			i = skipSpace(b, i+1)
+			if i >= len(b) {
+				return dst, errAt(b, i, "a value")
+			}
+			ve := skip(b, i)
+			if ve < 0 {
+				return dst, errAt(b, len(b), "the end of a value")
+			}
+			if ve <= i {
+				return dst, errAt(b, i, "a value")
+			}
+			dst = append(dst, Member{Key: key, Val: Value(b[i:ve])})
+			i = skipSpace(b, ve)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == '}' {
+				i++
+				break
+			}
+			return dst, errAt(b, i, "',' or '}'")
+		}
+	}
+	if i = skipSpace(b, i); i != len(b) {
+		return dst, &SyntaxError{Offset: i, Msg: fmt.Sprintf("unexpected %q after the value", b[i])}
+	}
+	return dst, nil
+}
+
+// Lookup returns the value of key among members (the first one, as Get), or
+// nil.
+func Lookup(members []Member, key string) Value {
+	for i := range members {
+		if keyEqual(members[i].Key, key) {
+			return members[i].Val
+		}
+	}
+	return nil
+}
+
 // skip returns the offset just past the value at b[i] without validating it
 // in depth, or -1 when the input ends first. It is used on lines that
 // Validate has already accepted, but must stay safe on anything.
@@ -341,7 +420,7 @@ func skip(b []byte, i int) int {
 	default:
 		for i < len(b) {
 			switch b[i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r', ':':
+			case ',', '}', ']', ' ', '\t', '\n', '\r', ':', '"', '{', '[':
 				return i
 			}
 			i++

@@ -149,6 +149,9 @@ func (d *Decoder) event(line []byte, off int64) (*Event, error) {
 			err = jsonx.Validate(line) // for its message
 		}
 	case CheckFraming:
+		if line[0] == '{' {
+			break // checked by frame below
+		}
 		err = jsonx.ValidateFraming(line)
 	default:
 		err = jsonx.Validate(line)
@@ -159,6 +162,15 @@ func (d *Decoder) event(line []byte, off int64) (*Event, error) {
 	if line[0] != '{' {
 		return nil, &SyntaxError{Source: d.opts.Source, Line: d.line, Offset: off,
 			Err: fmt.Errorf("not a JSON object: %s", preview(line))}
+	}
+	if d.opts.Check == CheckFraming {
+		// The framing walk indexes the top-level members on its way.
+		d.ev.point(line, d.opts.Source, d.line, off)
+		if err := d.ev.frame(); err != nil {
+			return nil, d.syntaxError(line, off, err)
+		}
+		d.ev.classify()
+		return &d.ev, nil
 	}
 	d.ev.reset(line, d.opts.Source, d.line, off)
 	return &d.ev, nil

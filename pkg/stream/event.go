@@ -31,13 +31,44 @@ type Event struct {
 
 	tree     any
 	haveTree bool
+	// top indexes the top-level members, built by the first lookup (or by a
+	// CheckFraming decoder, whose framing walk finds them anyway): the keys
+	// after a long "message" are then found without walking it again.
+	top     []jsonx.Member
+	haveTop bool
 }
 
-// reset points the reused event at a new line and classifies it.
+// reset points the reused event at a new line and classifies it; the
+// member index keeps its capacity, so a reused event allocates nothing.
 func (e *Event) reset(raw []byte, source string, line, off int64) {
-	*e = Event{Raw: raw, Source: source, Line: line, Offset: off}
-	e.Type, e.Subtype = discriminators(raw)
+	e.point(raw, source, line, off)
+	e.classify()
+}
+
+func (e *Event) point(raw []byte, source string, line, off int64) {
+	*e = Event{Raw: raw, Source: source, Line: line, Offset: off, top: e.top[:0]}
+}
+
+func (e *Event) classify() {
+	e.Type, e.Subtype = discriminators(e.Raw)
 	e.Kind = classify(e)
+}
+
+// frame checks the line's framing while building the member index.
+func (e *Event) frame() error {
+	var err error
+	e.top, err = jsonx.Members(e.Raw, e.top[:0])
+	e.haveTop = err == nil
+	return err
+}
+
+// field returns a top-level member's value, or nil.
+func (e *Event) field(key string) jsonx.Value {
+	if !e.haveTop {
+		e.top, _ = jsonx.Members(e.Raw, e.top[:0]) // a bad line keeps what it could index
+		e.haveTop = true
+	}
+	return jsonx.Lookup(e.top, key)
 }
 
 // NewEvent returns the event for one complete JSON object line. It is the
@@ -67,6 +98,7 @@ func (e *Event) Clone() *Event {
 	c := *e
 	c.Raw = bytes.Clone(e.Raw)
 	c.tree, c.haveTree = nil, false
+	c.top, c.haveTop = nil, false
 	return &c
 }
 
@@ -84,27 +116,30 @@ func (e *Event) Value() any {
 // Get returns the raw JSON at a path of object keys, or nil when absent.
 // It does not allocate: the result aliases Raw.
 func (e *Event) Get(path ...string) json.RawMessage {
-	return json.RawMessage(e.v().Path(path...))
+	if len(path) == 0 {
+		return json.RawMessage(e.v())
+	}
+	return json.RawMessage(e.field(path[0]).Path(path[1:]...))
 }
 
 func (e *Event) v() jsonx.Value { return jsonx.Value(e.Raw) }
 
 // ParentToolUseID returns the id of the Agent tool call whose subagent
 // produced this event, or "" for the main agent.
-func (e *Event) ParentToolUseID() string { return e.v().Get("parent_tool_use_id").Str() }
+func (e *Event) ParentToolUseID() string { return e.field("parent_tool_use_id").Str() }
 
 // AgentID returns the subagent id claude-code 2.1.328 writes on subagent
 // events ("agent_id"; it equals the task_id of the task_* events), or "".
-func (e *Event) AgentID() string { return e.v().Get("agent_id").Str() }
+func (e *Event) AgentID() string { return e.field("agent_id").Str() }
 
 // IsSubagent reports whether the event belongs to a subagent.
 func (e *Event) IsSubagent() bool {
-	p := e.v().Get("parent_tool_use_id")
+	p := e.field("parent_tool_use_id")
 	return p.Type() == jsonx.String && len(p) > 2
 }
 
 // Timestamp returns the event's "timestamp" string, or "".
-func (e *Event) Timestamp() string { return e.v().Get("timestamp").Str() }
+func (e *Event) Timestamp() string { return e.field("timestamp").Str() }
 
 // internTable holds the type and subtype names that are returned without
 // allocating.
@@ -179,9 +214,9 @@ func classify(e *Event) Kind {
 		}
 		return KindUnknown
 	case "assistant":
-		return classifyAssistant(e.v())
+		return classifyAssistant(e)
 	case "user":
-		return classifyUser(e.v())
+		return classifyUser(e)
 	}
 	if k, ok := otherKinds[e.Type]; ok {
 		return k
@@ -189,7 +224,8 @@ func classify(e *Event) Kind {
 	return KindUnknown
 }
 
-func classifyAssistant(v jsonx.Value) Kind {
+func classifyAssistant(e *Event) Kind {
+	v := e.v()
 	// Classification reads only the head of the line (Find, not Get): the
 	// keys it needs come before the long parts (text, tool input).
 	msg := v.Find("message")
@@ -197,7 +233,7 @@ func classifyAssistant(v jsonx.Value) Kind {
 	// first or fourth key of message) can be API errors; testing that first
 	// keeps the top-level keys after a long message unread on every other
 	// assistant line.
-	if msg.Find("model").Trim().StrEqual("<synthetic>") && (v.Get("is_api_error_message").Bool() || v.Get("error").Type() == jsonx.String) {
+	if msg.Find("model").Trim().StrEqual("<synthetic>") && (e.field("is_api_error_message").Bool() || e.field("error").Type() == jsonx.String) {
 		return KindAPIError
 	}
 	content := msg.Find("content")
@@ -217,7 +253,8 @@ func classifyAssistant(v jsonx.Value) Kind {
 
 const interruptPrefix = "[Request interrupted by user"
 
-func classifyUser(v jsonx.Value) Kind {
+func classifyUser(e *Event) Kind {
+	v := e.v()
 	content := v.Find("message").Find("content")
 	var text jsonx.Value
 	switch content.Type() {
@@ -248,9 +285,9 @@ func classifyUser(v jsonx.Value) Kind {
 	switch {
 	case text.StrHasPrefix(interruptPrefix):
 		return KindInterrupt
-	case v.Get("isSynthetic").Bool():
+	case e.field("isSynthetic").Bool():
 		return KindSynthetic
-	case v.Get("parent_tool_use_id").Type() == jsonx.String:
+	case e.field("parent_tool_use_id").Type() == jsonx.String:
 		return KindSubagentPrompt
 	}
 	return KindPrompt

@@ -384,13 +384,13 @@ func (e *Event) Init() Init {
 
 // Str returns the top-level string field name of e, or "" — for the many
 // small fields renderers show (hook_name, message, error, ...).
-func (e *Event) Str(name string) string { return e.v().Get(name).Str() }
+func (e *Event) Str(name string) string { return e.field(name).Str() }
 
 // Int returns the top-level integer field name of e, or 0.
-func (e *Event) Int(name string) int64 { return e.v().Get(name).Int() }
+func (e *Event) Int(name string) int64 { return e.field(name).Int() }
 
 // Has reports whether e has a non-null top-level field name.
-func (e *Event) Has(name string) bool { return !e.v().Get(name).IsNull() }
+func (e *Event) Has(name string) bool { return !e.field(name).IsNull() }
 
 // Delta is the view of a stream_event.
 type Delta struct {

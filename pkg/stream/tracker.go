@@ -345,10 +345,9 @@ func (t *Tracker) addAgent(s *Subagent) *Subagent {
 }
 
 func (t *Tracker) observeAssistant(e *Event) {
-	v := e.v()
-	msg := v.Get("message")
-	parent := v.Get("parent_tool_use_id").Str()
-	agent := t.agentOf(parent, v.Get("agent_id").Str())
+	msg := e.field("message")
+	parent := e.ParentToolUseID()
+	agent := t.agentOf(parent, e.AgentID())
 	id := msg.Get("id").Str()
 	model := msg.Get("model").Str()
 	u := usageOf(msg.Get("usage"))
@@ -374,7 +373,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 			ParentToolUseID: parent,
 			Agent:           agent,
 			Line:            e.Line,
-			Timestamp:       v.Get("timestamp").Str(),
+			Timestamp:       e.Timestamp(),
 		}
 		if agent != nil {
 			agent.ToolCalls++
@@ -525,7 +524,7 @@ func (t *Tracker) observeDelta(e *Event) {
 
 func (t *Tracker) observeResults(e *Event) []*ToolCall {
 	v := e.v()
-	ts := v.Get("timestamp").Str()
+	ts := e.Timestamp()
 	var done []*ToolCall
 	eachToolResult(v, func(r ToolResult) {
 		id := r.ToolUseID
@@ -541,7 +540,7 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 		c.ResultBytes = r.Size()
 		c.Duration, c.HasDuration = between(c.Timestamp, ts)
 		if s := t.agents[id]; s != nil {
-			t.agentResult(s, v.Get("tool_use_result"), r, e)
+			t.agentResult(s, e.field("tool_use_result"), r, e)
 		}
 		done = append(done, c)
 	})
