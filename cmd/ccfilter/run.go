@@ -241,13 +241,12 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	defer closeIn()
 	light := p.expr == nil && (p.preset.Name == "final" || p.preset.Name == "types")
-	// Every line is checked to be one whole object (cut and merged lines are
-	// reported); the events the run prints or keeps are then validated in
-	// full (session.uses), the rest is read where needed and passed over.
+	// Every line is checked to be one whole object, so cut and merged lines
+	// are reported (CheckEnds, '{' … '}', misses a merged line, and then
+	// final and types miss an event silently); the events the run prints
+	// or keeps are validated in full (session.uses), the rest is read where
+	// needed and passed over.
 	check := stream.CheckFraming
-	if light {
-		check = stream.CheckEnds
-	}
 	if o.FullCheck {
 		check = stream.CheckAll
 	}
@@ -426,10 +425,23 @@ func (s *session) event(ctx context.Context, ev *stream.Event) error {
 	switch p.preset.Mode {
 	case filter.Events:
 		if s.text != nil {
-			if s.agentMatch(ev) {
-				return s.text.event(ev)
+			if !s.agentMatch(ev) {
+				return nil
 			}
-			return nil
+			if p.where != nil {
+				if ev.Kind == stream.KindDelta {
+					// --where judges whole assistant events: their text is
+					// printed once complete, not streamed.
+					return nil
+				}
+				if ev.Kind == stream.KindText {
+					ok, err := s.whereEvent(ctx, ev, nil)
+					if err != nil || !ok {
+						return err
+					}
+				}
+			}
+			return s.text.event(ev)
 		}
 		if !p.preset.Select(ev) || !s.agentMatch(ev) {
 			return nil

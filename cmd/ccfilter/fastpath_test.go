@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/render"
+)
+
+// runResult is everything a run shows: both streams and the exit code.
+type runResult struct {
+	Stdout, Stderr string
+	Code           int
+}
+
+func runIn(t *testing.T, args []string, dir string) runResult {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := run(args, strings.NewReader(""), &stdout, &stderr, []string{"NO_COLOR=1"})
+	out, errs := stdout.String(), stderr.String()
+	if dir != "" {
+		out, errs = strings.ReplaceAll(out, dir, "DIR"), strings.ReplaceAll(errs, dir, "DIR")
+	}
+	return runResult{out, errs, code}
+}
+
+// TestFastPathMatchesFullCheck proves that the fast path (framing-only
+// checks of the lines a run passes over, head-only classification, the
+// light tracker of final and types) prints byte for byte what the slow path
+// prints (--full-check: every line validated in full): every preset in
+// every format, and expressions, on every capture, and on every capture cut
+// in the middle of its longest line (a killed producer) and with that line
+// glued to the next one (a lost newline), where both paths must report the
+// same bad line.
+func TestFastPathMatchesFullCheck(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	require.Len(t, files, 42)
+
+	dir := t.TempDir()
+	inputs := append([]string{}, files...)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		lines := bytes.SplitAfter(data, []byte("\n"))
+		longest := 0
+		for i, l := range lines {
+			if len(l) > len(lines[longest]) {
+				longest = i
+			}
+		}
+		if len(lines) < 2 {
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		l := lines[longest]
+		cut := append(bytes.Clone(bytes.Join(lines[:longest], nil)), l[:len(l)/2]...)
+		cut = append(cut, '\n')
+		cut = append(cut, bytes.Join(lines[longest+1:], nil)...)
+		glued := append(bytes.Clone(bytes.Join(lines[:longest], nil)), bytes.TrimSuffix(l, []byte("\n"))...)
+		glued = append(glued, bytes.Join(lines[longest+1:], nil)...)
+		for variant, b := range map[string][]byte{"cut": cut, "glued": glued} {
+			p := filepath.Join(dir, name+"-"+variant+".jsonl")
+			require.NoError(t, os.WriteFile(p, b, 0o644))
+			inputs = append(inputs, p)
+		}
+	}
+
+	var runs [][]string
+	for _, p := range filter.Presets {
+		for _, f := range render.Formats {
+			runs = append(runs, []string{p.Name, "--format", string(f)})
+		}
+	}
+	runs = append(runs,
+		[]string{"-c", "."},
+		[]string{"-r", `select(.type=="user") | .message.content[0].tool_use_id`},
+		[]string{"-c", `select(.type=="assistant") | [kind, agent, line]`},
+		[]string{"tools", "--where", `.name == "Bash"`},
+		[]string{"text", "--agent", "all"},
+	)
+	// On the hostile variants, the runs that read each line differently.
+	hostile := [][]string{{"types"}, {"final"}, {"text"}, {"tools", "--format", "csv"}, {"errors", "--format", "ndjson"}, {"-c", "."}}
+	differ := 0
+	for n, in := range inputs {
+		runs := runs
+		if n >= len(files) {
+			runs = hostile
+		}
+		for _, args := range runs {
+			full := append(append([]string{}, args...), "--full-check", in)
+			fast := append(append([]string{}, args...), in)
+			want, got := runIn(t, full, dir), runIn(t, fast, dir)
+			if !assert.Equal(t, want, got, "%s on %s", strings.Join(args, " "), filepath.Base(in)) {
+				if differ++; differ > 2 {
+					t.Fatal("too many differences")
+				}
+			}
+		}
+	}
+	// The hostile variants really are caught: each reports its bad line.
+	bad := runIn(t, []string{"types", filepath.Join(dir, "03-bash-fail-glued.jsonl")}, dir)
+	assert.Contains(t, bad.Stderr, "03-bash-fail-glued.jsonl:")
+	assert.Regexp(t, `glued.jsonl:\d+: `, bad.Stderr)
+}
