@@ -280,8 +280,13 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 			return 0, errorf(exitInput, "%s: read error: %v", displayName(name), err)
 		}
 		if check != stream.CheckAll && s.uses(ev) {
-			// The decoder left validation of the events we use to us.
-			if err := ev.Validate(); err != nil {
+			// The decoder left validation of the events we use to us; an
+			// event for jq is validated while its tree is built.
+			validate := ev.Validate
+			if p.expr != nil || p.where != nil {
+				validate = ev.ValidateValue
+			}
+			if err := validate(); err != nil {
 				if err := s.badLine(err); err != nil {
 					return exitInput, err
 				}

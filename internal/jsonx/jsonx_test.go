@@ -185,6 +185,16 @@ func FuzzValidateDecode(f *testing.F) {
 		_ = v.Index(0).StrLen()
 		_ = v.Decode()
 		_ = v.Find("type").First().Find("x").Trim().Str()
+		// The one-pass decoder accepts what Validate accepts, fails as it
+		// fails, and builds what the walking decoder builds.
+		tree, derr := DecodeValid(b)
+		if err != nil {
+			require.Error(t, derr)
+			require.Equal(t, err.Error(), derr.Error())
+		} else {
+			require.NoError(t, derr)
+			require.Equal(t, normalize(Parse(b).decodeLoose()), normalize(tree))
+		}
 		// What Validate accepts is framed; what Members accepts (it also
 		// checks the top level's separators) is framed too.
 		ms, merr := Members(b, nil)

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/big"
 	"strconv"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -163,7 +162,7 @@ func keyEqual(raw []byte, key string) bool {
 	if bytes.IndexByte(raw, '\\') < 0 {
 		return string(raw) == key
 	}
-	s, ok := unquoteBody(raw)
+	s, ok := unquote(raw)
 	return ok && s == key
 }
 
@@ -300,7 +299,7 @@ func (v Value) Str() string {
 	if bytes.IndexByte(body, '\\') < 0 {
 		return validUTF8(body)
 	}
-	s, _ := unquoteBody(body)
+	s, _ := unquote(body)
 	return s
 }
 
@@ -338,56 +337,36 @@ func (v Value) StrHasPrefix(prefix string) bool {
 }
 
 // StrLen returns the decoded length in bytes of a string value, without
-// building the string. Non-strings give 0.
-//
-// It counts instead of walking: tool results are megabytes with an escape
-// every twenty bytes, and a walk from backslash to backslash ran at 1 GB/s.
-// Every escape is two bytes that decode to one, except \uXXXX; a run of L
-// backslashes holds ceil(L/2) escapes, which is the backslash count minus
-// the (non-overlapping) count of double backslashes. Only the rare \u
-// escapes are looked at one by one. On a string with an invalid escape
-// (which Validate rejects) the count may differ from len(Str()).
+// building the string. Non-strings give 0. It jumps from escape to escape
+// eight bytes at a time (nextEscape), as unquote does.
 func (v Value) StrLen() int {
 	if v.Type() != String || len(v) < 2 {
 		return 0
 	}
 	body := v[1 : len(v)-1]
-	slashes := bytes.Count(body, []byte{'\\'})
-	if slashes == 0 {
-		return len(body)
-	}
-	escapes := slashes - bytes.Count(body, []byte{'\\', '\\'})
-	n := len(body) - escapes
+	n := 0
 	for i := 0; ; {
-		k := bytes.Index(body[i:], []byte{'\\', 'u'})
-		if k < 0 {
-			break
+		k := nextEscape(body, i, nil)
+		n += k - i
+		if k+1 >= len(body) {
+			return n + len(body) - k // a lone trailing backslash counts as itself
 		}
-		k += i
 		i = k + 2
-		run := 1 // backslashes ending at k
-		for p := k - 1; p >= 0 && body[p] == '\\'; p-- {
-			run++
-		}
-		if run%2 == 0 || k+6 > len(body) {
-			continue // an escaped backslash followed by a plain u
-		}
-		// So far the escape counts 6 bytes less 1: 5.
-		r := rune(hex4(body[k+2 : k+6]))
-		i = k + 6
-		if utf16.IsSurrogate(r) {
-			if k+12 <= len(body) && body[k+6] == '\\' && body[k+7] == 'u' {
-				if d := utf16.DecodeRune(r, rune(hex4(body[k+8:k+12]))); d != utf8.RuneError {
-					n += utf8.RuneLen(d) - 10 // two escapes, 12 bytes, counted 10
-					i = k + 12
-					continue
-				}
+		switch body[k+1] {
+		case 'u':
+			r, m := unicodeEscape(body[k:])
+			if m == 0 {
+				n += 2 // kept literally
+				continue
 			}
-			r = utf8.RuneError
+			n += utf8.RuneLen(r)
+			i = k + m
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			n++
+		default:
+			n += 2 // kept literally
 		}
-		n += utf8.RuneLen(r) - 5
 	}
-	return n
 }
 
 // Bool returns a boolean value, false for any other type.
@@ -429,69 +408,18 @@ func hex4(b []byte) int {
 	return n
 }
 
-// unquoteBody decodes the escapes in the body of a JSON string. Invalid
-// escapes are kept literally and reported with ok=false.
-func unquoteBody(body []byte) (string, bool) {
-	out := make([]byte, 0, len(body))
-	ok := true
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		if i+1 >= len(body) {
-			out = append(out, c)
-			ok = false
-			break
-		}
-		i++
-		switch body[i] {
-		case '"', '\\', '/':
-			out = append(out, body[i])
-		case 'b':
-			out = append(out, '\b')
-		case 'f':
-			out = append(out, '\f')
-		case 'n':
-			out = append(out, '\n')
-		case 'r':
-			out = append(out, '\r')
-		case 't':
-			out = append(out, '\t')
-		case 'u':
-			if i+4 >= len(body) {
-				out = append(out, '\\', 'u')
-				ok = false
-				continue
-			}
-			r := rune(hex4(body[i+1 : i+5]))
-			i += 4
-			if utf16.IsSurrogate(r) {
-				if i+6 < len(body) && body[i+1] == '\\' && body[i+2] == 'u' {
-					if d := utf16.DecodeRune(r, rune(hex4(body[i+3:i+7]))); d != utf8.RuneError {
-						r = d
-						i += 6
-					} else {
-						r = utf8.RuneError
-					}
-				} else {
-					r = utf8.RuneError
-				}
-			}
-			out = utf8.AppendRune(out, r)
-		default:
-			out = append(out, '\\', body[i])
-			ok = false
-		}
-	}
-	return validUTF8(out), ok
-}
-
 // Decode builds the generic tree of v: map[string]any, []any, string, bool,
 // nil, and numbers as int (integers that fit), *big.Int (larger integers,
 // so no digit is lost) or float64. These are the types gojq works on.
 func (v Value) Decode() any {
+	if t, err := DecodeValid(v); err == nil {
+		return t
+	}
+	return v.decodeLoose()
+}
+
+// decodeLoose is Decode's best effort on invalid input: what can be read.
+func (v Value) decodeLoose() any {
 	switch v.Type() {
 	case Null, Missing:
 		return nil
@@ -504,7 +432,7 @@ func (v Value) Decode() any {
 	case Array:
 		arr := make([]any, 0, 4)
 		v.Each(func(_ int, e Value) bool {
-			arr = append(arr, e.Decode())
+			arr = append(arr, e.decodeLoose())
 			return true
 		})
 		return arr
@@ -515,9 +443,9 @@ func (v Value) Decode() any {
 			if bytes.IndexByte(k, '\\') < 0 {
 				key = validUTF8(k)
 			} else {
-				key, _ = unquoteBody(k)
+				key, _ = unquote(k)
 			}
-			m[key] = e.Decode()
+			m[key] = e.decodeLoose()
 			return true
 		})
 		return m

@@ -92,6 +92,21 @@ func (e *Event) Validate() error {
 	return nil
 }
 
+// ValidateValue is Validate and Value in one pass over the line: it checks
+// the event's JSON in full and, when it is valid, builds the tree that
+// Value returns. For consumers that validate the events they decode.
+func (e *Event) ValidateValue() error {
+	if e.haveTree {
+		return nil
+	}
+	t, err := jsonx.DecodeValid(e.Raw)
+	if err != nil {
+		return newSyntaxError(e.Source, e.Line, e.Offset, e.Raw, err)
+	}
+	e.tree, e.haveTree = t, true
+	return nil
+}
+
 // Clone returns a copy of e that owns its bytes, for keeping an event past
 // the Decoder's next call.
 func (e *Event) Clone() *Event {
