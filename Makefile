@@ -30,13 +30,23 @@ fuzz:
 	$(GO) test ./pkg/stream -run '^$$' -fuzz FuzzDecoder -fuzztime 60s
 	$(GO) test ./internal/jsonx -run '^$$' -fuzz FuzzValidateDecode -fuzztime 60s
 
-bench: bench-go bench-compare
+# The Go benchmarks (the reader and classifier at each Check level, the
+# tracker, the tree, each renderer: ns/event and allocs/event besides ns/op
+# and B/op; CCFILTER_BENCH_FILE=FILE runs pkg/stream's on FILE), then the
+# side-by-side table of scripts/bench-compare.sh (ccfilter, jq and gojq on a
+# generated 1 GiB file, and the RSS flatness check against a 100 MiB one;
+# QUICK=1: 100 MiB against 20 MiB; BENCH_FILE=FILE: that file). One after
+# the other, also under make -j, so that neither disturbs the other's timings.
+BENCH_FILE ?=
+bench:
+	@$(MAKE) --no-print-directory bench-go
+	@$(MAKE) --no-print-directory bench-compare
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 bench-compare:
-	bash scripts/bench-compare.sh
+	bash scripts/bench-compare.sh $(BENCH_FILE)
 
 update-golden:
 	$(GO) test ./pkg/render -update

@@ -10,8 +10,12 @@
 #
 # Environment:
 #   SIZE=1GiB    size of the generated default file (100MiB with QUICK=1)
+#   SMALL_SIZE=100MiB  size of the second file of the RSS flatness check (20MiB
+#                with QUICK=1): /tmp/ccfilter-bench-$SMALL_SIZE.jsonl, generated
+#                the same way if missing; SMALL=PATH uses that file instead;
+#                SMALL=none skips the check
 #   RUNS=3       runs per tool and task; the median wall time is reported (1 with QUICK=1)
-#   QUICK=1      SIZE=100MiB RUNS=1 unless SIZE/RUNS are set explicitly
+#   QUICK=1      SIZE=100MiB SMALL_SIZE=20MiB RUNS=1 unless set explicitly
 #   TIMEOUT=900  seconds after which one run is killed and counted as failed (0: none)
 #   WORK=/tmp/ccfilter-bench   where the ccfilter binary and the results go
 #   CCFILTER_BIN=PATH  benchmark this ccfilter binary instead of building ./cmd/ccfilter
@@ -54,7 +58,12 @@
 # Output: one table row per task and tool (median seconds, MB/s = file bytes
 # / 1e6 / seconds, peak RSS MiB, and for jq/gojq how many times slower than
 # ccfilter), then a summary with jq/ccfilter and gojq/ccfilter per task and
-# ccfilter/wc-l for final and types. Raw timings: $WORK/results.tsv.
+# ccfilter/wc-l for final, final-pipe and types. Then the RSS flatness check:
+# every ccfilter task run again (RUNS times) on the SMALL_SIZE file, and per
+# task the peak RSS on both files, their ratio (FILE/small: the goal is
+# within 20%), and FILE's peak RSS minus its largest line (the goal is under
+# 64 MiB); the largest line of each file is printed above. Raw timings of
+# both files: $WORK/results.tsv (file_bytes tells them apart).
 set -u
 set -o pipefail
 export LC_NUMERIC=C # $EPOCHREALTIME and awk with a dot as decimal separator
@@ -73,15 +82,18 @@ for a in "$@"; do
 done
 if [ "$QUICK" = 1 ]; then
 	SIZE=${SIZE:-100MiB}
+	SMALL_SIZE=${SMALL_SIZE:-20MiB}
 	RUNS=${RUNS:-1}
 else
 	SIZE=${SIZE:-1GiB}
+	SMALL_SIZE=${SMALL_SIZE:-100MiB}
 	RUNS=${RUNS:-3}
 fi
 TIMEOUT=${TIMEOUT:-900}
 WORK=${WORK:-/tmp/ccfilter-bench}
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 FILE=${ARGS[0]:-/tmp/ccfilter-bench-$SIZE.jsonl}
+SMALL=${SMALL:-/tmp/ccfilter-bench-$SMALL_SIZE.jsonl}
 
 case $RUNS in '' | *[!0-9]* | 0) echo "RUNS must be a positive integer" >&2; exit 2 ;; esac
 mkdir -p "$WORK" || exit 1
@@ -139,14 +151,21 @@ fi
 [ -z "$CC_NOTE" ] || log "$CC_NOTE"
 
 # ------------------------------------------------------------------ input
+GEN=
+generate() { # generate FILE SIZE: go run ./internal/gen -size SIZE -seed 1 -o FILE
+	log "generating $1 ($2, seed 1)"
+	if [ -z "$GEN" ]; then
+		(cd "$REPO" && go build -o "$WORK/gen" ./internal/gen) || return 1
+		GEN=$WORK/gen
+	fi
+	"$GEN" -size "$2" -seed 1 -o "$1.tmp" && mv "$1.tmp" "$1"
+}
 if [ ! -s "$FILE" ]; then
 	if [ -n "${ARGS[0]:-}" ]; then
 		log "$FILE does not exist or is empty"
 		exit 1
 	fi
-	log "generating $FILE ($SIZE, seed 1)"
-	(cd "$REPO" && go build -o "$WORK/gen" ./internal/gen) || exit 1
-	"$WORK/gen" -size "$SIZE" -seed 1 -o "$FILE.tmp" && mv "$FILE.tmp" "$FILE" || exit 1
+	generate "$FILE" "$SIZE" || exit 1
 fi
 BYTES=$(stat -c %s "$FILE")
 cat "$FILE" >/dev/null # warm the page cache
@@ -193,9 +212,9 @@ prog() {
 }
 export -f prog
 
-# measure TOOL BIN TASK: runs RUNS times; sets M_SEC, M_RSS (KiB) or M_ERR.
+# measure TOOL BIN TASK FILE: runs RUNS times; sets M_SEC, M_RSS (KiB) or M_ERR.
 measure() {
-	local tool=$1 bin=$2 task=$3 i rc tf=$WORK/time.out ef=$WORK/stderr.out
+	local tool=$1 bin=$2 task=$3 f=$4 i rc tf=$WORK/time.out ef=$WORK/stderr.out
 	local times=() rss=0 t m t0 t1
 	M_SEC= M_RSS= M_ERR=
 	for ((i = 0; i < RUNS; i++)); do
@@ -203,10 +222,10 @@ measure() {
 		t0=$EPOCHREALTIME
 		if [ "$TIMEOUT" != 0 ]; then
 			timeout -k 10 "$TIMEOUT" /usr/bin/time -f '%e %M' -o "$tf" \
-				bash -c 'set -o pipefail; prog "$@" >/dev/null' _ "$tool" "$bin" "$task" "$FILE" 2>"$ef"
+				bash -c 'set -o pipefail; prog "$@" >/dev/null' _ "$tool" "$bin" "$task" "$f" 2>"$ef"
 		else
 			/usr/bin/time -f '%e %M' -o "$tf" \
-				bash -c 'set -o pipefail; prog "$@" >/dev/null' _ "$tool" "$bin" "$task" "$FILE" 2>"$ef"
+				bash -c 'set -o pipefail; prog "$@" >/dev/null' _ "$tool" "$bin" "$task" "$f" 2>"$ef"
 		fi
 		rc=$?
 		t1=$EPOCHREALTIME
@@ -249,7 +268,7 @@ run_one() { # run_one TASK TOOL BIN
 		return
 	fi
 	log "  $task: $tool"
-	if measure "$tool" "$bin" "$task"; then
+	if measure "$tool" "$bin" "$task" "$FILE"; then
 		SEC[$task/$tool]=$M_SEC
 		RSS[$task/$tool]=$M_RSS
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$task" "$tool" "$M_SEC" "$M_RSS" "$RUNS" "$BYTES" >>"$RESULTS"
@@ -268,6 +287,40 @@ for task in "${TASKS[@]}"; do
 	run_one "$task" jq "$JQ"
 	run_one "$task" gojq "$GOJQ"
 done
+
+# ------------------------------------------------------------------ RSS flatness
+# Peak RSS must not grow with the input: every ccfilter task again on the
+# small file.
+declare -A SRSS
+SMALL_BYTES=
+if [ "$SMALL" = none ]; then
+	:
+elif [ -z "$CCFILTER" ]; then
+	NOTES+=("RSS flatness: skipped, no ccfilter")
+	SMALL=none
+elif [ "$(readlink -f "$SMALL")" = "$(readlink -f "$FILE")" ]; then
+	NOTES+=("RSS flatness: skipped, the small file is FILE itself ($SMALL); set SMALL_SIZE or SMALL")
+	SMALL=none
+elif [ ! -s "$SMALL" ] && ! generate "$SMALL" "$SMALL_SIZE"; then
+	NOTES+=("RSS flatness: skipped, generating $SMALL failed")
+	SMALL=none
+fi
+if [ "$SMALL" != none ]; then
+	SMALL_BYTES=$(stat -c %s "$SMALL")
+	cat "$SMALL" >/dev/null
+	log "RSS flatness: ccfilter on $SMALL ($SMALL_BYTES bytes), $RUNS run(s) each"
+	for task in "${TASKS[@]}"; do
+		log "  $task: ccfilter"
+		if measure ccfilter "$CCFILTER" "$task" "$SMALL"; then
+			SRSS[$task]=$M_RSS
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$task" ccfilter "$M_SEC" "$M_RSS" "$RUNS" "$SMALL_BYTES" >>"$RESULTS"
+		else
+			NOTES+=("RSS flatness $task/ccfilter on $SMALL: skipped, $M_ERR")
+		fi
+	done
+fi
+# maxline FILE: the length in bytes of FILE's longest line (without its '\n').
+maxline() { LC_ALL=C awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$1"; }
 
 # ------------------------------------------------------------------ report
 fmt_rate() { awk -v b="$BYTES" -v s="$1" 'BEGIN { if (s > 0) printf "%.0f", b / 1e6 / s; else print "inf" }'; }
@@ -309,7 +362,8 @@ for task in "${TASKS[@]}"; do
 done
 
 echo
-echo "How many times faster ccfilter is (tool time / ccfilter time):"
+echo "Ratios of median times: jq/ccfilter and gojq/ccfilter are how many times faster"
+echo "ccfilter is; ccfilter/wc-l how many times longer ccfilter takes than wc -l:"
 printf '%-11s %12s %14s %16s\n' task jq/ccfilter gojq/ccfilter ccfilter/wc-l
 for task in "${TASKS[@]}"; do
 	w=
@@ -321,6 +375,31 @@ for task in "${TASKS[@]}"; do
 			"$(ratio "${SEC[$task/gojq]:-}" "${SEC[$task/ccfilter]:-}")" "$w"
 	fi
 done
+
+if [ "$SMALL" != none ]; then
+	mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
+	size() { awk -v b="$1" 'BEGIN { m = b / 1048576; if (m >= 1024) printf "%.3gGiB", m / 1024; else printf "%.0fMiB", m }'; }
+	LS=$(maxline "$SMALL") LB=$(maxline "$FILE")
+	S=$(size "$SMALL_BYTES") B=$(size "$BYTES")
+	echo
+	echo "Peak RSS of ccfilter, $S file vs $B file (goal: the same within 20%, and under"
+	echo "64 MiB apart from the largest line). Largest line: $(mib "$LS") MiB in the $S file,"
+	echo "$(mib "$LB") MiB in the $B file."
+	printf '%-11s %12s %12s %13s %18s  %s\n' task "rss_$S" "rss_$B" "$B/$S" "rss_$B-line" ""
+	for task in "${TASKS[@]}"; do
+		s=${SRSS[$task]:-} b=${RSS[$task/ccfilter]:-}
+		if [ -z "$s" ] || [ -z "$b" ]; then
+			printf '%-11s %12s %12s %13s %18s\n' "$task" "${s:+$(mib $((s * 1024)))}" "${b:+$(mib $((b * 1024)))}" n/a n/a
+			continue
+		fi
+		awk -v t="$task" -v s="$s" -v b="$b" -v l="$LB" 'BEGIN {
+			r = b / s; d = b / 1024 - l / 1048576; v = ""
+			if (r > 1.2 || r < 0.8) v = v " not-flat"
+			if (d >= 64) v = v " over-64MiB"
+			printf "%-11s %12.1f %12.1f %12.2fx %18.1f  %s\n", t, s / 1024, b / 1024, r, d, (v == "" ? "ok" : substr(v, 2))
+		}'
+	done
+fi
 for tool in "${MISSING[@]}"; do
 	if [ "$tool" = ccfilter ]; then
 		NOTES+=("ccfilter: not run, shown as n/a: $CC_NOTE")

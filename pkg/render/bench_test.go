@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -41,12 +42,25 @@ func loadBench(b *testing.B) ([]benchEvent, *stream.Tracker, int64) {
 	return evs, tr, int64(len(input))
 }
 
+// loopEvents runs iter, one pass that returns how many events it handled,
+// under b.Loop, and reports per event what ns/op and allocs/op say per pass.
+func loopEvents(b *testing.B, iter func() int) {
+	b.ReportAllocs()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	mallocs, events := ms.Mallocs, 0
+	for b.Loop() {
+		events += iter()
+	}
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+	b.ReportMetric(float64(ms.Mallocs-mallocs)/float64(events), "allocs/event")
+}
+
 func benchRender(b *testing.B, f Format) {
 	evs, tr, size := loadBench(b)
 	b.SetBytes(size)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
+	loopEvents(b, func() int {
 		r, err := New(f, io.Discard, Options{Width: 100, Tracker: tr})
 		if err != nil {
 			b.Fatal(err)
@@ -59,7 +73,8 @@ func benchRender(b *testing.B, f Format) {
 		if err := r.Close(nil); err != nil {
 			b.Fatal(err)
 		}
-	}
+		return len(evs)
+	})
 }
 
 // The renderer benchmarks: one full render of capture 21 per iteration.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/ccfilter/ccfilter/pkg/stream"
@@ -19,43 +20,68 @@ func benchInput(b *testing.B) []byte {
 		}
 		return data
 	}
+	return allCaptures(b)
+}
+
+// allCaptures is every capture of testdata/events, concatenated.
+func allCaptures(tb testing.TB) []byte {
 	var all []byte
-	for _, f := range captures(b) {
-		data, _ := os.ReadFile(f)
+	for _, f := range captures(tb) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			tb.Fatal(err)
+		}
 		all = append(all, data...)
 	}
 	return all
 }
 
-// benchStream decodes the bench input once per iteration, calling the
-// per-run function's result on every event.
-func benchStream(b *testing.B, perRun func() func(*stream.Event)) {
+// loopEvents runs iter, one pass that returns how many events it handled,
+// under b.Loop, and reports per event what ns/op and allocs/op say per pass.
+// allocs/event counts every allocation of the pass, a new Decoder's
+// buffer included.
+func loopEvents(b *testing.B, iter func() int) {
+	b.ReportAllocs()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	mallocs, events := ms.Mallocs, 0
+	for b.Loop() {
+		events += iter()
+	}
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+	b.ReportMetric(float64(ms.Mallocs-mallocs)/float64(events), "allocs/event")
+}
+
+// benchStream decodes the bench input once per iteration at the given
+// Check level, calling the per-run function's result on every event.
+func benchStream(b *testing.B, check stream.Check, perRun func() func(*stream.Event)) {
 	data := benchInput(b)
 	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{})
-		each := perRun()
+	loopEvents(b, func() int {
+		dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{Check: check})
+		each, n := perRun(), 0
 		for {
 			ev, err := dec.Next()
 			if err == io.EOF {
-				break
+				return n
 			}
 			if err == nil {
 				each(ev)
+				n++
 			}
 		}
-	}
+	})
 }
 
+func nop() func(*stream.Event) { return func(*stream.Event) {} }
+
 // BenchmarkDecoder measures reading, validating and classifying.
-func BenchmarkDecoder(b *testing.B) {
-	benchStream(b, func() func(*stream.Event) { return func(*stream.Event) {} })
-}
+func BenchmarkDecoder(b *testing.B) { benchStream(b, stream.CheckAll, nop) }
 
 // BenchmarkTracker measures decoding plus tracking (pairs, usage, outcome).
 func BenchmarkTracker(b *testing.B) {
-	benchStream(b, func() func(*stream.Event) {
+	benchStream(b, stream.CheckAll, func() func(*stream.Event) {
 		tr := stream.NewTracker(stream.TrackerOptions{})
 		return func(ev *stream.Event) { tr.Observe(ev) }
 	})
@@ -63,29 +89,20 @@ func BenchmarkTracker(b *testing.B) {
 
 // BenchmarkValue measures building the full tree (what gojq needs).
 func BenchmarkValue(b *testing.B) {
-	benchStream(b, func() func(*stream.Event) { return func(ev *stream.Event) { ev.Value() } })
+	benchStream(b, stream.CheckAll, func() func(*stream.Event) { return func(ev *stream.Event) { ev.Value() } })
 }
 
+// checks are the validation levels: CheckEnds is what the final and types
+// presets use, CheckFraming the other presets.
+var checks = []struct {
+	name  string
+	check stream.Check
+}{{"All", stream.CheckAll}, {"Framing", stream.CheckFraming}, {"Ends", stream.CheckEnds}}
+
 // BenchmarkDecoderCheck measures reading and classifying at each level of
-// validation (CheckEnds is what the final and types presets use,
-// CheckFraming the other presets).
+// validation.
 func BenchmarkDecoderCheck(b *testing.B) {
-	data := benchInput(b)
-	for _, c := range []struct {
-		name  string
-		check stream.Check
-	}{{"All", stream.CheckAll}, {"Framing", stream.CheckFraming}, {"Ends", stream.CheckEnds}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{Check: c.check})
-				for {
-					if _, err := dec.Next(); err == io.EOF {
-						break
-					}
-				}
-			}
-		})
+	for _, c := range checks {
+		b.Run(c.name, func(b *testing.B) { benchStream(b, c.check, nop) })
 	}
 }
