@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -250,7 +251,10 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	if o.FullCheck {
 		check = stream.CheckAll
 	}
-	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: check})
+	// Lines are cut, checked and classified on other goroutines, ahead of
+	// the tracker and the renderer (with more than one CPU).
+	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: check, Parallel: runtime.GOMAXPROCS(0) > 1})
+	defer dec.Close()
 	tr := stream.NewTracker(stream.TrackerOptions{})
 	s := &session{o: o, p: p, tr: tr, tty: tty, source: displayName(name), light: light}
 	if err := s.open(out); err != nil {

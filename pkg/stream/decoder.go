@@ -35,6 +35,13 @@ type DecoderOptions struct {
 	// Check says how much of each line Next validates; the zero value,
 	// CheckAll, validates every byte.
 	Check Check
+	// Parallel reads, checks and classifies lines on other goroutines
+	// (Workers of them for the checks; 0 means GOMAXPROCS), ahead of Next.
+	// Events, errors and their order are those of a serial decoder. Call
+	// Close when done before the end of the input, or the goroutines wait
+	// for the reader forever.
+	Parallel bool
+	Workers  int
 }
 
 // Check is how much of each line a Decoder validates before returning it.
@@ -68,24 +75,27 @@ const (
 // Memory is bounded by the read buffer plus the longest line: nothing of an
 // earlier line is kept.
 type Decoder struct {
-	r      io.Reader
-	opts   DecoderOptions
-	buf    []byte
-	small  []byte      // the BufferSize buffer, kept while buf is grown for one long line
-	ra     io.ReaderAt // r, when it is a seekable file (see restOfLine)
-	raPos  int64       // r's offset where the decoder began reading
-	ahead  []byte      // restOfLine's read buffer
-	start  int         // first unconsumed byte in buf
-	end    int         // end of valid data in buf
-	scan   int         // bytes of buf[start:end] already searched for '\n'
-	base   int64       // input offset of buf[0]
-	line   int64       // number of the last line returned or skipped
-	eof    bool
-	err    error // sticky read error
-	began  bool  // the first bytes (BOM, array detection) were looked at
-	array  bool  // input is one JSON array
-	arrEnd bool  // the closing ']' was seen
-	ev     Event
+	r        io.Reader
+	opts     DecoderOptions
+	buf      []byte
+	small    []byte      // the BufferSize buffer, kept while buf is grown for one long line
+	ra       io.ReaderAt // r, when it is a seekable file (see restOfLine)
+	raPos    int64       // r's offset where the decoder began reading
+	ahead    []byte      // restOfLine's read buffer
+	start    int         // first unconsumed byte in buf
+	end      int         // end of valid data in buf
+	scan     int         // bytes of buf[start:end] already searched for '\n'
+	base     int64       // input offset of buf[0]
+	line     int64       // number of the last line returned or skipped
+	eof      bool
+	err      error // sticky read error
+	began    bool  // the first bytes (BOM, array detection) were looked at
+	array    bool  // input is one JSON array
+	arrEnd   bool  // the closing ']' was seen
+	nl       int   // if > start: index+1 in buf of the next '\n', found by lineBuffered
+	ev       Event
+	pipe     *pipeline // a Parallel decoder's goroutines
+	holdsBig bool      // the reader holds the long-line token (see waitBig)
 }
 
 // NewDecoder returns a Decoder reading from r.
@@ -104,10 +114,29 @@ func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 // writes live output flushes it when this is false, just before Next would
 // block on a pipe (and writes in large blocks while reading a file).
 func (d *Decoder) Buffered() bool {
+	if d.pipe != nil {
+		return d.pipe.buffered()
+	}
 	if d.array {
 		return d.end > d.start
 	}
-	return bytes.IndexByte(d.buf[d.start:d.end], '\n') >= 0
+	return d.lineBuffered()
+}
+
+// lineBuffered reports whether a whole line is in the buffer, remembering
+// where it ends for readLine.
+func (d *Decoder) lineBuffered() bool {
+	if d.nl > d.start {
+		return true
+	}
+	data := d.buf[d.start:d.end]
+	i := bytes.IndexByte(data[d.scan:], '\n')
+	if i < 0 {
+		d.scan = len(data)
+		return false
+	}
+	d.nl = d.start + d.scan + i + 1
+	return true
 }
 
 // Next returns the next event. At the end of input it returns io.EOF.
@@ -128,6 +157,12 @@ func (d *Decoder) Next() (*Event, error) {
 	if d.array {
 		return d.nextElement()
 	}
+	if d.opts.Parallel {
+		if d.pipe == nil {
+			d.startPipeline()
+		}
+		return d.pipe.next()
+	}
 	for {
 		line, off, err := d.readLine()
 		if err != nil {
@@ -143,8 +178,18 @@ func (d *Decoder) Next() (*Event, error) {
 
 // event validates and classifies one line.
 func (d *Decoder) event(line []byte, off int64) (*Event, error) {
+	if err := prepare(&d.ev, line, &d.opts, d.line, off); err != nil {
+		return nil, err
+	}
+	return &d.ev, nil
+}
+
+// prepare checks line number n as opts.Check says and points ev at it,
+// classified. It reads nothing of the Decoder, so that the workers of a
+// Parallel decoder can run it.
+func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 	var err error
-	switch d.opts.Check {
+	switch opts.Check {
 	case CheckEnds:
 		if line[0] != '{' || line[len(line)-1] != '}' {
 			err = jsonx.Validate(line) // for its message
@@ -158,35 +203,33 @@ func (d *Decoder) event(line []byte, off int64) (*Event, error) {
 		err = jsonx.Validate(line)
 	}
 	if err != nil {
-		return nil, d.badLine(line, off, err)
+		return badLine(opts, line, n, off, err)
 	}
 	if line[0] != '{' {
-		return nil, &SyntaxError{Source: d.opts.Source, Line: d.line, Offset: off,
+		return &SyntaxError{Source: opts.Source, Line: n, Offset: off,
 			Err: fmt.Errorf("not a JSON object: %s", preview(line))}
 	}
-	if d.opts.Check == CheckFraming {
+	ev.point(line, opts.Source, n, off)
+	if opts.Check == CheckFraming {
 		// The framing walk indexes the top-level members on its way.
-		d.ev.point(line, d.opts.Source, d.line, off)
-		if err := d.ev.frame(); err != nil {
-			return nil, d.badLine(line, off, err)
+		if err := ev.frame(); err != nil {
+			return badLine(opts, line, n, off, err)
 		}
-		d.ev.classify()
-		return &d.ev, nil
 	}
-	d.ev.reset(line, d.opts.Source, d.line, off)
-	return &d.ev, nil
+	ev.classify()
+	return nil
 }
 
 // badLine reports a line that failed a check. A framing error is restated
 // as full validation sees it, so the message (and the column) does not
 // depend on the check level.
-func (d *Decoder) badLine(line []byte, off int64, err error) error {
-	if d.opts.Check != CheckAll {
+func badLine(opts *DecoderOptions, line []byte, n, off int64, err error) error {
+	if opts.Check != CheckAll {
 		if full := jsonx.Validate(line); full != nil {
 			err = full
 		}
 	}
-	return d.syntaxError(line, off, err)
+	return newSyntaxError(opts.Source, n, off, line, err)
 }
 
 func (d *Decoder) syntaxError(line []byte, off int64, err error) error {
@@ -263,6 +306,7 @@ func (d *Decoder) fill() error {
 			}
 		}
 	}
+	d.nl = 0
 	if d.start > 0 && (d.end == len(d.buf) || d.start == d.end) {
 		// Slide the partial line to the front.
 		n := copy(d.buf, d.buf[d.start:d.end])
@@ -273,6 +317,9 @@ func (d *Decoder) fill() error {
 		// One line fills the buffer: grow it, to the line's exact size when
 		// the input is a file we can look ahead in, else by doubling (which
 		// holds the old and the new buffer at once: 1.5x a 48 MB line).
+		if err := d.waitBig(); err != nil {
+			return err
+		}
 		size := 2 * len(d.buf)
 		if rest, ok := d.restOfLine(); ok {
 			size = d.end - d.start + rest
@@ -343,6 +390,7 @@ func (d *Decoder) restOfLine() (int, bool) {
 // (and keep the GC busy under a memory limit) for the rest of the stream.
 func (d *Decoder) shrink() {
 	if len(d.buf) > d.opts.BufferSize && d.end-d.start <= len(d.small) {
+		d.nl = 0
 		n := copy(d.small, d.buf[d.start:d.end])
 		d.base += int64(d.start)
 		d.start, d.end, d.scan = 0, n, 0
@@ -356,7 +404,13 @@ func (d *Decoder) readLine() ([]byte, int64, error) {
 	d.shrink()
 	for {
 		data := d.buf[d.start:d.end]
-		if i := bytes.IndexByte(data[d.scan:], '\n'); i >= 0 {
+		i := -1
+		if d.nl > d.start {
+			i, d.nl = d.nl-1-d.start-d.scan, 0 // found by lineBuffered
+		} else {
+			i = bytes.IndexByte(data[d.scan:], '\n')
+		}
+		if i >= 0 {
 			n := d.scan + i
 			line := data[:n]
 			off := d.base + int64(d.start)
