@@ -181,6 +181,7 @@ func (o *options) openInput(name string) (io.Reader, func(), error) {
 	closeFn := func() {}
 	if name == "-" {
 		r = o.stdin
+		widenPipe(r)
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
