@@ -254,7 +254,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	// Lines are cut, checked and classified on other goroutines, ahead of
 	// the tracker and the renderer (with more than one CPU).
-	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: check, Parallel: runtime.GOMAXPROCS(0) > 1})
+	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: check, Parallel: runtime.GOMAXPROCS(0) > 1, ToolResults: !light})
 	defer dec.Close()
 	tr := stream.NewTracker(stream.TrackerOptions{})
 	s := &session{o: o, p: p, tr: tr, tty: tty, source: displayName(name), light: light}

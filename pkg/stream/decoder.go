@@ -42,6 +42,11 @@ type DecoderOptions struct {
 	// for the reader forever.
 	Parallel bool
 	Workers  int
+	// ToolResults has each tool_result event's blocks found (with their
+	// sizes, Event.ToolResults) while it is decoded: on the workers of a
+	// Parallel decoder, off the consumer's goroutine, for consumers that
+	// read them all (the Tracker does).
+	ToolResults bool
 }
 
 // Check is how much of each line a Decoder validates before returning it.
@@ -217,6 +222,9 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 		}
 	}
 	ev.classify()
+	if opts.ToolResults && ev.Kind == KindToolResult {
+		ev.ToolResults()
+	}
 	return nil
 }
 

@@ -36,6 +36,9 @@ type Event struct {
 	// after a long "message" are then found without walking it again.
 	top     []jsonx.Member
 	haveTop bool
+	// results caches ToolResults.
+	results     []ToolResult
+	haveResults bool
 }
 
 // reset points the reused event at a new line and classifies it; the
@@ -46,7 +49,7 @@ func (e *Event) reset(raw []byte, source string, line, off int64) {
 }
 
 func (e *Event) point(raw []byte, source string, line, off int64) {
-	*e = Event{Raw: raw, Source: source, Line: line, Offset: off, top: e.top[:0]}
+	*e = Event{Raw: raw, Source: source, Line: line, Offset: off, top: e.top[:0], results: e.results[:0]}
 }
 
 func (e *Event) classify() {
@@ -114,6 +117,7 @@ func (e *Event) Clone() *Event {
 	c.Raw = bytes.Clone(e.Raw)
 	c.tree, c.haveTree = nil, false
 	c.top, c.haveTop = nil, false
+	c.results, c.haveResults = nil, false
 	return &c
 }
 

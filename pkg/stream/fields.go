@@ -123,6 +123,8 @@ type ToolResult struct {
 	IsError   bool
 	// Content is the raw content: a string or an array of blocks.
 	Content json.RawMessage
+
+	size int // Size+1 once known (see Event.ToolResults)
 }
 
 // Text returns the result's text (a string content, or its text blocks
@@ -132,6 +134,9 @@ func (r ToolResult) Text() string { return contentText(jsonx.Value(r.Content), "
 // Size returns the length in bytes of the result's decoded text, without
 // building it.
 func (r ToolResult) Size() int {
+	if r.size > 0 {
+		return r.size - 1
+	}
 	c := jsonx.Value(r.Content)
 	if c.Type() == jsonx.String {
 		return c.StrLen()
@@ -144,11 +149,20 @@ func (r ToolResult) Size() int {
 	return n
 }
 
-// ToolResults returns the tool_result blocks of a user event.
+// ToolResults returns the tool_result blocks of a user event, with their
+// sizes. They are found once per event and kept: the tracker, the renderers
+// and the presets all read them, and a Parallel decoder asked for
+// ToolResults finds them on its workers.
 func (e *Event) ToolResults() []ToolResult {
-	var out []ToolResult
-	eachToolResult(e.v(), func(r ToolResult) { out = append(out, r) })
-	return out
+	if !e.haveResults {
+		e.results = e.results[:0]
+		eachToolResult(e.v(), func(r ToolResult) {
+			r.size = r.Size() + 1
+			e.results = append(e.results, r)
+		})
+		e.haveResults = true
+	}
+	return e.results
 }
 
 // eachToolResult calls fn for each tool_result block of a user event,

@@ -198,7 +198,7 @@ func (p *pipeline) recycle(b *batch) {
 	}
 	b.slab = b.slab[:0]
 	for i := range b.items {
-		b.items[i] = batchItem{ev: Event{top: b.items[i].ev.top[:0]}}
+		b.items[i] = batchItem{ev: Event{top: b.items[i].ev.top[:0], results: b.items[i].ev.results[:0]}}
 	}
 	b.items = b.items[:0]
 	b.end = nil

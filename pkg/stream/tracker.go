@@ -523,15 +523,14 @@ func (t *Tracker) observeDelta(e *Event) {
 }
 
 func (t *Tracker) observeResults(e *Event) []*ToolCall {
-	v := e.v()
 	ts := e.Timestamp()
 	var done []*ToolCall
-	eachToolResult(v, func(r ToolResult) {
+	for _, r := range e.ToolResults() {
 		id := r.ToolUseID
 		el, ok := t.calls[id]
 		if !ok {
 			t.stats.OrphanResults++
-			return
+			continue
 		}
 		c := el.Value.(*ToolCall)
 		t.callOrder.Remove(el)
@@ -543,7 +542,7 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 			t.agentResult(s, e.field("tool_use_result"), r, e)
 		}
 		done = append(done, c)
-	})
+	}
 	return done
 }
 
