@@ -47,3 +47,19 @@ func BenchmarkSkip(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDecodeValid measures validating and building each line's tree
+// in one pass (what an expression needs), to set beside the candidates in
+// bench/candidates.
+func BenchmarkDecodeValid(b *testing.B) {
+	lines, n := benchLines(b)
+	b.SetBytes(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, l := range lines {
+			if _, err := DecodeValid(l); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
