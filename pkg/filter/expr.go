@@ -202,7 +202,8 @@ func (e *RuntimeError) Error() string {
 	if src == "" {
 		src = "<stdin>"
 	}
-	return fmt.Sprintf("%s:%d: jq error: %v", src, e.Line, e.Err)
+	// gojq words error("x") as "error: x"; after "jq error:" once is enough.
+	return fmt.Sprintf("%s:%d: jq error: %s", src, e.Line, strings.TrimPrefix(e.Err.Error(), "error: "))
 }
 
 func (e *RuntimeError) Unwrap() error { return e.Err }
