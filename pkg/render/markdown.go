@@ -682,6 +682,14 @@ func (m *markdownRenderer) Summary(s Summary) error {
 		}
 		rows = append(rows, []string{"**total**", "", strconv.Itoa(d.Calls), i64(d.Total.InputTokens), i64(d.Total.OutputTokens), i64(d.Total.CacheCreationInputTokens), i64(d.Total.CacheReadInputTokens)})
 		m.mdTable([]string{"Model", "Side", "Calls", "Input", "Output", "Cache write", "Cache read"}, "llrrrrr", rows)
+		if len(d.ModelCosts) > 0 {
+			m.block(mdInline(reportedNote(d)))
+			var rows [][]string
+			for _, mu := range d.ModelCosts {
+				rows = append(rows, []string{mdInline(mu.Model), i64(mu.InputTokens), i64(mu.OutputTokens), i64(mu.CacheCreationInputTokens), i64(mu.CacheReadInputTokens), mdInline(fmt.Sprintf("$%.4f", mu.CostUSD))})
+			}
+			m.mdTable([]string{"Model", "Input", "Output", "Cache write", "Cache read", "Cost"}, "lrrrrr", rows)
+		}
 		if d.HaveCost {
 			s := fmt.Sprintf("Cost: $%.4f", d.CostUSD)
 			if d.HelperCostUSD > 0 {

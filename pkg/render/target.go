@@ -222,3 +222,19 @@ func retryText(attempt, max int64, errName string, status, delayMs int64) string
 	}
 	return s + ", waiting " + fmtMs(delayMs)
 }
+
+// reportedNote introduces the last result's own per-model totals under the
+// usage table, and says why they can differ from the sums over the stream:
+// claude-code 2.1.328 writes a placeholder output_tokens (1) on its
+// assistant events and the real count only at the end of each call (a
+// message_delta, with --include-partial-messages) and in the result.
+func reportedNote(d stream.UsageReport) string {
+	var reported int64
+	for _, mu := range d.ModelCosts {
+		reported += mu.OutputTokens
+	}
+	if reported > d.Total.OutputTokens {
+		return "the result's own totals (modelUsage); the output above is what the events carry, placeholders unless partial messages are on:"
+	}
+	return "the result's own totals (modelUsage):"
+}

@@ -696,6 +696,14 @@ func (t *textRenderer) Summary(s Summary) error {
 		}
 		add("total", "", d.Calls, d.Total)
 		t.table(rows)
+		if len(d.ModelCosts) > 0 {
+			t.str(line(reportedNote(d)) + "\n")
+			rows := [][]string{{"model", "input", "output", "cache write", "cache read", "cost"}}
+			for _, mu := range d.ModelCosts {
+				rows = append(rows, []string{mu.Model, i64(mu.InputTokens), i64(mu.OutputTokens), i64(mu.CacheCreationInputTokens), i64(mu.CacheReadInputTokens), fmt.Sprintf("$%.4f", mu.CostUSD)})
+			}
+			t.table(rows)
+		}
 		for _, h := range d.Helper {
 			t.str(line(fmt.Sprintf("helper model %s: $%.4f", h.Model, h.CostUSD)) + "\n")
 		}
