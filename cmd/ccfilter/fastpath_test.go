@@ -46,32 +46,47 @@ func TestFastPathMatchesFullCheck(t *testing.T) {
 
 	dir := t.TempDir()
 	inputs := append([]string{}, files...)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
+	write := func(name string, b []byte) {
+		p := filepath.Join(dir, name+".jsonl")
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		inputs = append(inputs, p)
+	}
+	// variants writes the stream cut in the middle of its longest line, and
+	// with that line glued to the next.
+	variants := func(name string, data []byte) {
 		lines := bytes.SplitAfter(data, []byte("\n"))
+		if len(lines) < 2 {
+			return
+		}
 		longest := 0
 		for i, l := range lines {
 			if len(l) > len(lines[longest]) {
 				longest = i
 			}
 		}
-		if len(lines) < 2 {
-			continue
-		}
-		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
 		l := lines[longest]
 		cut := append(bytes.Clone(bytes.Join(lines[:longest], nil)), l[:len(l)/2]...)
 		cut = append(cut, '\n')
 		cut = append(cut, bytes.Join(lines[longest+1:], nil)...)
 		glued := append(bytes.Clone(bytes.Join(lines[:longest], nil)), bytes.TrimSuffix(l, []byte("\n"))...)
 		glued = append(glued, bytes.Join(lines[longest+1:], nil)...)
-		for variant, b := range map[string][]byte{"cut": cut, "glued": glued} {
-			p := filepath.Join(dir, name+"-"+variant+".jsonl")
-			require.NoError(t, os.WriteFile(p, b, 0o644))
-			inputs = append(inputs, p)
-		}
+		write(name+"-cut", cut)
+		write(name+"-glued", glued)
 	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		variants(strings.TrimSuffix(filepath.Base(f), ".jsonl"), data)
+	}
+	// A tool result longer than the decoder's 4 MiB buffer, which final and
+	// types pass over without keeping it (DecoderOptions.SkipLong).
+	data, err := os.ReadFile("../../testdata/events/02-write-read.jsonl")
+	require.NoError(t, err)
+	small := `"content":"1\thello probe\n2\tsecond line\n3\t"`
+	require.Contains(t, string(data), small)
+	big := bytes.Replace(data, []byte(small), []byte(`"content":"`+strings.Repeat(`line \"quoted\" \\ \u001b[1m\n`, 200_000)+`"`), 1)
+	write("02-write-read-6MB", big)
+	variants("02-write-read-6MB", big)
 
 	var runs [][]string
 	for _, p := range filter.Presets {

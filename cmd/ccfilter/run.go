@@ -254,7 +254,16 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	// Lines are cut, checked and classified on other goroutines, ahead of
 	// the tracker and the renderer (with more than one CPU).
-	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: check, Parallel: runtime.GOMAXPROCS(0) > 1, ToolResults: !light})
+	opts := stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: check, Parallel: runtime.GOMAXPROCS(0) > 1}
+	if light {
+		// final and types read only the kind of a tool result or tool call:
+		// one longer than the read buffer is passed over, not kept, so
+		// memory does not grow with the longest line.
+		opts.SkipLong = func(k stream.Kind) bool { return k != stream.KindText }
+	} else {
+		opts.ToolResults = true // the tracker reads them all
+	}
+	dec := stream.NewDecoder(in, opts)
 	defer dec.Close()
 	tr := stream.NewTracker(stream.TrackerOptions{})
 	s := &session{o: o, p: p, tr: tr, tty: tty, source: displayName(name), light: light}

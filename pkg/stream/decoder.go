@@ -47,6 +47,16 @@ type DecoderOptions struct {
 	// Parallel decoder, off the consumer's goroutine, for consumers that
 	// read them all (the Tracker does).
 	ToolResults bool
+	// SkipLong, when set, is asked about each line longer than BufferSize
+	// whose kind its head decides (a tool result, an assistant block of a
+	// real model): if it returns true, the line is read through the buffer
+	// without being kept, its framing checked on the way, and the event
+	// returned has Partial set and only the line's head in Raw. Memory then
+	// stays at the buffer size however long the lines. Not with CheckAll.
+	// A passed-over line that is not one whole object is reported as
+	// such; when the fault lies beyond its head, the message names the
+	// framing fault, where full validation might name an earlier one.
+	SkipLong func(Kind) bool
 }
 
 // Check is how much of each line a Decoder validates before returning it.
@@ -101,6 +111,9 @@ type Decoder struct {
 	ev       Event
 	pipe     *pipeline // a Parallel decoder's goroutines
 	holdsBig bool      // the reader holds the long-line token (see waitBig)
+	head     []byte    // the head of the line skipLong passed over
+	skip     skipped   // its classification
+	skipped  bool      // readLine's line is such a head
 }
 
 // NewDecoder returns a Decoder reading from r.
@@ -183,6 +196,11 @@ func (d *Decoder) Next() (*Event, error) {
 
 // event validates and classifies one line.
 func (d *Decoder) event(line []byte, off int64) (*Event, error) {
+	if d.skipped {
+		d.skipped = false
+		d.ev.partial(line, d.opts.Source, d.line, off, d.skip)
+		return &d.ev, nil
+	}
 	if err := prepare(&d.ev, line, &d.opts, d.line, off); err != nil {
 		return nil, err
 	}
@@ -434,6 +452,12 @@ func (d *Decoder) readLine() ([]byte, int64, error) {
 		if len(data) > d.opts.MaxLineBytes {
 			return nil, 0, d.discardLine()
 		}
+		if d.opts.SkipLong != nil && d.opts.Check != CheckAll && !d.array && d.start == 0 && d.end == len(d.buf) && len(d.buf) == len(d.small) {
+			if head, off, err, ok := d.skipLong(); ok {
+				d.skipped = err == nil
+				return head, off, err
+			}
+		}
 		if err := d.fill(); err != nil {
 			if err == io.EOF && d.end > d.start {
 				// Last line without a final newline.
@@ -505,8 +529,19 @@ func (d *Decoder) nextElement() (*Event, error) {
 			}
 		}
 		if d.arrEnd {
-			return nil, &SyntaxError{Source: d.opts.Source, Line: d.line + 1, Offset: d.base + int64(d.start),
+			err := &SyntaxError{Source: d.opts.Source, Line: d.line + 1, Offset: d.base + int64(d.start),
 				Err: fmt.Errorf("unexpected %q after the closing ']' of a JSON array", d.buf[d.start])}
+			// Reported once; what follows the array is read and dropped
+			// (returning the error without consuming looped forever).
+			for d.start = d.end; ; d.start = d.end {
+				if ferr := d.fill(); ferr != nil {
+					if ferr != io.EOF {
+						d.err = ferr
+					}
+					break
+				}
+			}
+			return nil, err
 		}
 		if d.buf[d.start] == ']' {
 			d.start++

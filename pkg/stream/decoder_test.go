@@ -84,6 +84,7 @@ func TestDecoderFraming(t *testing.T) {
 		{"json array one line", "[" + a + "," + b + "]", []item{{1, a, ""}, {2, b, ""}}},
 		{"json array with bad element", "[" + a + ",{\"x\":1 2}," + b + "]", []item{{1, a, ""}, {Err: "<stdin>:2: invalid JSON: unexpected '2', want ',' or '}' at byte 7"}, {3, b, ""}}},
 		{"json array cut off", "[" + a + ",{\"x\":", []item{{1, a, ""}, {Err: "<stdin>:2: truncated JSON (the line ends mid-value): unexpected end of input at byte 5"}}},
+		{"json array then more", "[" + a + "] junk\n" + b + "\n", []item{{1, a, ""}, {Err: "<stdin>:2: invalid JSON: unexpected 'j' after the closing ']' of a JSON array"}}},
 		{"empty input", "", nil},
 		{"only spaces", " \n\n", nil},
 	}
@@ -357,6 +358,47 @@ func FuzzDecoder(f *testing.F) {
 		_ = tr.Usage()
 		_ = tr.Subagents()
 		_, _ = tr.FinalText()
+
+		// Passing over long lines, and decoding in parallel, see the same
+		// lines, kinds and errors as reading every line whole.
+		kinds := func(opts stream.DecoderOptions) (out []string) {
+			dec := stream.NewDecoder(bytes.NewReader(data), opts)
+			defer dec.Close()
+			for i := 0; i < 200000; i++ {
+				ev, err := dec.Next()
+				if err == io.EOF {
+					return out
+				}
+				if err != nil {
+					out = append(out, err.Error())
+					continue
+				}
+				out = append(out, fmt.Sprint(ev.Line, ev.Offset, ev.Kind, ev.Type, ev.Subtype))
+			}
+			t.Fatal("no progress")
+			return nil
+		}
+		// A passed-over line's error may name a later fault: compare where
+		// the errors are, not their words.
+		where := func(out []string) []string {
+			r := make([]string, len(out))
+			for i, s := range out {
+				if j := strings.Index(s, ": "); strings.HasPrefix(s, "<stdin>:") && j > 0 {
+					s = s[:j] // "<stdin>:N"
+				}
+				r[i] = s
+			}
+			return r
+		}
+		base := stream.DecoderOptions{BufferSize: 64, MaxLineBytes: 1 << 16, Check: stream.CheckFraming}
+		want := kinds(base)
+		base.Parallel = true
+		require.Equal(t, want, kinds(base), "parallel")
+		base.Parallel = false
+		base.SkipLong = func(stream.Kind) bool { return true }
+		require.Equal(t, where(want), where(kinds(base)), "SkipLong")
+		base.Parallel = true
+		require.Equal(t, where(want), where(kinds(base)), "SkipLong, parallel")
 	})
 }
 
@@ -508,4 +550,77 @@ func TestParallelDecoderClose(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	assert.LessOrEqual(t, runtime.NumGoroutine(), before, "goroutines left running")
+}
+
+// TestSkipLongMatchesFullRead proves that passing over long lines
+// (DecoderOptions.SkipLong) changes nothing a consumer of kinds sees: the
+// same events in order with the same line numbers, offsets, types, subtypes
+// and kinds, and the same errors for cut and glued long lines, with Raw
+// the head of the line; with strings that end, and backslash runs that
+// straddle, read boundaries (one-byte reads), serial and parallel.
+func TestSkipLongMatchesFullRead(t *testing.T) {
+	body := strings.Repeat(`x\"y\\\\z\\\"`, 200) // escaped quotes and backslash runs
+	result := `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"` + body + `"}]},"parent_tool_use_id":null}`
+	text := `{"type":"assistant","message":{"model":"m","id":"x","type":"message","role":"assistant","content":[{"type":"text","text":"` + body + `"}]}}`
+	tool := `{"type":"assistant","message":{"model":"m","content":[{"type":"tool_use","id":"t","name":"Write","input":{"c":"` + body + `"}}]}}`
+	synthetic := `{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"` + body + `"}]},"error":"x"}`
+	other := `{"type":"system","subtype":"init","x":"` + body + `"}`
+	small := `{"type":"result","subtype":"success","result":"ok"}`
+	lines := []string{small, result, text, small, tool, synthetic, other,
+		result[:len(result)/2],          // cut in a string
+		result[:len(result)-3],          // cut after the string
+		result + small,                  // glued
+		result + "  \r",                 // trailing spaces
+		strings.Replace(result, `\"y`, `"y`, 1), // a quote ends the string early
+		small,
+	}
+	in := strings.Join(lines, "\n") + "\n" + result // no final newline
+	for _, oneByte := range []bool{false, true} {
+		for _, parallel := range []bool{false, true} {
+			t.Run(fmt.Sprintf("onebyte=%v/parallel=%v", oneByte, parallel), func(t *testing.T) {
+				read := func(skip bool) (out []decoded) {
+					var r io.Reader = strings.NewReader(in)
+					if oneByte {
+						r = iotest.OneByteReader(r)
+					}
+					opts := stream.DecoderOptions{Check: stream.CheckFraming, BufferSize: 256, Parallel: parallel}
+					if skip {
+						opts.SkipLong = func(stream.Kind) bool { return true }
+					}
+					dec := stream.NewDecoder(r, opts)
+					defer dec.Close()
+					var seen []int64
+					for {
+						ev, err := dec.Next()
+						if err == io.EOF {
+							break
+						}
+						if err != nil {
+							out = append(out, decoded{Err: err.Error()})
+							continue
+						}
+						d := decoded{Line: ev.Line, Offset: ev.Offset, Kind: ev.Kind.String() + "/" + ev.Type + "/" + ev.Subtype}
+						if ev.Partial {
+							full := result // line 14, after the joined ones
+							if int(ev.Line) <= len(lines) {
+								full = lines[ev.Line-1]
+							}
+							seen = append(seen, ev.Line)
+							assert.True(t, strings.HasPrefix(strings.TrimSpace(full), string(ev.Raw)), "line %d: Raw is the line's head", ev.Line)
+						}
+						out = append(out, d)
+					}
+					if skip {
+						// Not the short lines, not the synthetic message or the
+						// init (their heads do not decide), not the broken ones.
+						assert.Equal(t, []int64{2, 3, 5, 11, 12, 14}, seen, "the lines passed over")
+					}
+					return out
+				}
+				want := read(false)
+				require.Len(t, want, 14)
+				assert.Equal(t, want, read(true))
+			})
+		}
+	}
 }

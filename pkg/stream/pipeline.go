@@ -30,8 +30,9 @@ type batch struct {
 }
 
 type batchItem struct {
-	ev  Event
-	err error
+	ev   Event
+	err  error
+	skip *skipped // a line passed over (SkipLong): classified already
 }
 
 type pipeline struct {
@@ -70,7 +71,10 @@ func (d *Decoder) startPipeline() {
 			for b := range p.work {
 				for i := range b.items {
 					it := &b.items[i]
-					if it.err == nil {
+					switch {
+					case it.skip != nil:
+						it.ev.partial(it.ev.Raw, opts.Source, it.ev.Line, it.ev.Offset, *it.skip)
+					case it.err == nil:
 						it.err = prepare(&it.ev, it.ev.Raw, &opts, it.ev.Line, it.ev.Offset)
 					}
 				}
@@ -146,6 +150,10 @@ func (d *Decoder) produce(p *pipeline) {
 			}
 			it := batchItem{}
 			it.ev.Raw, it.ev.Line, it.ev.Offset = raw, d.line, off
+			if d.skipped {
+				sk := d.skip
+				it.skip, d.skipped = &sk, false
+			}
 			b.items = append(b.items, it)
 		}
 		// Hand the batch over when it is full, and whenever the next line

@@ -1,0 +1,204 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+)
+
+// Passing over long lines. A consumer that only needs the kind of most
+// events (type counts, the final answer) does not need a 50 MB tool result
+// in memory: DecoderOptions.SkipLong lets the decoder classify a line that
+// does not fit in its buffer from the buffer's worth of head, and then read
+// the rest through the buffer, checking its framing as it goes, without
+// keeping it. Memory then stays at the buffer size however long the lines.
+
+// headBytes is how much of a passed-over line Event.Raw keeps.
+const headBytes = 64 << 10
+
+// skipped is what readLine tells its caller about a line it passed over.
+type skipped struct {
+	typ, subtype string
+	kind         Kind
+}
+
+// headKind classifies a line from its head alone, when the head decides
+// it: a tool result (the first block says so), or an assistant block of a
+// real model (its model and first block come first). Anything else needs
+// the whole line.
+func headKind(head []byte) (typ, subtype string, k Kind, sure bool) {
+	typ, subtype = discriminators(head)
+	v := jsonx.Value(head)
+	msg := v.Find("message")
+	switch {
+	case typ == "user" && bytes.HasPrefix(head, []byte(`{"type":"user",`)):
+		if msg.Find("content").First().Find("type").Trim().StrEqual("tool_result") {
+			return typ, subtype, KindToolResult, true
+		}
+	case typ == "assistant" && bytes.HasPrefix(head, []byte(`{"type":"assistant",`)):
+		model := msg.Find("model").Trim()
+		if model.Type() != jsonx.String || model.StrEqual("<synthetic>") {
+			return typ, subtype, 0, false
+		}
+		content := msg.Find("content")
+		if content.Type() != jsonx.Array {
+			return typ, subtype, 0, false
+		}
+		switch block := content.First().Find("type").Trim(); {
+		case block.StrEqual("text"):
+			return typ, subtype, KindText, true
+		case block.StrEqual("thinking"), block.StrEqual("redacted_thinking"):
+			return typ, subtype, KindThinking, true
+		case block.StrEqual("tool_use"), block.StrEqual("server_tool_use"), block.StrEqual("mcp_tool_use"):
+			return typ, subtype, KindToolUse, true
+		}
+	}
+	return typ, subtype, 0, false
+}
+
+// skipLong is called by readLine when the line at d.start fills the whole
+// buffer. If SkipLong wants the line passed over, it reads the line to its
+// end, checking its framing, and returns its head; ok is false when the
+// line must be read whole.
+func (d *Decoder) skipLong() (head []byte, off int64, err error, ok bool) {
+	data := d.buf[d.start:d.end]
+	typ, subtype, kind, sure := headKind(data)
+	if !sure || !d.opts.SkipLong(kind) {
+		return nil, 0, nil, false
+	}
+	d.head = append(d.head[:0], data[:min(len(data), headBytes)]...)
+	d.skip = skipped{typ, subtype, kind}
+	off = d.base + int64(d.start)
+	d.line++
+	var fs frameScanner
+	fs.feed(data)
+	for {
+		d.base += int64(d.end)
+		d.start, d.end, d.scan, d.nl = 0, 0, 0, 0
+		if err := d.fill(); err != nil {
+			if err == io.EOF {
+				break // the last line, without a final newline
+			}
+			return nil, 0, err, true
+		}
+		data = d.buf[d.start:d.end]
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			fs.feed(data[:i])
+			d.start += i + 1
+			break
+		}
+		fs.feed(data)
+	}
+	if fs.n > int64(d.opts.MaxLineBytes) {
+		return nil, 0, &LineTooLongError{Source: d.opts.Source, Line: d.line, Offset: off, Size: fs.n, Max: d.opts.MaxLineBytes}, true
+	}
+	if se := fs.end(); se != nil {
+		// A fault in the head reads as full validation states it (it scans
+		// left to right, so the first fault it finds in the head is the
+		// line's first); one further on is the framing fault found.
+		var hv *jsonx.SyntaxError
+		if errors.As(jsonx.Validate(d.head), &hv) && hv.Offset < len(d.head) {
+			return nil, 0, &SyntaxError{Source: d.opts.Source, Line: d.line, Offset: off, Column: hv.Offset, Err: hv}, true
+		}
+		return nil, 0, &SyntaxError{Source: d.opts.Source, Line: d.line, Offset: off, Column: se.Offset,
+			Truncated: fs.truncated, Err: se}, true
+	}
+	return d.head, off, nil, true
+}
+
+// frameScanner checks a line's framing chunk by chunk, as
+// jsonx.ValidateFraming does on a whole line: brackets balance, strings
+// close, nothing but spaces follows the object. Its errors read as
+// jsonx.Validate's for the same faults.
+type frameScanner struct {
+	n         int64 // bytes fed
+	depth     int
+	inStr     bool
+	slashes   int   // backslashes that ended the last chunk, inside a string
+	closed    bool  // the top-level value has ended
+	trail     int64 // spaces at the end of what was fed
+	err       *jsonx.SyntaxError
+	truncated bool
+}
+
+func (s *frameScanner) feed(b []byte) {
+	defer func() { s.n += int64(len(b)) }()
+	if s.err != nil {
+		return
+	}
+	for i := 0; i < len(b); {
+		if s.inStr {
+			k := bytes.IndexByte(b[i:], '"')
+			if k < 0 {
+				t := 0
+				for p := len(b) - 1; p >= i && b[p] == '\\'; p-- {
+					t++
+				}
+				if t == len(b)-i {
+					s.slashes += t
+				} else {
+					s.slashes = t
+				}
+				s.trail = 0
+				return
+			}
+			q := i + k
+			n, p := 0, q-1
+			for ; p >= i && b[p] == '\\'; p-- {
+				n++
+			}
+			if p < i {
+				n += s.slashes
+			}
+			s.slashes = 0
+			i = q + 1
+			if n%2 == 0 {
+				s.inStr = false
+			}
+			s.trail = 0
+			continue
+		}
+		c := b[i]
+		if c == ' ' || c == '\t' || c == '\r' {
+			s.trail++
+			i++
+			continue
+		}
+		s.trail = 0
+		switch {
+		case s.closed:
+			s.err = &jsonx.SyntaxError{Offset: int(s.n) + i, Msg: fmt.Sprintf("unexpected %q after the value", c)}
+			return
+		case c == '"':
+			s.inStr, s.slashes = true, 0
+		case c == '{' || c == '[':
+			s.depth++
+		case c == '}' || c == ']':
+			s.depth--
+			if s.depth <= 0 {
+				s.closed = true
+			}
+		}
+		i++
+	}
+}
+
+// end reports the line's framing error, if any, once it is all fed.
+func (s *frameScanner) end() *jsonx.SyntaxError {
+	if s.err != nil {
+		return s.err
+	}
+	at := int(s.n - s.trail) // the line without its trailing spaces, as Validate sees it
+	switch {
+	case s.inStr:
+		s.truncated = true
+		return &jsonx.SyntaxError{Offset: at, Msg: "unterminated string: " + jsonx.ErrUnexpectedEnd.Error()}
+	case !s.closed:
+		s.truncated = true
+		return &jsonx.SyntaxError{Offset: at, Msg: jsonx.ErrUnexpectedEnd.Error()}
+	}
+	return nil
+}
