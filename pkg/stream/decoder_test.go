@@ -573,6 +573,8 @@ func TestSkipLongMatchesFullRead(t *testing.T) {
 		result + "  \r",                 // trailing spaces
 		strings.Replace(result, `\"y`, `"y`, 1), // a quote ends the string early
 		small,
+		strings.ReplaceAll(result, `":`, `": `), // spaced, as json.dumps writes
+		`{"uuid":"u",` + result[1:],             // "type" not first: the head does not decide
 	}
 	in := strings.Join(lines, "\n") + "\n" + result // no final newline
 	for _, oneByte := range []bool{false, true} {
@@ -601,7 +603,7 @@ func TestSkipLongMatchesFullRead(t *testing.T) {
 						}
 						d := decoded{Line: ev.Line, Offset: ev.Offset, Kind: ev.Kind.String() + "/" + ev.Type + "/" + ev.Subtype}
 						if ev.Partial {
-							full := result // line 14, after the joined ones
+							full := result // the last line, after the joined ones
 							if int(ev.Line) <= len(lines) {
 								full = lines[ev.Line-1]
 							}
@@ -613,12 +615,12 @@ func TestSkipLongMatchesFullRead(t *testing.T) {
 					if skip {
 						// Not the short lines, not the synthetic message or the
 						// init (their heads do not decide), not the broken ones.
-						assert.Equal(t, []int64{2, 3, 5, 11, 12, 14}, seen, "the lines passed over")
+						assert.Equal(t, []int64{2, 3, 5, 11, 12, 14, 16}, seen, "the lines passed over")
 					}
 					return out
 				}
 				want := read(false)
-				require.Len(t, want, 14)
+				require.Len(t, want, 16)
 				assert.Equal(t, want, read(true))
 			})
 		}

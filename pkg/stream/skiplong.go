@@ -32,13 +32,19 @@ type skipped struct {
 func headKind(head []byte) (typ, subtype string, k Kind, sure bool) {
 	typ, subtype = discriminators(head)
 	v := jsonx.Value(head)
+	// "type" must be the first key (as claude-code writes it, spaced or
+	// not), so that no later key can change what the head says.
+	var first [1]jsonx.Member
+	if ms, _ := jsonx.Members(head, first[:0]); len(ms) == 0 || string(ms[0].Key) != "type" {
+		return typ, subtype, 0, false
+	}
 	msg := v.Find("message")
 	switch {
-	case typ == "user" && bytes.HasPrefix(head, []byte(`{"type":"user",`)):
+	case typ == "user":
 		if msg.Find("content").First().Find("type").Trim().StrEqual("tool_result") {
 			return typ, subtype, KindToolResult, true
 		}
-	case typ == "assistant" && bytes.HasPrefix(head, []byte(`{"type":"assistant",`)):
+	case typ == "assistant":
 		model := msg.Find("model").Trim()
 		if model.Type() != jsonx.String || model.StrEqual("<synthetic>") {
 			return typ, subtype, 0, false
