@@ -304,6 +304,18 @@ func (g *gen) stamp() {
 	g.s(`"`)
 }
 
+// agentLabels writes the two fields claude-code adds to a subagent's
+// assistant and user events; nothing for the main agent.
+func (g *gen) agentLabels(a *agentCtx) {
+	if a == nil {
+		return
+	}
+	g.s(`,"subagent_type":`)
+	g.q(a.typ)
+	g.s(`,"task_description":`)
+	g.q(a.desc)
+}
+
 // agentEnvelope writes the value of parent_tool_use_id (with agent_id inside
 // a subagent), then session_id, uuid and timestamp: the tail every
 // assistant and user event shares. Main-agent uuids are remembered for
@@ -760,12 +772,7 @@ func (g *gen) assistantEvent(c *call, b *block, last bool, a *agentCtx) {
 		g.i(g.between(2, 9000))
 		g.s(`,"thinking_display":"updates"`)
 	}
-	if a != nil {
-		g.s(`,"subagent_type":`)
-		g.q(a.typ)
-		g.s(`,"task_description":`)
-		g.q(a.desc)
-	}
+	g.agentLabels(a)
 	g.s(`}`)
 	g.end()
 }

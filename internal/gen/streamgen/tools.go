@@ -156,12 +156,7 @@ func (g *gen) userEvent(tc *toolCall, a *agentCtx, errField int, content, tur fu
 	g.s(`,"tool_result_meta":[{"id":`)
 	g.q(tc.id)
 	g.s(meta)
-	if a != nil {
-		g.s(`,"subagent_type":`)
-		g.q(a.typ)
-		g.s(`,"task_description":`)
-		g.q(a.desc)
-	}
+	g.agentLabels(a)
 	g.s(`}`)
 	g.end()
 }
@@ -412,10 +407,7 @@ func (g *gen) runAgent(tc *toolCall) int64 {
 	g.q(a.prompt)
 	g.s(`}]},"parent_tool_use_id":`)
 	g.agentEnvelope(a)
-	g.s(`,"subagent_type":`)
-	g.q(a.typ)
-	g.s(`,"task_description":`)
-	g.q(a.desc)
+	g.agentLabels(a)
 	g.s(`}`)
 	g.end()
 
