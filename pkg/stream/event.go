@@ -270,6 +270,11 @@ func classifyAssistant(e *Event) Kind {
 	if content.Type() == jsonx.String {
 		return KindText
 	}
+	return blockKind(content)
+}
+
+// blockKind is the kind of an assistant event by its first content block.
+func blockKind(content jsonx.Value) Kind {
 	switch block := content.First().Find("type").Trim(); {
 	case block.StrEqual("text"):
 		return KindText

@@ -49,17 +49,9 @@ func headKind(head []byte) (typ, subtype string, k Kind, sure bool) {
 		if model.Type() != jsonx.String || model.StrEqual("<synthetic>") {
 			return typ, subtype, 0, false
 		}
-		content := msg.Find("content")
-		if content.Type() != jsonx.Array {
-			return typ, subtype, 0, false
-		}
-		switch block := content.First().Find("type").Trim(); {
-		case block.StrEqual("text"):
-			return typ, subtype, KindText, true
-		case block.StrEqual("thinking"), block.StrEqual("redacted_thinking"):
-			return typ, subtype, KindThinking, true
-		case block.StrEqual("tool_use"), block.StrEqual("server_tool_use"), block.StrEqual("mcp_tool_use"):
-			return typ, subtype, KindToolUse, true
+		if content := msg.Find("content"); content.Type() == jsonx.Array {
+			k := blockKind(content)
+			return typ, subtype, k, k != KindUnknown
 		}
 	}
 	return typ, subtype, 0, false
