@@ -567,10 +567,10 @@ func TestSkipLongMatchesFullRead(t *testing.T) {
 	other := `{"type":"system","subtype":"init","x":"` + body + `"}`
 	small := `{"type":"result","subtype":"success","result":"ok"}`
 	lines := []string{small, result, text, small, tool, synthetic, other,
-		result[:len(result)/2],          // cut in a string
-		result[:len(result)-3],          // cut after the string
-		result + small,                  // glued
-		result + "  \r",                 // trailing spaces
+		result[:len(result)/2],                  // cut in a string
+		result[:len(result)-3],                  // cut after the string
+		result + small,                          // glued
+		result + "  \r",                         // trailing spaces
 		strings.Replace(result, `\"y`, `"y`, 1), // a quote ends the string early
 		small,
 		strings.ReplaceAll(result, `":`, `": `), // spaced, as json.dumps writes
