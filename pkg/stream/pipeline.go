@@ -115,22 +115,24 @@ func (d *Decoder) produce(p *pipeline) {
 		if err != nil {
 			b.items = append(b.items, batchItem{err: err})
 		} else if line = trimLine(line); len(line) > 0 {
+			grown := len(d.buf) > len(d.small) // the buffer grew for this line
+			own = grown || len(line) > slabSize
+			if len(b.items) > 0 && (own || len(b.slab)+len(line) > cap(b.slab)) {
+				if !send(nil) {
+					return
+				}
+			}
 			var raw []byte
 			switch {
-			case len(d.buf) > len(d.small):
-				// The buffer grew for this line, and the decoder drops it
-				// at the next line: the batch takes it over, uncopied
-				// (with the token that lets one such buffer exist).
-				own, raw = true, line
+			case grown:
+				// The decoder drops that buffer at the next line: the batch
+				// takes it over, uncopied (with the token that lets one
+				// such buffer exist).
+				raw = line
 				b.big, d.holdsBig = true, false
-			case len(line) > slabSize:
-				own, raw = true, append(make([]byte, 0, len(line)), line...)
+			case own:
+				raw = append(make([]byte, 0, len(line)), line...)
 			default:
-				if len(b.slab)+len(line) > cap(b.slab) && len(b.items) > 0 {
-					if !send(nil) {
-						return
-					}
-				}
 				if cap(b.slab) < slabSize {
 					b.slab = make([]byte, 0, slabSize)
 				}
@@ -139,14 +141,6 @@ func (d *Decoder) produce(p *pipeline) {
 				at := len(b.slab)
 				b.slab = append(b.slab, line...)
 				raw = b.slab[at:len(b.slab):len(b.slab)]
-			}
-			if own && len(b.items) > 0 {
-				big := b.big
-				b.big = false
-				if !send(nil) {
-					return
-				}
-				b.big = big
 			}
 			it := batchItem{}
 			it.ev.Raw, it.ev.Line, it.ev.Offset = raw, d.line, off
