@@ -68,19 +68,19 @@ func (e *Event) classify() {
 	e.Kind = classify(e)
 }
 
-// frame checks the line's framing while building the member index.
+// frame builds the member index, checking the line's framing on the way;
+// on a bad line the index keeps what could be read.
 func (e *Event) frame() error {
 	var err error
 	e.top, err = jsonx.Members(e.Raw, e.top[:0])
-	e.haveTop = err == nil
+	e.haveTop = true
 	return err
 }
 
 // field returns a top-level member's value, or nil.
 func (e *Event) field(key string) jsonx.Value {
 	if !e.haveTop {
-		e.top, _ = jsonx.Members(e.Raw, e.top[:0]) // a bad line keeps what it could index
-		e.haveTop = true
+		e.frame()
 	}
 	return jsonx.Lookup(e.top, key)
 }
