@@ -604,37 +604,19 @@ func (s *session) finish() (int, error) {
 				return 0, err
 			}
 		case "subagents":
-			subs := s.tr.Subagents()
-			if p.where != nil {
-				var keep []*stream.Subagent
-				for _, sa := range subs {
-					ok, err := s.whereValue(subagentObject(sa))
-					if err != nil {
-						return 0, err
-					}
-					if ok {
-						keep = append(keep, sa)
-					}
-				}
-				subs = keep
+			subs, err := whereRows(s, s.tr.Subagents(), subagentObject)
+			if err != nil {
+				return 0, err
 			}
 			if err := s.r.Summary(render.Summary{Name: "subagents", Data: subs}); err != nil {
 				return 0, err
 			}
 		case "types":
-			types := s.tr.Types()
-			if p.where != nil {
-				var keep []stream.TypeCount
-				for _, t := range types {
-					ok, err := s.whereValue(map[string]any{"type": t.Type, "subtype": t.Subtype, "count": int(t.Count), "known": t.Known})
-					if err != nil {
-						return 0, err
-					}
-					if ok {
-						keep = append(keep, t)
-					}
-				}
-				types = keep
+			types, err := whereRows(s, s.tr.Types(), func(t stream.TypeCount) map[string]any {
+				return map[string]any{"type": t.Type, "subtype": t.Subtype, "count": int(t.Count), "known": t.Known}
+			})
+			if err != nil {
+				return 0, err
 			}
 			if err := s.r.Summary(render.Summary{Name: "types", Data: types}); err != nil {
 				return 0, err
@@ -682,6 +664,25 @@ func (s *session) exitCode(runCode int) int {
 		return runCode
 	}
 	return exitOK
+}
+
+// whereRows keeps the summary rows --where is true for, each seen as
+// obj(row); all of them without --where.
+func whereRows[T any](s *session, rows []T, obj func(T) map[string]any) ([]T, error) {
+	if s.p.where == nil {
+		return rows, nil
+	}
+	var keep []T
+	for _, r := range rows {
+		ok, err := s.whereValue(obj(r))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			keep = append(keep, r)
+		}
+	}
+	return keep, nil
 }
 
 func (s *session) whereValue(v any) (bool, error) {
