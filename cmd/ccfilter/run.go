@@ -297,8 +297,8 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 			// The decoder left validation of the events we use to us; an
 			// event for jq is validated while its tree is built.
 			validate := ev.Validate
-			if p.expr != nil || p.where != nil {
-				validate = ev.ValidateValue
+			if p.expr != nil || p.where != nil && p.preset.Mode == filter.Events {
+				validate = ev.ValidateValue // (--where on tool calls runs on the call, not the event)
 			}
 			if err := validate(); err != nil {
 				if err := s.badLine(err); err != nil {
