@@ -200,7 +200,9 @@ func (p *pipeline) recycle(b *batch) {
 	}
 	b.slab = b.slab[:0]
 	for i := range b.items {
-		b.items[i] = batchItem{ev: Event{top: b.items[i].ev.top[:0], results: b.items[i].ev.results[:0]}}
+		it := &b.items[i]
+		it.ev.point(nil, "", 0, 0) // keeps the event's index capacity
+		it.err, it.skip = nil, nil
 	}
 	b.items = b.items[:0]
 	b.end = nil
