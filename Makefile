@@ -12,9 +12,11 @@ install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ccfilter
 
 # The README's test command: vet, the layering check, then every test with
-# the race detector.
+# the race detector, and jsonx once more built without its vector kernel
+# (-tags purego: the path of every other architecture).
 test: lint
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -tags purego ./internal/jsonx
 
 test-short:
 	$(GO) test -short ./...
@@ -29,6 +31,7 @@ lint:
 fuzz:
 	$(GO) test ./pkg/stream -run '^$$' -fuzz FuzzDecoder -fuzztime 60s
 	$(GO) test ./internal/jsonx -run '^$$' -fuzz FuzzValidateDecode -fuzztime 60s
+	$(GO) test ./internal/jsonx -run '^$$' -fuzz FuzzBlockScanner -fuzztime 60s
 
 # The Go benchmarks (the reader and classifier at each Check level, the
 # tracker, the tree, each renderer: ns/event and allocs/event besides ns/op

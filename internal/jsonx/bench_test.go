@@ -56,3 +56,10 @@ func BenchmarkSkip(b *testing.B) {
 func BenchmarkDecodeValid(b *testing.B) {
 	eachLine(b, func(l []byte) error { _, err := DecodeValid(l); return err })
 }
+
+// BenchmarkSkipScalar is BenchmarkSkip on the quote-to-quote walk alone
+// (the path where no vector kernel exists), to set beside the block
+// scanner.
+func BenchmarkSkipScalar(b *testing.B) {
+	withScanner(false, false, func() { BenchmarkSkip(b) })
+}

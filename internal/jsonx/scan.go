@@ -5,7 +5,8 @@
 // of lines that can be megabytes long (a tool result holding a whole file).
 // Building a tree, or even a typed struct, costs far more than finding those
 // fields. jsonx validates a line's structure in one pass that jumps over
-// string contents with bytes.IndexByte, and then reads fields straight out of
+// string contents (quote to quote with bytes.IndexByte, or 64 bytes at a
+// time with the block scanner of blocks.go on long values), and then reads fields straight out of
 // the raw bytes (Value.Get), the way gjson does. A full tree (Decode) is built
 // only when a caller asks for it, e.g. to hand the event to gojq.
 //
@@ -210,7 +211,12 @@ func validNumber(b []byte, i int) (int, error) {
 // is escaped.
 func stringEnd(b []byte, i int) int {
 	j := i + 1
-	for {
+	for quotes := 0; ; quotes++ {
+		if quotes == 2 && useBlocks {
+			// Two escaped quotes already: a long string of escaped
+			// text, where the block scanner is faster.
+			return blockStringEnd(b, i)
+		}
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
 			return -1
@@ -397,6 +403,11 @@ func skip(b []byte, i int) int {
 	case '"':
 		return stringEnd(b, i)
 	case '{', '[':
+		if useBlocks {
+			if end, ok := blockSkip(b, i); ok {
+				return end
+			}
+		}
 		depth := 0
 		for i < len(b) {
 			switch b[i] {

@@ -1,0 +1,173 @@
+package jsonx
+
+import "math/bits"
+
+// The block scanner: skip and stringEnd for long values, 64 bytes at a
+// time. A line of stream-json is mostly the text of tool results, with a
+// quote every 40 bytes or so (escaped JSON, source code); jumping from
+// quote to quote with bytes.IndexByte then costs a call per quote. Here a
+// kernel (AVX2 on amd64) turns each 64-byte block into bit masks of its
+// quotes, backslashes and brackets, and a few word operations per block
+// give the escaped bytes, the bytes inside strings and the nesting depth
+// (the way simdjson's first stage does). The scalar functions stay: they
+// are faster on short values, they are the only path where no kernel
+// exists, and they define what the block scanner must return (the tests
+// and the fuzzer hold the two to the same answers).
+
+// blockMasks are the bit masks of one 64-byte block: bit k stands for the
+// block's byte k.
+type blockMasks struct {
+	quote, backslash, open, close uint64 // '"'; '\\'; '{' or '['; '}' or ']'
+}
+
+// maskBatch is how many blocks one call of the kernel covers: enough to
+// amortise the call, few enough for the masks to stay on the stack.
+const maskBatch = 16
+
+// fillMasksGeneric is the portable kernel: the masks of len(dst) blocks
+// from b, which holds at least 64*len(dst) bytes.
+func fillMasksGeneric(b []byte, dst []blockMasks) {
+	for k := range dst {
+		var m blockMasks
+		for j, c := range b[64*k : 64*k+64] {
+			bit := uint64(1) << j
+			switch c {
+			case '"':
+				m.quote |= bit
+			case '\\':
+				m.backslash |= bit
+			case '{', '[':
+				m.open |= bit
+			case '}', ']':
+				m.close |= bit
+			}
+		}
+		dst[k] = m
+	}
+}
+
+// blockScanner walks b from a start offset block by block.
+type blockScanner struct {
+	b     []byte
+	pos   int // offset of the next block
+	masks [maskBatch]blockMasks
+	tail  [64]byte
+}
+
+// next returns the masks of the next blocks (at most want of them; the
+// last one is padded with zero bytes, which are in no mask), or nil at
+// the end of b. The first returned block starts at s.pos.
+func (s *blockScanner) next(want int) []blockMasks {
+	rest := len(s.b) - s.pos
+	if rest <= 0 {
+		return nil
+	}
+	if rest < 64 {
+		s.tail = [64]byte{}
+		copy(s.tail[:], s.b[s.pos:])
+		fillMasks(s.tail[:], s.masks[:1])
+		return s.masks[:1]
+	}
+	n := min(rest/64, want, maskBatch)
+	fillMasks(s.b[s.pos:], s.masks[:n])
+	return s.masks[:n]
+}
+
+// escapedBytes returns the bytes escaped by a backslash (those that follow
+// an odd run of backslashes), given the block's backslashes and carry: 1
+// when the previous block ended in a backslash that escapes this block's
+// first byte. It updates carry for the next block.
+func escapedBytes(backslash uint64, carry *uint64) uint64 {
+	if backslash == 0 {
+		e := *carry
+		*carry = 0
+		return e
+	}
+	const oddBits = 0xAAAAAAAAAAAAAAAA
+	// A backslash escaped by the previous block's last one starts no escape.
+	potential := backslash &^ *carry
+	// Subtracting each run's start from the run shifted left by one carries
+	// through the run; with the odd bits set, what is left marks the escapes
+	// (every other backslash of a run, from its start) and the byte after a
+	// run of odd length.
+	codes := (((potential << 1) | oddBits) - potential) ^ oddBits
+	escaped := codes ^ (backslash | *carry)
+	escape := codes & backslash
+	*carry = escape >> 63
+	return escaped
+}
+
+// prefixXor sets bit k to the parity of bits 0..k of x: applied to a
+// block's real quotes, it marks the bytes inside strings (each string's
+// opening quote included, its closing quote not).
+func prefixXor(x uint64) uint64 {
+	x ^= x << 1
+	x ^= x << 2
+	x ^= x << 4
+	x ^= x << 8
+	x ^= x << 16
+	x ^= x << 32
+	return x
+}
+
+// blockStringEnd is stringEnd (b[i] == '"') for the block scanner.
+func blockStringEnd(b []byte, i int) int {
+	s := blockScanner{b: b, pos: i}
+	var carry uint64
+	first := uint64(1) // the opening quote
+	for want := 2; ; want = maskBatch {
+		ms := s.next(want)
+		if ms == nil {
+			return -1
+		}
+		for _, m := range ms {
+			quotes := m.quote &^ escapedBytes(m.backslash, &carry) &^ first
+			first = 0
+			if quotes != 0 {
+				return s.pos + bits.TrailingZeros64(quotes) + 1
+			}
+			s.pos += 64
+		}
+	}
+}
+
+// blockSkip is skip for an array or object (b[i] is '[' or '{'). ok is
+// false when the value holds a backslash outside its strings: there the
+// scalar rule (a backslash escapes only inside a string) and the masks'
+// (every backslash escapes) part, and the caller takes the scalar path.
+// Such a line is not JSON anyway.
+func blockSkip(b []byte, i int) (end int, ok bool) {
+	s := blockScanner{b: b, pos: i}
+	var carry, inString uint64 // inString: all ones when a block starts inside a string
+	depth := 0
+	for want := 2; ; want = maskBatch {
+		ms := s.next(want)
+		if ms == nil {
+			return -1, true
+		}
+		for _, m := range ms {
+			quotes := m.quote &^ escapedBytes(m.backslash, &carry)
+			in := prefixXor(quotes) ^ inString
+			inString = uint64(int64(in) >> 63)
+			if m.backslash&^in != 0 {
+				return 0, false
+			}
+			open, close := m.open&^in, m.close&^in
+			if nc := bits.OnesCount64(close); depth > nc {
+				// The depth cannot reach zero in this block.
+				depth += bits.OnesCount64(open) - nc
+			} else {
+				for x := open | close; x != 0; x &= x - 1 {
+					if open&(x&-x) != 0 {
+						depth++
+						continue
+					}
+					if depth--; depth == 0 {
+						return s.pos + bits.TrailingZeros64(x) + 1, true
+					}
+				}
+			}
+			s.pos += 64
+		}
+	}
+}

@@ -1,0 +1,186 @@
+package jsonx
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// withScanner runs f with the block scanner on or off (and, when on, with
+// the AVX2 kernel or the portable one), restoring the package's choice.
+func withScanner(blocks, kernel bool, f func()) {
+	b, k := useBlocks, useBlocksKernel
+	useBlocks, useBlocksKernel = blocks, kernel && k
+	defer func() { useBlocks, useBlocksKernel = b, k }()
+	f()
+}
+
+// scanEnds is what skip and stringEnd return at every offset of b where a
+// string, array or object starts: the answers the block scanner must give.
+func scanEnds(b []byte) []int {
+	var ends []int
+	for i, c := range b {
+		switch c {
+		case '"':
+			ends = append(ends, stringEnd(b, i))
+		case '{', '[':
+			ends = append(ends, skip(b, i))
+		}
+	}
+	return ends
+}
+
+// requireSameEnds checks the block scanner, with each kernel, against the
+// scalar walk on b.
+func requireSameEnds(t *testing.T, b []byte) {
+	t.Helper()
+	var want, vec, generic []int
+	withScanner(false, false, func() { want = scanEnds(b) })
+	withScanner(true, true, func() { vec = scanEnds(b) })
+	withScanner(true, false, func() { generic = scanEnds(b) })
+	require.Equal(t, want, vec, "block scanner, fastest kernel, on %q", b)
+	require.Equal(t, want, generic, "block scanner, portable kernel, on %q", b)
+}
+
+// TestFillMasksKernelMatchesGeneric proves the AVX2 kernel (where the
+// machine has it) gives the portable kernel's masks, on random bytes drawn
+// mostly from the ones it looks for.
+func TestFillMasksKernelMatchesGeneric(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	alphabet := []byte(`"\{}[]a ` + "\x00\xff\x7b\x5b\x7d\x5d\x22\x5c\x02\xa2")
+	for range 200 {
+		n := 1 + r.IntN(maskBatch)
+		b := make([]byte, 64*n)
+		for i := range b {
+			b[i] = alphabet[r.IntN(len(alphabet))]
+			if r.IntN(4) == 0 {
+				b[i] = byte(r.Uint32())
+			}
+		}
+		want := make([]blockMasks, n)
+		fillMasksGeneric(b, want)
+		got := make([]blockMasks, n)
+		fillMasks(b, got)
+		require.Equal(t, want, got)
+	}
+}
+
+// TestEscapedBytes proves the word arithmetic that finds escaped bytes
+// agrees with counting backslash runs one byte at a time, across block
+// boundaries (runs that straddle two and three blocks).
+func TestEscapedBytes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		nb := 1 + r.IntN(4)
+		bs := make([]bool, 64*nb)
+		density := r.IntN(10)
+		for i := range bs {
+			bs[i] = r.IntN(10) < density
+		}
+		if r.IntN(5) == 0 { // one long run over a boundary
+			for i := 40; i < min(len(bs), 40+r.IntN(150)); i++ {
+				bs[i] = true
+			}
+		}
+		want := make([]bool, len(bs))
+		run := 0
+		for i, isBS := range bs {
+			want[i] = !isBS && run%2 == 1 || isBS && run%2 == 1
+			if isBS {
+				run++
+			} else {
+				run = 0
+			}
+		}
+		var carry uint64
+		for k := range nb {
+			var mask uint64
+			for j := range 64 {
+				if bs[64*k+j] {
+					mask |= 1 << j
+				}
+			}
+			got := escapedBytes(mask, &carry)
+			for j := range 64 {
+				require.Equal(t, want[64*k+j], got&(1<<j) != 0, "block %d byte %d of %v", k, j, bs)
+			}
+		}
+	}
+}
+
+// TestBlockScannerMatchesScalarOnCaptures: on every line of the real
+// captures, and on each cut short at several places, the block scanner
+// finds the end of every string, array and object where the scalar walk
+// does.
+func TestBlockScannerMatchesScalarOnCaptures(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			if len(line) > 1<<16 {
+				// A long line: the ends of its outer values only (every
+				// offset would be quadratic).
+				for _, cut := range []int{len(line), len(line) - 1, len(line) / 2} {
+					var want, got int
+					withScanner(false, false, func() { want = skip(line[:cut], 0) })
+					withScanner(true, true, func() { got = skip(line[:cut], 0) })
+					require.Equal(t, want, got, "%s cut at %d", f, cut)
+				}
+				continue
+			}
+			requireSameEnds(t, line)
+			for _, cut := range []int{len(line) / 3, len(line) - 2} {
+				if cut > 0 {
+					requireSameEnds(t, line[:cut])
+				}
+			}
+		}
+	}
+}
+
+// TestBlockScannerHostile covers what the captures lack: backslashes
+// outside strings (where the scanner must hand over to the scalar rule),
+// runs of backslashes before quotes at block boundaries, deep nesting,
+// and values that end exactly at, one before and one after a block edge.
+func TestBlockScannerHostile(t *testing.T) {
+	pad := func(n int) string { return string(bytes.Repeat([]byte("x"), n)) }
+	cases := []string{
+		`{\"a": 1}`,
+		`[\"x"]`,
+		`["\\\\\\\"` + pad(70) + `"]`,
+		`{"a":"` + pad(56) + `\\\"` + pad(64) + `\"` + `"}`,
+		`[` + pad(62) + `]`,
+		`[` + pad(61) + `]`,
+		`[` + pad(63) + `]`,
+		string(bytes.Repeat([]byte("["), 300)) + string(bytes.Repeat([]byte("]"), 300)),
+		string(bytes.Repeat([]byte("{\"k\":["), 100)),
+		`{"a":"}` + pad(100) + `{"`,
+		`"` + pad(63) + `\`,
+		`"` + pad(62) + `\"`,
+		`"` + pad(62) + `\\"`,
+		`{"a":"b"}}`,
+		`[]`,
+		`{`,
+	}
+	for _, c := range cases {
+		requireSameEnds(t, []byte(c))
+	}
+}
+
+// FuzzBlockScanner holds the block scanner to the scalar walk on any
+// input.
+func FuzzBlockScanner(f *testing.F) {
+	f.Add([]byte(`{"type":"user","message":{"content":[{"type":"tool_result","content":"a \"b\" \\\\ c"}]}}`))
+	f.Add([]byte(`[\"x",{"a":"\\"},"\\\""]`))
+	f.Add(bytes.Repeat([]byte(`{"a":["\\\"]}",`), 20))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		requireSameEnds(t, b)
+	})
+}
