@@ -63,3 +63,24 @@ func BenchmarkDecodeValid(b *testing.B) {
 func BenchmarkSkipScalar(b *testing.B) {
 	withScanner(false, false, func() { BenchmarkSkip(b) })
 }
+
+// BenchmarkStrLen measures the decoded length of each line taken as the
+// inside of a string (what sizing a tool result costs), and
+// BenchmarkStrLenScalar the same without the block scanner.
+func BenchmarkStrLen(b *testing.B) {
+	eachLine(b, func(l []byte) error {
+		if blockStrLen(l) < 0 {
+			return errors.New("negative length")
+		}
+		return nil
+	})
+}
+
+func BenchmarkStrLenScalar(b *testing.B) {
+	eachLine(b, func(l []byte) error {
+		if strLen(l) < 0 {
+			return errors.New("negative length")
+		}
+		return nil
+	})
+}

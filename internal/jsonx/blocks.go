@@ -1,6 +1,9 @@
 package jsonx
 
-import "math/bits"
+import (
+	"math/bits"
+	"unicode/utf8"
+)
 
 // The block scanner: skip and stringEnd for long values, 64 bytes at a
 // time. A line of stream-json is mostly the text of tool results, with a
@@ -165,6 +168,48 @@ func blockSkip(b []byte, i int) (end int, ok bool) {
 					if depth--; depth == 0 {
 						return s.pos + bits.TrailingZeros64(x) + 1, true
 					}
+				}
+			}
+			s.pos += 64
+		}
+	}
+}
+
+// blockStrLenMin is the string length from which StrLen counts with the
+// block scanner.
+const blockStrLenMin = 256
+
+// blockStrLen is StrLen's count for the string body (between the quotes):
+// its length, less what each escape saves once decoded. The backslashes
+// come from the masks; one that an escape before it has consumed (the
+// second of "\\") is passed over.
+func blockStrLen(body []byte) int {
+	s := blockScanner{b: body}
+	n := len(body)
+	free := 0 // the first byte no escape has consumed
+	for {
+		ms := s.next(maskBatch)
+		if ms == nil {
+			return n
+		}
+		for _, m := range ms {
+			for x := m.backslash; x != 0; x &= x - 1 {
+				k := s.pos + bits.TrailingZeros64(x)
+				if k < free {
+					continue
+				}
+				if k+1 >= len(body) {
+					return n // a lone trailing backslash counts as itself
+				}
+				free = k + 2
+				switch body[k+1] {
+				case 'u':
+					if r, w := unicodeEscape(body[k:]); w > 0 {
+						n -= w - utf8.RuneLen(r)
+						free = k + w
+					} // else kept literally
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+					n--
 				}
 			}
 			s.pos += 64

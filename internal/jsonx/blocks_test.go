@@ -44,6 +44,14 @@ func requireSameEnds(t *testing.T, b []byte) {
 	withScanner(true, false, func() { generic = scanEnds(b) })
 	require.Equal(t, want, vec, "block scanner, fastest kernel, on %q", b)
 	require.Equal(t, want, generic, "block scanner, portable kernel, on %q", b)
+	// And StrLen, b taken as the inside of a string.
+	str := Value(append(append([]byte{'"'}, b...), '"'))
+	var wantLen, vecLen, genericLen int
+	withScanner(false, false, func() { wantLen = str.StrLen() })
+	withScanner(true, true, func() { vecLen = blockStrLen(b) })
+	withScanner(true, false, func() { genericLen = blockStrLen(b) })
+	require.Equal(t, wantLen, vecLen, "StrLen, fastest kernel, of %q", b)
+	require.Equal(t, wantLen, genericLen, "StrLen, portable kernel, of %q", b)
 }
 
 // TestFillMasksKernelMatchesGeneric proves the AVX2 kernel (where the
@@ -126,7 +134,11 @@ func TestBlockScannerMatchesScalarOnCaptures(t *testing.T) {
 		for _, line := range bytes.Split(data, []byte("\n")) {
 			if len(line) > 1<<16 {
 				// A long line: the ends of its outer values only (every
-				// offset would be quadratic).
+				// offset would be quadratic), and its length as a string.
+				str := Value(append(append([]byte{'"'}, line...), '"'))
+				var want int
+				withScanner(false, false, func() { want = str.StrLen() })
+				require.Equal(t, want, blockStrLen(line), "%s: StrLen", f)
 				for _, cut := range []int{len(line), len(line) - 1, len(line) / 2} {
 					var want, got int
 					withScanner(false, false, func() { want = skip(line[:cut], 0) })
@@ -168,6 +180,8 @@ func TestBlockScannerHostile(t *testing.T) {
 		`{"a":"b"}}`,
 		`[]`,
 		`{`,
+		pad(60) + `\u00e9\ud83d\ude00\ud83d` + pad(60) + `\\u0041\uZZZZ\u12`,
+		pad(63) + `\\` + pad(63) + `\` + "\n" + `\/\b\f\r\t\x`,
 	}
 	for _, c := range cases {
 		requireSameEnds(t, []byte(c))

@@ -338,12 +338,22 @@ func (v Value) StrHasPrefix(prefix string) bool {
 
 // StrLen returns the decoded length in bytes of a string value, without
 // building the string. Non-strings give 0. It jumps from escape to escape
-// eight bytes at a time (nextEscape), as unquote does.
+// eight bytes at a time (nextEscape), as unquote does, or, on a long
+// string, from backslash to backslash of the block scanner's masks
+// (blockStrLen: tool results have one every few dozen bytes).
 func (v Value) StrLen() int {
 	if v.Type() != String || len(v) < 2 {
 		return 0
 	}
 	body := v[1 : len(v)-1]
+	if useBlocks && len(body) >= blockStrLenMin {
+		return blockStrLen(body)
+	}
+	return strLen(body)
+}
+
+// strLen is StrLen's count for the string body, escape to escape.
+func strLen(body []byte) int {
 	n := 0
 	for i := 0; ; {
 		k := nextEscape(body, i, nil)
