@@ -113,7 +113,7 @@ func (d *Decoder) produce(p *pipeline) {
 		}
 		own := false // the line has a batch of its own
 		if err != nil {
-			b.items = append(b.items, batchItem{err: err})
+			b.add().err = err
 		} else if line = trimLine(line); len(line) > 0 {
 			grown := len(d.buf) > len(d.small) // the buffer grew for this line
 			own = grown || len(line) > slabSize
@@ -142,13 +142,12 @@ func (d *Decoder) produce(p *pipeline) {
 				b.slab = append(b.slab, line...)
 				raw = b.slab[at:len(b.slab):len(b.slab)]
 			}
-			it := batchItem{}
+			it := b.add()
 			it.ev.Raw, it.ev.Line, it.ev.Offset = raw, d.line, off
 			if d.skipped {
 				sk := d.skip
 				it.skip, d.skipped = &sk, false
 			}
-			b.items = append(b.items, it)
 		}
 		// Hand the batch over when it is full, and whenever the next line
 		// is not in the buffer yet: on a pipe the next read may wait, and
@@ -176,6 +175,17 @@ func (d *Decoder) waitBig() error {
 	case <-d.pipe.quit:
 		return ErrClosed
 	}
+}
+
+// add appends an item, reusing the slot's event (and the capacity of its
+// member index) when the batch is a recycled one.
+func (b *batch) add() *batchItem {
+	if n := len(b.items); n < cap(b.items) {
+		b.items = b.items[:n+1]
+	} else {
+		b.items = append(b.items, batchItem{})
+	}
+	return &b.items[len(b.items)-1]
 }
 
 // batch returns an empty batch, recycled when one is free.
