@@ -195,6 +195,7 @@ func FuzzValidateDecode(f *testing.F) {
 			require.NoError(t, derr)
 			require.Equal(t, normalize(Parse(b).decodeLoose()), normalize(tree))
 		}
+		requireCompactAsEncodingJSON(t, b)
 		// What Validate accepts is framed; what Members accepts (it also
 		// checks the top level's separators) is framed too.
 		ms, merr := Members(b, nil)
@@ -256,4 +257,53 @@ func FuzzValidateDecode(f *testing.F) {
 			require.Equal(t, want, normalize(v.Decode()))
 		}
 	})
+}
+
+// requireCompactAsEncodingJSON holds AppendCompact to encoding/json's
+// Compact: the same bytes where it answers, and an answer wherever Compact
+// has one that it can give (no control bytes, shallow nesting).
+func requireCompactAsEncodingJSON(t *testing.T, b []byte) {
+	t.Helper()
+	var want bytes.Buffer
+	werr := json.Compact(&want, b)
+	got, ok := AppendCompact([]byte("x"), b)
+	if !ok {
+		require.Equal(t, "x", string(got))
+		if werr == nil && !hasControl(b) && bytes.Count(b, []byte("[")) + bytes.Count(b, []byte("{")) <= compactMaxDepth {
+			t.Fatalf("AppendCompact gave up on %q, which Compact takes", b)
+		}
+		return
+	}
+	require.NoError(t, werr, "AppendCompact took %q", b)
+	require.Equal(t, "x"+want.String(), string(got))
+}
+
+// TestAppendCompactOnCaptures: every line of the real captures, and each
+// re-indented with spaces (json.Indent), compacts as encoding/json does.
+func TestAppendCompactOnCaptures(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			requireCompactAsEncodingJSON(t, line)
+			if !json.Valid(line) {
+				continue // a capture's cut last line
+			}
+			var spaced bytes.Buffer
+			require.NoError(t, json.Indent(&spaced, line, "", " "))
+			// Indent's newlines are control bytes: spaces only, so that
+			// the fast path is the one tested.
+			sp := bytes.ReplaceAll(spaced.Bytes(), []byte("\n"), []byte("  "))
+			requireCompactAsEncodingJSON(t, sp)
+			out, ok := AppendCompact(nil, sp)
+			require.True(t, ok, f)
+			require.Equal(t, string(line), string(out), f)
+		}
+	}
+	for _, s := range []string{"[1, 2]", `{"a" : "b c"}`, " 1 ", "[\"\t\"]", "[\n1]", `"\u0000"`, "[1,]", `{"a":}`} {
+		requireCompactAsEncodingJSON(t, []byte(s))
+	}
 }

@@ -70,6 +70,9 @@ func compactJSON(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
+	if out, ok := jsonx.AppendCompact(nil, raw); ok {
+		return string(out) // the same bytes as Compact, several times faster
+	}
 	var b bytes.Buffer
 	if err := json.Compact(&b, raw); err != nil {
 		return string(raw)

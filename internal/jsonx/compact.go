@@ -1,0 +1,67 @@
+package jsonx
+
+import "encoding/binary"
+
+// AppendCompact appends src without the whitespace between its tokens, as
+// encoding/json's Compact writes it, copying each string whole (one jump
+// per string, not a state change per byte: tool inputs carry whole
+// files). ok is false, and dst is returned as it was, when src is not one
+// valid JSON value or holds a byte below 0x20 (where Compact's answer
+// would be an error: a raw control byte in a string), or nests deeper than
+// compactMaxDepth: the caller then asks encoding/json.
+func AppendCompact(dst, src []byte) (out []byte, ok bool) {
+	if hasControl(src) || Validate(src) != nil {
+		return dst, false
+	}
+	start := len(dst)
+	depth := 0
+	for i := 0; i < len(src); {
+		switch c := src[i]; c {
+		case ' ':
+			i++
+		case '"':
+			end := stringEnd(src, i)
+			dst = append(dst, src[i:end]...)
+			i = end
+		default:
+			switch c {
+			case '{', '[':
+				if depth++; depth > compactMaxDepth {
+					return dst[:start], false
+				}
+			case '}', ']':
+				depth--
+			}
+			// A run of number, literal and punctuation bytes.
+			j := i + 1
+			for j < len(src) && src[j] != ' ' && src[j] != '"' && src[j] != '{' && src[j] != '[' && src[j] != '}' && src[j] != ']' {
+				j++
+			}
+			dst = append(dst, src[i:j]...)
+			i = j
+		}
+	}
+	return dst, true
+}
+
+// compactMaxDepth keeps AppendCompact well inside the nesting both it and
+// encoding/json accept.
+const compactMaxDepth = 1000
+
+// hasControl reports whether b holds a byte below 0x20, eight at a time.
+func hasControl(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if (x-0x20*ones)&^x&highs != 0 {
+			return true
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] < 0x20 {
+			return true
+		}
+	}
+	return false
+}
