@@ -13,13 +13,9 @@ var version = "dev"
 
 func main() {
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		// A soft limit makes the GC return the buffers of huge lines (tool
-		// results of tens of MB) promptly: on a 1 GiB stream with 48 MB lines
-		// peak RSS is the longest line plus about 50 MiB. Lower (32 MiB),
-		// the batches read ahead by the parallel decoder keep the heap at
-		// the limit and the GC runs without pause: text took 2.3 s instead
-		// of 1.8 s on that stream.
-		debug.SetMemoryLimit(64 << 20)
+		// See softLimit: raised as long lines arrive.
+		debug.SetMemoryLimit(memoryBase)
+		memory.on = true
 	}
 	if f := os.Getenv("CCFILTER_CPUPROFILE"); f != "" {
 		// For docs/performance.md: profile one real run without a test harness.

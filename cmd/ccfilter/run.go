@@ -263,6 +263,15 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	} else {
 		opts.ToolResults = true // the tracker reads them all
 	}
+	// How many times the longest line is in memory at once, beyond what
+	// the base limit leaves room for: the presets keep one line (or none),
+	// and a higher limit only made their heap grow.
+	perLine := 0
+	if x := p.expr; x != nil {
+		// The trees for jq are built ahead, on the decoder's workers.
+		opts.Trees = func(ev *stream.Event) bool { return !x.Skips(ev) }
+		perLine = 2 // a line and its tree
+	}
 	dec := stream.NewDecoder(in, opts)
 	defer dec.Close()
 	tr := stream.NewTracker(stream.TrackerOptions{})
@@ -283,6 +292,9 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		ev, err := dec.Next()
 		if err == io.EOF {
 			break
+		}
+		if err == nil {
+			memory.line(len(ev.Raw), perLine)
 		}
 		if err != nil {
 			if stream.IsLineError(err) {

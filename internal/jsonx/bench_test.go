@@ -84,3 +84,9 @@ func BenchmarkStrLenScalar(b *testing.B) {
 		return nil
 	})
 }
+
+// BenchmarkDecodeValidScalar is BenchmarkDecodeValid without the block
+// scanner (string ends and unquoting escape to escape).
+func BenchmarkDecodeValidScalar(b *testing.B) {
+	withScanner(false, false, func() { BenchmarkDecodeValid(b) })
+}

@@ -57,6 +57,13 @@ type DecoderOptions struct {
 	// such; when the fault lies beyond its head, the message names the
 	// framing fault, where full validation might name an earlier one.
 	SkipLong func(Kind) bool
+	// Trees, when set, is asked about each event: if it returns true, the
+	// event's tree (Value) is built while it is decoded, on the workers of
+	// a Parallel decoder, and its JSON validated in full on the way
+	// (ValidateValue; an invalid line is returned as its *SyntaxError).
+	// For consumers that hand events to jq: building trees is most of
+	// their work. It must be safe to call from several goroutines.
+	Trees func(*Event) bool
 }
 
 // Check is how much of each line a Decoder validates before returning it.
@@ -242,6 +249,9 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 	ev.classify()
 	if opts.ToolResults && ev.Kind == KindToolResult {
 		ev.ToolResults()
+	}
+	if opts.Trees != nil && opts.Trees(ev) {
+		return ev.ValidateValue()
 	}
 	return nil
 }

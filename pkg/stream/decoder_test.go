@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -623,6 +624,66 @@ func TestSkipLongMatchesFullRead(t *testing.T) {
 				require.Len(t, want, 16)
 				assert.Equal(t, want, read(true))
 			})
+		}
+	}
+}
+
+// TestDecoderTreesMatchConsumerValidation proves the Trees option gives
+// what a consumer that validates and decodes the chosen events itself
+// gets: the same trees, and a malformed chosen line reported as the same
+// line error, on the captures with cut and glued lines, serial and
+// Parallel.
+func TestDecoderTreesMatchConsumerValidation(t *testing.T) {
+	var all []byte
+	for _, f := range captures(t) {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		all = append(all, data...)
+	}
+	// A user line whose framing holds but whose JSON does not.
+	bad := []byte(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"x","content":"a\qb"}]}}` + "\n")
+	in := append(bytes.Replace(all, []byte("}\n{"), []byte("}{"), 5), bad...)
+	in = append(in, all[:len(all)/3]...)
+	chosen := func(ev *stream.Event) bool { return ev.Type == "user" }
+	type seen struct {
+		Line int64
+		Tree string
+		Err  string
+	}
+	run := func(opts stream.DecoderOptions, consumerDecodes bool) []seen {
+		dec := stream.NewDecoder(bytes.NewReader(in), opts)
+		defer dec.Close()
+		var out []seen
+		for {
+			ev, err := dec.Next()
+			if err == io.EOF {
+				return out
+			}
+			if err == nil && consumerDecodes && chosen(ev) {
+				err = ev.ValidateValue()
+			}
+			if err != nil {
+				require.True(t, stream.IsLineError(err), "%v", err)
+				out = append(out, seen{Err: err.Error()})
+				continue
+			}
+			s := seen{Line: ev.Line}
+			if chosen(ev) {
+				b, err := json.Marshal(ev.Value())
+				require.NoError(t, err)
+				s.Tree = string(b)
+			}
+			out = append(out, s)
+		}
+	}
+	want := run(stream.DecoderOptions{Check: stream.CheckFraming}, true)
+	require.Contains(t, fmt.Sprint(want), "invalid escape", "the bad line is among the errors")
+	for _, parallel := range []bool{false, true} {
+		for _, check := range []stream.Check{stream.CheckFraming, stream.CheckAll} {
+			// (With CheckAll the decoder reports the bad line before any
+			// tree: with the same message.)
+			opts := stream.DecoderOptions{Check: check, Parallel: parallel, Trees: chosen}
+			assert.Equal(t, want, run(opts, false), "check %d, parallel %v", check, parallel)
 		}
 	}
 }
