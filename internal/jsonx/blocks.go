@@ -216,3 +216,49 @@ func blockStrLen(body []byte) int {
 		}
 	}
 }
+
+// blockValidString is validString's search for the string at b[i]: where
+// it ends (-1: it does not), and the offset of the backslash of its first
+// invalid escape (-1: none). Each escaped byte is one of the masks'; the
+// letter after each backslash is checked where the bit says.
+func blockValidString(b []byte, i int) (end, bad int) {
+	s := blockScanner{b: b, pos: i}
+	var carry uint64
+	first := uint64(1) // the opening quote
+	bad = -1
+	for want := 2; ; want = maskBatch {
+		ms := s.next(want)
+		if ms == nil {
+			return -1, bad
+		}
+		for _, m := range ms {
+			escaped := escapedBytes(m.backslash, &carry)
+			quotes := m.quote &^ escaped &^ first
+			first = 0
+			inside := ^uint64(0)
+			if quotes != 0 {
+				inside = quotes&-quotes - 1 // the bytes before the closing quote
+			}
+			for x := escaped & inside; x != 0 && bad < 0; x &= x - 1 {
+				p := s.pos + bits.TrailingZeros64(x)
+				if p >= len(b) {
+					break // a backslash at the very end: not terminated
+				}
+				switch b[p] {
+				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				case 'u':
+					// Four hex digits (none of them the closing quote).
+					if p+4 >= len(b) || hexVal(b[p+1]) < 0 || hexVal(b[p+2]) < 0 || hexVal(b[p+3]) < 0 || hexVal(b[p+4]) < 0 {
+						bad = p - 1
+					}
+				default:
+					bad = p - 1
+				}
+			}
+			if quotes != 0 {
+				return s.pos + bits.TrailingZeros64(quotes) + 1, bad
+			}
+			s.pos += 64
+		}
+	}
+}

@@ -2,6 +2,7 @@ package jsonx
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -44,6 +45,13 @@ func requireSameEnds(t *testing.T, b []byte) {
 	withScanner(true, false, func() { generic = scanEnds(b) })
 	require.Equal(t, want, vec, "block scanner, fastest kernel, on %q", b)
 	require.Equal(t, want, generic, "block scanner, portable kernel, on %q", b)
+	// And Validate.
+	var wantErr, vecErr, genericErr error
+	withScanner(false, false, func() { wantErr = Validate(b) })
+	withScanner(true, true, func() { vecErr = Validate(b) })
+	withScanner(true, false, func() { genericErr = Validate(b) })
+	require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(vecErr), "Validate, fastest kernel, on %q", b)
+	require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(genericErr), "Validate, portable kernel, on %q", b)
 	// And StrLen, b taken as the inside of a string.
 	str := Value(append(append([]byte{'"'}, b...), '"'))
 	var wantLen, vecLen, genericLen int
@@ -197,4 +205,34 @@ func FuzzBlockScanner(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		requireSameEnds(t, b)
 	})
+}
+
+// TestValidateBlockStrings: Validate with the block scanner's string
+// check gives Validate's answers without it (the same error, at the same
+// offset) on strings around the length where it takes over, with escapes
+// good and bad near their ends and across block edges.
+func TestValidateBlockStrings(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	pieces := []string{"a", "b", " ", `\"`, `\\`, `\n`, `\u00e9`, `\u12`, `\x`, `\`, `"`, `\uZZZZ`, `\/`, "\x01", "é"}
+	for range 3000 {
+		var sb bytes.Buffer
+		sb.WriteString(`["`)
+		n := r.IntN(400)
+		for range n {
+			sb.WriteString(pieces[r.IntN(len(pieces))])
+		}
+		if r.IntN(4) > 0 {
+			sb.WriteString(`"`)
+		}
+		if r.IntN(2) > 0 {
+			sb.WriteString(`]`)
+		}
+		b := sb.Bytes()
+		var want, got error
+		withScanner(false, false, func() { want = Validate(b) })
+		withScanner(true, true, func() { got = Validate(b) })
+		require.Equal(t, fmt.Sprint(want), fmt.Sprint(got), "%q", b)
+		withScanner(true, false, func() { got = Validate(b) })
+		require.Equal(t, fmt.Sprint(want), fmt.Sprint(got), "portable kernel, %q", b)
+	}
 }

@@ -234,6 +234,18 @@ func stringEnd(b []byte, i int) int {
 }
 
 func validString(b []byte, i int) (int, error) {
+	if k := bytes.IndexByte(b[i+1:], '"'); useBlocks && (k < 0 || k >= blockStrLenMin || b[i+k] == '\\') {
+		// Not a short string whose first quote closes it: one pass of the
+		// block scanner finds its end and checks its escapes.
+		end, bad := blockValidString(b, i)
+		switch {
+		case end < 0:
+			return len(b), &SyntaxError{Offset: len(b), Msg: "unterminated string: " + ErrUnexpectedEnd.Error()}
+		case bad >= 0:
+			return bad, &SyntaxError{Offset: bad, Msg: "invalid escape in string"}
+		}
+		return end, nil
+	}
 	end := stringEnd(b, i)
 	if end < 0 {
 		return len(b), &SyntaxError{Offset: len(b), Msg: "unterminated string: " + ErrUnexpectedEnd.Error()}
