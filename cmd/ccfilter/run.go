@@ -269,8 +269,10 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	perLine := 0
 	if x := p.expr; x != nil {
 		// The trees for jq are built ahead, on the decoder's workers.
-		opts.Trees = func(ev *stream.Event) bool { return !x.Skips(ev) }
-		perLine = 2 // a line and its tree
+		opts.Prepare = x.Prepare
+		if x.Paths() == nil {
+			perLine = 2 // a line and its whole tree
+		}
 	}
 	dec := stream.NewDecoder(in, opts)
 	defer dec.Close()
@@ -309,7 +311,10 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 			// The decoder left validation of the events we use to us; an
 			// event for jq is validated while its tree is built.
 			validate := ev.Validate
-			if p.expr != nil || p.where != nil && p.preset.Mode == filter.Events {
+			switch {
+			case p.expr != nil:
+				validate = func() error { return p.expr.Prepare(ev) } // done on the workers already
+			case p.where != nil && p.preset.Mode == filter.Events:
 				validate = ev.ValidateValue // (--where on tool calls runs on the call, not the event)
 			}
 			if err := validate(); err != nil {

@@ -196,6 +196,7 @@ func FuzzValidateDecode(f *testing.F) {
 			require.Equal(t, normalize(Parse(b).decodeLoose()), normalize(tree))
 		}
 		requireCompactAsEncodingJSON(t, b)
+		requireProjectedAsWhole(t, b, err == nil)
 		// What Validate accepts is framed; what Members accepts (it also
 		// checks the top level's separators) is framed too.
 		ms, merr := Members(b, nil)
@@ -305,5 +306,46 @@ func TestAppendCompactOnCaptures(t *testing.T) {
 	}
 	for _, s := range []string{"[1, 2]", `{"a" : "b c"}`, " 1 ", "[\"\t\"]", "[\n1]", `"\u0000"`, "[1,]", `{"a":}`} {
 		requireCompactAsEncodingJSON(t, []byte(s))
+	}
+}
+
+// requireProjectedAsWhole decodes b through a projection (any input: no
+// panic) and, when b is valid, finds along its paths what the whole tree
+// holds there.
+func requireProjectedAsWhole(t *testing.T, b []byte, valid bool) {
+	t.Helper()
+	var p Projection
+	p.Add("type")
+	p.Add("message", "content", 1, "text")
+	p.Reach("a", 0)
+	cut := DecodeProjected(b, &p)
+	if !valid {
+		return
+	}
+	whole := Value(b).Decode()
+	at := func(v any, path ...any) any {
+		for _, s := range path {
+			switch k := s.(type) {
+			case string:
+				m, ok := v.(map[string]any)
+				if !ok {
+					return v // another kind: kept whole
+				}
+				v = m[k]
+			case int:
+				a, ok := v.([]any)
+				if !ok {
+					return v
+				}
+				if k >= len(a) {
+					return nil
+				}
+				v = a[k]
+			}
+		}
+		return v
+	}
+	for _, path := range [][]any{{"type"}, {"message", "content", 1, "text"}} {
+		require.Equal(t, normalize(at(whole, path...)), normalize(at(cut, path...)), "%v of %q", path, b)
 	}
 }

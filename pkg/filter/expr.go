@@ -30,6 +30,9 @@ type Expr struct {
 	// any event of another type yields nothing, so it is skipped without
 	// building its tree. Exactly equivalent, and the common case.
 	typeGuard string
+	// paths are the parts of an event the expression reads, when it can
+	// tell (readPaths): the tree it runs on is cut to them.
+	paths *stream.Paths
 
 	cur   *stream.Event
 	agent func(*stream.Event) string
@@ -120,6 +123,7 @@ func Compile(src string, vars []Var, agent func(*stream.Event) string, environ f
 	if m := typeGuardRE.FindStringSubmatch(src); m != nil {
 		x.typeGuard = m[1]
 	}
+	x.paths = readPaths(q)
 	names := make([]string, len(vars))
 	for i, v := range vars {
 		names[i] = "$" + v.Name
@@ -184,6 +188,21 @@ func blocksOf(e *stream.Event, typ string) any {
 	return out
 }
 
+// Prepare validates e in full and builds the tree the expression runs on
+// (the whole tree, or the tree cut to the paths it reads), unless Skips.
+// It is safe to call from several goroutines on different events: for
+// DecoderOptions.Prepare. Its error is a *stream.SyntaxError.
+func (x *Expr) Prepare(e *stream.Event) error {
+	if x.Skips(e) {
+		return nil
+	}
+	return e.ValidateValueOf(x.paths)
+}
+
+// Paths returns the parts of each event the expression reads (its trees
+// are cut to them), or nil when it reads events whole or cannot tell.
+func (x *Expr) Paths() *stream.Paths { return x.paths }
+
 // Skips reports whether the expression certainly yields nothing for e, so
 // that e's tree need not be built.
 func (x *Expr) Skips(e *stream.Event) bool {
@@ -228,7 +247,7 @@ func (x *Expr) Run(ctx context.Context, e *stream.Event, root any, emit func(v a
 	defer func() { x.cur = nil }()
 	input := root
 	if input == nil {
-		input = e.Value()
+		input = e.ValueOf(x.paths)
 	}
 	iter := x.code.RunWithContext(ctx, input, x.values...)
 	for {

@@ -57,13 +57,13 @@ type DecoderOptions struct {
 	// such; when the fault lies beyond its head, the message names the
 	// framing fault, where full validation might name an earlier one.
 	SkipLong func(Kind) bool
-	// Trees, when set, is asked about each event: if it returns true, the
-	// event's tree (Value) is built while it is decoded, on the workers of
-	// a Parallel decoder, and its JSON validated in full on the way
-	// (ValidateValue; an invalid line is returned as its *SyntaxError).
-	// For consumers that hand events to jq: building trees is most of
-	// their work. It must be safe to call from several goroutines.
-	Trees func(*Event) bool
+	// Prepare, when set, is called on each event as it is decoded: on the
+	// workers of a Parallel decoder, ahead of Next. An error it returns
+	// (a *SyntaxError, as ValidateValue's) is returned by Next in the
+	// event's place. For consumers that hand events to jq: building their
+	// trees (ValidateValue, ValidateValueOf) is most of their work. It must
+	// be safe to call from several goroutines at once.
+	Prepare func(*Event) error
 }
 
 // Check is how much of each line a Decoder validates before returning it.
@@ -250,8 +250,8 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 	if opts.ToolResults && ev.Kind == KindToolResult {
 		ev.ToolResults()
 	}
-	if opts.Trees != nil && opts.Trees(ev) {
-		return ev.ValidateValue()
+	if opts.Prepare != nil {
+		return opts.Prepare(ev)
 	}
 	return nil
 }

@@ -628,12 +628,12 @@ func TestSkipLongMatchesFullRead(t *testing.T) {
 	}
 }
 
-// TestDecoderTreesMatchConsumerValidation proves the Trees option gives
-// what a consumer that validates and decodes the chosen events itself
-// gets: the same trees, and a malformed chosen line reported as the same
-// line error, on the captures with cut and glued lines, serial and
-// Parallel.
-func TestDecoderTreesMatchConsumerValidation(t *testing.T) {
+// TestDecoderPrepareMatchesConsumerValidation proves that building trees
+// in the Prepare option gives what a consumer that validates and decodes
+// the chosen events itself gets: the same trees, and a malformed chosen
+// line reported as the same line error, on the captures with cut and
+// glued lines, serial and Parallel.
+func TestDecoderPrepareMatchesConsumerValidation(t *testing.T) {
 	var all []byte
 	for _, f := range captures(t) {
 		data, err := os.ReadFile(f)
@@ -682,7 +682,12 @@ func TestDecoderTreesMatchConsumerValidation(t *testing.T) {
 		for _, check := range []stream.Check{stream.CheckFraming, stream.CheckAll} {
 			// (With CheckAll the decoder reports the bad line before any
 			// tree: with the same message.)
-			opts := stream.DecoderOptions{Check: check, Parallel: parallel, Trees: chosen}
+			opts := stream.DecoderOptions{Check: check, Parallel: parallel, Prepare: func(ev *stream.Event) error {
+				if !chosen(ev) {
+					return nil
+				}
+				return ev.ValidateValue()
+			}}
 			assert.Equal(t, want, run(opts, false), "check %d, parallel %v", check, parallel)
 		}
 	}

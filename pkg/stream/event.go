@@ -35,6 +35,9 @@ type Event struct {
 
 	tree     any
 	haveTree bool
+	cut      any    // the tree cut to cutFor (ValueOf)
+	cutFor   *Paths // nil: no cut tree
+	cutValid bool   // the line was validated in full when cut was built
 	// top indexes the top-level members, built by the first lookup (or by a
 	// CheckFraming decoder, whose framing walk finds them anyway): the keys
 	// after a long "message" are then found without walking it again.
@@ -127,9 +130,60 @@ func (e *Event) Clone() *Event {
 	c := *e
 	c.Raw = bytes.Clone(e.Raw)
 	c.tree, c.haveTree = nil, false
+	c.cut, c.cutFor, c.cutValid = nil, nil, false
 	c.top, c.haveTop = nil, false
 	c.results, c.haveResults = nil, false
 	return &c
+}
+
+// Paths are the parts of an event a consumer reads (see ValueOf): paths
+// of object keys (string elements) and array indexes (int elements) from
+// the event's root, each standing for the whole value at its end. The zero
+// value is empty; an empty path added is the whole event.
+type Paths struct{ p jsonx.Projection }
+
+// Add adds a path and the whole value at its end.
+func (ps *Paths) Add(path ...any) { ps.p.Add(path...) }
+
+// Reach adds a path without the value at its end (the objects and arrays
+// on the way are kept, and of the value at the end only its kind): for a
+// reader that goes down the path, where going down can fail.
+func (ps *Paths) Reach(path ...any) { ps.p.Reach(path...) }
+
+// Whole reports whether the paths take in the whole event.
+func (ps *Paths) Whole() bool { return ps.p.Whole() }
+
+// ValueOf returns the event's tree cut to paths: the objects and arrays on
+// the way to the end of each path, the whole value there, and nothing
+// else. Following any of the paths gives what it gives in Value (a value
+// of another kind than the path expects is kept whole, so even the errors
+// are the same), without decoding the rest: for a jq expression that
+// reads a few fields of events whose tool results are megabytes. nil
+// paths: Value. Cached for the last paths asked for.
+func (e *Event) ValueOf(paths *Paths) any {
+	if paths == nil || paths.Whole() {
+		return e.Value()
+	}
+	if e.cutFor != paths {
+		e.cut, e.cutFor, e.cutValid = jsonx.DecodeProjected(e.Raw, &paths.p), paths, false
+	}
+	return e.cut
+}
+
+// ValidateValueOf is ValidateValue for ValueOf(paths): it checks the
+// event's JSON in full and builds the cut tree.
+func (e *Event) ValidateValueOf(paths *Paths) error {
+	if paths == nil || paths.Whole() {
+		return e.ValidateValue()
+	}
+	if e.cutFor == paths && e.cutValid {
+		return nil
+	}
+	if err := e.Validate(); err != nil {
+		return err
+	}
+	e.cut, e.cutFor, e.cutValid = jsonx.DecodeProjected(e.Raw, &paths.p), paths, true
+	return nil
 }
 
 // Value returns the event as a generic JSON tree (map[string]any, with
