@@ -121,6 +121,8 @@ type Decoder struct {
 	head     []byte    // the head of the line skipLong passed over
 	skip     skipped   // its classification
 	skipped  bool      // readLine's line is such a head
+	lent     bool      // lines of buf were handed to a Parallel decoder's batches uncopied
+	retired  [][]byte  // buffers left to those batches, for the next one sent
 }
 
 // NewDecoder returns a Decoder reading from r.
@@ -344,7 +346,9 @@ func (d *Decoder) fill() error {
 	}
 	d.nl = 0
 	if d.start > 0 && (d.end == len(d.buf) || d.start == d.end) {
-		// Slide the partial line to the front.
+		// Slide the partial line to the front (of a fresh buffer when
+		// batches point into this one).
+		d.writable()
 		n := copy(d.buf, d.buf[d.start:d.end])
 		d.base += int64(d.start)
 		d.start, d.end = 0, n
@@ -392,6 +396,24 @@ func (d *Decoder) fill() error {
 			return d.err
 		}
 	}
+}
+
+// writable is called before buf is written below end. When lines of buf
+// were handed to a Parallel decoder's batches uncopied, buf is left to
+// them (retired: the producer gives it to the next batch it sends, and it
+// comes back when that one is consumed), and reading goes on in a fresh
+// buffer holding the unconsumed bytes.
+func (d *Decoder) writable() {
+	if !d.lent {
+		return
+	}
+	old := d.buf
+	nb := d.pipe.buffer(len(old))
+	n := copy(nb, old[d.start:d.end])
+	d.base += int64(d.start)
+	d.start, d.end, d.nl = 0, n, 0
+	d.buf, d.small, d.lent = nb, nb, false
+	d.retired = append(d.retired, old)
 }
 
 // restOfLine looks ahead in a seekable file, without consuming it, for the
@@ -486,6 +508,7 @@ func (d *Decoder) readLine() ([]byte, int64, error) {
 
 // discardLine skips the rest of an over-long line without keeping it.
 func (d *Decoder) discardLine() error {
+	d.writable()
 	off := d.base + int64(d.start)
 	size := int64(d.end - d.start)
 	d.start, d.end, d.scan = 0, 0, 0

@@ -7,26 +7,34 @@ import (
 )
 
 // A Parallel decoder splits the work of Next over goroutines: one reads and
-// cuts lines (copying each out of the read buffer into a batch's slab, so
-// the buffer can be refilled at once), workers check and classify the
-// batches, and Next hands out their events in input order. On a stream
+// cuts lines, workers check and classify the batches, and Next hands out
+// their events in input order. Lines are not copied: a batch's events
+// point into the read buffers, and a buffer whose lines were handed out is
+// never written again below what was read into it; when the reader needs
+// to slide a partial line to the front, it goes on in a fresh buffer, and
+// the old one comes back when the last batch that can point into it is
+// consumed (copying every line into a batch cost a fifth of the reader's
+// time). On a stream
 // whose bytes are mostly tool results, checking the lines costs as much as
 // everything a preset does with the events, so this nearly halves the wall
 // time on two cores.
 
 const (
-	slabSize     = 4 << 20 // bytes of lines per batch (one long line gets its own)
-	batchLines   = 1024    // lines per batch at most
-	batchesAhead = 2       // batches read ahead of Next; bounds the memory
+	batchBytes   = 4 << 20   // bytes of lines per batch (one long line gets its own)
+	batchLines   = 1024      // lines per batch at most
+	batchesAhead = 2         // batches read ahead of Next; bounds the memory
+	headSlab     = 256 << 10 // a slab of heads of lines passed over
 )
 
 // batch is a run of consecutive lines, with the bytes they point into.
 type batch struct {
-	slab  []byte
-	big   bool // holds the long-line token (see waitBig)
-	items []batchItem
-	end   error // after the items: io.EOF or the read error, or nil
-	done  chan struct{}
+	slab    []byte   // copies of the lines that are not in a read buffer (the heads of lines passed over)
+	retired [][]byte // read buffers its events and earlier batches' point into, free once it is consumed
+	size    int      // bytes of its lines
+	big     bool     // holds the long-line token (see waitBig)
+	items   []batchItem
+	end     error // after the items: io.EOF or the read error, or nil
+	done    chan struct{}
 }
 
 type batchItem struct {
@@ -39,6 +47,7 @@ type pipeline struct {
 	order    chan *batch // to Next, in input order
 	work     chan *batch // to the workers
 	free     chan *batch
+	buffers  chan []byte // read buffers to reuse
 	quit     chan struct{}
 	bigToken chan struct{} // full while a buffer grown for a long line exists
 	stop     sync.Once
@@ -59,6 +68,7 @@ func (d *Decoder) startPipeline() {
 		order:    make(chan *batch, batchesAhead),
 		work:     make(chan *batch, batchesAhead),
 		free:     make(chan *batch, batchesAhead+2),
+		buffers:  make(chan []byte, batchesAhead+3),
 		quit:     make(chan struct{}),
 		bigToken: make(chan struct{}, 1),
 	}
@@ -92,6 +102,9 @@ func (d *Decoder) produce(p *pipeline) {
 	b := p.batch()
 	send := func(last error) bool {
 		b.end = last
+		b.retired = append(b.retired, d.retired...)
+		clear(d.retired)
+		d.retired = d.retired[:0]
 		select {
 		case p.order <- b:
 		case <-p.quit:
@@ -116,12 +129,13 @@ func (d *Decoder) produce(p *pipeline) {
 			b.add().err = err
 		} else if line = trimLine(line); len(line) > 0 {
 			grown := len(d.buf) > len(d.small) // the buffer grew for this line
-			own = grown || len(line) > slabSize
-			if len(b.items) > 0 && (own || len(b.slab)+len(line) > cap(b.slab)) {
+			own = grown || len(line) > batchBytes
+			if len(b.items) > 0 && (own || b.size+len(line) > batchBytes) {
 				if !send(nil) {
 					return
 				}
 			}
+			b.size += len(line)
 			var raw []byte
 			switch {
 			case grown:
@@ -132,14 +146,18 @@ func (d *Decoder) produce(p *pipeline) {
 				b.big, d.holdsBig = true, false
 			case own:
 				raw = append(make([]byte, 0, len(line)), line...)
+			case !d.skipped:
+				// A line of the read buffer, which is not written again
+				// below it (see writable).
+				raw = line[:len(line):len(line)]
+				d.lent = true
 			default:
-				if cap(b.slab) < slabSize {
-					b.slab = make([]byte, 0, slabSize)
+				if cap(b.slab)-len(b.slab) < len(line) {
+					// A new slab: the earlier items keep the old one.
+					b.slab = make([]byte, 0, max(headSlab, len(line)))
 				}
-				// The slab never grows past its capacity, so the earlier
-				// items' Raw stay where they are.
 				at := len(b.slab)
-				b.slab = append(b.slab, line...)
+				b.slab = append(b.slab, line...) // the head kept of a line passed over
 				raw = b.slab[at:len(b.slab):len(b.slab)]
 			}
 			it := b.add()
@@ -188,6 +206,18 @@ func (b *batch) add() *batchItem {
 	return &b.items[len(b.items)-1]
 }
 
+// buffer returns a read buffer of n bytes, recycled when one is free.
+func (p *pipeline) buffer(n int) []byte {
+	select {
+	case b := <-p.buffers:
+		if len(b) == n {
+			return b
+		}
+	default:
+	}
+	return make([]byte, n)
+}
+
 // batch returns an empty batch, recycled when one is free.
 func (p *pipeline) batch() *batch {
 	select {
@@ -198,17 +228,27 @@ func (p *pipeline) batch() *batch {
 	}
 }
 
-// recycle keeps a consumed batch's memory for the next one (not a long
-// line's slab: that goes to the GC).
+// recycle keeps a consumed batch's memory for the next one, and gives back
+// the read buffers it retired (not a long line's buffer: that goes to the
+// GC).
 func (p *pipeline) recycle(b *batch) {
 	if b.big {
 		<-p.bigToken
 		b.big = false
 	}
-	if cap(b.slab) != slabSize {
+	if cap(b.slab) != headSlab {
 		b.slab = nil
 	}
 	b.slab = b.slab[:0]
+	for _, buf := range b.retired {
+		select {
+		case p.buffers <- buf:
+		default:
+		}
+	}
+	clear(b.retired)
+	b.retired = b.retired[:0]
+	b.size = 0
 	for i := range b.items {
 		it := &b.items[i]
 		it.ev.point(nil, "", 0, 0) // keeps the event's index capacity

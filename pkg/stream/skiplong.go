@@ -67,6 +67,8 @@ func (d *Decoder) skipLong() (head []byte, off int64, err error, ok bool) {
 	if !sure || !d.opts.SkipLong(kind) {
 		return nil, 0, nil, false
 	}
+	d.writable() // the buffer is read into from its start again below
+	data = d.buf[d.start:d.end]
 	d.head = append(d.head[:0], data[:min(len(data), headBytes)]...)
 	d.skip = skipped{typ, subtype, kind}
 	off = d.base + int64(d.start)
