@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -690,5 +691,62 @@ func TestDecoderPrepareMatchesConsumerValidation(t *testing.T) {
 			}}
 			assert.Equal(t, want, run(opts, false), "check %d, parallel %v", check, parallel)
 		}
+	}
+}
+
+// TestSkipLongTopLevelSyntax: a long line whose brackets balance but whose
+// top-level members do not follow one another (found by FuzzDecoder:
+// `{"type":…,"message":{…}[]}`) is reported when it is passed over, as when
+// it is read whole; a well-formed one with numbers, literals and spaces
+// between members is not.
+func TestSkipLongTopLevelSyntax(t *testing.T) {
+	msg := `{"content":[{"type":"tool_result","tool_use_id":"t","content":"` + strings.Repeat(`a\"b `, 300) + `"}]}`
+	head := `{"type":"user","message":` + msg
+	bad := []string{
+		head + `[]}`,
+		head + ` "x":1}`,
+		head + `,}`,
+		head + `,"n":12 3}`,
+		head + `,"n"}`,
+		head + `,"n":}`,
+		head + `,"n"::1}`,
+		head + `,1:2}`,
+		head + `]`,
+		head + `,"n":tru"e"}`,
+	}
+	good := []string{
+		head + `}`,
+		head + ` , "n" : 12 , "b":true,"z":null,"o":{"a":[1,{"b":"}"}]},"s":"x"}`,
+		head + `,"n":-1.5e3}  `,
+	}
+	for _, line := range append(bad, good...) {
+		in := `{"type":"result","result":"a"}` + "\n" + line + "\n" + `{"type":"result","result":"b"}` + "\n"
+		errs := func(skip bool) (out []string) {
+			opts := stream.DecoderOptions{Check: stream.CheckFraming, BufferSize: 256}
+			if skip {
+				opts.SkipLong = func(stream.Kind) bool { return true }
+			}
+			dec := stream.NewDecoder(strings.NewReader(in), opts)
+			for {
+				ev, err := dec.Next()
+				if err == io.EOF {
+					return out
+				}
+				if err != nil {
+					var se *stream.SyntaxError
+					require.ErrorAs(t, err, &se)
+					out = append(out, fmt.Sprint("error on line ", se.Line))
+					continue
+				}
+				out = append(out, fmt.Sprint("event on line ", ev.Line))
+			}
+		}
+		want := errs(false)
+		assert.Equal(t, want, errs(true), "%s", line[len(head):])
+	}
+	// And the bad ones are errors at all.
+	for _, line := range bad {
+		_, err := jsonx.Members([]byte(line), nil)
+		require.Error(t, err, line[len(head):])
 	}
 }

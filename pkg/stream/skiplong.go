@@ -109,11 +109,13 @@ func (d *Decoder) skipLong() (head []byte, off int64, err error, ok bool) {
 	return d.head, off, nil, true
 }
 
-// frameScanner checks a line's framing chunk by chunk, as
-// jsonx.ValidateFraming does on a whole line: brackets balance, strings
-// close, nothing but spaces follows the object. Its errors read as
-// jsonx.Validate's for the same faults.
+// frameScanner checks a line's framing chunk by chunk, as jsonx.Members
+// does on a whole line: brackets balance, strings close, the top-level
+// object's members are keys, colons, values and commas in turn, nothing
+// but spaces follows the object. Its errors read as jsonx.Validate's for
+// the same faults where it can tell.
 type frameScanner struct {
+	member    memberState // where the top-level object is, between its members
 	n         int64 // bytes fed
 	depth     int
 	inStr     bool
@@ -122,6 +124,23 @@ type frameScanner struct {
 	trail     int64 // spaces at the end of what was fed
 	err       *jsonx.SyntaxError
 	truncated bool
+}
+
+// memberState is where a frameScanner is in the top-level object (depth 1,
+// outside strings).
+type memberState uint8
+
+const (
+	memberFirst  memberState = iota // after '{': a key or '}'
+	memberKey                       // after ',': a key
+	memberColon                     // after a key
+	memberValue                     // after ':'
+	memberScalar                    // in a number or literal
+	memberNext                      // after a value: ',' or '}'
+)
+
+func (s *frameScanner) fail(at int, msg string) {
+	s.err = &jsonx.SyntaxError{Offset: int(s.n) + at, Msg: msg}
 }
 
 func (s *frameScanner) feed(b []byte) {
@@ -157,33 +176,91 @@ func (s *frameScanner) feed(b []byte) {
 			i = q + 1
 			if n%2 == 0 {
 				s.inStr = false
+				if s.depth == 1 {
+					if s.member == memberFirst || s.member == memberKey {
+						s.member = memberColon // the string was a key
+					} else {
+						s.member = memberNext
+					}
+				}
 			}
 			s.trail = 0
 			continue
 		}
 		c := b[i]
 		if c == ' ' || c == '\t' || c == '\r' {
+			if s.depth == 1 && s.member == memberScalar {
+				s.member = memberNext
+			}
 			s.trail++
 			i++
 			continue
 		}
 		s.trail = 0
-		switch {
-		case s.closed:
-			s.err = &jsonx.SyntaxError{Offset: int(s.n) + i, Msg: fmt.Sprintf("unexpected %q after the value", c)}
+		if s.closed {
+			s.fail(i, fmt.Sprintf("unexpected %q after the value", c))
 			return
-		case c == '"':
+		}
+		if s.depth == 1 && !s.member1(c, i) {
+			return
+		}
+		switch c {
+		case '"':
 			s.inStr, s.slashes = true, 0
-		case c == '{' || c == '[':
+		case '{', '[':
 			s.depth++
-		case c == '}' || c == ']':
+		case '}', ']':
 			s.depth--
 			if s.depth <= 0 {
 				s.closed = true
 			}
+			if s.depth == 1 {
+				s.member = memberNext // a nested value has ended
+			}
 		}
 		i++
 	}
+}
+
+// member1 checks byte c, at offset i of the chunk, against the member
+// syntax of the top-level object, and moves on; false: a fault, recorded.
+func (s *frameScanner) member1(c byte, i int) bool {
+	switch s.member {
+	case memberFirst, memberKey:
+		if c == '"' || c == '}' && s.member == memberFirst {
+			return true // the key's end moves to memberColon
+		}
+		s.fail(i, "expected a string key")
+	case memberColon:
+		if c == ':' {
+			s.member = memberValue
+			return true
+		}
+		s.fail(i, "expected ':'")
+	case memberValue:
+		switch c {
+		case '"', '{', '[':
+			return true // their ends move to memberNext
+		case '}', ']', ',', ':':
+			s.fail(i, "expected a value")
+		default:
+			s.member = memberScalar
+			return true
+		}
+	case memberScalar, memberNext:
+		switch c {
+		case ',':
+			s.member = memberKey
+			return true
+		case '}':
+			return true
+		}
+		if s.member == memberScalar && c != '"' && c != '{' && c != '[' && c != ']' && c != ':' {
+			return true // the number or literal goes on
+		}
+		s.fail(i, "expected ',' or '}'")
+	}
+	return false
 }
 
 // end reports the line's framing error, if any, once it is all fed.
