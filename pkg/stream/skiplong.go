@@ -116,7 +116,7 @@ func (d *Decoder) skipLong() (head []byte, off int64, err error, ok bool) {
 // the same faults where it can tell.
 type frameScanner struct {
 	member    memberState // where the top-level object is, between its members
-	n         int64 // bytes fed
+	n         int64       // bytes fed
 	depth     int
 	inStr     bool
 	slashes   int   // backslashes that ended the last chunk, inside a string
