@@ -400,7 +400,9 @@ if [ "$SMALL" != none ]; then
 			rl = (b / 1024 - (l - ls) / 1048576) / (s / 1024)
 			if ((r > 1.2 || r < 0.8) && (rl > 1.2 || rl < 0.8)) v = v " not-flat"
 			if (d >= 64) v = v " over-64MiB"
-			printf "%-11s %12.1f %12.1f %12.2fx %12.2fx %18.1f  %s\n", t, s / 1024, b / 1024, r, rl, d, (v == "" ? "ok" : substr(v, 2))
+			# (less_line is "-" for a task that does not hold its longest line)
+			rls = rl > 0 ? sprintf("%.2fx", rl) : "-"
+			printf "%-11s %12.1f %12.1f %12.2fx %13s %18.1f  %s\n", t, s / 1024, b / 1024, r, rls, d, (v == "" ? "ok" : substr(v, 2))
 		}'
 	done
 fi
