@@ -56,6 +56,11 @@ var cutExpressions = []string{
 	`.message.content[0].text | ascii_downcase | test("error")`,
 	`(.usage.input_tokens // 0) + (.usage.output_tokens // 0)`,
 	`.message.content[0].content | if type == "array" then .[0].text else . end`,
+	`{"type"}`,
+	`{(.type): .subtype}`,
+	`{$ENV} | length`,
+	`[.message.content[0].text?, .type?] | @csv`,
+	`.message.content[0].input.command | split(" ") | .[0]`,
 }
 
 // wholeExpressions read the events whole, or in ways readPaths does not
@@ -73,6 +78,10 @@ var wholeExpressions = []string{
 	`to_entries[0].key`,
 	`.message |= .id`,
 	`input`,
+	`{@base64}`,
+	`.. | .type? // empty`,
+	`[paths] | length`,
+	`env.HOME`,
 }
 
 // TestReadPaths: readPaths cuts the trees of the expressions it can
