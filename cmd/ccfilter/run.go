@@ -262,6 +262,8 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		opts.SkipLong = func(k stream.Kind) bool { return k != stream.KindText }
 	} else {
 		opts.ToolResults = true // the tracker reads them all
+		// usage and the text of text print no tool result, so no size.
+		opts.NoResultSizes = p.expr == nil && (p.preset.Name == "usage" || p.preset.Name == "text" && p.format == render.Text)
 	}
 	// How many times the longest line is in memory at once, beyond what
 	// the base limit leaves room for: the presets keep one line (or none),
@@ -276,7 +278,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	dec := stream.NewDecoder(in, opts)
 	defer dec.Close()
-	tr := stream.NewTracker(stream.TrackerOptions{})
+	tr := stream.NewTracker(stream.TrackerOptions{NoResultSizes: opts.NoResultSizes})
 	s := &session{o: o, p: p, tr: tr, tty: tty, source: displayName(name), light: light}
 	if err := s.open(out); err != nil {
 		return 0, err

@@ -47,6 +47,10 @@ type DecoderOptions struct {
 	// Parallel decoder, off the consumer's goroutine, for consumers that
 	// read them all (the Tracker does).
 	ToolResults bool
+	// NoResultSizes has ToolResults find the blocks without counting their
+	// sizes (ToolResult.Size counts on demand): for consumers that never
+	// show them (with TrackerOptions.NoResultSizes).
+	NoResultSizes bool
 	// SkipLong, when set, is asked about each line longer than BufferSize
 	// whose kind its head decides (a tool result, an assistant block of a
 	// real model): if it returns true, the line is read through the buffer
@@ -250,7 +254,7 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 	}
 	ev.classify()
 	if opts.ToolResults && ev.Kind == KindToolResult {
-		ev.ToolResults()
+		ev.findToolResults(!opts.NoResultSizes)
 	}
 	if opts.Prepare != nil {
 		return opts.Prepare(ev)

@@ -750,3 +750,48 @@ func TestSkipLongTopLevelSyntax(t *testing.T) {
 		require.Error(t, err, line[len(head):])
 	}
 }
+
+// TestNoResultSizes: a decoder and tracker told not to count tool result
+// sizes give every completed tool call, its error flag, lines and timing,
+// and the usage, subagents and outcome, exactly as with sizes; only
+// ResultBytes stays 0 (and it is not 0 with sizes, on these captures).
+func TestNoResultSizes(t *testing.T) {
+	var all []byte
+	for _, f := range captures(t) {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		all = append(all, data...)
+	}
+	run := func(noSizes bool) (calls []stream.ToolCall, rest string) {
+		dec := stream.NewDecoder(bytes.NewReader(all), stream.DecoderOptions{Check: stream.CheckFraming, Parallel: true, ToolResults: true, NoResultSizes: noSizes})
+		defer dec.Close()
+		tr := stream.NewTracker(stream.TrackerOptions{NoResultSizes: noSizes})
+		for {
+			ev, err := dec.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				continue
+			}
+			for _, c := range tr.Observe(ev) {
+				calls = append(calls, *c)
+			}
+		}
+		return calls, fmt.Sprintf("%+v %+v %+v", tr.Usage(), tr.Outcome(), len(tr.Subagents()))
+	}
+	with, restWith := run(false)
+	without, restWithout := run(true)
+	require.Equal(t, restWith, restWithout)
+	require.Len(t, without, len(with))
+	sized := 0
+	for i := range with {
+		if with[i].ResultBytes > 0 {
+			sized++
+		}
+		assert.Zero(t, without[i].ResultBytes)
+		with[i].ResultBytes = 0
+	}
+	assert.Greater(t, sized, 50, "the captures' results have sizes")
+	assert.Equal(t, with, without)
+}

@@ -155,14 +155,22 @@ func (r ToolResult) Size() int {
 // ToolResults finds them on its workers.
 func (e *Event) ToolResults() []ToolResult {
 	if !e.haveResults {
-		e.results = e.results[:0]
-		eachToolResult(e.v(), func(r ToolResult) {
-			r.size = r.Size() + 1
-			e.results = append(e.results, r)
-		})
-		e.haveResults = true
+		e.findToolResults(true)
 	}
 	return e.results
+}
+
+// findToolResults finds the tool_result blocks, with their sizes or not
+// (Size then counts on demand).
+func (e *Event) findToolResults(sizes bool) {
+	e.results = e.results[:0]
+	eachToolResult(e.v(), func(r ToolResult) {
+		if sizes {
+			r.size = r.Size() + 1
+		}
+		e.results = append(e.results, r)
+	})
+	e.haveResults = true
 }
 
 // eachToolResult calls fn for each tool_result block of a user event,

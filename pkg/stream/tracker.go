@@ -26,6 +26,10 @@ type TrackerOptions struct {
 	// MaxTextBytes caps the text kept for the final-answer fallback and for
 	// each result summary (default 1 MiB).
 	MaxTextBytes int
+	// NoResultSizes leaves ToolCall.ResultBytes at 0, for consumers that
+	// never show it: counting the decoded text of every tool result was a
+	// sixth to a quarter of a run that only prints text or usage.
+	NoResultSizes bool
 }
 
 // MainAgent is the agent label of the main agent's events.
@@ -536,7 +540,9 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 		t.callOrder.Remove(el)
 		delete(t.calls, id)
 		c.Done, c.IsError, c.ResultLine, c.ResultTimestamp = true, r.IsError, e.Line, ts
-		c.ResultBytes = r.Size()
+		if !t.o.NoResultSizes {
+			c.ResultBytes = r.Size()
+		}
 		c.Duration, c.HasDuration = between(c.Timestamp, ts)
 		if s := t.agents[id]; s != nil {
 			t.agentResult(s, e.field("tool_use_result"), r, e)
