@@ -16,7 +16,7 @@ import (
 func DecodeValid(b []byte) (any, error) {
 	p := parser{b: b}
 	i := skipSpace(b, 0)
-	v, end, ok := p.value(i, 0)
+	v, end, ok := p.value(i, 0, nil)
 	if ok {
 		if end = skipSpace(b, end); end == len(b) {
 			return v, nil
@@ -36,10 +36,17 @@ type parser struct {
 	b []byte
 }
 
-func (p *parser) value(i, depth int) (any, int, bool) {
+// value decodes the value at b[i] through proj (nil: whole; see
+// Projection). Through a projection, the members and elements that are not
+// read are passed over with skip, unvalidated: DecodeProjected's input is
+// valid JSON.
+func (p *parser) value(i, depth int, proj *Projection) (any, int, bool) {
 	b := p.b
 	if i >= len(b) {
 		return nil, i, false
+	}
+	if proj != nil && proj.whole {
+		proj = nil
 	}
 	switch c := b[i]; {
 	case c == '"':
@@ -47,6 +54,9 @@ func (p *parser) value(i, depth int) (any, int, bool) {
 	case c == '{':
 		if depth >= MaxDepth {
 			return nil, i, false
+		}
+		if proj != nil && proj.index != nil {
+			proj = nil // an object where an index follows: whole
 		}
 		m := make(map[string]any, 8)
 		i = skipSpace(b, i+1)
@@ -65,12 +75,17 @@ func (p *parser) value(i, depth int) (any, int, bool) {
 			if i >= len(b) || b[i] != ':' {
 				return nil, i, false
 			}
-			v, e, ok := p.value(skipSpace(b, i+1), depth+1)
-			if !ok {
-				return nil, e, false
+			if sub, read := proj.key(k.(string)); read {
+				v, e, ok := p.value(skipSpace(b, i+1), depth+1, sub)
+				if !ok {
+					return nil, e, false
+				}
+				m[k.(string)] = v // a later duplicate wins
+				i = e
+			} else if i = skip(b, skipSpace(b, i+1)); i < 0 {
+				return nil, len(b), false
 			}
-			m[k.(string)] = v
-			i = skipSpace(b, e)
+			i = skipSpace(b, i)
 			if i < len(b) && b[i] == ',' {
 				i = skipSpace(b, i+1)
 				continue
@@ -84,18 +99,32 @@ func (p *parser) value(i, depth int) (any, int, bool) {
 		if depth >= MaxDepth {
 			return nil, i, false
 		}
+		if proj != nil && proj.keys != nil {
+			proj = nil // an array where a key follows: whole
+		}
+		start := i
 		arr := make([]any, 0, 4)
 		i = skipSpace(b, i+1)
 		if i < len(b) && b[i] == ']' {
 			return arr, i + 1, true
 		}
-		for {
-			v, e, ok := p.value(i, depth+1)
-			if !ok {
-				return nil, e, false
+		for n := 0; ; n++ {
+			if proj != nil && n > proj.last {
+				// The rest is never looked at: only where it ends.
+				end := skip(b, start)
+				return arr, end, end >= 0
 			}
-			arr = append(arr, v)
-			i = skipSpace(b, e)
+			if sub, read := proj.element(n); read {
+				v, e, ok := p.value(i, depth+1, sub)
+				if !ok {
+					return nil, e, false
+				}
+				arr = append(arr, v)
+				i = e
+			} else if arr, i = append(arr, nil), skip(b, i); i < 0 { // nil in its place
+				return nil, len(b), false
+			}
+			i = skipSpace(b, i)
 			if i < len(b) && b[i] == ',' {
 				i = skipSpace(b, i+1)
 				continue

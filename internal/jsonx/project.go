@@ -83,97 +83,28 @@ func (p *Projection) Whole() bool { return p.whole }
 func DecodeProjected(b []byte, p *Projection) any {
 	pp := parser{b: b}
 	i := skipSpace(b, 0)
-	v, _, ok := pp.projected(i, 0, p)
+	v, _, ok := pp.value(i, 0, p)
 	if !ok {
 		return Value(b).Decode()
 	}
 	return v
 }
 
-// projected is value through p.
-func (p *parser) projected(i, depth int, proj *Projection) (any, int, bool) {
-	b := p.b
-	if i >= len(b) {
-		return nil, i, false
+// key is the projection of an object's member k, and whether it is read
+// at all; a nil projection reads everything, whole.
+func (p *Projection) key(k string) (sub *Projection, read bool) {
+	if p == nil {
+		return nil, true
 	}
-	switch {
-	case b[i] == '{' && !proj.whole && proj.index == nil && depth < MaxDepth:
-		m := make(map[string]any, len(proj.keys))
-		i = skipSpace(b, i+1)
-		if i < len(b) && b[i] == '}' {
-			return m, i + 1, true
-		}
-		for {
-			if i >= len(b) || b[i] != '"' {
-				return nil, i, false
-			}
-			k, e, ok := p.str(i)
-			if !ok {
-				return nil, e, false
-			}
-			i = skipSpace(b, e)
-			if i >= len(b) || b[i] != ':' {
-				return nil, i, false
-			}
-			i = skipSpace(b, i+1)
-			if sub := proj.keys[k.(string)]; sub != nil {
-				v, e, ok := p.projected(i, depth+1, sub)
-				if !ok {
-					return nil, e, false
-				}
-				m[k.(string)] = v // a later duplicate wins, as in Decode
-				i = e
-			} else {
-				if i = skip(b, i); i < 0 {
-					return nil, len(b), false
-				}
-			}
-			i = skipSpace(b, i)
-			if i < len(b) && b[i] == ',' {
-				i = skipSpace(b, i+1)
-				continue
-			}
-			if i < len(b) && b[i] == '}' {
-				return m, i + 1, true
-			}
-			return nil, i, false
-		}
-	case b[i] == '[' && !proj.whole && proj.keys == nil && depth < MaxDepth:
-		start := i
-		arr := make([]any, 0, proj.last+1)
-		i = skipSpace(b, i+1)
-		if i < len(b) && b[i] == ']' {
-			return arr, i + 1, true
-		}
-		for n := 0; ; n++ {
-			if n > proj.last {
-				// The rest is never looked at: only where it ends.
-				end := skip(b, start)
-				return arr, end, end >= 0
-			}
-			if sub := proj.index[n]; sub != nil {
-				v, e, ok := p.projected(i, depth+1, sub)
-				if !ok {
-					return nil, e, false
-				}
-				arr = append(arr, v)
-				i = e
-			} else {
-				arr = append(arr, nil)
-				if i = skip(b, i); i < 0 {
-					return nil, len(b), false
-				}
-			}
-			i = skipSpace(b, i)
-			if i < len(b) && b[i] == ',' {
-				i = skipSpace(b, i+1)
-				continue
-			}
-			if i < len(b) && b[i] == ']' {
-				return arr, i + 1, true
-			}
-			return nil, i, false
-		}
+	sub = p.keys[k]
+	return sub, sub != nil
+}
+
+// element is key for an array's element n.
+func (p *Projection) element(n int) (sub *Projection, read bool) {
+	if p == nil {
+		return nil, true
 	}
-	return p.value(i, depth)
+	sub = p.index[n]
+	return sub, sub != nil
 }
