@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -133,36 +131,29 @@ func TestEscapedBytes(t *testing.T) {
 // finds the end of every string, array and object where the scalar walk
 // does.
 func TestBlockScannerMatchesScalarOnCaptures(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/events/*.jsonl")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		for _, line := range bytes.Split(data, []byte("\n")) {
-			if len(line) > 1<<16 {
-				// A long line: the ends of its outer values only (every
-				// offset would be quadratic), and its length as a string.
-				str := Value(append(append([]byte{'"'}, line...), '"'))
-				var want int
-				withScanner(false, false, func() { want = str.StrLen() })
-				require.Equal(t, want, blockStrLen(line), "%s: StrLen", f)
-				for _, cut := range []int{len(line), len(line) - 1, len(line) / 2} {
-					var want, got int
-					withScanner(false, false, func() { want = skip(line[:cut], 0) })
-					withScanner(true, true, func() { got = skip(line[:cut], 0) })
-					require.Equal(t, want, got, "%s cut at %d", f, cut)
-				}
-				continue
+	eachCaptureLine(t, func(f string, n int, line []byte) {
+		if len(line) > 1<<16 {
+			// A long line: the ends of its outer values only (every offset
+			// would be quadratic), and its length as a string.
+			str := Value(append(append([]byte{'"'}, line...), '"'))
+			var want int
+			withScanner(false, false, func() { want = str.StrLen() })
+			require.Equal(t, want, blockStrLen(line), "%s:%d: StrLen", f, n)
+			for _, cut := range []int{len(line), len(line) - 1, len(line) / 2} {
+				var want, got int
+				withScanner(false, false, func() { want = skip(line[:cut], 0) })
+				withScanner(true, true, func() { got = skip(line[:cut], 0) })
+				require.Equal(t, want, got, "%s:%d cut at %d", f, n, cut)
 			}
-			requireSameEnds(t, line)
-			for _, cut := range []int{len(line) / 3, len(line) - 2} {
-				if cut > 0 {
-					requireSameEnds(t, line[:cut])
-				}
+			return
+		}
+		requireSameEnds(t, line)
+		for _, cut := range []int{len(line) / 3, len(line) - 2} {
+			if cut > 0 {
+				requireSameEnds(t, line[:cut])
 			}
 		}
-	}
+	})
 }
 
 // TestBlockScannerHostile covers what the captures lack: backslashes

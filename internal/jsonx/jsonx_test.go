@@ -90,25 +90,35 @@ func TestDecodeMatchesEncodingJSON(t *testing.T) {
 	assert.Equal(t, 1000.0, got["exp"])
 }
 
+// eachCaptureLine calls f with every line of every real capture (n counts
+// from 1).
+func eachCaptureLine(t *testing.T, f func(file string, n int, line []byte)) {
+	t.Helper()
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		require.NoError(t, err)
+		for n, line := range bytes.Split(data, []byte("\n")) {
+			f(file, n+1, line)
+		}
+	}
+}
+
 // TestDecodeEveryCaptureLine proves, on every line of every real capture,
 // that Validate accepts it and Decode equals encoding/json's tree (with
 // numbers compared as float64).
 func TestDecodeEveryCaptureLine(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/events/*.jsonl")
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		for n, line := range bytes.Split(data, []byte("\n")) {
-			if len(line) == 0 {
-				continue
-			}
-			require.NoError(t, Validate(line), "%s:%d", f, n+1)
-			var want any
-			require.NoError(t, json.Unmarshal(line, &want))
-			assert.Equal(t, want, normalize(Parse(line).Decode()), "%s:%d", f, n+1)
+	eachCaptureLine(t, func(f string, n int, line []byte) {
+		if len(line) == 0 {
+			return
 		}
-	}
+		require.NoError(t, Validate(line), "%s:%d", f, n)
+		var want any
+		require.NoError(t, json.Unmarshal(line, &want))
+		assert.Equal(t, want, normalize(Parse(line).Decode()), "%s:%d", f, n)
+	})
 }
 
 // TestFindReadsOnlyTheHead proves that Find and First stop at the value they
@@ -282,28 +292,21 @@ func requireCompactAsEncodingJSON(t *testing.T, b []byte) {
 // TestAppendCompactOnCaptures: every line of the real captures, and each
 // re-indented with spaces (json.Indent), compacts as encoding/json does.
 func TestAppendCompactOnCaptures(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/events/*.jsonl")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
-			requireCompactAsEncodingJSON(t, line)
-			if !json.Valid(line) {
-				continue // a capture's cut last line
-			}
-			var spaced bytes.Buffer
-			require.NoError(t, json.Indent(&spaced, line, "", " "))
-			// Indent's newlines are control bytes: spaces only, so that
-			// the fast path is the one tested.
-			sp := bytes.ReplaceAll(spaced.Bytes(), []byte("\n"), []byte("  "))
-			requireCompactAsEncodingJSON(t, sp)
-			out, ok := AppendCompact(nil, sp)
-			require.True(t, ok, f)
-			require.Equal(t, string(line), string(out), f)
+	eachCaptureLine(t, func(f string, n int, line []byte) {
+		requireCompactAsEncodingJSON(t, line)
+		if !json.Valid(line) {
+			return // a capture's cut last line, or the empty one after the last newline
 		}
-	}
+		var spaced bytes.Buffer
+		require.NoError(t, json.Indent(&spaced, line, "", " "))
+		// Indent's newlines are control bytes: spaces only, so that the
+		// fast path is the one tested.
+		sp := bytes.ReplaceAll(spaced.Bytes(), []byte("\n"), []byte("  "))
+		requireCompactAsEncodingJSON(t, sp)
+		out, ok := AppendCompact(nil, sp)
+		require.True(t, ok, "%s:%d", f, n)
+		require.Equal(t, string(line), string(out), "%s:%d", f, n)
+	})
 	for _, s := range []string{"[1, 2]", `{"a" : "b c"}`, " 1 ", "[\"\t\"]", "[\n1]", `"\u0000"`, "[1,]", `{"a":}`} {
 		requireCompactAsEncodingJSON(t, []byte(s))
 	}

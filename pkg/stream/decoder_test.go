@@ -494,12 +494,7 @@ func decodeAll(t *testing.T, r io.Reader, opts stream.DecoderOptions) []decoded 
 // longer than the buffer and the batches, through a pipe-like reader, a
 // one-byte reader and a seekable one.
 func TestParallelDecoderMatchesSerial(t *testing.T) {
-	var all []byte
-	for _, f := range captures(t) {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		all = append(all, data...)
-	}
+	all := allCaptures(t)
 	long := `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"` + strings.Repeat(`ab\n`, 3<<20) + `"}]}}`
 	inputs := map[string][]byte{
 		"captures":         all,
@@ -635,12 +630,7 @@ func TestSkipLongMatchesFullRead(t *testing.T) {
 // line reported as the same line error, on the captures with cut and
 // glued lines, serial and Parallel.
 func TestDecoderPrepareMatchesConsumerValidation(t *testing.T) {
-	var all []byte
-	for _, f := range captures(t) {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		all = append(all, data...)
-	}
+	all := allCaptures(t)
 	// A user line whose framing holds but whose JSON does not.
 	bad := []byte(`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"x","content":"a\qb"}]}}` + "\n")
 	in := append(bytes.Replace(all, []byte("}\n{"), []byte("}{"), 5), bad...)
@@ -756,12 +746,7 @@ func TestSkipLongTopLevelSyntax(t *testing.T) {
 // and the usage, subagents and outcome, exactly as with sizes; only
 // ResultBytes stays 0 (and it is not 0 with sizes, on these captures).
 func TestNoResultSizes(t *testing.T) {
-	var all []byte
-	for _, f := range captures(t) {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		all = append(all, data...)
-	}
+	all := allCaptures(t)
 	run := func(noSizes bool) (calls []stream.ToolCall, rest string) {
 		dec := stream.NewDecoder(bytes.NewReader(all), stream.DecoderOptions{Check: stream.CheckFraming, Parallel: true, ToolResults: true, NoResultSizes: noSizes})
 		defer dec.Close()
