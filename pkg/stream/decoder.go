@@ -352,10 +352,13 @@ func (d *Decoder) fill() error {
 	if d.start > 0 && (d.end == len(d.buf) || d.start == d.end) {
 		// Slide the partial line to the front (of a fresh buffer when
 		// batches point into this one).
-		d.writable()
-		n := copy(d.buf, d.buf[d.start:d.end])
-		d.base += int64(d.start)
-		d.start, d.end = 0, n
+		if d.lent {
+			d.writable()
+		} else {
+			n := copy(d.buf, d.buf[d.start:d.end])
+			d.base += int64(d.start)
+			d.start, d.end = 0, n
+		}
 	}
 	if d.end == len(d.buf) {
 		// One line fills the buffer: grow it, to the line's exact size when
