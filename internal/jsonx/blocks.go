@@ -119,6 +119,15 @@ func blockStringEnd(b []byte, i int) int {
 	var carry uint64
 	first := uint64(1) // the opening quote
 	for want := 2; ; want = maskBatch {
+		if fusedKernels() && first == 0 && s.pos < len(b) {
+			// The fused kernel takes the blocks without a quote that ends
+			// the string (it also stops at a \u escape; the loop below
+			// takes that block).
+			st := strState{carry: carry}
+			s.pos += 64 * strBlocks(b[s.pos:], &st)
+			carry = st.carry
+			want = 1
+		}
 		ms := s.next(want)
 		if ms == nil {
 			return -1
@@ -141,31 +150,36 @@ func blockStringEnd(b []byte, i int) int {
 // Such a line is not JSON anyway.
 func blockSkip(b []byte, i int) (end int, ok bool) {
 	s := blockScanner{b: b, pos: i}
-	var carry, inString uint64 // inString: all ones when a block starts inside a string
-	depth := 0
+	var st skipState
 	for want := 2; ; want = maskBatch {
+		// The fused kernel takes the blocks that need no care; the loop
+		// below takes the one it stops at (then want is 1) and the tail.
+		if s.pos < len(b) && fusedKernels() {
+			s.pos += 64 * skipBlocks(b[s.pos:], &st)
+			want = 1
+		}
 		ms := s.next(want)
 		if ms == nil {
 			return -1, true
 		}
 		for _, m := range ms {
-			quotes := m.quote &^ escapedBytes(m.backslash, &carry)
-			in := prefixXor(quotes) ^ inString
-			inString = uint64(int64(in) >> 63)
+			quotes := m.quote &^ escapedBytes(m.backslash, &st.carry)
+			in := prefixXor(quotes) ^ st.inString
+			st.inString = uint64(int64(in) >> 63)
 			if m.backslash&^in != 0 {
 				return 0, false
 			}
 			open, close := m.open&^in, m.close&^in
-			if nc := bits.OnesCount64(close); depth > nc {
+			if nc := bits.OnesCount64(close); st.depth > nc {
 				// The depth cannot reach zero in this block.
-				depth += bits.OnesCount64(open) - nc
+				st.depth += bits.OnesCount64(open) - nc
 			} else {
 				for x := open | close; x != 0; x &= x - 1 {
 					if open&(x&-x) != 0 {
-						depth++
+						st.depth++
 						continue
 					}
-					if depth--; depth == 0 {
+					if st.depth--; st.depth == 0 {
 						return s.pos + bits.TrailingZeros64(x) + 1, true
 					}
 				}
@@ -173,6 +187,14 @@ func blockSkip(b []byte, i int) (end int, ok bool) {
 			s.pos += 64
 		}
 	}
+}
+
+// skipState is blockSkip's state between blocks, shared with the fused
+// kernel (whose assembly reads it by offset: keep the order).
+type skipState struct {
+	carry    uint64 // escapedBytes' carry
+	inString uint64 // all ones when the next block starts inside a string
+	depth    int    // brackets open
 }
 
 // blockStrLenMin is the string length from which StrLen counts with the
@@ -187,8 +209,30 @@ func blockStrLen(body []byte) int {
 	s := blockScanner{b: body}
 	n := len(body)
 	free := 0 // the first byte no escape has consumed
+	want := maskBatch
 	for {
-		ms := s.next(maskBatch)
+		// The fused kernel takes the blocks whose escapes are all simple
+		// ones (each saves a byte), when no \u escape reaches into the
+		// block; the loop below takes the block it stops at.
+		if fusedKernels() && s.pos < len(body) && free <= s.pos+1 {
+			carryIn := free == s.pos+1 // the first byte is an escape's letter, already counted
+			st := strState{carry: uint64(b2i(carryIn))}
+			if k := strBlocks(body[s.pos:], &st); k > 0 {
+				n -= st.saved - b2i(carryIn)
+				s.pos += 64 * k
+				free = s.pos
+				if st.carry != 0 {
+					// The last byte starts an escape whose letter is the
+					// next block's first: counted here, as below.
+					var done bool
+					if n, free, done = strLenEscape(body, s.pos-1, n); done {
+						return n
+					}
+				}
+			}
+			want = 1
+		}
+		ms := s.next(want)
 		if ms == nil {
 			return n
 		}
@@ -198,23 +242,47 @@ func blockStrLen(body []byte) int {
 				if k < free {
 					continue
 				}
-				if k+1 >= len(body) {
-					return n // a lone trailing backslash counts as itself
-				}
-				free = k + 2
-				switch body[k+1] {
-				case 'u':
-					if r, w := unicodeEscape(body[k:]); w > 0 {
-						n -= w - utf8.RuneLen(r)
-						free = k + w
-					} // else kept literally
-				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-					n--
+				var done bool
+				if n, free, done = strLenEscape(body, k, n); done {
+					return n
 				}
 			}
 			s.pos += 64
 		}
 	}
+}
+
+// strLenEscape counts the escape whose backslash is body[k] into n, the
+// decoded length so far, and returns the first byte after it. done: the
+// backslash ends the body, and counts as itself.
+func strLenEscape(body []byte, k, n int) (int, int, bool) {
+	if k+1 >= len(body) {
+		return n, k + 1, true
+	}
+	switch body[k+1] {
+	case 'u':
+		if r, w := unicodeEscape(body[k:]); w > 0 {
+			return n - (w - utf8.RuneLen(r)), k + w, false
+		}
+		// else kept literally
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		n--
+	}
+	return n, k + 2, false
+}
+
+// strState is strBlocks' state between blocks (the assembly reads it by
+// offset: keep the order).
+type strState struct {
+	carry uint64 // escapedBytes' carry
+	saved int    // escaped bytes in the blocks consumed
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // blockValidString is validString's search for the string at b[i]: where

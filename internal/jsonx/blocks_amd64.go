@@ -29,3 +29,39 @@ func fillMasks(b []byte, dst []blockMasks) {
 // useBlocksKernel is false only in tests that run the block scanner on the
 // portable kernel.
 var useBlocksKernel = cpu.X86.HasAVX2
+
+// hasFusedKernels: the fused loops (skipBlocksAVX2) also need the
+// carry-less multiply and popcount instructions.
+var hasFusedKernels = cpu.X86.HasAVX2 && cpu.X86.HasPCLMULQDQ && cpu.X86.HasPOPCNT
+
+//go:noescape
+func skipBlocksAVX2(src *byte, n int, st *skipState) int
+
+// skipBlocks runs blockSkip's loop over the whole blocks of b in one call
+// (see skipBlocksAVX2) and returns how many it consumed: none without the
+// fused kernel.
+func skipBlocks(b []byte, st *skipState) int {
+	n := len(b) / 64
+	if n == 0 || !fusedKernels() {
+		return 0
+	}
+	return skipBlocksAVX2(&b[0], n, st)
+}
+
+//go:noescape
+func strBlocksAVX2(src *byte, n int, st *strState) int
+
+// strBlocks runs the loop over the whole blocks of a long string's inside
+// in one call (see strBlocksAVX2) and returns how many it consumed: none
+// without the fused kernel.
+func strBlocks(b []byte, st *strState) int {
+	n := len(b) / 64
+	if n == 0 || !fusedKernels() {
+		return 0
+	}
+	return strBlocksAVX2(&b[0], n, st)
+}
+
+// fusedKernels: the fused loops are used (the block scanner's kernel is,
+// and the machine has what they need).
+func fusedKernels() bool { return hasFusedKernels && useBlocksKernel }

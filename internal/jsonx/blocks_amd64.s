@@ -76,3 +76,286 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func skipBlocksAVX2(src *byte, n int, st *skipState) int
+//
+// blockSkip's loop over n whole 64-byte blocks, fused: the masks stay in
+// registers, the escape carry and the string state are computed as in
+// escapedBytes and prefixXor (the prefix XOR as a carry-less multiply by
+// all ones), and the depth moves by popcounts. It stops before the first
+// block that needs blockSkip's byte-by-byte care: one where the depth
+// could reach zero, or with a backslash outside a string. st (carry,
+// inString, depth) is updated for the blocks consumed only; the result is
+// how many were consumed.
+TEXT ·skipBlocksAVX2(SB), NOSPLIT, $0-32
+	MOVQ src+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ st+16(FP), DI
+	MOVQ 0(DI), R8   // carry
+	MOVQ 8(DI), R9   // inString
+	MOVQ 16(DI), R10 // depth
+	MOVQ $0x22, AX
+	MOVQ AX, X0
+	VPBROADCASTB X0, Y0
+	MOVQ $0x5c, AX
+	MOVQ AX, X1
+	VPBROADCASTB X1, Y1
+	MOVQ $0x20, AX
+	MOVQ AX, X2
+	VPBROADCASTB X2, Y2
+	MOVQ $0x7b, AX
+	MOVQ AX, X3
+	VPBROADCASTB X3, Y3
+	MOVQ $0x7d, AX
+	MOVQ AX, X4
+	VPBROADCASTB X4, Y4
+	MOVQ $-1, AX
+	MOVQ AX, X9
+	TESTQ CX, CX
+	JEQ sdone
+
+sloop:
+	VMOVDQU (SI), Y5
+	VMOVDQU 32(SI), Y6
+
+	// BX: backslashes
+	VPCMPEQB Y1, Y5, Y7
+	VPCMPEQB Y1, Y6, Y8
+	VPMOVMSKB Y7, BX
+	VPMOVMSKB Y8, AX
+	SHLQ $32, AX
+	ORQ AX, BX
+
+	// R11: quotes
+	VPCMPEQB Y0, Y5, Y7
+	VPCMPEQB Y0, Y6, Y8
+	VPMOVMSKB Y7, R11
+	VPMOVMSKB Y8, AX
+	SHLQ $32, AX
+	ORQ AX, R11
+
+	// AX: escaped bytes; R12: the carry for the next block
+	TESTQ BX, BX
+	JNZ shasbs
+	MOVQ R8, AX
+	XORQ R12, R12
+	JMP sescdone
+
+shasbs:
+	MOVQ R8, R12
+	NOTQ R12
+	ANDQ BX, R12 // potential = backslash &^ carry
+	MOVQ R12, R13
+	SHLQ $1, R13
+	MOVQ $0xAAAAAAAAAAAAAAAA, AX
+	ORQ AX, R13
+	SUBQ R12, R13
+	XORQ AX, R13 // codes
+	MOVQ BX, AX
+	ORQ R8, AX
+	XORQ R13, AX // escaped = codes ^ (backslash | carry)
+	ANDQ BX, R13
+	SHRQ $63, R13
+	MOVQ R13, R12 // carry = (codes & backslash) >> 63
+
+sescdone:
+	NOTQ AX
+	ANDQ AX, R11 // real quotes
+
+	// R13: in = prefixXor(quotes) ^ inString
+	MOVQ R11, X10
+	PCLMULQDQ $0x00, X9, X10
+	MOVQ X10, R13
+	XORQ R9, R13
+
+	// AX: outside strings
+	MOVQ R13, AX
+	NOTQ AX
+	TESTQ AX, BX
+	JNZ sdone // a backslash outside a string
+
+	VPOR Y2, Y5, Y5
+	VPOR Y2, Y6, Y6
+
+	// R11: closing brackets outside strings, counted
+	VPCMPEQB Y4, Y5, Y7
+	VPCMPEQB Y4, Y6, Y8
+	VPMOVMSKB Y7, R11
+	VPMOVMSKB Y8, BX
+	SHLQ $32, BX
+	ORQ BX, R11
+	ANDQ AX, R11
+	POPCNTQ R11, R11
+	CMPQ R10, R11
+	JLE sdone // the depth could reach zero here
+
+	// BX: opening brackets outside strings, counted
+	VPCMPEQB Y3, Y5, Y7
+	VPCMPEQB Y3, Y6, Y8
+	VPMOVMSKB Y7, BX
+	VPMOVMSKB Y8, DX
+	SHLQ $32, DX
+	ORQ DX, BX
+	ANDQ AX, BX
+	POPCNTQ BX, BX
+	ADDQ BX, R10
+	SUBQ R11, R10
+
+	// The block is consumed.
+	MOVQ R12, R8
+	SARQ $63, R13
+	MOVQ R13, R9
+	ADDQ $64, SI
+	DECQ CX
+	JNZ sloop
+
+sdone:
+	MOVQ R8, 0(DI)
+	MOVQ R9, 8(DI)
+	MOVQ R10, 16(DI)
+	MOVQ n+8(FP), AX
+	SUBQ CX, AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// Nibble tables of the bytes that may follow a backslash: the high and
+// the low nibble of a byte each look up a class, and the two ANDed give
+// bits 0-3 for '"' '/' (1), '\\' (2), 'b' 'f' 'n' (4), 'r' 't' (8), and
+// bit 4 for 'u'. Each table is repeated in both 128-bit lanes (VPSHUFB
+// looks up within a lane).
+DATA strHiTab<>+0(SB)/8, $0x1804020000010000
+DATA strHiTab<>+8(SB)/8, $0x0000000000000000
+DATA strHiTab<>+16(SB)/8, $0x1804020000010000
+DATA strHiTab<>+24(SB)/8, $0x0000000000000000
+GLOBL strHiTab<>(SB), RODATA|NOPTR, $32
+DATA strLoTab<>+0(SB)/8, $0x00041008000d0000
+DATA strLoTab<>+8(SB)/8, $0x0104000200000000
+DATA strLoTab<>+16(SB)/8, $0x00041008000d0000
+DATA strLoTab<>+24(SB)/8, $0x0104000200000000
+GLOBL strLoTab<>(SB), RODATA|NOPTR, $32
+
+// func strBlocksAVX2(src *byte, n int, st *strState) int
+//
+// The inside of a long string, n whole 64-byte blocks from src: it stops
+// before the first block holding an unescaped quote (the string's end) or
+// an escaped byte other than '"' '\\' '/' 'b' 'f' 'n' 'r' 't' (a \u escape,
+// or a bad one), which the caller looks at byte by byte. Each escaped byte
+// of the blocks it consumes is one that decoding drops: st.saved counts
+// them. st.carry is escapedBytes' carry. The result is how many blocks
+// were consumed; st is updated for those only.
+TEXT ·strBlocksAVX2(SB), NOSPLIT, $0-32
+	MOVQ src+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ st+16(FP), DI
+	MOVQ 0(DI), R8  // carry
+	MOVQ 8(DI), R10 // saved
+	MOVQ $0x22, AX
+	MOVQ AX, X0
+	VPBROADCASTB X0, Y0
+	MOVQ $0x5c, AX
+	MOVQ AX, X1
+	VPBROADCASTB X1, Y1
+	MOVQ $0x0f, AX
+	MOVQ AX, X2
+	VPBROADCASTB X2, Y2
+	VMOVDQU strHiTab<>(SB), Y3
+	VMOVDQU strLoTab<>(SB), Y4
+	VPXOR Y9, Y9, Y9
+	TESTQ CX, CX
+	JEQ tdone
+
+tloop:
+	VMOVDQU (SI), Y5
+	VMOVDQU 32(SI), Y6
+
+	// BX: backslashes
+	VPCMPEQB Y1, Y5, Y7
+	VPCMPEQB Y1, Y6, Y8
+	VPMOVMSKB Y7, BX
+	VPMOVMSKB Y8, AX
+	SHLQ $32, AX
+	ORQ AX, BX
+
+	// R11: quotes
+	VPCMPEQB Y0, Y5, Y7
+	VPCMPEQB Y0, Y6, Y8
+	VPMOVMSKB Y7, R11
+	VPMOVMSKB Y8, AX
+	SHLQ $32, AX
+	ORQ AX, R11
+
+	// AX: escaped bytes; R12: the carry for the next block
+	TESTQ BX, BX
+	JNZ thasbs
+	MOVQ R8, AX
+	XORQ R12, R12
+	JMP tescdone
+
+thasbs:
+	MOVQ R8, R12
+	NOTQ R12
+	ANDQ BX, R12
+	MOVQ R12, R13
+	SHLQ $1, R13
+	MOVQ $0xAAAAAAAAAAAAAAAA, AX
+	ORQ AX, R13
+	SUBQ R12, R13
+	XORQ AX, R13
+	MOVQ BX, AX
+	ORQ R8, AX
+	XORQ R13, AX
+	ANDQ BX, R13
+	SHRQ $63, R13
+	MOVQ R13, R12
+
+tescdone:
+	// An unescaped quote: the string ends in this block.
+	MOVQ AX, R13
+	NOTQ R13
+	TESTQ R13, R11
+	JNZ tdone
+	TESTQ AX, AX
+	JEQ tcommit
+
+	// R11: the bytes that are not a simple escape's letter
+	VPSRLW $4, Y5, Y7
+	VPAND Y2, Y7, Y7
+	VPSHUFB Y7, Y3, Y7
+	VPAND Y2, Y5, Y8
+	VPSHUFB Y8, Y4, Y8
+	VPAND Y7, Y8, Y7
+	VPAND Y2, Y7, Y7
+	VPCMPEQB Y9, Y7, Y7
+	VPMOVMSKB Y7, R11
+	VPSRLW $4, Y6, Y7
+	VPAND Y2, Y7, Y7
+	VPSHUFB Y7, Y3, Y7
+	VPAND Y2, Y6, Y8
+	VPSHUFB Y8, Y4, Y8
+	VPAND Y7, Y8, Y7
+	VPAND Y2, Y7, Y7
+	VPCMPEQB Y9, Y7, Y7
+	VPMOVMSKB Y7, R13
+	SHLQ $32, R13
+	ORQ R13, R11
+	TESTQ AX, R11
+	JNZ tdone // a \u escape or a bad one
+
+	POPCNTQ AX, AX
+	ADDQ AX, R10
+
+tcommit:
+	MOVQ R12, R8
+	ADDQ $64, SI
+	DECQ CX
+	JNZ tloop
+
+tdone:
+	MOVQ R8, 0(DI)
+	MOVQ R10, 8(DI)
+	MOVQ n+8(FP), AX
+	SUBQ CX, AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET

@@ -10,3 +10,13 @@ var useBlocks = false
 var useBlocksKernel = false
 
 func fillMasks(b []byte, dst []blockMasks) { fillMasksGeneric(b, dst) }
+
+// skipBlocks: no fused kernel here; blockSkip walks every block itself.
+func skipBlocks(b []byte, st *skipState) int { return 0 }
+
+var hasFusedKernels = false
+
+// strBlocks: no fused kernel here.
+func strBlocks(b []byte, st *strState) int { return 0 }
+
+func fusedKernels() bool { return false }

@@ -780,3 +780,42 @@ func TestNoResultSizes(t *testing.T) {
 	assert.Greater(t, sized, 50, "the captures' results have sizes")
 	assert.Equal(t, with, without)
 }
+
+// TestLongLineBufferReuse proves that reusing a long line's buffer for the
+// next long line (longBuffer) hands out every line exactly as it is in the
+// input: long lines shorter and longer than the one before, each with its
+// own bytes, a cut one, short lines between them, serial and parallel,
+// from a pipe (the buffer grows by doubling) and from a seekable file (it
+// is sized exactly), with the default and a tiny read buffer.
+func TestLongLineBufferReuse(t *testing.T) {
+	line := func(fill byte, n int) string {
+		return `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"` + strings.Repeat(string(fill), n) + `"}]}}`
+	}
+	lines := []string{
+		line('a', 5<<20), `{"type":"a"}`, line('b', 9<<20), line('c', 6<<20), `{"type":"b"}`,
+		line('d', 12<<20), line('e', 4<<20+1), line('f', 7<<20)[:5<<20], `{"type":"c"}`, line('g', 8<<20),
+	}
+	in := []byte(strings.Join(lines, "\n") + "\n")
+	for _, parallel := range []bool{false, true} {
+		for _, bufSize := range []int{0, 4096} {
+			for _, seekable := range []bool{false, true} {
+				t.Run(fmt.Sprintf("parallel=%v/buf=%d/seekable=%v", parallel, bufSize, seekable), func(t *testing.T) {
+					var r io.Reader = bytes.NewReader(in)
+					if !seekable {
+						r = io.MultiReader(r)
+					}
+					got := decodeAll(t, r, stream.DecoderOptions{Check: stream.CheckFraming, BufferSize: bufSize, Parallel: parallel})
+					require.Len(t, got, len(lines))
+					for i, want := range lines {
+						if i == 7 {
+							assert.Contains(t, got[i].Err, fmt.Sprintf(":%d:", i+1), "the cut line is reported")
+							continue
+						}
+						assert.Equal(t, int64(i+1), got[i].Line, "line %d", i+1)
+						assert.True(t, got[i].Raw == want, "line %d: %d bytes, want the input's %d", i+1, len(got[i].Raw), len(want))
+					}
+				})
+			}
+		}
+	}
+}

@@ -31,7 +31,7 @@ type batch struct {
 	slab    []byte   // copies of the lines that are not in a read buffer (the heads of lines passed over)
 	retired [][]byte // read buffers its events and earlier batches' point into, free once it is consumed
 	size    int      // bytes of its lines
-	big     bool     // holds the long-line token (see waitBig)
+	big     []byte   // the buffer of a long line, with the long-line token (see waitBig)
 	items   []batchItem
 	end     error // after the items: io.EOF or the read error, or nil
 	done    chan struct{}
@@ -50,6 +50,7 @@ type pipeline struct {
 	buffers  chan []byte // read buffers to reuse
 	quit     chan struct{}
 	bigToken chan struct{} // full while a buffer grown for a long line exists
+	spare    chan []byte   // that buffer, handed back for the next long line
 	stop     sync.Once
 	cur      *batch
 	k        int // next item of cur
@@ -71,6 +72,7 @@ func (d *Decoder) startPipeline() {
 		buffers:  make(chan []byte, batchesAhead+3),
 		quit:     make(chan struct{}),
 		bigToken: make(chan struct{}, 1),
+		spare:    make(chan []byte, 1),
 	}
 	d.pipe = p
 	opts := d.opts
@@ -143,7 +145,7 @@ func (d *Decoder) produce(p *pipeline) {
 				// takes it over, uncopied (with the token that lets one
 				// such buffer exist).
 				raw = line
-				b.big, d.holdsBig = true, false
+				b.big, d.holdsBig = d.buf[:cap(d.buf)], false
 			case own:
 				raw = append(make([]byte, 0, len(line)), line...)
 			case !d.skipped:
@@ -229,12 +231,16 @@ func (p *pipeline) batch() *batch {
 }
 
 // recycle keeps a consumed batch's memory for the next one, and gives back
-// the read buffers it retired (not a long line's buffer: that goes to the
-// GC).
+// the read buffers it retired, and a long line's buffer (the reader reuses
+// it for the next long line: see longBuffer).
 func (p *pipeline) recycle(b *batch) {
-	if b.big {
+	if b.big != nil {
+		select {
+		case p.spare <- b.big:
+		default:
+		}
+		b.big = nil
 		<-p.bigToken
-		b.big = false
 	}
 	if cap(b.slab) != headSlab {
 		b.slab = nil
