@@ -201,14 +201,15 @@ func FuzzBlockScanner(f *testing.F) {
 // TestValidateBlockStrings: Validate with the block scanner's string
 // check gives Validate's answers without it (the same error, at the same
 // offset) on strings around the length where it takes over, with escapes
-// good and bad near their ends and across block edges.
+// good and bad near their ends and across block edges; and the block
+// scanner's string ends and StrLen agree with the scalar walk's there.
 func TestValidateBlockStrings(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	pieces := []string{"a", "b", " ", `\"`, `\\`, `\n`, `\u00e9`, `\u12`, `\x`, `\`, `"`, `\uZZZZ`, `\/`, "\x01", "é"}
-	for range 3000 {
+	pieces := []string{"a", "b", " ", `\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, `\\\\\\`, `\u12`, `\x`, `\`, `"`, `\uZZZZ`, `\/`, "\x01", "é"}
+	for range 6000 {
 		var sb bytes.Buffer
 		sb.WriteString(`["`)
-		n := r.IntN(400)
+		n := r.IntN(600)
 		for range n {
 			sb.WriteString(pieces[r.IntN(len(pieces))])
 		}
@@ -225,5 +226,8 @@ func TestValidateBlockStrings(t *testing.T) {
 		require.Equal(t, fmt.Sprint(want), fmt.Sprint(got), "%q", b)
 		withScanner(true, false, func() { got = Validate(b) })
 		require.Equal(t, fmt.Sprint(want), fmt.Sprint(got), "portable kernel, %q", b)
+		// The string's end and decoded length too (the fused kernel stops
+		// at \u and bad escapes, which these put at every offset).
+		requireSameEnds(t, b)
 	}
 }
