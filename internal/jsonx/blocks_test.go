@@ -181,6 +181,13 @@ func TestBlockScannerHostile(t *testing.T) {
 		`{`,
 		pad(60) + `\u00e9\ud83d\ude00\ud83d` + pad(60) + `\\u0041\uZZZZ\u12`,
 		pad(63) + `\\` + pad(63) + `\` + "\n" + `\/\b\f\r\t\x`,
+		// An escape across the edge of a block the fused kernel takes and
+		// one it stops at (a \u escape; a bad escape; the tail).
+		pad(63) + `\n\u00e9` + pad(70),
+		pad(127) + `\t\x` + pad(70),
+		pad(63) + `\"` + pad(10),
+		pad(61) + `\\\\\u00e9` + pad(64),
+		pad(63) + `\ud83d\ude00` + pad(64),
 	}
 	for _, c := range cases {
 		requireSameEnds(t, []byte(c))
