@@ -330,3 +330,35 @@ func blockValidString(b []byte, i int) (end, bad int) {
 		}
 	}
 }
+
+// NestedState is where a framing walk is inside a value, between the
+// chunks of a line read piece by piece.
+type NestedState struct {
+	InString bool // inside a string
+	Escaped  bool // inside a string, and the next byte is escaped
+	Depth    int  // brackets open above the level where the walk must look byte by byte
+}
+
+// SkipNested passes over the whole 64-byte blocks at the start of b in
+// which the walk stays inside strings or brackets above its level (Depth
+// does not reach zero) and no backslash stands outside a string, updating
+// st; it returns the bytes passed over (a multiple of 64: 0 where there is
+// no fused kernel, or when the first block already needs looking at byte
+// by byte). Brackets are counted, not matched: a framing walk's check.
+func SkipNested(b []byte, st *NestedState) int {
+	if !fusedKernels() || st.Depth <= 0 && !st.InString {
+		return 0
+	}
+	ss := skipState{depth: st.Depth}
+	if st.InString {
+		ss.inString = ^uint64(0)
+		ss.carry = uint64(b2i(st.Escaped))
+	}
+	k := skipBlocks(b, &ss)
+	if k > 0 {
+		st.InString = ss.inString != 0
+		st.Escaped = st.InString && ss.carry != 0
+		st.Depth = ss.depth
+	}
+	return 64 * k
+}

@@ -149,6 +149,23 @@ func (s *frameScanner) feed(b []byte) {
 		return
 	}
 	for i := 0; i < len(b); {
+		if s.depth >= 2 && len(b)-i >= 64 {
+			// Inside a member's value: the fused block scanner passes over
+			// what stays there (tool result text, mostly).
+			ns := jsonx.NestedState{InString: s.inStr, Escaped: s.inStr && s.slashes%2 == 1, Depth: s.depth - 1}
+			if k := jsonx.SkipNested(b[i:], &ns); k > 0 {
+				s.inStr, s.depth, s.slashes = ns.InString, ns.Depth+1, b2i(ns.Escaped)
+				if s.inStr {
+					s.trail = 0
+				} else if t := trailingSpaces(b[i : i+k]); t == k {
+					s.trail += int64(t)
+				} else {
+					s.trail = int64(t)
+				}
+				i += k
+				continue
+			}
+		}
 		if s.inStr {
 			k := bytes.IndexByte(b[i:], '"')
 			if k < 0 {
@@ -220,6 +237,22 @@ func (s *frameScanner) feed(b []byte) {
 		}
 		i++
 	}
+}
+
+// trailingSpaces counts the spaces, tabs and CRs that end b.
+func trailingSpaces(b []byte) int {
+	n := 0
+	for n < len(b) && (b[len(b)-1-n] == ' ' || b[len(b)-1-n] == '\t' || b[len(b)-1-n] == '\r') {
+		n++
+	}
+	return n
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // member1 checks byte c, at offset i of the chunk, against the member
