@@ -14,7 +14,6 @@ func fillMasks(b []byte, dst []blockMasks) { fillMasksGeneric(b, dst) }
 // skipBlocks: no fused kernel here; blockSkip walks every block itself.
 func skipBlocks(b []byte, st *skipState) int { return 0 }
 
-
 // strBlocks: no fused kernel here.
 func strBlocks(b []byte, st *strState) int { return 0 }
 
