@@ -34,13 +34,15 @@ func (m *softLimit) line(n, perLine int) {
 	if perLine == 1 {
 		// A kept buffer only (no tree): the base less what the presets'
 		// own heap does not need beside it. Measured on the 1 GiB stream
-		// (47 MB lines): at 64 MiB + the line the heap grew to fill the
-		// room (peak RSS 110 MB); at 48 MiB + the line it was as fast at
-		// 92 MB; at 80 MiB in all the GC ran back to back.
+		// (47 MB lines), text and tools: at 64 MiB + the line the heap
+		// grew to fill the room (peak RSS 110 MB); at 48 MiB + the line,
+		// 96 MB; at 40 MiB + the line, 90 MB and as fast (what the
+		// presets took before the buffer was kept); at 32 MiB + the line
+		// the GC ran back to back (text 0.55 -> 0.78 s).
 		limit = max(memoryBase, keptLineBase+m.longest)
 	}
 	debug.SetMemoryLimit(int64(limit))
 }
 
 // keptLineBase is the base of the limit once a long line's buffer is kept.
-const keptLineBase = 48 << 20
+const keptLineBase = 40 << 20
