@@ -99,7 +99,8 @@ const (
 // returns its events one at a time.
 //
 // Memory is bounded by the read buffer plus the longest line: nothing of an
-// earlier line is kept.
+// earlier line is kept, but the buffer of the longest line so far is, for
+// the next long line (see longBuffer).
 type Decoder struct {
 	r        io.Reader
 	opts     DecoderOptions
@@ -477,8 +478,9 @@ func (d *Decoder) restOfLine() (int, bool) {
 }
 
 // shrink goes back to the BufferSize buffer as soon as the line that grew
-// the buffer is consumed, so that a single 50 MB line does not pin 64 MB
-// (and keep the GC busy under a memory limit) for the rest of the stream.
+// the buffer is consumed, so that what follows a long line is read in
+// BufferSize reads; the long line's buffer becomes the spare for the next
+// one (longBuffer).
 func (d *Decoder) shrink() {
 	if len(d.buf) > d.opts.BufferSize && d.end-d.start <= len(d.small) {
 		if d.pipe == nil {
