@@ -77,6 +77,40 @@ done:
 	VZEROUPPER
 	RET
 
+// QUOTES_ESCAPES: of the block in Y5 (bytes 0-31) and Y6 (32-63), with
+// '"' in Y0, '\\' in Y1 and escapedBytes' carry in R8: BX the backslashes,
+// R11 the quotes, AX the escaped bytes, R12 the carry for the next block
+// (escapedBytes' word arithmetic, which also holds without backslashes);
+// Y7, Y8 and R13 are clobbered.
+#define QUOTES_ESCAPES \
+	VPCMPEQB Y1, Y5, Y7 \
+	VPCMPEQB Y1, Y6, Y8 \
+	VPMOVMSKB Y7, BX \
+	VPMOVMSKB Y8, AX \
+	SHLQ $32, AX \
+	ORQ AX, BX \
+	VPCMPEQB Y0, Y5, Y7 \
+	VPCMPEQB Y0, Y6, Y8 \
+	VPMOVMSKB Y7, R11 \
+	VPMOVMSKB Y8, AX \
+	SHLQ $32, AX \
+	ORQ AX, R11 \
+	MOVQ R8, R12 \
+	NOTQ R12 \
+	ANDQ BX, R12 \
+	MOVQ R12, R13 \
+	SHLQ $1, R13 \
+	MOVQ $0xAAAAAAAAAAAAAAAA, AX \
+	ORQ AX, R13 \
+	SUBQ R12, R13 \
+	XORQ AX, R13 \
+	MOVQ BX, AX \
+	ORQ R8, AX \
+	XORQ R13, AX \
+	ANDQ BX, R13 \
+	SHRQ $63, R13 \
+	MOVQ R13, R12
+
 // func skipBlocksAVX2(src *byte, n int, st *skipState) int
 //
 // blockSkip's loop over n whole 64-byte blocks, fused: the masks stay in
@@ -118,47 +152,7 @@ sloop:
 	VMOVDQU (SI), Y5
 	VMOVDQU 32(SI), Y6
 
-	// BX: backslashes
-	VPCMPEQB Y1, Y5, Y7
-	VPCMPEQB Y1, Y6, Y8
-	VPMOVMSKB Y7, BX
-	VPMOVMSKB Y8, AX
-	SHLQ $32, AX
-	ORQ AX, BX
-
-	// R11: quotes
-	VPCMPEQB Y0, Y5, Y7
-	VPCMPEQB Y0, Y6, Y8
-	VPMOVMSKB Y7, R11
-	VPMOVMSKB Y8, AX
-	SHLQ $32, AX
-	ORQ AX, R11
-
-	// AX: escaped bytes; R12: the carry for the next block
-	TESTQ BX, BX
-	JNZ shasbs
-	MOVQ R8, AX
-	XORQ R12, R12
-	JMP sescdone
-
-shasbs:
-	MOVQ R8, R12
-	NOTQ R12
-	ANDQ BX, R12 // potential = backslash &^ carry
-	MOVQ R12, R13
-	SHLQ $1, R13
-	MOVQ $0xAAAAAAAAAAAAAAAA, AX
-	ORQ AX, R13
-	SUBQ R12, R13
-	XORQ AX, R13 // codes
-	MOVQ BX, AX
-	ORQ R8, AX
-	XORQ R13, AX // escaped = codes ^ (backslash | carry)
-	ANDQ BX, R13
-	SHRQ $63, R13
-	MOVQ R13, R12 // carry = (codes & backslash) >> 63
-
-sescdone:
+	QUOTES_ESCAPES
 	NOTQ AX
 	ANDQ AX, R11 // real quotes
 
@@ -269,47 +263,7 @@ tloop:
 	VMOVDQU (SI), Y5
 	VMOVDQU 32(SI), Y6
 
-	// BX: backslashes
-	VPCMPEQB Y1, Y5, Y7
-	VPCMPEQB Y1, Y6, Y8
-	VPMOVMSKB Y7, BX
-	VPMOVMSKB Y8, AX
-	SHLQ $32, AX
-	ORQ AX, BX
-
-	// R11: quotes
-	VPCMPEQB Y0, Y5, Y7
-	VPCMPEQB Y0, Y6, Y8
-	VPMOVMSKB Y7, R11
-	VPMOVMSKB Y8, AX
-	SHLQ $32, AX
-	ORQ AX, R11
-
-	// AX: escaped bytes; R12: the carry for the next block
-	TESTQ BX, BX
-	JNZ thasbs
-	MOVQ R8, AX
-	XORQ R12, R12
-	JMP tescdone
-
-thasbs:
-	MOVQ R8, R12
-	NOTQ R12
-	ANDQ BX, R12
-	MOVQ R12, R13
-	SHLQ $1, R13
-	MOVQ $0xAAAAAAAAAAAAAAAA, AX
-	ORQ AX, R13
-	SUBQ R12, R13
-	XORQ AX, R13
-	MOVQ BX, AX
-	ORQ R8, AX
-	XORQ R13, AX
-	ANDQ BX, R13
-	SHRQ $63, R13
-	MOVQ R13, R12
-
-tescdone:
+	QUOTES_ESCAPES
 	// An unescaped quote: the string ends in this block.
 	MOVQ AX, R13
 	NOTQ R13
