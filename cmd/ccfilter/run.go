@@ -266,11 +266,12 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		opts.NoResultSizes = p.expr == nil && (p.preset.Name == "usage" || p.preset.Name == "text" && p.format == render.Text)
 	}
 	// How many times the longest line is in memory at once, beyond what
-	// the base limit leaves room for: the presets keep one line (final and
-	// types none).
+	// the base limit leaves room for: once (the decoder keeps the longest
+	// line's buffer for the next long line), none for final and types
+	// (which pass long lines over), twice for whole trees (below).
 	perLine := 0
 	if !light {
-		perLine = 1 // the decoder keeps the longest line's buffer for the next long line
+		perLine = 1
 	}
 	if x := p.expr; x != nil {
 		// The trees for jq are built ahead, on the decoder's workers.

@@ -2,6 +2,35 @@
 
 #include "textflag.h"
 
+// The three loops below share these pieces. Each block is in Y5 (bytes
+// 0-31) and Y6 (bytes 32-63); Y7 and Y8 are scratch.
+
+// SPLAT sets every byte of y to the byte c (through AX and x, y's low half).
+#define SPLAT(c, x, y) \
+	MOVQ $c, AX \
+	MOVQ AX, x \
+	VPBROADCASTB x, y
+
+// BLOCK_CONSTANTS: '"' in Y0, '\\' in Y1, 0x20 in Y2, '{' in Y3, '}' in Y4
+// (a byte ORed with 0x20 is '{' when it was '{' or '[', '}' when it was
+// '}' or ']').
+#define BLOCK_CONSTANTS \
+	SPLAT(0x22, X0, Y0) \
+	SPLAT(0x5c, X1, Y1) \
+	SPLAT(0x20, X2, Y2) \
+	SPLAT(0x7b, X3, Y3) \
+	SPLAT(0x7d, X4, Y4)
+
+// MASK64 sets bit k of dst when byte k of the block equals that byte of y;
+// tmp is clobbered.
+#define MASK64(y, dst, tmp) \
+	VPCMPEQB y, Y5, Y7 \
+	VPCMPEQB y, Y6, Y8 \
+	VPMOVMSKB Y7, dst \
+	VPMOVMSKB Y8, tmp \
+	SHLQ $32, tmp \
+	ORQ tmp, dst
+
 // func fillMasksAVX2(src *byte, n int, dst *blockMasks)
 //
 // For each 64-byte block: compare both 32-byte halves with '"', '\\',
@@ -11,21 +40,7 @@ TEXT ·fillMasksAVX2(SB), NOSPLIT, $0-24
 	MOVQ src+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ dst+16(FP), DI
-	MOVQ $0x22, AX
-	MOVQ AX, X0
-	VPBROADCASTB X0, Y0
-	MOVQ $0x5c, AX
-	MOVQ AX, X1
-	VPBROADCASTB X1, Y1
-	MOVQ $0x20, AX
-	MOVQ AX, X2
-	VPBROADCASTB X2, Y2
-	MOVQ $0x7b, AX
-	MOVQ AX, X3
-	VPBROADCASTB X3, Y3
-	MOVQ $0x7d, AX
-	MOVQ AX, X4
-	VPBROADCASTB X4, Y4
+	BLOCK_CONSTANTS
 	TESTQ CX, CX
 	JEQ done
 
@@ -33,39 +48,19 @@ loop:
 	VMOVDQU (SI), Y5
 	VMOVDQU 32(SI), Y6
 
-	VPCMPEQB Y0, Y5, Y7
-	VPCMPEQB Y0, Y6, Y8
-	VPMOVMSKB Y7, AX
-	VPMOVMSKB Y8, BX
-	SHLQ $32, BX
-	ORQ BX, AX
+	MASK64(Y0, AX, BX)
 	MOVQ AX, 0(DI)
 
-	VPCMPEQB Y1, Y5, Y7
-	VPCMPEQB Y1, Y6, Y8
-	VPMOVMSKB Y7, AX
-	VPMOVMSKB Y8, BX
-	SHLQ $32, BX
-	ORQ BX, AX
+	MASK64(Y1, AX, BX)
 	MOVQ AX, 8(DI)
 
 	VPOR Y2, Y5, Y5
 	VPOR Y2, Y6, Y6
 
-	VPCMPEQB Y3, Y5, Y7
-	VPCMPEQB Y3, Y6, Y8
-	VPMOVMSKB Y7, AX
-	VPMOVMSKB Y8, BX
-	SHLQ $32, BX
-	ORQ BX, AX
+	MASK64(Y3, AX, BX)
 	MOVQ AX, 16(DI)
 
-	VPCMPEQB Y4, Y5, Y7
-	VPCMPEQB Y4, Y6, Y8
-	VPMOVMSKB Y7, AX
-	VPMOVMSKB Y8, BX
-	SHLQ $32, BX
-	ORQ BX, AX
+	MASK64(Y4, AX, BX)
 	MOVQ AX, 24(DI)
 
 	ADDQ $64, SI
@@ -77,24 +72,13 @@ done:
 	VZEROUPPER
 	RET
 
-// QUOTES_ESCAPES: of the block in Y5 (bytes 0-31) and Y6 (32-63), with
-// '"' in Y0, '\\' in Y1 and escapedBytes' carry in R8: BX the backslashes,
+// QUOTES_ESCAPES: of the block, with '"' in Y0, '\\' in Y1 and escapedBytes' carry in R8: BX the backslashes,
 // R11 the quotes, AX the escaped bytes, R12 the carry for the next block
 // (escapedBytes' word arithmetic, which also holds without backslashes);
-// Y7, Y8 and R13 are clobbered.
+// R13 is clobbered.
 #define QUOTES_ESCAPES \
-	VPCMPEQB Y1, Y5, Y7 \
-	VPCMPEQB Y1, Y6, Y8 \
-	VPMOVMSKB Y7, BX \
-	VPMOVMSKB Y8, AX \
-	SHLQ $32, AX \
-	ORQ AX, BX \
-	VPCMPEQB Y0, Y5, Y7 \
-	VPCMPEQB Y0, Y6, Y8 \
-	VPMOVMSKB Y7, R11 \
-	VPMOVMSKB Y8, AX \
-	SHLQ $32, AX \
-	ORQ AX, R11 \
+	MASK64(Y1, BX, AX) \
+	MASK64(Y0, R11, AX) \
 	MOVQ R8, R12 \
 	NOTQ R12 \
 	ANDQ BX, R12 \
@@ -128,21 +112,7 @@ TEXT ·skipBlocksAVX2(SB), NOSPLIT, $0-32
 	MOVQ 0(DI), R8   // carry
 	MOVQ 8(DI), R9   // inString
 	MOVQ 16(DI), R10 // depth
-	MOVQ $0x22, AX
-	MOVQ AX, X0
-	VPBROADCASTB X0, Y0
-	MOVQ $0x5c, AX
-	MOVQ AX, X1
-	VPBROADCASTB X1, Y1
-	MOVQ $0x20, AX
-	MOVQ AX, X2
-	VPBROADCASTB X2, Y2
-	MOVQ $0x7b, AX
-	MOVQ AX, X3
-	VPBROADCASTB X3, Y3
-	MOVQ $0x7d, AX
-	MOVQ AX, X4
-	VPBROADCASTB X4, Y4
+	BLOCK_CONSTANTS
 	MOVQ $-1, AX
 	MOVQ AX, X9
 	TESTQ CX, CX
@@ -172,24 +142,14 @@ sloop:
 	VPOR Y2, Y6, Y6
 
 	// R11: closing brackets outside strings, counted
-	VPCMPEQB Y4, Y5, Y7
-	VPCMPEQB Y4, Y6, Y8
-	VPMOVMSKB Y7, R11
-	VPMOVMSKB Y8, BX
-	SHLQ $32, BX
-	ORQ BX, R11
+	MASK64(Y4, R11, BX)
 	ANDQ AX, R11
 	POPCNTQ R11, R11
 	CMPQ R10, R11
 	JLE sdone // the depth could reach zero here
 
 	// BX: opening brackets outside strings, counted
-	VPCMPEQB Y3, Y5, Y7
-	VPCMPEQB Y3, Y6, Y8
-	VPMOVMSKB Y7, BX
-	VPMOVMSKB Y8, DX
-	SHLQ $32, DX
-	ORQ DX, BX
+	MASK64(Y3, BX, DX)
 	ANDQ AX, BX
 	POPCNTQ BX, BX
 	ADDQ BX, R10
@@ -229,6 +189,20 @@ DATA strLoTab<>+16(SB)/8, $0x00041008000d0000
 DATA strLoTab<>+24(SB)/8, $0x0104000200000000
 GLOBL strLoTab<>(SB), RODATA|NOPTR, $32
 
+// NOT_SIMPLE sets bit k of dst when byte k of the 32 bytes in src is not
+// a simple escape's letter: the class of its high nibble (the table in
+// Y3) ANDed with that of its low nibble (Y4), 0x0f in Y2, zero in Y9.
+#define NOT_SIMPLE(src, dst) \
+	VPSRLW $4, src, Y7 \
+	VPAND Y2, Y7, Y7 \
+	VPSHUFB Y7, Y3, Y7 \
+	VPAND Y2, src, Y8 \
+	VPSHUFB Y8, Y4, Y8 \
+	VPAND Y7, Y8, Y7 \
+	VPAND Y2, Y7, Y7 \
+	VPCMPEQB Y9, Y7, Y7 \
+	VPMOVMSKB Y7, dst
+
 // func strBlocksAVX2(src *byte, n int, st *strState) int
 //
 // The inside of a long string, n whole 64-byte blocks from src: it stops
@@ -244,15 +218,9 @@ TEXT ·strBlocksAVX2(SB), NOSPLIT, $0-32
 	MOVQ st+16(FP), DI
 	MOVQ 0(DI), R8  // carry
 	MOVQ 8(DI), R10 // saved
-	MOVQ $0x22, AX
-	MOVQ AX, X0
-	VPBROADCASTB X0, Y0
-	MOVQ $0x5c, AX
-	MOVQ AX, X1
-	VPBROADCASTB X1, Y1
-	MOVQ $0x0f, AX
-	MOVQ AX, X2
-	VPBROADCASTB X2, Y2
+	SPLAT(0x22, X0, Y0)
+	SPLAT(0x5c, X1, Y1)
+	SPLAT(0x0f, X2, Y2)
 	VMOVDQU strHiTab<>(SB), Y3
 	VMOVDQU strLoTab<>(SB), Y4
 	VPXOR Y9, Y9, Y9
@@ -273,24 +241,8 @@ tloop:
 	JEQ tcommit
 
 	// R11: the bytes that are not a simple escape's letter
-	VPSRLW $4, Y5, Y7
-	VPAND Y2, Y7, Y7
-	VPSHUFB Y7, Y3, Y7
-	VPAND Y2, Y5, Y8
-	VPSHUFB Y8, Y4, Y8
-	VPAND Y7, Y8, Y7
-	VPAND Y2, Y7, Y7
-	VPCMPEQB Y9, Y7, Y7
-	VPMOVMSKB Y7, R11
-	VPSRLW $4, Y6, Y7
-	VPAND Y2, Y7, Y7
-	VPSHUFB Y7, Y3, Y7
-	VPAND Y2, Y6, Y8
-	VPSHUFB Y8, Y4, Y8
-	VPAND Y7, Y8, Y7
-	VPAND Y2, Y7, Y7
-	VPCMPEQB Y9, Y7, Y7
-	VPMOVMSKB Y7, R13
+	NOT_SIMPLE(Y5, R11)
+	NOT_SIMPLE(Y6, R13)
 	SHLQ $32, R13
 	ORQ R13, R11
 	TESTQ AX, R11

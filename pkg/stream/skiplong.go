@@ -157,7 +157,7 @@ func (s *frameScanner) feed(b []byte) {
 				s.inStr, s.depth, s.slashes = ns.InString, ns.Depth+1, b2i(ns.Escaped)
 				if s.inStr {
 					s.trail = 0
-				} else if t := trailingSpaces(b[i : i+k]); t == k {
+				} else if t := k - len(bytes.TrimRight(b[i:i+k], " \t\r")); t == k {
 					s.trail += int64(t)
 				} else {
 					s.trail = int64(t)
@@ -237,15 +237,6 @@ func (s *frameScanner) feed(b []byte) {
 		}
 		i++
 	}
-}
-
-// trailingSpaces counts the spaces, tabs and CRs that end b.
-func trailingSpaces(b []byte) int {
-	n := 0
-	for n < len(b) && (b[len(b)-1-n] == ' ' || b[len(b)-1-n] == '\t' || b[len(b)-1-n] == '\r') {
-		n++
-	}
-	return n
 }
 
 func b2i(b bool) int {
