@@ -819,3 +819,32 @@ func TestLongLineBufferReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelDecoderNextAfterClose proves that Next returns after Close
+// wherever Close catches the reader, many times over: it once hung when the
+// reader had handed a batch to Next but, closing, not to the workers (the
+// flaky FAIL of an earlier session's note, and a 10-minute CI timeout).
+func TestParallelDecoderNextAfterClose(t *testing.T) {
+	in := strings.Repeat(`{"type":"a"}`+"\n", 20000)
+	for i := range 400 {
+		dec := stream.NewDecoder(strings.NewReader(in), stream.DecoderOptions{Parallel: true, Workers: 2})
+		_, err := dec.Next()
+		require.NoError(t, err)
+		require.NoError(t, dec.Close())
+		done := make(chan error, 1)
+		go func() {
+			for {
+				if _, err := dec.Next(); err != nil {
+					done <- err
+					return
+				}
+			}
+		}()
+		select {
+		case err := <-done:
+			require.ErrorIs(t, err, stream.ErrClosed, "run %d", i)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("run %d: Next after Close has not returned in 10 s", i)
+		}
+	}
+}

@@ -289,7 +289,13 @@ func (p *pipeline) next() (*Event, error) {
 		}
 		select {
 		case b := <-p.order:
-			<-b.done
+			// After Close the reader may have sent b here but not to the
+			// workers, and then no one closes b.done.
+			select {
+			case <-b.done:
+			case <-p.quit:
+				return nil, ErrClosed
+			}
 			p.cur, p.k = b, 0
 		case <-p.quit:
 			return nil, ErrClosed
