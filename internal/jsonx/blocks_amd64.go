@@ -37,6 +37,12 @@ var hasFusedKernels = cpu.X86.HasAVX2 && cpu.X86.HasPCLMULQDQ && cpu.X86.HasPOPC
 //go:noescape
 func skipBlocksAVX2(src *byte, n int, st *skipState) int
 
+//go:noescape
+func skipBlocksAVX512(src *byte, n int, st *skipState) int
+
+// useAVX512: the skip loop has a form for 64-byte registers.
+var useAVX512 = cpu.X86.HasAVX512F && cpu.X86.HasAVX512BW
+
 // skipBlocks runs blockSkip's loop over the whole blocks of b in one call
 // (see skipBlocksAVX2) and returns how many it consumed: none without the
 // fused kernel.
@@ -44,6 +50,9 @@ func skipBlocks(b []byte, st *skipState) int {
 	n := len(b) / 64
 	if n == 0 || !fusedKernels() {
 		return 0
+	}
+	if useAVX512 {
+		return skipBlocksAVX512(&b[0], n, st)
 	}
 	return skipBlocksAVX2(&b[0], n, st)
 }

@@ -79,6 +79,11 @@ done:
 #define QUOTES_ESCAPES \
 	MASK64(Y1, BX, AX) \
 	MASK64(Y0, R11, AX) \
+	ESCAPES
+
+// ESCAPES: with the backslashes in BX and escapedBytes' carry in R8, AX the
+// escaped bytes and R12 the carry for the next block; R13 is clobbered.
+#define ESCAPES \
 	MOVQ R8, R12 \
 	NOTQ R12 \
 	ANDQ BX, R12 \
@@ -164,6 +169,89 @@ sloop:
 	JNZ sloop
 
 sdone:
+	MOVQ R8, 0(DI)
+	MOVQ R9, 8(DI)
+	MOVQ R10, 16(DI)
+	MOVQ n+8(FP), AX
+	SUBQ CX, AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func skipBlocksAVX512(src *byte, n int, st *skipState) int
+//
+// skipBlocksAVX2 with each block in one 64-byte register (Z5), compared
+// into mask registers: a third fewer instructions per block.
+TEXT ·skipBlocksAVX512(SB), NOSPLIT, $0-32
+	MOVQ src+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ st+16(FP), DI
+	MOVQ 0(DI), R8   // carry
+	MOVQ 8(DI), R9   // inString
+	MOVQ 16(DI), R10 // depth
+	MOVL $0x22, AX
+	VPBROADCASTB AX, Z0
+	MOVL $0x5c, AX
+	VPBROADCASTB AX, Z1
+	MOVL $0x20, AX
+	VPBROADCASTB AX, Z2
+	MOVL $0x7b, AX
+	VPBROADCASTB AX, Z3
+	MOVL $0x7d, AX
+	VPBROADCASTB AX, Z4
+	MOVQ $-1, AX
+	MOVQ AX, X9
+	TESTQ CX, CX
+	JEQ zdone
+
+zloop:
+	VMOVDQU64 (SI), Z5
+	VPCMPEQB Z1, Z5, K1
+	VPCMPEQB Z0, Z5, K2
+	VPORQ Z2, Z5, Z6
+	VPCMPEQB Z4, Z6, K3
+	VPCMPEQB Z3, Z6, K4
+	KMOVQ K1, BX
+	KMOVQ K2, R11
+	ESCAPES
+	NOTQ AX
+	ANDQ AX, R11 // real quotes
+
+	// R13: in = prefixXor(quotes) ^ inString
+	MOVQ R11, X10
+	PCLMULQDQ $0x00, X9, X10
+	MOVQ X10, R13
+	XORQ R9, R13
+
+	// AX: outside strings
+	MOVQ R13, AX
+	NOTQ AX
+	TESTQ AX, BX
+	JNZ zdone // a backslash outside a string
+
+	// R11: closing brackets outside strings, counted
+	KMOVQ K3, R11
+	ANDQ AX, R11
+	POPCNTQ R11, R11
+	CMPQ R10, R11
+	JLE zdone // the depth could reach zero here
+
+	// BX: opening brackets outside strings, counted
+	KMOVQ K4, BX
+	ANDQ AX, BX
+	POPCNTQ BX, BX
+	ADDQ BX, R10
+	SUBQ R11, R10
+
+	// The block is consumed.
+	MOVQ R12, R8
+	SARQ $63, R13
+	MOVQ R13, R9
+	ADDQ $64, SI
+	DECQ CX
+	JNZ zloop
+
+zdone:
 	MOVQ R8, 0(DI)
 	MOVQ R9, 8(DI)
 	MOVQ R10, 16(DI)

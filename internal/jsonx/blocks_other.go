@@ -18,3 +18,6 @@ func skipBlocks(b []byte, st *skipState) int { return 0 }
 func strBlocks(b []byte, st *strState) int { return 0 }
 
 func fusedKernels() bool { return false }
+
+// useAVX512: no AVX-512 loop here.
+var useAVX512 = false

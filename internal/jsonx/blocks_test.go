@@ -18,6 +18,16 @@ func withScanner(blocks, kernel bool, f func()) {
 	f()
 }
 
+// withoutAVX512 runs f with the fused skip loop in its AVX2 form (the
+// machine's choice otherwise), so that both forms are held to the scalar
+// walk where the machine has AVX-512.
+func withoutAVX512(f func()) {
+	z := useAVX512
+	useAVX512 = false
+	defer func() { useAVX512 = z }()
+	f()
+}
+
 // scanEnds is what skip and stringEnd return at every offset of b where a
 // string, array or object starts: the answers the block scanner must give.
 func scanEnds(b []byte) []int {
@@ -41,14 +51,20 @@ func requireSameEnds(t *testing.T, b []byte) {
 	withScanner(false, false, func() { want = scanEnds(b) })
 	withScanner(true, true, func() { vec = scanEnds(b) })
 	withScanner(true, false, func() { generic = scanEnds(b) })
+	var avx2 []int
+	withScanner(true, true, func() { withoutAVX512(func() { avx2 = scanEnds(b) }) })
 	require.Equal(t, want, vec, "block scanner, fastest kernel, on %q", b)
+	require.Equal(t, want, avx2, "block scanner, AVX2 kernel, on %q", b)
 	require.Equal(t, want, generic, "block scanner, portable kernel, on %q", b)
 	// And Validate.
 	var wantErr, vecErr, genericErr error
 	withScanner(false, false, func() { wantErr = Validate(b) })
 	withScanner(true, true, func() { vecErr = Validate(b) })
 	withScanner(true, false, func() { genericErr = Validate(b) })
+	var avx2Err error
+	withScanner(true, true, func() { withoutAVX512(func() { avx2Err = Validate(b) }) })
 	require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(vecErr), "Validate, fastest kernel, on %q", b)
+	require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(avx2Err), "Validate, AVX2 kernel, on %q", b)
 	require.Equal(t, fmt.Sprint(wantErr), fmt.Sprint(genericErr), "Validate, portable kernel, on %q", b)
 	// And StrLen, b taken as the inside of a string.
 	str := Value(append(append([]byte{'"'}, b...), '"'))
