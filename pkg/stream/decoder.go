@@ -496,6 +496,48 @@ func (d *Decoder) shrink() {
 	}
 }
 
+// bufferedLines returns the whole lines in the buffer (through its last
+// '\n') and the input offset of the first, consuming them; nil when no
+// whole line is buffered. The lines are lent to a Parallel decoder's
+// batch.
+func (d *Decoder) bufferedLines() ([]byte, int64) {
+	d.shrink()
+	data := d.buf[d.start:d.end]
+	i := lastNewline(data[d.scan:])
+	if i < 0 {
+		d.scan = len(data)
+		return nil, 0
+	}
+	n := d.scan + i + 1
+	off := d.base + int64(d.start)
+	d.start += n
+	d.scan, d.nl = 0, 0
+	d.lent = true
+	return data[:n:n], off
+}
+
+// lastNewline is bytes.LastIndexByte(b, '\n') with the vector search of
+// IndexByte (LastIndexByte goes a byte at a time: a fifth of final's time),
+// on windows that grow from the end.
+func lastNewline(b []byte) int {
+	end := len(b)
+	for w := 4 << 10; end > 0; w *= 2 {
+		from := max(end-w, 0)
+		if i := bytes.IndexByte(b[from:end], '\n'); i >= 0 {
+			last := from + i
+			for {
+				j := bytes.IndexByte(b[last+1:end], '\n')
+				if j < 0 {
+					return last
+				}
+				last += 1 + j
+			}
+		}
+		end = from
+	}
+	return -1
+}
+
 // readLine returns the next line without its '\n' and the input offset of
 // its first byte. An over-long line is consumed and reported.
 func (d *Decoder) readLine() ([]byte, int64, error) {

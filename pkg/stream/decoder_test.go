@@ -526,6 +526,48 @@ func TestParallelDecoderMatchesSerial(t *testing.T) {
 	}
 }
 
+// TestParallelBlocksMatchSerial proves that handing the workers whole
+// blocks of lines (a Parallel decoder without Prepare) keeps every line
+// number, offset and error of a serial decoder: blocks of thousands of
+// short lines (more than one batch holds, so they go on in continuation
+// batches), blank lines, CRLF, spaces around lines, cut and glued lines,
+// lines over MaxLineBytes inside a block, and lines longer than the buffer
+// (cut by the reader) between blocks.
+func TestParallelBlocksMatchSerial(t *testing.T) {
+	var b strings.Builder
+	for i := range 6000 {
+		switch i % 97 {
+		case 3:
+			b.WriteString("\n")
+		case 5:
+			b.WriteString(`{"type":"a"` + "\r\n")
+		case 7:
+			fmt.Fprintf(&b, "  {\"type\":\"b\",\"n\":%d}  \r\n", i)
+		case 11:
+			b.WriteString(`{"type":"c"}{"type":"d"}` + "\n")
+		case 13:
+			fmt.Fprintf(&b, `{"type":"user","x":"%s"}`+"\n", strings.Repeat("y", 300+i%50))
+		case 17:
+			fmt.Fprintf(&b, `{"type":"system","subtype":"init","x":"%s"}`+"\n", strings.Repeat("z", 5000+i))
+		default:
+			fmt.Fprintf(&b, `{"type":"e","i":%d}`+"\n", i)
+		}
+	}
+	in := []byte(b.String() + `{"type":"result","subtype":"success","result":"end"}`)
+	for _, maxLine := range []int{0, 200, 6000} {
+		for _, bufSize := range []int{0, 4096, 1 << 16} {
+			opts := stream.DecoderOptions{Check: stream.CheckFraming, BufferSize: bufSize, MaxLineBytes: maxLine}
+			want := decodeAll(t, io.MultiReader(bytes.NewReader(in)), opts)
+			opts.Parallel = true
+			t.Run(fmt.Sprintf("max=%d/buf=%d", maxLine, bufSize), func(t *testing.T) {
+				assert.Equal(t, want, decodeAll(t, io.MultiReader(bytes.NewReader(in)), opts), "pipe")
+				assert.Equal(t, want, decodeAll(t, bytes.NewReader(in), opts), "seekable")
+				assert.Equal(t, want, decodeAll(t, iotest.HalfReader(bytes.NewReader(in)), opts), "half reads")
+			})
+		}
+	}
+}
+
 // TestParallelDecoderClose proves Close ends a Parallel decoder early: its
 // goroutines stop (also while waiting to hand over a batch) and Next says
 // so.

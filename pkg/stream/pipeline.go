@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"errors"
 	"runtime"
 	"sync"
@@ -27,6 +28,15 @@ const (
 )
 
 // batch is a run of consecutive lines, with the bytes they point into.
+//
+// The reader makes it one of two kinds. Lines it cut itself (long lines,
+// lines passed over, bad lines, and every line when line numbers must be
+// final on the workers) come as items. Otherwise it hands over a block:
+// all the whole lines in its buffer, found with one backward search for
+// the last '\n', and the worker cuts them; cutting every line on the
+// reader was a pass over all input on the one goroutine that also does
+// the reads. A block with more than batchLines lines goes on in
+// continuation batches (cont), so that a batch's items stay bounded.
 type batch struct {
 	slab    []byte   // copies of the lines that are not in a read buffer (the heads of lines passed over)
 	retired [][]byte // read buffers its events and earlier batches' point into, free once it is consumed
@@ -35,6 +45,14 @@ type batch struct {
 	items   []batchItem
 	end     error // after the items: io.EOF or the read error, or nil
 	done    chan struct{}
+
+	// Blocks (pipeline.blocks): line numbers are counted from the batch's
+	// start, and Next adds the lines of the batches before.
+	block    []byte      // whole lines for the worker to cut
+	blockOff int64       // input offset of block[0]
+	lines    int64       // lines it covers (blank ones too); with cont, set before cont is closed
+	cont     chan *batch // the batches a long block goes on in, closed after the last
+	first    int64       // the reader's line count when it began the batch
 }
 
 type batchItem struct {
@@ -55,6 +73,13 @@ type pipeline struct {
 	cur      *batch
 	k        int // next item of cur
 	workers  sync.WaitGroup
+
+	// blocks: the reader hands over blocks of lines (see batch), and line
+	// numbers are made absolute by Next: head is the batch of cur's block
+	// (cur itself or a continuation), lineBase the lines before it.
+	blocks   bool
+	head     *batch
+	lineBase int64
 }
 
 // ErrClosed is returned by Next after Close.
@@ -68,11 +93,14 @@ func (d *Decoder) startPipeline() {
 	p := &pipeline{
 		order:    make(chan *batch, batchesAhead),
 		work:     make(chan *batch, batchesAhead),
-		free:     make(chan *batch, batchesAhead+2),
+		free:     make(chan *batch, batchesAhead+4),
 		buffers:  make(chan []byte, batchesAhead+3),
 		quit:     make(chan struct{}),
 		bigToken: make(chan struct{}, 1),
 		spare:    make(chan []byte, 1),
+		// A Prepare function sees Event.Line, which must then be final
+		// on the workers: the reader cuts and counts every line.
+		blocks: d.opts.Prepare == nil,
 	}
 	d.pipe = p
 	opts := d.opts
@@ -81,6 +109,10 @@ func (d *Decoder) startPipeline() {
 		go func() {
 			defer p.workers.Done()
 			for b := range p.work {
+				if b.block != nil {
+					p.cutBlock(b, &opts)
+					continue
+				}
 				for i := range b.items {
 					it := &b.items[i]
 					switch {
@@ -102,11 +134,17 @@ func (d *Decoder) startPipeline() {
 func (d *Decoder) produce(p *pipeline) {
 	defer close(p.work)
 	b := p.batch()
+	b.first = d.line
 	send := func(last error) bool {
 		b.end = last
 		b.retired = append(b.retired, d.retired...)
 		clear(d.retired)
 		d.retired = d.retired[:0]
+		if p.blocks && b.block == nil {
+			// Lines the reader cut: numbered from the batch's start.
+			b.lines = d.line - b.first
+			b.addLines(-b.first)
+		}
 		select {
 		case p.order <- b:
 		case <-p.quit:
@@ -118,9 +156,24 @@ func (d *Decoder) produce(p *pipeline) {
 			return false
 		}
 		b = p.batch()
+		b.first = d.line
 		return true
 	}
 	for {
+		if p.blocks {
+			if block, off := d.bufferedLines(); block != nil {
+				// Lines the reader cut go first (a blank one too: it
+				// counts).
+				if (len(b.items) > 0 || d.line > b.first) && !send(nil) {
+					return
+				}
+				b.block, b.blockOff, b.size = block, off, len(block)
+				if !send(nil) {
+					return
+				}
+				continue
+			}
+		}
 		line, off, err := d.readLine()
 		if err != nil && !IsLineError(err) {
 			send(err) // io.EOF or a read error: the end
@@ -262,6 +315,7 @@ func (p *pipeline) recycle(b *batch) {
 	}
 	b.items = b.items[:0]
 	b.end = nil
+	b.block, b.blockOff, b.lines, b.cont, b.first = nil, 0, 0, nil, 0
 	b.done = make(chan struct{})
 	select {
 	case p.free <- b:
@@ -284,8 +338,25 @@ func (p *pipeline) next() (*Event, error) {
 			if b.end != nil {
 				return nil, b.end
 			}
-			p.cur = nil
-			p.recycle(b)
+			h := p.head
+			if b != h {
+				p.recycle(b) // a continuation, consumed
+			}
+			if h.cont != nil {
+				select {
+				case c, ok := <-h.cont:
+					if ok {
+						c.addLines(p.lineBase)
+						p.cur, p.k = c, 0
+						continue
+					}
+				case <-p.quit:
+					return nil, ErrClosed
+				}
+			}
+			p.lineBase += h.lines
+			p.cur, p.head = nil, nil
+			p.recycle(h)
 		}
 		select {
 		case b := <-p.order:
@@ -296,7 +367,10 @@ func (p *pipeline) next() (*Event, error) {
 			case <-p.quit:
 				return nil, ErrClosed
 			}
-			p.cur, p.k = b, 0
+			if p.blocks {
+				b.addLines(p.lineBase)
+			}
+			p.head, p.cur, p.k = b, b, 0
 		case <-p.quit:
 			return nil, ErrClosed
 		}
@@ -306,7 +380,7 @@ func (p *pipeline) next() (*Event, error) {
 // buffered is Buffered for a Parallel decoder: an event is ready, or read
 // and being checked.
 func (p *pipeline) buffered() bool {
-	if b := p.cur; b != nil && (p.k < len(b.items) || b.end != nil) {
+	if b := p.cur; b != nil && (p.k < len(b.items) || b.end != nil || p.head.cont != nil && len(p.head.cont) > 0) {
 		return true
 	}
 	return len(p.order) > 0
@@ -319,4 +393,71 @@ func (d *Decoder) Close() error {
 		p.stop.Do(func() { close(p.quit) })
 	}
 	return nil
+}
+
+// cutBlock is a worker's part for a block: it cuts, checks and classifies
+// its lines, into b and, past batchLines items, into continuation batches
+// that Next takes from b.cont.
+func (p *pipeline) cutBlock(b *batch, opts *DecoderOptions) {
+	cur := b
+	var n int64 // lines so far
+	rest, off := b.block, b.blockOff
+	for len(rest) > 0 {
+		i := bytes.IndexByte(rest, '\n') // a block ends with one
+		line, lineOff := rest[:i], off
+		rest, off = rest[i+1:], off+int64(i+1)
+		n++
+		if len(line) > opts.MaxLineBytes {
+			cur.add().err = &LineTooLongError{Source: opts.Source, Line: n, Offset: lineOff, Size: int64(len(line)), Max: opts.MaxLineBytes}
+			continue
+		}
+		if line = trimLine(line); len(line) == 0 {
+			continue
+		}
+		if len(cur.items) >= batchLines {
+			if cur == b {
+				b.cont = make(chan *batch, 1)
+				close(b.done)
+			} else if !p.sendCont(b, cur) {
+				return
+			}
+			cur = p.batch()
+		}
+		it := cur.add()
+		it.err = prepare(&it.ev, line[:len(line):len(line)], opts, n, lineOff)
+	}
+	b.lines = n
+	if cur == b {
+		close(b.done)
+		return
+	}
+	if p.sendCont(b, cur) {
+		close(b.cont)
+	}
+}
+
+func (p *pipeline) sendCont(b, c *batch) bool {
+	select {
+	case b.cont <- c:
+		return true
+	case <-p.quit:
+		return false
+	}
+}
+
+// addLines adds n to the line numbers of a batch's events and errors.
+func (b *batch) addLines(n int64) {
+	if n == 0 {
+		return
+	}
+	for i := range b.items {
+		it := &b.items[i]
+		it.ev.Line += n
+		switch e := it.err.(type) {
+		case *SyntaxError:
+			e.Line += n
+		case *LineTooLongError:
+			e.Line += n
+		}
+	}
 }
