@@ -516,6 +516,12 @@ func (d *Decoder) bufferedLines() ([]byte, int64) {
 	return data[:n:n], off
 }
 
+// roomToRead reports whether fill can read more without growing the
+// buffer for one long line (readLine's part), and the input goes on.
+func (d *Decoder) roomToRead() bool {
+	return !d.eof && d.err == nil && len(d.buf) == len(d.small) && (d.start > 0 || d.end < len(d.buf))
+}
+
 // lastNewline is bytes.LastIndexByte(b, '\n') with the vector search of
 // IndexByte (LastIndexByte goes a byte at a time: a fifth of final's time),
 // on windows that grow from the end.

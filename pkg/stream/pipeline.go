@@ -173,6 +173,15 @@ func (d *Decoder) produce(p *pipeline) {
 				}
 				continue
 			}
+			if d.roomToRead() {
+				// The line in the buffer is not whole yet: read on, and
+				// it goes with the next block (leaving it to readLine
+				// searched it twice, on the reader).
+				if d.fill() == nil {
+					continue
+				}
+				// The end of the input, or an error: readLine says which.
+			}
 		}
 		line, off, err := d.readLine()
 		if err != nil && !IsLineError(err) {
