@@ -90,3 +90,16 @@ func BenchmarkStrLenScalar(b *testing.B) {
 func BenchmarkDecodeValidScalar(b *testing.B) {
 	withScanner(false, false, func() { BenchmarkDecodeValid(b) })
 }
+
+// BenchmarkStringEnd measures finding the end of each line's first
+// "content" string (a tool result's text, where the generated stream has
+// them), what walking past a tool result costs.
+func BenchmarkStringEnd(b *testing.B) {
+	key := []byte(`"content":"`)
+	eachLine(b, func(l []byte) error {
+		if i := bytes.Index(l, key); i >= 0 && stringEnd(l, i+len(key)-1) < 0 {
+			return errors.New("string not terminated")
+		}
+		return nil
+	})
+}

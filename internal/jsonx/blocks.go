@@ -121,11 +121,8 @@ func blockStringEnd(b []byte, i int) int {
 	for want := 2; ; want = maskBatch {
 		if fusedKernels() && first == 0 && s.pos < len(b) {
 			// The fused kernel takes the blocks without a quote that ends
-			// the string (it also stops at a \u escape; the loop below
-			// takes that block).
-			st := strState{carry: carry}
-			s.pos += 64 * strBlocks(b[s.pos:], &st)
-			carry = st.carry
+			// the string; the loop below takes the one with it.
+			s.pos += 64 * quoteBlocks(b[s.pos:], &carry)
 			want = 1
 		}
 		ms := s.next(want)

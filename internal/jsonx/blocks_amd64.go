@@ -71,6 +71,26 @@ func strBlocks(b []byte, st *strState) int {
 	return strBlocksAVX2(&b[0], n, st)
 }
 
+//go:noescape
+func quoteBlocksAVX2(src *byte, n int, carry *uint64) int
+
+//go:noescape
+func quoteBlocksAVX512(src *byte, n int, carry *uint64) int
+
+// quoteBlocks passes over the whole blocks of a string's inside up to the
+// one holding its closing quote (see quoteBlocksAVX2) and returns how many
+// it consumed: none without the fused kernels.
+func quoteBlocks(b []byte, carry *uint64) int {
+	n := len(b) / 64
+	if n == 0 || !fusedKernels() {
+		return 0
+	}
+	if useAVX512 {
+		return quoteBlocksAVX512(&b[0], n, carry)
+	}
+	return quoteBlocksAVX2(&b[0], n, carry)
+}
+
 // fusedKernels: the fused loops are used (the block scanner's kernel is,
 // and the machine has what they need).
 func fusedKernels() bool { return hasFusedKernels && useBlocksKernel }

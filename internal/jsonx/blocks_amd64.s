@@ -261,6 +261,81 @@ zdone:
 	VZEROUPPER
 	RET
 
+// func quoteBlocksAVX2(src *byte, n int, carry *uint64) int
+//
+// The inside of a string, n whole 64-byte blocks from src: it stops
+// before the first block holding an unescaped quote (the string's end),
+// whatever the escapes are (finding the end needs no more: strBlocksAVX2
+// also stops at \u escapes, to count). *carry is escapedBytes' carry,
+// updated for the blocks consumed; the result is how many were.
+TEXT ·quoteBlocksAVX2(SB), NOSPLIT, $0-32
+	MOVQ src+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ carry+16(FP), DI
+	MOVQ 0(DI), R8
+	SPLAT(0x22, X0, Y0)
+	SPLAT(0x5c, X1, Y1)
+	TESTQ CX, CX
+	JEQ qdone
+
+qloop:
+	VMOVDQU (SI), Y5
+	VMOVDQU 32(SI), Y6
+	QUOTES_ESCAPES
+	NOTQ AX
+	TESTQ AX, R11
+	JNZ qdone // an unescaped quote
+	MOVQ R12, R8
+	ADDQ $64, SI
+	DECQ CX
+	JNZ qloop
+
+qdone:
+	MOVQ R8, 0(DI)
+	MOVQ n+8(FP), AX
+	SUBQ CX, AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func quoteBlocksAVX512(src *byte, n int, carry *uint64) int
+//
+// quoteBlocksAVX2 with each block in one 64-byte register.
+TEXT ·quoteBlocksAVX512(SB), NOSPLIT, $0-32
+	MOVQ src+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ carry+16(FP), DI
+	MOVQ 0(DI), R8
+	MOVL $0x22, AX
+	VPBROADCASTB AX, Z0
+	MOVL $0x5c, AX
+	VPBROADCASTB AX, Z1
+	TESTQ CX, CX
+	JEQ zqdone
+
+zqloop:
+	VMOVDQU64 (SI), Z5
+	VPCMPEQB Z1, Z5, K1
+	VPCMPEQB Z0, Z5, K2
+	KMOVQ K1, BX
+	KMOVQ K2, R11
+	ESCAPES
+	NOTQ AX
+	TESTQ AX, R11
+	JNZ zqdone // an unescaped quote
+	MOVQ R12, R8
+	ADDQ $64, SI
+	DECQ CX
+	JNZ zqloop
+
+zqdone:
+	MOVQ R8, 0(DI)
+	MOVQ n+8(FP), AX
+	SUBQ CX, AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
 // Nibble tables of the bytes that may follow a backslash: the high and
 // the low nibble of a byte each look up a class, and the two ANDed give
 // bits 0-3 for '"' '/' (1), '\\' (2), 'b' 'f' 'n' (4), 'r' 't' (8), and

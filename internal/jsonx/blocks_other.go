@@ -14,6 +14,9 @@ func fillMasks(b []byte, dst []blockMasks) { fillMasksGeneric(b, dst) }
 // skipBlocks: no fused kernel here; blockSkip walks every block itself.
 func skipBlocks(b []byte, st *skipState) int { return 0 }
 
+// quoteBlocks: no fused kernel here.
+func quoteBlocks(b []byte, carry *uint64) int { return 0 }
+
 // strBlocks: no fused kernel here.
 func strBlocks(b []byte, st *strState) int { return 0 }
 
