@@ -23,7 +23,7 @@ import (
 const (
 	batchBytes   = 4 << 20   // bytes of lines per batch (one long line gets its own)
 	batchLines   = 1024      // lines per batch at most
-	batchesAhead = 2         // batches read ahead of Next; bounds the memory
+	batchesAhead = 1         // batches read ahead of Next; bounds the memory
 	headSlab     = 256 << 10 // a slab of heads of lines passed over
 )
 
