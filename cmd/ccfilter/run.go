@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -236,12 +237,25 @@ func displayName(name string) string {
 }
 
 // runOne processes one input: its own tracker, its own final answer.
-func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Writer, tty bool) (int, error) {
+func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Writer, tty bool) (code int, err error) {
 	in, closeIn, err := o.openInput(name)
 	if err != nil {
 		return 0, errorf(exitInput, "%s: %v", displayName(name), unwrapPathError(err))
 	}
 	defer closeIn()
+	// A file that shrinks while the decoder has it mapped faults where the
+	// events' bytes are read (stream.DecoderOptions.MapFiles): a read error
+	// like the decoder's own, not a crash.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if r := recover(); r != nil {
+			re, ok := r.(runtime.Error)
+			if _, fault := re.(interface{ Addr() uintptr }); !ok || !fault {
+				panic(r)
+			}
+			code, err = 0, errorf(exitInput, "%s: read error: %v", displayName(name), stream.ErrFileShrank)
+		}
+	}()
 	light := p.expr == nil && (p.preset.Name == "final" || p.preset.Name == "types")
 	// Every line is checked to be one whole object, so cut and merged lines
 	// are reported (CheckEnds, '{' … '}', misses a merged line, and then
@@ -254,7 +268,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	// Lines are cut, checked and classified on other goroutines, ahead of
 	// the tracker and the renderer (with more than one CPU).
-	opts := stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: check, Parallel: runtime.GOMAXPROCS(0) > 1}
+	opts := stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: check, Parallel: runtime.GOMAXPROCS(0) > 1, MapFiles: true}
 	if light {
 		// final and types read only the kind of a tool result or tool call:
 		// one longer than the read buffer is passed over, not kept, so

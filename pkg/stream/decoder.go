@@ -68,6 +68,18 @@ type DecoderOptions struct {
 	// trees (ValidateValue, ValidateValueOf) is most of their work. It must
 	// be safe to call from several goroutines at once.
 	Prepare func(*Event) error
+	// MapFiles lets a Parallel decoder without Prepare read a large
+	// regular file through a memory mapping instead of read calls (see
+	// mapped.go): faster, and a long line costs no buffer (its pages
+	// only: SkipLong does not apply, and every line comes whole). A file that
+	// shrinks while it is read then makes Next return an error; an
+	// Event's bytes point into the mapping, and reading them after the
+	// file shrank faults (debug.SetPanicOnFault turns that into a panic
+	// the caller can recover from). Ignored where files cannot be mapped.
+	MapFiles bool
+
+	mapMin int // the smallest file mapped; 0: mapMin (for tests)
+	mapMax int // maps at most this many bytes, as if the file grew after (for tests)
 }
 
 // Check is how much of each line a Decoder validates before returning it.

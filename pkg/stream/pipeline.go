@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"runtime"
+	"runtime/debug"
 	"sync"
 )
 
@@ -53,6 +54,7 @@ type batch struct {
 	lines    int64       // lines it covers (blank ones too); with cont, set before cont is closed
 	cont     chan *batch // the batches a long block goes on in, closed after the last
 	first    int64       // the reader's line count when it began the batch
+	mapEnd   int         // a block of a mapped file: where it ends in the mapping
 }
 
 type batchItem struct {
@@ -80,6 +82,12 @@ type pipeline struct {
 	blocks   bool
 	head     *batch
 	lineBase int64
+
+	// A mapped file (see mapped.go), unmapped once the goroutines that
+	// read it are gone and no event points into it.
+	mapping    *fileMapping
+	readerDone chan struct{}
+	release    sync.Once
 }
 
 // ErrClosed is returned by Next after Close.
@@ -100,7 +108,8 @@ func (d *Decoder) startPipeline() {
 		spare:    make(chan []byte, 1),
 		// A Prepare function sees Event.Line, which must then be final
 		// on the workers: the reader cuts and counts every line.
-		blocks: d.opts.Prepare == nil,
+		blocks:     d.opts.Prepare == nil,
+		readerDone: make(chan struct{}),
 	}
 	d.pipe = p
 	opts := d.opts
@@ -108,6 +117,7 @@ func (d *Decoder) startPipeline() {
 	for range n {
 		go func() {
 			defer p.workers.Done()
+			debug.SetPanicOnFault(true) // a mapped file that shrank: see cutBlock
 			for b := range p.work {
 				if b.block != nil {
 					p.cutBlock(b, &opts)
@@ -132,7 +142,29 @@ func (d *Decoder) startPipeline() {
 // produce runs on its own goroutine: it cuts lines into batches until the
 // input ends or Close is called.
 func (d *Decoder) produce(p *pipeline) {
+	defer close(p.readerDone)
 	defer close(p.work)
+	ship := func(b *batch) bool {
+		select {
+		case p.order <- b:
+		case <-p.quit:
+			return false
+		}
+		select {
+		case p.work <- b:
+		case <-p.quit:
+			return false
+		}
+		return true
+	}
+	if p.blocks {
+		if m, pos := d.mapInput(); m != nil {
+			p.mapping = m
+			if !d.produceMapped(p, m, pos, ship) {
+				return
+			}
+		}
+	}
 	b := p.batch()
 	b.first = d.line
 	send := func(last error) bool {
@@ -145,14 +177,7 @@ func (d *Decoder) produce(p *pipeline) {
 			b.lines = d.line - b.first
 			b.addLines(-b.first)
 		}
-		select {
-		case p.order <- b:
-		case <-p.quit:
-			return false
-		}
-		select {
-		case p.work <- b:
-		case <-p.quit:
+		if !ship(b) {
 			return false
 		}
 		b = p.batch()
@@ -296,6 +321,9 @@ func (p *pipeline) batch() *batch {
 // the read buffers it retired, and a long line's buffer (the reader reuses
 // it for the next long line: see longBuffer).
 func (p *pipeline) recycle(b *batch) {
+	if b.mapEnd > 0 {
+		p.mapping.drop(b.mapEnd)
+	}
 	if b.big != nil {
 		select {
 		case p.spare <- b.big:
@@ -324,7 +352,7 @@ func (p *pipeline) recycle(b *batch) {
 	}
 	b.items = b.items[:0]
 	b.end = nil
-	b.block, b.blockOff, b.lines, b.cont, b.first = nil, 0, 0, nil, 0
+	b.block, b.blockOff, b.lines, b.cont, b.first, b.mapEnd = nil, 0, 0, nil, 0, 0
 	b.done = make(chan struct{})
 	select {
 	case p.free <- b:
@@ -345,6 +373,7 @@ func (p *pipeline) next() (*Event, error) {
 				return &it.ev, nil
 			}
 			if b.end != nil {
+				p.unmap() // the last batch: no event of the file is valid now
 				return nil, b.end
 			}
 			h := p.head
@@ -399,9 +428,24 @@ func (p *pipeline) buffered() bool {
 // It does nothing for other decoders. It does not close the reader.
 func (d *Decoder) Close() error {
 	if p := d.pipe; p != nil {
-		p.stop.Do(func() { close(p.quit) })
+		p.unmap()
 	}
 	return nil
+}
+
+// unmap stops the goroutines and, for a mapped file, waits until they are
+// gone and unmaps it (Next's events must not be used after that: Close, or
+// the end of the input).
+func (p *pipeline) unmap() {
+	p.stop.Do(func() { close(p.quit) })
+	p.release.Do(func() {
+		if p.mapping == nil {
+			return
+		}
+		<-p.readerDone
+		p.workers.Wait()
+		unmapFile(p.mapping.data)
+	})
 }
 
 // cutBlock is a worker's part for a block: it cuts, checks and classifies
@@ -409,6 +453,30 @@ func (d *Decoder) Close() error {
 // that Next takes from b.cont.
 func (p *pipeline) cutBlock(b *batch, opts *DecoderOptions) {
 	cur := b
+	if b.mapEnd > 0 {
+		defer func() {
+			if r := recover(); r != nil {
+				if !isFault(r) {
+					panic(r)
+				}
+				// The mapped file shrank: this is the end of the input.
+				end := p.batch()
+				end.end = ErrFileShrank
+				if b.cont == nil && cur == b {
+					b.items, b.end = b.items[:0], end.end
+					close(b.done)
+					return
+				}
+				if b.cont == nil {
+					b.cont = make(chan *batch, 1)
+					close(b.done)
+				}
+				if p.sendCont(b, end) {
+					close(b.cont)
+				}
+			}
+		}()
+	}
 	var n int64 // lines so far
 	rest, off := b.block, b.blockOff
 	for len(rest) > 0 {

@@ -1,0 +1,174 @@
+package stream
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+)
+
+// Mapping a file. A Parallel decoder with MapFiles on a large regular file
+// reads it through a read-only memory mapping instead of read calls: the
+// reader hands the workers blocks that point into the mapping, and nothing
+// is copied. The kernel's copy into the read buffers was the largest single
+// cost of final and of the event presets (a fifth to a third of their CPU
+// time), and the buffers it copies into had to stay in memory until their
+// lines were consumed; with the mapping, a long line costs its pages only,
+// and no buffer is grown for it.
+//
+// The pages of consumed blocks are handed back (MADV_DONTNEED, which keeps
+// them in the page cache) every dropBytes, so that memory stays flat
+// however long the file. What follows the mapped size (a file that grew
+// while it was read) and a last line without a newline are read as usual.
+//
+// A file that shrinks while it is mapped makes the pages past its new end
+// fault (SIGBUS): the decoder's goroutines turn that fault into the read
+// error ErrFileShrank, and a consumer reading an event's bytes must do the
+// same (debug.SetPanicOnFault) or not let the file shrink.
+
+const (
+	mapMin    = 16 << 20 // smaller files are read
+	dropBytes = 16 << 20 // consumed bytes whose pages are handed back at once
+)
+
+// ErrFileShrank is the read error of a mapped file that shrank while it was
+// read (a fault in its mapping).
+var ErrFileShrank = errors.New("the file shrank while it was being read")
+
+// fileMapping is the mapping of a file being decoded.
+type fileMapping struct {
+	data    []byte // the whole file from offset 0, as it was mapped
+	dropped int    // pages below it were handed back
+}
+
+// mapInput maps the decoder's input when it is a large enough regular file
+// and the rest of it is lines (not one JSON array): the mapping and the
+// offset in it of the first byte not consumed yet. It returns nil when the
+// input is read instead.
+func (d *Decoder) mapInput() (*fileMapping, int) {
+	if !d.opts.MapFiles || d.array || d.ra == nil || d.err != nil {
+		return nil, 0
+	}
+	f, ok := d.r.(interface {
+		Fd() uintptr
+		Stat() (os.FileInfo, error)
+	})
+	if !ok {
+		return nil, 0
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, 0
+	}
+	least := int64(d.opts.mapMin)
+	if least <= 0 {
+		least = mapMin
+	}
+	size := fi.Size()
+	if d.opts.mapMax > 0 {
+		size = min(size, int64(d.opts.mapMax))
+	}
+	pos := d.raPos + d.base + int64(d.start)
+	if size-pos < least || size > int64(^uint(0)>>1) {
+		return nil, 0
+	}
+	data, err := mapFile(f.Fd(), size)
+	if err != nil {
+		return nil, 0
+	}
+	return &fileMapping{data: data}, int(pos)
+}
+
+// produceMapped is the reader's loop over a mapped file: blocks of whole
+// lines from the mapping, then (at its end, at a last line without a
+// newline, or at a line longer than MaxLineBytes) the reading goes on from
+// there into the buffer, where produce's loop takes over. It reports
+// whether that loop should go on. SkipLong does not apply: a long line
+// costs its pages, not a buffer, and comes whole.
+func (d *Decoder) produceMapped(p *pipeline, m *fileMapping, pos int, send func(*batch) bool) (goOn bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			if !isFault(r) {
+				panic(r)
+			}
+			b := p.batch()
+			b.end = ErrFileShrank
+			send(b)
+			goOn = false
+		}
+	}()
+	debug.SetPanicOnFault(true)
+	data := m.data
+	for pos < len(data) {
+		end := min(pos+d.opts.BufferSize, len(data))
+		var block []byte
+		if i := lastNewline(data[pos:end]); i >= 0 {
+			block = data[pos : pos+i+1]
+		} else {
+			// One line longer than a block: it is handed whole (a
+			// LineTooLongError past MaxLineBytes, found on the way).
+			limit := min(len(data), pos+d.opts.MaxLineBytes+1)
+			j := -1
+			if limit > end {
+				j = bytes.IndexByte(data[end:limit], '\n')
+			}
+			if j < 0 {
+				break // the last line, without a newline, or too long: read
+			}
+			block = data[pos : end+j+1]
+		}
+		b := p.batch()
+		b.block, b.blockOff, b.size, b.mapEnd = block, int64(pos)-d.raPos, len(block), pos+len(block)
+		if !send(b) {
+			return false
+		}
+		pos += len(block)
+	}
+	// Go on reading from pos, into the buffer.
+	sk, ok := d.r.(io.Seeker)
+	if !ok {
+		b := p.batch()
+		b.end = fmt.Errorf("cannot go on after the mapped part of the file: %T is not an io.Seeker", d.r)
+		send(b)
+		return false
+	}
+	if _, err := sk.Seek(int64(pos), io.SeekStart); err != nil {
+		b := p.batch()
+		b.end = err
+		send(b)
+		return false
+	}
+	d.base = int64(pos) - d.raPos
+	d.start, d.end, d.scan, d.nl = 0, 0, 0, 0
+	d.eof, d.lent = false, false
+	// Lines are handed whole here too, as from the mapping.
+	d.opts.SkipLong = nil
+	return true
+}
+
+// isFault reports whether a recovered panic is a memory fault (with
+// debug.SetPanicOnFault): a page of the mapping past the end of a file that
+// shrank.
+func isFault(r any) bool {
+	err, ok := r.(runtime.Error)
+	if !ok {
+		return false
+	}
+	_, ok = err.(interface{ Addr() uintptr })
+	return ok
+}
+
+// drop hands back the pages of the mapping below off (consumed), every
+// dropBytes.
+func (m *fileMapping) drop(off int) {
+	end := off &^ (pageSize - 1)
+	if end-m.dropped >= dropBytes {
+		dropPages(m.data[m.dropped:end])
+		m.dropped = end
+	}
+}
+
+var pageSize = os.Getpagesize()
