@@ -105,9 +105,11 @@ func (d *Decoder) produceMapped(p *pipeline, m *fileMapping, pos int, send func(
 	for pos < len(data) {
 		end := min(pos+d.opts.BufferSize, len(data))
 		var block []byte
+		oneLine := false
 		if i := lastNewline(data[pos:end]); i >= 0 {
 			block = data[pos : pos+i+1]
 		} else {
+			oneLine = true
 			// One line longer than a block: it is handed whole (a
 			// LineTooLongError past MaxLineBytes, found on the way).
 			limit := min(len(data), pos+d.opts.MaxLineBytes+1)
@@ -121,7 +123,7 @@ func (d *Decoder) produceMapped(p *pipeline, m *fileMapping, pos int, send func(
 			block = data[pos : end+j+1]
 		}
 		b := p.batch()
-		b.block, b.blockOff, b.size, b.mapEnd = block, int64(pos)-d.raPos, len(block), pos+len(block)
+		b.block, b.blockOff, b.size, b.mapEnd, b.oneLine = block, int64(pos)-d.raPos, len(block), pos+len(block), oneLine
 		if !send(b) {
 			return false
 		}

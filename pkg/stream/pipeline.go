@@ -55,6 +55,7 @@ type batch struct {
 	cont     chan *batch // the batches a long block goes on in, closed after the last
 	first    int64       // the reader's line count when it began the batch
 	mapEnd   int         // a block of a mapped file: where it ends in the mapping
+	oneLine  bool        // the block is one line (the reader found its end)
 }
 
 type batchItem struct {
@@ -352,7 +353,7 @@ func (p *pipeline) recycle(b *batch) {
 	}
 	b.items = b.items[:0]
 	b.end = nil
-	b.block, b.blockOff, b.lines, b.cont, b.first, b.mapEnd = nil, 0, 0, nil, 0, 0
+	b.block, b.blockOff, b.lines, b.cont, b.first, b.mapEnd, b.oneLine = nil, 0, 0, nil, 0, 0, false
 	b.done = make(chan struct{})
 	select {
 	case p.free <- b:
@@ -480,7 +481,10 @@ func (p *pipeline) cutBlock(b *batch, opts *DecoderOptions) {
 	var n int64 // lines so far
 	rest, off := b.block, b.blockOff
 	for len(rest) > 0 {
-		i := bytes.IndexByte(rest, '\n') // a block ends with one
+		i := len(rest) - 1 // a block of one long line: its end is known
+		if !b.oneLine {
+			i = bytes.IndexByte(rest, '\n') // a block ends with one
+		}
 		line, lineOff := rest[:i], off
 		rest, off = rest[i+1:], off+int64(i+1)
 		n++
