@@ -125,3 +125,25 @@ func TestFastPathMatchesFullCheck(t *testing.T) {
 	assert.Contains(t, bad.Stderr, "03-bash-fail-glued.jsonl:")
 	assert.Regexp(t, `glued.jsonl:\d+: `, bad.Stderr)
 }
+
+// TestNoResultSizesChangeNothing proves that the runs that do not count
+// tool result sizes (usage, the text of text, events written as NDJSON or
+// JSON) print byte for byte what they print when every size is counted:
+// every preset in every format, on the captures with tool results, failed
+// ones and subagents among them.
+func TestNoResultSizesChangeNothing(t *testing.T) {
+	files := []string{"02-write-read", "03-bash-fail", "04-parallel-tools", "05-subagents-async", "15-permission-denied", "19-big-tool-result", "21-sixty-tool-calls"}
+	for _, name := range files {
+		in := filepath.Join("../../testdata/events", name+".jsonl")
+		for _, p := range filter.Presets {
+			for _, f := range render.Formats {
+				args := []string{p.Name, "--format", string(f), in}
+				got := runIn(t, args, "")
+				countResultSizes = true
+				want := runIn(t, args, "")
+				countResultSizes = false
+				assert.Equal(t, want, got, "%s --format %s on %s", p.Name, f, name)
+			}
+		}
+	}
+}

@@ -237,6 +237,10 @@ func displayName(name string) string {
 }
 
 // runOne processes one input: its own tracker, its own final answer.
+// countResultSizes has every run count tool result sizes, also where none
+// is shown: for the test that proves those runs print the same without.
+var countResultSizes = false
+
 func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Writer, tty bool) (code int, err error) {
 	in, closeIn, err := o.openInput(name)
 	if err != nil {
@@ -276,8 +280,10 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		opts.SkipLong = func(k stream.Kind) bool { return k != stream.KindText }
 	} else {
 		opts.ToolResults = true // the tracker reads them all
-		// usage and the text of text print no tool result, so no size.
-		opts.NoResultSizes = p.expr == nil && (p.preset.Name == "usage" || p.preset.Name == "text" && p.format == render.Text)
+		// usage, the text of text, and events written as JSON (their own
+		// bytes, no tool-call records) print no tool result size.
+		opts.NoResultSizes = p.expr == nil && !countResultSizes && (p.preset.Name == "usage" || p.preset.Name == "text" && p.format == render.Text ||
+			p.preset.Mode == filter.Events && (p.format == render.NDJSON || p.format == render.JSON))
 	}
 	// How many times the longest line is in memory at once, beyond what
 	// the base limit leaves room for: once (the decoder keeps the longest
