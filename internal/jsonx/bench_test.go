@@ -103,3 +103,23 @@ func BenchmarkStringEnd(b *testing.B) {
 		return nil
 	})
 }
+
+// BenchmarkContentStrLen measures the decoded length of each line's first
+// "content" string (a tool result's text in the generated stream): what
+// sizing the tool results costs.
+func BenchmarkContentStrLen(b *testing.B) {
+	key := []byte(`"content":"`)
+	eachLine(b, func(l []byte) error {
+		if i := bytes.Index(l, key); i >= 0 {
+			at := i + len(key) - 1
+			end := stringEnd(l, at)
+			if end < 0 {
+				return errors.New("string not terminated")
+			}
+			if Value(l[at:end]).StrLen() < 0 {
+				return errors.New("negative length")
+			}
+		}
+		return nil
+	})
+}

@@ -208,23 +208,35 @@ func blockStrLen(body []byte) int {
 	free := 0 // the first byte no escape has consumed
 	want := maskBatch
 	for {
-		// The fused kernel takes the blocks whose escapes are all simple
-		// ones (each saves a byte), when no \u escape reaches into the
-		// block; the loop below takes the block it stops at.
-		if fusedKernels() && s.pos < len(body) && free <= s.pos+1 {
+		// The fused kernel takes the blocks whose escapes are simple ones
+		// (each saves a byte) or \u escapes it can hand back, when no
+		// escape reaches into the block; the loop below takes the block it
+		// stops at.
+		// (A first byte already consumed by an escape must be a simple
+		// escape's letter, which the kernel counts and the caller takes
+		// back, not the 'u' of a \u escape, which it would hand back.)
+		if fusedKernels() && s.pos < len(body) && (free <= s.pos || free == s.pos+1 && body[s.pos] != 'u') {
 			carryIn := free == s.pos+1 // the first byte is an escape's letter, already counted
 			st := strState{carry: uint64(b2i(carryIn))}
 			if k := strBlocks(body[s.pos:], &st); k > 0 {
 				n -= st.saved - b2i(carryIn)
+				// The \u escapes, in order; the second half of a
+				// surrogate pair is consumed by the first.
+				for _, u := range st.us[:st.nu] {
+					if bk := s.pos + int(u) - 1; bk >= free {
+						n, free, _ = strLenEscape(body, bk, n)
+					}
+				}
 				s.pos += 64 * k
-				free = s.pos
-				if st.carry != 0 {
+				if st.carry != 0 && s.pos-1 >= free {
 					// The last byte starts an escape whose letter is the
 					// next block's first: counted here, as below.
 					var done bool
 					if n, free, done = strLenEscape(body, s.pos-1, n); done {
 						return n
 					}
+				} else {
+					free = max(free, s.pos)
 				}
 			}
 			want = 1
@@ -271,9 +283,15 @@ func strLenEscape(body []byte, k, n int) (int, int, bool) {
 // strState is strBlocks' state between blocks (the assembly reads it by
 // offset: keep the order).
 type strState struct {
-	carry uint64 // escapedBytes' carry
-	saved int    // escaped bytes in the blocks consumed
+	carry uint64         // escapedBytes' carry
+	saved int            // simple escapes in the blocks consumed (a byte saved each)
+	nu    int            // \u escapes in them, for the caller to count:
+	us    [strMaxU]int32 // the offset of each one's 'u'
 }
+
+// strMaxU is how many \u escapes one call of strBlocks takes (the
+// assembly's bound too).
+const strMaxU = 32
 
 func b2i(b bool) int {
 	if b {

@@ -370,20 +370,26 @@ GLOBL strLoTab<>(SB), RODATA|NOPTR, $32
 //
 // The inside of a long string, n whole 64-byte blocks from src: it stops
 // before the first block holding an unescaped quote (the string's end) or
-// an escaped byte other than '"' '\\' '/' 'b' 'f' 'n' 'r' 't' (a \u escape,
-// or a bad one), which the caller looks at byte by byte. Each escaped byte
-// of the blocks it consumes is one that decoding drops: st.saved counts
-// them. st.carry is escapedBytes' carry. The result is how many blocks
-// were consumed; st is updated for those only.
+// an escaped byte other than '"' '\\' '/' 'b' 'f' 'n' 'r' 't' and 'u' (a bad
+// escape), or a \u escape it cannot take: one whose four digits reach
+// past the block or hold a backslash, or one more than st.us has room for.
+// The caller looks at that block byte by byte. Each simple escape of the
+// blocks consumed saves one byte once decoded: st.saved counts them; the
+// offset from src of the 'u' of each \u escape goes to st.us (st.nu of
+// them), for the caller to count (a \u escape saves 2 to 5 bytes, or
+// pairs with the next). st.carry is escapedBytes' carry. The result is
+// how many blocks were consumed; st is updated for those only.
 TEXT ·strBlocksAVX2(SB), NOSPLIT, $0-32
 	MOVQ src+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ st+16(FP), DI
-	MOVQ 0(DI), R8  // carry
-	MOVQ 8(DI), R10 // saved
+	MOVQ 0(DI), R8   // carry
+	MOVQ 8(DI), R10  // saved
+	MOVQ 16(DI), R9  // nu
 	SPLAT(0x22, X0, Y0)
 	SPLAT(0x5c, X1, Y1)
 	SPLAT(0x0f, X2, Y2)
+	SPLAT(0x75, X10, Y10)
 	VMOVDQU strHiTab<>(SB), Y3
 	VMOVDQU strLoTab<>(SB), Y4
 	VPXOR Y9, Y9, Y9
@@ -408,9 +414,53 @@ tloop:
 	NOT_SIMPLE(Y6, R13)
 	SHLQ $32, R13
 	ORQ R13, R11
-	TESTQ AX, R11
-	JNZ tdone // a \u escape or a bad one
+	MOVQ AX, DX
+	ANDQ R11, DX
+	JEQ tcount // simple escapes only
 
+	// DX: the escaped letters that are not simple ones: each must be a
+	// 'u' (R11) ...
+	MASK64(Y10, R11, R13)
+	MOVQ R11, R13
+	NOTQ R13
+	TESTQ R13, DX
+	JNZ tdone // a bad escape
+	// ... with its four digits in the block ...
+	MOVQ $0xF000000000000000, R13
+	TESTQ R13, DX
+	JNZ tdone
+	// ... and no backslash among them.
+	MOVQ DX, R13
+	SHLQ $1, R13
+	MOVQ R13, R11
+	SHLQ $1, R13
+	ORQ R13, R11
+	SHLQ $1, R13
+	ORQ R13, R11
+	SHLQ $1, R13
+	ORQ R13, R11
+	TESTQ R11, BX
+	JNZ tdone
+	// Room in st.us for them?
+	POPCNTQ DX, R13
+	MOVQ R13, R11
+	ADDQ R9, R13
+	CMPQ R13, $32
+	JGT tdone
+	SUBQ R11, R10 // the 'u's are not simple escapes (counted below with AX)
+	MOVQ SI, R11
+	SUBQ src+0(FP), R11 // the block's offset
+tu:
+	BSFQ DX, R13
+	ADDQ R11, R13
+	MOVL R13, 24(DI)(R9*4)
+	INCQ R9
+	MOVQ DX, R13
+	DECQ R13
+	ANDQ R13, DX
+	JNZ tu
+
+tcount:
 	POPCNTQ AX, AX
 	ADDQ AX, R10
 
@@ -423,6 +473,7 @@ tcommit:
 tdone:
 	MOVQ R8, 0(DI)
 	MOVQ R10, 8(DI)
+	MOVQ R9, 16(DI)
 	MOVQ n+8(FP), AX
 	SUBQ CX, AX
 	MOVQ AX, ret+24(FP)

@@ -1,0 +1,49 @@
+package jsonx
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestBlockStrLenRandomEscapes proves that StrLen with the block kernels
+// counts what the scalar count does on 20000 random strings of escapes:
+// \u escapes (valid, cut short, bad digits, lone and paired surrogates)
+// next to simple ones, bad ones and raw bytes, across block edges. A
+// mismatch is shrunk to a short case. It caught a \u escape that ended
+// one byte into a block being counted twice.
+func TestBlockStrLenRandomEscapes(t *testing.T) {
+	parts := []string{`\ud83d\ude00`, `\u00e9`, `\uZZZZ`, `\u12`, `\n`, `\\`, `a`, ` `, `\ud83d`, `\/`, "\x01", `\x`, "é", `\"`}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for size := 128 + r.IntN(400); b.Len() < size; {
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		body := []byte(b.String())
+		want := strLen(body)
+		got := blockStrLen(body)
+		if want != got {
+			// shrink
+			for {
+				shrunk := false
+				for cut := 1; cut < len(body); cut++ {
+					for _, c := range [][]byte{body[cut:], body[:len(body)-cut]} {
+						if len(c) >= 128 && strLen(c) != blockStrLen(c) {
+							body = append([]byte{}, c...)
+							shrunk = true
+							break
+						}
+					}
+					if shrunk {
+						break
+					}
+				}
+				if !shrunk {
+					break
+				}
+			}
+			t.Fatalf("want %d got %d for %q (len %d)", strLen(body), blockStrLen(body), body, len(body))
+		}
+	}
+}
