@@ -323,7 +323,7 @@ func (p *pipeline) batch() *batch {
 // it for the next long line: see longBuffer).
 func (p *pipeline) recycle(b *batch) {
 	if b.mapEnd > 0 {
-		p.mapping.drop(b.mapEnd)
+		p.mapping.consume(b.mapEnd)
 	}
 	if b.big != nil {
 		select {
