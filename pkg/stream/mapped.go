@@ -32,7 +32,7 @@ import (
 
 const (
 	mapMin    = 16 << 20 // smaller files are read
-	dropBytes = 16 << 20 // consumed bytes whose pages are handed back at once
+	dropBytes = 4 << 20  // consumed bytes whose pages are handed back at once
 )
 
 // ErrFileShrank is the read error of a mapped file that shrank while it was

@@ -25,6 +25,7 @@ const (
 	batchBytes   = 4 << 20   // bytes of lines per batch (one long line gets its own)
 	batchLines   = 1024      // lines per batch at most
 	batchesAhead = 1         // batches read ahead of Next; bounds the memory
+	mappedAhead  = 3         // the same from a mapped file
 	headSlab     = 256 << 10 // a slab of heads of lines passed over
 )
 
@@ -99,17 +100,29 @@ func (d *Decoder) startPipeline() {
 	if n <= 0 {
 		n = runtime.GOMAXPROCS(0)
 	}
+	// A Prepare function sees Event.Line, which must then be final on the
+	// workers: the reader cuts and counts every line.
+	blocks := d.opts.Prepare == nil
+	var m *fileMapping
+	var mapPos int
+	if blocks {
+		m, mapPos = d.mapInput()
+	}
+	ahead := batchesAhead
+	if m != nil {
+		// No read buffers to keep warm: the workers may run further ahead.
+		ahead = mappedAhead
+	}
 	p := &pipeline{
-		order:    make(chan *batch, batchesAhead),
-		work:     make(chan *batch, batchesAhead),
-		free:     make(chan *batch, batchesAhead+4),
-		buffers:  make(chan []byte, batchesAhead+3),
-		quit:     make(chan struct{}),
-		bigToken: make(chan struct{}, 1),
-		spare:    make(chan []byte, 1),
-		// A Prepare function sees Event.Line, which must then be final
-		// on the workers: the reader cuts and counts every line.
-		blocks:     d.opts.Prepare == nil,
+		order:      make(chan *batch, ahead),
+		work:       make(chan *batch, ahead),
+		free:       make(chan *batch, ahead+4),
+		buffers:    make(chan []byte, batchesAhead+3),
+		quit:       make(chan struct{}),
+		bigToken:   make(chan struct{}, 1),
+		spare:      make(chan []byte, 1),
+		blocks:     blocks,
+		mapping:    m,
 		readerDone: make(chan struct{}),
 	}
 	d.pipe = p
@@ -137,12 +150,12 @@ func (d *Decoder) startPipeline() {
 			}
 		}()
 	}
-	go d.produce(p)
+	go d.produce(p, mapPos)
 }
 
 // produce runs on its own goroutine: it cuts lines into batches until the
 // input ends or Close is called.
-func (d *Decoder) produce(p *pipeline) {
+func (d *Decoder) produce(p *pipeline, mapPos int) {
 	defer close(p.readerDone)
 	defer close(p.work)
 	ship := func(b *batch) bool {
@@ -158,13 +171,8 @@ func (d *Decoder) produce(p *pipeline) {
 		}
 		return true
 	}
-	if p.blocks {
-		if m, pos := d.mapInput(); m != nil {
-			p.mapping = m
-			if !d.produceMapped(p, m, pos, ship) {
-				return
-			}
-		}
+	if p.mapping != nil && !d.produceMapped(p, p.mapping, mapPos, ship) {
+		return
 	}
 	b := p.batch()
 	b.first = d.line
