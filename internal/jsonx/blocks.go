@@ -1,6 +1,7 @@
 package jsonx
 
 import (
+	"bytes"
 	"math/bits"
 	"unicode/utf8"
 )
@@ -145,14 +146,21 @@ func blockStringEnd(b []byte, i int) int {
 // scalar rule (a backslash escapes only inside a string) and the masks'
 // (every backslash escapes) part, and the caller takes the scalar path.
 // Such a line is not JSON anyway.
-func blockSkip(b []byte, i int) (end int, ok bool) {
+// With t, the blocks the fused kernel consumes are reported to it (see
+// lfTrack).
+func blockSkip(b []byte, i int, t *lfTrack) (end int, ok bool) {
 	s := blockScanner{b: b, pos: i}
 	var st skipState
 	for want := 2; ; want = maskBatch {
 		// The fused kernel takes the blocks that need no care; the loop
 		// below takes the one it stops at (then want is 1) and the tail.
 		if s.pos < len(b) && fusedKernels() {
+			from := s.pos
+			st.lf = 0
 			s.pos += 64 * skipBlocks(b[s.pos:], &st)
+			if t != nil && s.pos > from {
+				t.span(from, s.pos, st.lf == 0)
+			}
 			want = 1
 		}
 		ms := s.next(want)
@@ -192,6 +200,7 @@ type skipState struct {
 	carry    uint64 // escapedBytes' carry
 	inString uint64 // all ones when the next block starts inside a string
 	depth    int    // brackets open
+	lf       uint64 // nonzero when the blocks consumed hold a '\n'
 }
 
 // blockStrLenMin is the string length from which StrLen counts with the
@@ -376,4 +385,33 @@ func SkipNested(b []byte, st *NestedState) int {
 		st.Depth = ss.depth
 	}
 	return 64 * k
+}
+
+// lfTrack follows a framing walk over a block of lines (MembersLine) to
+// tell whether it stayed on the first line: the blocks the fused skip loop
+// consumed are known from its newline masks, the bytes between them are
+// searched. Each byte is looked at once, where cutting the line first
+// took a pass of its own over all of them.
+type lfTrack struct {
+	b    []byte
+	next int  // the bytes before it hold no '\n'
+	lf   bool // a '\n' was found before the end of the walk
+}
+
+// span reports that the walk went over b[from:to], which holds a '\n' or
+// not (clean).
+func (t *lfTrack) span(from, to int, clean bool) {
+	if t.lf {
+		return
+	}
+	if from > t.next && bytes.IndexByte(t.b[t.next:from], '\n') >= 0 || !clean {
+		t.lf = true
+		return
+	}
+	t.next = max(t.next, to)
+}
+
+// clean reports whether b[:end] holds no '\n'.
+func (t *lfTrack) clean(end int) bool {
+	return !t.lf && (end <= t.next || bytes.IndexByte(t.b[t.next:end], '\n') < 0)
 }

@@ -108,8 +108,9 @@ done:
 // all ones), and the depth moves by popcounts. It stops before the first
 // block that needs blockSkip's byte-by-byte care: one where the depth
 // could reach zero, or with a backslash outside a string. st (carry,
-// inString, depth) is updated for the blocks consumed only; the result is
-// how many were consumed.
+// inString, depth) is updated for the blocks consumed only, and st.lf is
+// ORed with a nonzero mask when they hold a '\n'; the result is how many
+// were consumed.
 TEXT ·skipBlocksAVX2(SB), NOSPLIT, $0-32
 	MOVQ src+0(FP), SI
 	MOVQ n+8(FP), CX
@@ -118,6 +119,8 @@ TEXT ·skipBlocksAVX2(SB), NOSPLIT, $0-32
 	MOVQ 8(DI), R9   // inString
 	MOVQ 16(DI), R10 // depth
 	BLOCK_CONSTANTS
+	SPLAT(0x0a, X12, Y12)
+	VPXOR Y11, Y11, Y11 // the newlines of the blocks consumed
 	MOVQ $-1, AX
 	MOVQ AX, X9
 	TESTQ CX, CX
@@ -126,6 +129,8 @@ TEXT ·skipBlocksAVX2(SB), NOSPLIT, $0-32
 sloop:
 	VMOVDQU (SI), Y5
 	VMOVDQU 32(SI), Y6
+	VPCMPEQB Y12, Y5, Y13
+	VPCMPEQB Y12, Y6, Y14
 
 	QUOTES_ESCAPES
 	NOTQ AX
@@ -161,6 +166,8 @@ sloop:
 	SUBQ R11, R10
 
 	// The block is consumed.
+	VPOR Y13, Y11, Y11
+	VPOR Y14, Y11, Y11
 	MOVQ R12, R8
 	SARQ $63, R13
 	MOVQ R13, R9
@@ -172,6 +179,8 @@ sdone:
 	MOVQ R8, 0(DI)
 	MOVQ R9, 8(DI)
 	MOVQ R10, 16(DI)
+	VPMOVMSKB Y11, AX
+	ORQ AX, 24(DI) // st.lf
 	MOVQ n+8(FP), AX
 	SUBQ CX, AX
 	MOVQ AX, ret+24(FP)
@@ -199,6 +208,9 @@ TEXT ·skipBlocksAVX512(SB), NOSPLIT, $0-32
 	VPBROADCASTB AX, Z3
 	MOVL $0x7d, AX
 	VPBROADCASTB AX, Z4
+	MOVL $0x0a, AX
+	VPBROADCASTB AX, Z7
+	KXORQ K6, K6, K6 // the newlines of the blocks consumed
 	MOVQ $-1, AX
 	MOVQ AX, X9
 	TESTQ CX, CX
@@ -206,6 +218,7 @@ TEXT ·skipBlocksAVX512(SB), NOSPLIT, $0-32
 
 zloop:
 	VMOVDQU64 (SI), Z5
+	VPCMPEQB Z7, Z5, K5
 	VPCMPEQB Z1, Z5, K1
 	VPCMPEQB Z0, Z5, K2
 	VPORQ Z2, Z5, Z6
@@ -244,6 +257,7 @@ zloop:
 	SUBQ R11, R10
 
 	// The block is consumed.
+	KORQ K5, K6, K6
 	MOVQ R12, R8
 	SARQ $63, R13
 	MOVQ R13, R9
@@ -255,6 +269,8 @@ zdone:
 	MOVQ R8, 0(DI)
 	MOVQ R9, 8(DI)
 	MOVQ R10, 16(DI)
+	KMOVQ K6, AX
+	ORQ AX, 24(DI) // st.lf
 	MOVQ n+8(FP), AX
 	SUBQ CX, AX
 	MOVQ AX, ret+24(FP)

@@ -266,6 +266,20 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 			return badLine(opts, line, n, off, err)
 		}
 	}
+	return classified(ev, opts)
+}
+
+// prepareFramed is prepare for a line whose framing was checked, and its
+// top-level members found, by jsonx.MembersLine (CheckFraming).
+func prepareFramed(ev *Event, line []byte, top []jsonx.Member, opts *DecoderOptions, n, off int64) error {
+	ev.point(line, opts.Source, n, off)
+	ev.top, ev.haveTop = top, true
+	return classified(ev, opts)
+}
+
+// classified is the end of prepare: classification, and what the options
+// ask for on the workers.
+func classified(ev *Event, opts *DecoderOptions) error {
 	ev.classify()
 	if opts.ToolResults && ev.Kind == KindToolResult {
 		ev.findToolResults(!opts.NoResultSizes)

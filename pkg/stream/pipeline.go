@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"sync"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
 
 // A Parallel decoder splits the work of Next over goroutines: one reads and
@@ -487,10 +489,21 @@ func (p *pipeline) cutBlock(b *batch, opts *DecoderOptions) {
 		}()
 	}
 	var n int64 // lines so far
+	var top []jsonx.Member
 	rest, off := b.block, b.blockOff
 	for len(rest) > 0 {
-		i := len(rest) - 1 // a block of one long line: its end is known
-		if !b.oneLine {
+		// The framing walk finds where a line of one object ends, and the
+		// line needs no search for its '\n' of its own (see MembersLine).
+		var i int
+		framed := false
+		if opts.Check == CheckFraming && !b.oneLine {
+			top, i, framed = jsonx.MembersLine(rest, top[:0])
+		}
+		switch {
+		case framed:
+		case b.oneLine:
+			i = len(rest) - 1 // the reader found its end
+		default:
 			i = bytes.IndexByte(rest, '\n') // a block ends with one
 		}
 		line, lineOff := rest[:i], off
@@ -513,6 +526,13 @@ func (p *pipeline) cutBlock(b *batch, opts *DecoderOptions) {
 			cur = p.batch()
 		}
 		it := cur.add()
+		if framed {
+			// The item takes the members; its old index is the next scratch.
+			scratch := it.ev.top[:0]
+			it.err = prepareFramed(&it.ev, line[:len(line):len(line)], top, opts, n, lineOff)
+			top = scratch
+			continue
+		}
 		it.err = prepare(&it.ev, line[:len(line):len(line)], opts, n, lineOff)
 	}
 	b.lines = n
