@@ -52,13 +52,14 @@ type batch struct {
 
 	// Blocks (pipeline.blocks): line numbers are counted from the batch's
 	// start, and Next adds the lines of the batches before.
-	block    []byte      // whole lines for the worker to cut
-	blockOff int64       // input offset of block[0]
-	lines    int64       // lines it covers (blank ones too); with cont, set before cont is closed
-	cont     chan *batch // the batches a long block goes on in, closed after the last
-	first    int64       // the reader's line count when it began the batch
-	mapEnd   int         // a block of a mapped file: where it ends in the mapping
-	oneLine  bool        // the block is one line (the reader found its end)
+	block    []byte         // whole lines for the worker to cut
+	blockOff int64          // input offset of block[0]
+	lines    int64          // lines it covers (blank ones too); with cont, set before cont is closed
+	cont     chan *batch    // the batches a long block goes on in, closed after the last
+	first    int64          // the reader's line count when it began the batch
+	mapEnd   int            // a block of a mapped file: where it ends in the mapping
+	oneLine  bool           // the block is one line (the reader found its end)
+	top      []jsonx.Member // the members of that line, when the reader framed it
 }
 
 type batchItem struct {
@@ -363,7 +364,7 @@ func (p *pipeline) recycle(b *batch) {
 	}
 	b.items = b.items[:0]
 	b.end = nil
-	b.block, b.blockOff, b.lines, b.cont, b.first, b.mapEnd, b.oneLine = nil, 0, 0, nil, 0, 0, false
+	b.block, b.blockOff, b.lines, b.cont, b.first, b.mapEnd, b.oneLine, b.top = nil, 0, 0, nil, 0, 0, false, nil
 	b.done = make(chan struct{})
 	select {
 	case p.free <- b:
@@ -496,7 +497,10 @@ func (p *pipeline) cutBlock(b *batch, opts *DecoderOptions) {
 		// line needs no search for its '\n' of its own (see MembersLine).
 		var i int
 		framed := false
-		if opts.Check == CheckFraming && !b.oneLine {
+		switch {
+		case b.top != nil:
+			top, i, framed = b.top, len(rest)-1, true
+		case opts.Check == CheckFraming && !b.oneLine:
 			top, i, framed = jsonx.MembersLine(rest, top[:0])
 		}
 		switch {
