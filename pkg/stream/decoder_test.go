@@ -890,3 +890,4 @@ func TestParallelDecoderNextAfterClose(t *testing.T) {
 		}
 	}
 }
+
