@@ -890,4 +890,3 @@ func TestParallelDecoderNextAfterClose(t *testing.T) {
 		}
 	}
 }
-

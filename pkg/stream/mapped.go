@@ -35,6 +35,7 @@ import (
 const (
 	mapMin    = 16 << 20 // smaller files are read
 	dropBytes = 4 << 20  // consumed bytes whose pages are handed back at once
+	mapBlock  = 2        // a block from the mapping is this many read sizes (8 MiB): fewer lines cross block ends
 )
 
 // ErrFileShrank is the read error of a mapped file that shrank while it was
@@ -105,9 +106,12 @@ func (d *Decoder) produceMapped(p *pipeline, m *fileMapping, pos int, send func(
 		}
 	}()
 	debug.SetPanicOnFault(true)
+	// The buffer begin read the start into is not used here (fill makes
+	// another if the reading goes on past the mapping).
+	d.buf, d.small = nil, nil
 	data := m.data
 	for pos < len(data) {
-		end := min(pos+d.opts.BufferSize, len(data))
+		end := min(pos+mapBlock*d.opts.BufferSize, len(data))
 		var block []byte
 		var top []jsonx.Member // the members of a long line, framed here
 		oneLine := false
