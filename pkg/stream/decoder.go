@@ -68,7 +68,7 @@ type DecoderOptions struct {
 	// trees (ValidateValue, ValidateValueOf) is most of their work. It must
 	// be safe to call from several goroutines at once.
 	Prepare func(*Event) error
-	// MapFiles lets a Parallel decoder without Prepare read a large
+	// MapFiles lets a Parallel decoder read a large
 	// regular file through a memory mapping instead of read calls (see
 	// mapped.go): faster, and a long line costs no buffer (its pages
 	// only: SkipLong does not apply, and every line comes whole). A file that

@@ -12,8 +12,10 @@
 //     call goes on. The single JSON array of --output-format json is read
 //     element by element. Memory is the read buffer plus the longest line,
 //     or the buffer alone for the lines SkipLong passes over. With
-//     Parallel, lines are cut, checked and classified on other goroutines,
-//     and handed out in order.
+//     Parallel, blocks of lines are cut, checked and classified on other
+//     goroutines, and handed out in order; with MapFiles too, a large
+//     regular file is read through a memory mapping (its pages, handed
+//     back as they are consumed, instead of read buffers).
 //   - Each Event carries its type, subtype and Kind, found without building
 //     the JSON tree. Typed views (Assistant, ToolResults, Result, Task, Init,
 //     Delta) read further fields on demand; Value builds the full tree, once,

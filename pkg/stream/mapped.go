@@ -15,8 +15,8 @@ import (
 
 // Mapping a file. A Parallel decoder with MapFiles on a large regular file
 // reads it through a read-only memory mapping instead of read calls: the
-// reader hands the workers blocks that point into the mapping, and nothing
-// is copied. The kernel's copy into the read buffers was the largest single
+// reader hands the workers blocks that point into the mapping (or, with
+// Prepare, the lines it cut from it), and nothing is copied. The kernel's copy into the read buffers was the largest single
 // cost of final and of the event presets (a fifth to a third of their CPU
 // time), and the buffers it copies into had to stay in memory until their
 // lines were consumed; with the mapping, a long line costs its pages only,
@@ -122,7 +122,7 @@ func (d *Decoder) produceMapped(p *pipeline, m *fileMapping, pos int, send func(
 			// One line longer than a block: it is handed whole (a
 			// LineTooLongError past MaxLineBytes, found on the way).
 			limit := min(len(data), pos+d.opts.MaxLineBytes+1)
-			if d.opts.Check == CheckFraming {
+			if d.opts.Check == CheckFraming && p.blocks {
 				// Its framing walk finds its end too, here rather than on
 				// a worker after a search of its own (one pass, not two).
 				if ms, n, ok := jsonx.MembersLine(data[pos:limit], nil); ok {
@@ -141,6 +141,13 @@ func (d *Decoder) produceMapped(p *pipeline, m *fileMapping, pos int, send func(
 			}
 		}
 		m.drop()
+		if !p.blocks {
+			if !d.sendLines(p, block, pos, send) {
+				return false
+			}
+			pos += len(block)
+			continue
+		}
 		b := p.batch()
 		b.block, b.blockOff, b.size, b.mapEnd, b.oneLine = block, int64(pos)-d.raPos, len(block), pos+len(block), oneLine
 		b.top, top = top, nil
@@ -168,6 +175,34 @@ func (d *Decoder) produceMapped(p *pipeline, m *fileMapping, pos int, send func(
 	d.eof, d.lent = false, false
 	// Lines are handed whole here too, as from the mapping.
 	d.opts.SkipLong = nil
+	return true
+}
+
+// sendLines cuts a block of the mapping into lines on the reader, each
+// numbered as it is cut, in batches of at most batchLines: for a decoder
+// whose Prepare must see final line numbers (no blocks for the workers).
+// The lines point into the mapping.
+func (d *Decoder) sendLines(p *pipeline, block []byte, pos int, send func(*batch) bool) bool {
+	b := p.batch()
+	for len(block) > 0 {
+		i := bytes.IndexByte(block, '\n') // a block ends with one
+		line, off := block[:i], int64(pos)-d.raPos
+		block, pos = block[i+1:], pos+i+1
+		d.line++
+		if len(line) > d.opts.MaxLineBytes {
+			b.add().err = &LineTooLongError{Source: d.opts.Source, Line: d.line, Offset: off, Size: int64(len(line)), Max: d.opts.MaxLineBytes}
+		} else if line = trimLine(line); len(line) > 0 {
+			it := b.add()
+			it.ev.Raw, it.ev.Line, it.ev.Offset = line[:len(line):len(line)], d.line, off
+		}
+		if len(b.items) > 0 && (len(b.items) >= batchLines || len(block) == 0) {
+			b.mapEnd = pos
+			if !send(b) {
+				return false
+			}
+			b = p.batch()
+		}
+	}
 	return true
 }
 

@@ -83,8 +83,12 @@ func TestMappedMatchesSerial(t *testing.T) {
 			{Check: stream.CheckFraming, BufferSize: 4096},
 			{Check: stream.CheckFraming, BufferSize: 4096, MaxLineBytes: 50000},
 			{Check: stream.CheckFraming, ToolResults: true},
+			// With Prepare the reader cuts the lines (their numbers must be
+			// final on the workers).
+			{Check: stream.CheckFraming, Prepare: func(e *stream.Event) error { return e.ValidateValue() }},
+			{Check: stream.CheckFraming, BufferSize: 4096, MaxLineBytes: 50000, Prepare: func(e *stream.Event) error { return e.Validate() }},
 		} {
-			t.Run(fmt.Sprintf("%s/check=%d/buf=%d/max=%d", name, o.Check, o.BufferSize, o.MaxLineBytes), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/check=%d/buf=%d/max=%d/prepare=%t", name, o.Check, o.BufferSize, o.MaxLineBytes, o.Prepare != nil), func(t *testing.T) {
 				want := decodeAll(t, bytes.NewReader(in), o)
 				assert.Equal(t, want, decodeFile(t, path, 0, o), "from the start")
 				skip := o

@@ -106,11 +106,7 @@ func (d *Decoder) startPipeline() {
 	// A Prepare function sees Event.Line, which must then be final on the
 	// workers: the reader cuts and counts every line.
 	blocks := d.opts.Prepare == nil
-	var m *fileMapping
-	var mapPos int
-	if blocks {
-		m, mapPos = d.mapInput()
-	}
+	m, mapPos := d.mapInput()
 	ahead := batchesAhead
 	if m != nil {
 		// No read buffers to keep warm: the workers may run further ahead.
