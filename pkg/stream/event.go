@@ -208,6 +208,25 @@ func (e *Event) Get(path ...string) json.RawMessage {
 
 func (e *Event) v() jsonx.Value { return jsonx.Value(e.Raw) }
 
+// keys looks up e's top-level keys in the member index (which the framing
+// walk built), not by a walk of the line for each key: the views read up
+// to a dozen of them, and the consumer's walks were a sixth of what text
+// costs.
+func (e *Event) keys() topLevel { return topLevel{e} }
+
+type topLevel struct{ e *Event }
+
+// Get is jsonx.Value.Get on the event (the first member with that key).
+func (t topLevel) Get(key string) jsonx.Value { return t.e.field(key) }
+
+// Path is jsonx.Value.Path on the event.
+func (t topLevel) Path(keys ...string) jsonx.Value {
+	if len(keys) == 0 {
+		return t.e.v()
+	}
+	return t.e.field(keys[0]).Path(keys[1:]...)
+}
+
 // ParentToolUseID returns the id of the Agent tool call whose subagent
 // produced this event, or "" for the main agent.
 func (e *Event) ParentToolUseID() string { return e.field("parent_tool_use_id").Str() }

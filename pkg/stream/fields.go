@@ -61,7 +61,7 @@ type Assistant struct {
 
 // Assistant reads the assistant view of e (zero for other types).
 func (e *Event) Assistant() Assistant {
-	v := e.v()
+	v := e.keys()
 	msg := v.Get("message")
 	a := Assistant{
 		MessageID:      msg.Get("id").Str(),
@@ -94,7 +94,7 @@ func (e *Event) Assistant() Assistant {
 // Text returns the text of e's text blocks (assistant) or of the user
 // message's text (prompts), joined by newlines.
 func (e *Event) Text() string {
-	content := e.v().Path("message", "content")
+	content := e.keys().Path("message", "content")
 	return contentText(content, "")
 }
 
@@ -247,7 +247,7 @@ type Result struct {
 
 // Result reads the result view of e.
 func (e *Event) Result() Result {
-	v := e.v()
+	v := e.keys()
 	r := Result{
 		Subtype:              e.Subtype,
 		IsError:              v.Get("is_error").Bool(),
@@ -325,7 +325,7 @@ type Task struct {
 
 // Task reads the task view of e.
 func (e *Event) Task() Task {
-	v := e.v()
+	v := e.keys()
 	t := Task{
 		TaskID:         v.Get("task_id").Str(),
 		ToolUseID:      v.Get("tool_use_id").Str(),
@@ -370,7 +370,7 @@ type Init struct {
 
 // Init reads the init view of e.
 func (e *Event) Init() Init {
-	v := e.v()
+	v := e.keys()
 	strs := func(a jsonx.Value) []string {
 		out := []string{}
 		a.Each(func(_ int, s jsonx.Value) bool {
@@ -426,7 +426,7 @@ type Delta struct {
 
 // Delta reads the stream_event view of e.
 func (e *Event) Delta() Delta {
-	v := e.v()
+	v := e.keys()
 	ev := v.Get("event")
 	d := Delta{
 		EventType: ev.Get("type").Str(),

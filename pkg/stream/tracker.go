@@ -285,7 +285,7 @@ func (t *Tracker) ObserveOutcome(e *Event) {
 	switch e.Kind {
 	case KindText:
 		if e.Type == "assistant" && !e.IsSubagent() {
-			t.lastText.add(e.v().Path("message", "id").Str(), e.Text(), t.o.MaxTextBytes)
+			t.lastText.add(e.keys().Path("message", "id").Str(), e.Text(), t.o.MaxTextBytes)
 		}
 	case KindResult:
 		t.observeResult(e)
@@ -512,7 +512,7 @@ func addTokens(into map[usageKey]*ModelTokens, m *msgUsage) {
 }
 
 func (t *Tracker) observeDelta(e *Event) {
-	v := e.v()
+	v := e.keys()
 	ev := v.Get("event")
 	switch {
 	case ev.Get("type").StrEqual("message_start"):
