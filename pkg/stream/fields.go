@@ -62,17 +62,18 @@ type Assistant struct {
 // Assistant reads the assistant view of e (zero for other types).
 func (e *Event) Assistant() Assistant {
 	v := e.keys()
-	msg := v.Get("message")
+	var buf [16]jsonx.Member
+	msg := members(v.Get("message"), buf[:0]) // (stop_reason and usage follow a long content)
 	a := Assistant{
-		MessageID:      msg.Get("id").Str(),
-		Model:          msg.Get("model").Str(),
-		StopReason:     msg.Get("stop_reason").Str(),
-		Usage:          usageOf(msg.Get("usage")),
+		MessageID:      jsonx.Lookup(msg, "id").Str(),
+		Model:          jsonx.Lookup(msg, "model").Str(),
+		StopReason:     jsonx.Lookup(msg, "stop_reason").Str(),
+		Usage:          usageOf(jsonx.Lookup(msg, "usage")),
 		Error:          v.Get("error").Str(),
 		APIErrorStatus: int(v.Get("api_error_status").Int()),
 		Aborted:        v.Get("aborted").Bool(),
 	}
-	content := msg.Get("content")
+	content := jsonx.Lookup(msg, "content")
 	if content.Type() == jsonx.String {
 		a.Blocks = []Block{{Type: "text", Text: content.Str()}}
 		return a
@@ -427,17 +428,18 @@ type Delta struct {
 // Delta reads the stream_event view of e.
 func (e *Event) Delta() Delta {
 	v := e.keys()
-	ev := v.Get("event")
+	var buf [8]jsonx.Member
+	ev := members(v.Get("event"), buf[:0])
 	d := Delta{
-		EventType: ev.Get("type").Str(),
-		Index:     ev.Get("index").Int(),
+		EventType: jsonx.Lookup(ev, "type").Str(),
+		Index:     jsonx.Lookup(ev, "index").Int(),
 		MessageID: v.Get("api_message_id").Str(),
-		BlockType: ev.Path("content_block", "type").Str(),
+		BlockType: jsonx.Lookup(ev, "content_block").Get("type").Str(),
 	}
 	if d.MessageID == "" {
-		d.MessageID = ev.Path("message", "id").Str()
+		d.MessageID = jsonx.Lookup(ev, "message").Get("id").Str()
 	}
-	delta := ev.Get("delta")
+	delta := jsonx.Lookup(ev, "delta")
 	d.DeltaType = delta.Get("type").Str()
 	switch d.DeltaType {
 	case "text_delta":
@@ -448,4 +450,15 @@ func (e *Event) Delta() Delta {
 		d.Text = delta.Get("partial_json").Str()
 	}
 	return d
+}
+
+// members indexes the members of an object in one walk, for a view that
+// looks up several of them (each Get walks the object from its start); not
+// an object: none.
+func members(v jsonx.Value, dst []jsonx.Member) []jsonx.Member {
+	if v.Type() != jsonx.Object {
+		return dst
+	}
+	ms, _ := jsonx.Members(v, dst)
+	return ms
 }

@@ -514,12 +514,12 @@ func addTokens(into map[usageKey]*ModelTokens, m *msgUsage) {
 func (t *Tracker) observeDelta(e *Event) {
 	v := e.keys()
 	ev := v.Get("event")
-	switch {
-	case ev.Get("type").StrEqual("message_start"):
+	switch typ := ev.Get("type"); {
+	case typ.StrEqual("message_start"):
 		msg := ev.Get("message")
 		parent := v.Get("parent_tool_use_id").Str()
 		t.recordUsage(msg.Get("id").Str(), msg.Get("model").Str(), parent != "", t.agentOf(parent, v.Get("agent_id").Str()), usageOf(msg.Get("usage")), true)
-	case ev.Get("type").StrEqual("message_delta"):
+	case typ.StrEqual("message_delta"):
 		if id := v.Get("api_message_id").Str(); id != "" {
 			t.recordUsage(id, "", false, nil, usageOf(ev.Get("usage")), true)
 		}
