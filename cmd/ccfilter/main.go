@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 )
@@ -26,6 +27,16 @@ func main() {
 			pf.Close()
 			os.Exit(code)
 		}
+	}
+	if f := os.Getenv("CCFILTER_MEMPROFILE"); f != "" {
+		// The allocations of one run (alloc_space), for the same purpose.
+		runtime.MemProfileRate = 64 << 10
+		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())
+		if pf, err := os.Create(f); err == nil {
+			pprof.Lookup("allocs").WriteTo(pf, 0)
+			pf.Close()
+		}
+		os.Exit(code)
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 }
