@@ -232,7 +232,15 @@ func blockStrLen(body []byte) int {
 				// The \u escapes, in order; the second half of a
 				// surrogate pair is consumed by the first.
 				for _, u := range st.us[:st.nu] {
-					if bk := s.pos + int(u) - 1; bk >= free {
+					bk := s.pos + int(u) - 1
+					switch {
+					case bk < free:
+					case bk+6 <= len(body) && body[bk+2] == '0' && body[bk+3] == '0' && hexVal(body[bk+4]) >= 0 && hexVal(body[bk+5]) >= 0:
+						// \u00XX (an ANSI escape's \u001b, Latin-1): one
+						// byte decoded below 0x80, two above; as strLenEscape.
+						n -= 5 - b2i(hexVal(body[bk+4]) >= 8)
+						free = bk + 6
+					default:
 						n, free, _ = strLenEscape(body, bk, n)
 					}
 				}
