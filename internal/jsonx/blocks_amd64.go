@@ -60,6 +60,9 @@ func skipBlocks(b []byte, st *skipState) int {
 //go:noescape
 func strBlocksAVX2(src *byte, n int, st *strState) int
 
+//go:noescape
+func strBlocksAVX512(src *byte, n int, st *strState) int
+
 // strBlocks runs the loop over the whole blocks of a long string's inside
 // in one call (see strBlocksAVX2) and returns how many it consumed: none
 // without the fused kernel.
@@ -67,6 +70,9 @@ func strBlocks(b []byte, st *strState) int {
 	n := len(b) / 64
 	if n == 0 || !fusedKernels() {
 		return 0
+	}
+	if useAVX512 {
+		return strBlocksAVX512(&b[0], n, st)
 	}
 	return strBlocksAVX2(&b[0], n, st)
 }

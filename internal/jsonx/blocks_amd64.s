@@ -495,3 +495,120 @@ tdone:
 	MOVQ AX, ret+24(FP)
 	VZEROUPPER
 	RET
+
+// func strBlocksAVX512(src *byte, n int, st *strState) int
+//
+// strBlocksAVX2 with each block in one 64-byte register: the classes of
+// the escapes' letters by the same nibble tables (in each 128-bit lane),
+// tested into a mask register.
+TEXT ·strBlocksAVX512(SB), NOSPLIT, $0-32
+	MOVQ src+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ st+16(FP), DI
+	MOVQ 0(DI), R8   // carry
+	MOVQ 8(DI), R10  // saved
+	MOVQ 16(DI), R9  // nu
+	MOVL $0x22, AX
+	VPBROADCASTB AX, Z0
+	MOVL $0x5c, AX
+	VPBROADCASTB AX, Z1
+	MOVL $0x0f, AX
+	VPBROADCASTB AX, Z2
+	MOVL $0x75, AX
+	VPBROADCASTB AX, Z10
+	VBROADCASTI64X4 strHiTab<>(SB), Z3
+	VBROADCASTI64X4 strLoTab<>(SB), Z4
+	TESTQ CX, CX
+	JEQ ztdone
+
+ztloop:
+	VMOVDQU64 (SI), Z5
+	VPCMPEQB Z1, Z5, K1
+	VPCMPEQB Z0, Z5, K2
+	KMOVQ K1, BX
+	KMOVQ K2, R11
+	ESCAPES
+	// An unescaped quote: the string ends in this block.
+	MOVQ AX, R13
+	NOTQ R13
+	TESTQ R13, R11
+	JNZ ztdone
+	TESTQ AX, AX
+	JEQ ztcommit
+
+	// R11: the bytes that are not a simple escape's letter (their classes
+	// share no bit of 0x0f)
+	VPSRLW $4, Z5, Z7
+	VPANDQ Z2, Z7, Z7
+	VPSHUFB Z7, Z3, Z7
+	VPANDQ Z2, Z5, Z8
+	VPSHUFB Z8, Z4, Z8
+	VPANDQ Z7, Z8, Z7
+	VPTESTNMB Z2, Z7, K3
+	KMOVQ K3, R11
+	MOVQ AX, DX
+	ANDQ R11, DX
+	JEQ ztcount // simple escapes only
+
+	// DX: the escaped letters that are not simple ones: each must be a
+	// 'u' (R11) ...
+	VPCMPEQB Z10, Z5, K4
+	KMOVQ K4, R11
+	MOVQ R11, R13
+	NOTQ R13
+	TESTQ R13, DX
+	JNZ ztdone // a bad escape
+	// ... with its four digits in the block ...
+	MOVQ $0xF000000000000000, R13
+	TESTQ R13, DX
+	JNZ ztdone
+	// ... and no backslash among them.
+	MOVQ DX, R13
+	SHLQ $1, R13
+	MOVQ R13, R11
+	SHLQ $1, R13
+	ORQ R13, R11
+	SHLQ $1, R13
+	ORQ R13, R11
+	SHLQ $1, R13
+	ORQ R13, R11
+	TESTQ R11, BX
+	JNZ ztdone
+	// Room in st.us for them?
+	POPCNTQ DX, R13
+	MOVQ R13, R11
+	ADDQ R9, R13
+	CMPQ R13, $32
+	JGT ztdone
+	SUBQ R11, R10 // the 'u's are not simple escapes (counted below with AX)
+	MOVQ SI, R11
+	SUBQ src+0(FP), R11 // the block's offset
+ztu:
+	BSFQ DX, R13
+	ADDQ R11, R13
+	MOVL R13, 24(DI)(R9*4)
+	INCQ R9
+	MOVQ DX, R13
+	DECQ R13
+	ANDQ R13, DX
+	JNZ ztu
+
+ztcount:
+	POPCNTQ AX, AX
+	ADDQ AX, R10
+
+ztcommit:
+	MOVQ R12, R8
+	ADDQ $64, SI
+	DECQ CX
+	JNZ ztloop
+
+ztdone:
+	MOVQ R8, 0(DI)
+	MOVQ R10, 8(DI)
+	MOVQ R9, 16(DI)
+	MOVQ n+8(FP), AX
+	SUBQ CX, AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET

@@ -72,7 +72,10 @@ func requireSameEnds(t *testing.T, b []byte) {
 	withScanner(false, false, func() { wantLen = str.StrLen() })
 	withScanner(true, true, func() { vecLen = blockStrLen(b) })
 	withScanner(true, false, func() { genericLen = blockStrLen(b) })
+	var avx2Len int
+	withScanner(true, true, func() { withoutAVX512(func() { avx2Len = blockStrLen(b) }) })
 	require.Equal(t, wantLen, vecLen, "StrLen, fastest kernel, of %q", b)
+	require.Equal(t, wantLen, avx2Len, "StrLen, AVX2 kernel, of %q", b)
 	require.Equal(t, wantLen, genericLen, "StrLen, portable kernel, of %q", b)
 }
 
