@@ -27,7 +27,7 @@ const (
 	batchBytes   = 4 << 20   // bytes of lines per batch (one long line gets its own)
 	batchLines   = 1024      // lines per batch at most
 	batchesAhead = 1         // batches read ahead of Next; bounds the memory
-	mappedAhead  = 3         // the same from a mapped file
+	mappedAhead  = 2         // the same from a mapped file
 	headSlab     = 256 << 10 // a slab of heads of lines passed over
 )
 
