@@ -382,6 +382,52 @@ GLOBL strLoTab<>(SB), RODATA|NOPTR, $32
 	VPCMPEQB Y9, Y7, Y7 \
 	VPMOVMSKB Y7, dst
 
+// U_ESCAPES: of the block's escaped letters that are not simple ones
+// (DX), with its 'u' bytes in R11, its backslashes in BX, st.saved in R10
+// and st.nu in R9: unless each is the 'u' of a \u escape whose four digits
+// are in the block and hold no backslash, and st.us has room for them, it
+// jumps to done (the caller takes that block byte by byte). Else it takes
+// them out of the simple escapes' count (popcounted later with the rest)
+// and leaves the block's offset from src in R11, for U_RECORD.
+#define U_ESCAPES(done) \
+	MOVQ R11, R13 \
+	NOTQ R13 \
+	TESTQ R13, DX \
+	JNZ done \
+	MOVQ $0xF000000000000000, R13 \
+	TESTQ R13, DX \
+	JNZ done \
+	MOVQ DX, R13 \
+	SHLQ $1, R13 \
+	MOVQ R13, R11 \
+	SHLQ $1, R13 \
+	ORQ R13, R11 \
+	SHLQ $1, R13 \
+	ORQ R13, R11 \
+	SHLQ $1, R13 \
+	ORQ R13, R11 \
+	TESTQ R11, BX \
+	JNZ done \
+	POPCNTQ DX, R13 \
+	MOVQ R13, R11 \
+	ADDQ R9, R13 \
+	CMPQ R13, $32 \
+	JGT done \
+	SUBQ R11, R10 \
+	MOVQ SI, R11 \
+	SUBQ src+0(FP), R11
+
+// U_RECORD writes the offset of DX's lowest 'u' (R11 plus its bit) to
+// st.us[st.nu], counts it and clears it; ZF is set when none is left.
+#define U_RECORD \
+	BSFQ DX, R13 \
+	ADDQ R11, R13 \
+	MOVL R13, 24(DI)(R9*4) \
+	INCQ R9 \
+	MOVQ DX, R13 \
+	DECQ R13 \
+	ANDQ R13, DX
+
 // func strBlocksAVX2(src *byte, n int, st *strState) int
 //
 // The inside of a long string, n whole 64-byte blocks from src: it stops
@@ -434,46 +480,11 @@ tloop:
 	ANDQ R11, DX
 	JEQ tcount // simple escapes only
 
-	// DX: the escaped letters that are not simple ones: each must be a
-	// 'u' (R11) ...
+	// DX: the escaped letters that are not simple ones; R11: the 'u's.
 	MASK64(Y10, R11, R13)
-	MOVQ R11, R13
-	NOTQ R13
-	TESTQ R13, DX
-	JNZ tdone // a bad escape
-	// ... with its four digits in the block ...
-	MOVQ $0xF000000000000000, R13
-	TESTQ R13, DX
-	JNZ tdone
-	// ... and no backslash among them.
-	MOVQ DX, R13
-	SHLQ $1, R13
-	MOVQ R13, R11
-	SHLQ $1, R13
-	ORQ R13, R11
-	SHLQ $1, R13
-	ORQ R13, R11
-	SHLQ $1, R13
-	ORQ R13, R11
-	TESTQ R11, BX
-	JNZ tdone
-	// Room in st.us for them?
-	POPCNTQ DX, R13
-	MOVQ R13, R11
-	ADDQ R9, R13
-	CMPQ R13, $32
-	JGT tdone
-	SUBQ R11, R10 // the 'u's are not simple escapes (counted below with AX)
-	MOVQ SI, R11
-	SUBQ src+0(FP), R11 // the block's offset
+	U_ESCAPES(tdone)
 tu:
-	BSFQ DX, R13
-	ADDQ R11, R13
-	MOVL R13, 24(DI)(R9*4)
-	INCQ R9
-	MOVQ DX, R13
-	DECQ R13
-	ANDQ R13, DX
+	U_RECORD
 	JNZ tu
 
 tcount:
@@ -550,47 +561,12 @@ ztloop:
 	ANDQ R11, DX
 	JEQ ztcount // simple escapes only
 
-	// DX: the escaped letters that are not simple ones: each must be a
-	// 'u' (R11) ...
+	// DX: the escaped letters that are not simple ones; R11: the 'u's.
 	VPCMPEQB Z10, Z5, K4
 	KMOVQ K4, R11
-	MOVQ R11, R13
-	NOTQ R13
-	TESTQ R13, DX
-	JNZ ztdone // a bad escape
-	// ... with its four digits in the block ...
-	MOVQ $0xF000000000000000, R13
-	TESTQ R13, DX
-	JNZ ztdone
-	// ... and no backslash among them.
-	MOVQ DX, R13
-	SHLQ $1, R13
-	MOVQ R13, R11
-	SHLQ $1, R13
-	ORQ R13, R11
-	SHLQ $1, R13
-	ORQ R13, R11
-	SHLQ $1, R13
-	ORQ R13, R11
-	TESTQ R11, BX
-	JNZ ztdone
-	// Room in st.us for them?
-	POPCNTQ DX, R13
-	MOVQ R13, R11
-	ADDQ R9, R13
-	CMPQ R13, $32
-	JGT ztdone
-	SUBQ R11, R10 // the 'u's are not simple escapes (counted below with AX)
-	MOVQ SI, R11
-	SUBQ src+0(FP), R11 // the block's offset
+	U_ESCAPES(ztdone)
 ztu:
-	BSFQ DX, R13
-	ADDQ R11, R13
-	MOVL R13, 24(DI)(R9*4)
-	INCQ R9
-	MOVQ DX, R13
-	DECQ R13
-	ANDQ R13, DX
+	U_RECORD
 	JNZ ztu
 
 ztcount:

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/stretchr/testify/require"
 )
 
 // TestBlockStrLenRandomEscapes proves that StrLen with the block kernels
@@ -48,5 +50,32 @@ func TestBlockStrLenRandomEscapes(t *testing.T) {
 			}
 			t.Fatalf("want %d got %d for %q (len %d)", strLen(body), blockStrLen(body), body, len(body))
 		}
+	}
+}
+
+// TestStrBlocksBound proves that the string-counting loop hands back no
+// more \u escapes than strState.us holds: it stops at the block that would
+// overflow it (a write past it would land in the next state, checked
+// here), in both forms.
+func TestStrBlocksBound(t *testing.T) {
+	if !fusedKernels() {
+		t.Skip("no fused kernels here")
+	}
+	body := []byte(strings.Repeat(`\u00e9  `, 400)) // eight a block, digits in it
+	for _, avx512 := range []bool{true, false} {
+		var sts [2]strState
+		sts[1] = strState{carry: 7, saved: 9, nu: 11}
+		want := sts[1]
+		var k int
+		run := func() { k = strBlocks(body, &sts[0]) }
+		if avx512 {
+			run()
+		} else {
+			withoutAVX512(run)
+		}
+		require.Equal(t, want, sts[1], "the next state is untouched (AVX-512: %t)", avx512)
+		require.LessOrEqual(t, sts[0].nu, strMaxU)
+		require.Greater(t, sts[0].nu, 0)
+		require.Less(t, k, len(body)/64, "it stopped before the end")
 	}
 }
