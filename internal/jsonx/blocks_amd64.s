@@ -11,6 +11,11 @@
 	MOVQ AX, x \
 	VPBROADCASTB x, y
 
+// ZSPLAT sets every byte of the 64-byte register z to the byte c.
+#define ZSPLAT(c, z) \
+	MOVL $c, AX \
+	VPBROADCASTB AX, z
+
 // BLOCK_CONSTANTS: '"' in Y0, '\\' in Y1, 0x20 in Y2, '{' in Y3, '}' in Y4
 // (a byte ORed with 0x20 is '{' when it was '{' or '[', '}' when it was
 // '}' or ']').
@@ -100,6 +105,38 @@ done:
 	SHRQ $63, R13 \
 	MOVQ R13, R12
 
+// OUTSIDE_STRINGS: after QUOTES_ESCAPES (or ESCAPES), with inString in R9
+// and all ones in X9: R13 the bytes inside strings (the prefix XOR of the
+// real quotes, a carry-less multiply by all ones, with inString), AX the
+// bytes outside; it jumps to done at a backslash outside a string.
+#define OUTSIDE_STRINGS(done) \
+	NOTQ AX \
+	ANDQ AX, R11 \
+	MOVQ R11, X10 \
+	PCLMULQDQ $0x00, X9, X10 \
+	MOVQ X10, R13 \
+	XORQ R9, R13 \
+	MOVQ R13, AX \
+	NOTQ AX \
+	TESTQ AX, BX \
+	JNZ done
+
+// CLOSING counts the closing brackets in R11 that are outside strings, and
+// jumps to done when the depth (R10) could reach zero in the block.
+#define CLOSING(done) \
+	ANDQ AX, R11 \
+	POPCNTQ R11, R11 \
+	CMPQ R10, R11 \
+	JLE done
+
+// OPENING moves the depth by the opening brackets in BX that are outside
+// strings, less the closing ones CLOSING counted.
+#define OPENING \
+	ANDQ AX, BX \
+	POPCNTQ BX, BX \
+	ADDQ BX, R10 \
+	SUBQ R11, R10
+
 // func skipBlocksAVX2(src *byte, n int, st *skipState) int
 //
 // blockSkip's loop over n whole 64-byte blocks, fused: the masks stay in
@@ -133,37 +170,18 @@ sloop:
 	VPCMPEQB Y12, Y6, Y14
 
 	QUOTES_ESCAPES
-	NOTQ AX
-	ANDQ AX, R11 // real quotes
-
-	// R13: in = prefixXor(quotes) ^ inString
-	MOVQ R11, X10
-	PCLMULQDQ $0x00, X9, X10
-	MOVQ X10, R13
-	XORQ R9, R13
-
-	// AX: outside strings
-	MOVQ R13, AX
-	NOTQ AX
-	TESTQ AX, BX
-	JNZ sdone // a backslash outside a string
+	OUTSIDE_STRINGS(sdone)
 
 	VPOR Y2, Y5, Y5
 	VPOR Y2, Y6, Y6
 
 	// R11: closing brackets outside strings, counted
 	MASK64(Y4, R11, BX)
-	ANDQ AX, R11
-	POPCNTQ R11, R11
-	CMPQ R10, R11
-	JLE sdone // the depth could reach zero here
+	CLOSING(sdone)
 
 	// BX: opening brackets outside strings, counted
 	MASK64(Y3, BX, DX)
-	ANDQ AX, BX
-	POPCNTQ BX, BX
-	ADDQ BX, R10
-	SUBQ R11, R10
+	OPENING
 
 	// The block is consumed.
 	VPOR Y13, Y11, Y11
@@ -198,18 +216,12 @@ TEXT ·skipBlocksAVX512(SB), NOSPLIT, $0-32
 	MOVQ 0(DI), R8   // carry
 	MOVQ 8(DI), R9   // inString
 	MOVQ 16(DI), R10 // depth
-	MOVL $0x22, AX
-	VPBROADCASTB AX, Z0
-	MOVL $0x5c, AX
-	VPBROADCASTB AX, Z1
-	MOVL $0x20, AX
-	VPBROADCASTB AX, Z2
-	MOVL $0x7b, AX
-	VPBROADCASTB AX, Z3
-	MOVL $0x7d, AX
-	VPBROADCASTB AX, Z4
-	MOVL $0x0a, AX
-	VPBROADCASTB AX, Z7
+	ZSPLAT(0x22, Z0)
+	ZSPLAT(0x5c, Z1)
+	ZSPLAT(0x20, Z2)
+	ZSPLAT(0x7b, Z3)
+	ZSPLAT(0x7d, Z4)
+	ZSPLAT(0x0a, Z7)
 	KXORQ K6, K6, K6 // the newlines of the blocks consumed
 	MOVQ $-1, AX
 	MOVQ AX, X9
@@ -227,34 +239,15 @@ zloop:
 	KMOVQ K1, BX
 	KMOVQ K2, R11
 	ESCAPES
-	NOTQ AX
-	ANDQ AX, R11 // real quotes
-
-	// R13: in = prefixXor(quotes) ^ inString
-	MOVQ R11, X10
-	PCLMULQDQ $0x00, X9, X10
-	MOVQ X10, R13
-	XORQ R9, R13
-
-	// AX: outside strings
-	MOVQ R13, AX
-	NOTQ AX
-	TESTQ AX, BX
-	JNZ zdone // a backslash outside a string
+	OUTSIDE_STRINGS(zdone)
 
 	// R11: closing brackets outside strings, counted
 	KMOVQ K3, R11
-	ANDQ AX, R11
-	POPCNTQ R11, R11
-	CMPQ R10, R11
-	JLE zdone // the depth could reach zero here
+	CLOSING(zdone)
 
 	// BX: opening brackets outside strings, counted
 	KMOVQ K4, BX
-	ANDQ AX, BX
-	POPCNTQ BX, BX
-	ADDQ BX, R10
-	SUBQ R11, R10
+	OPENING
 
 	// The block is consumed.
 	KORQ K5, K6, K6
@@ -322,10 +315,8 @@ TEXT ·quoteBlocksAVX512(SB), NOSPLIT, $0-32
 	MOVQ n+8(FP), CX
 	MOVQ carry+16(FP), DI
 	MOVQ 0(DI), R8
-	MOVL $0x22, AX
-	VPBROADCASTB AX, Z0
-	MOVL $0x5c, AX
-	VPBROADCASTB AX, Z1
+	ZSPLAT(0x22, Z0)
+	ZSPLAT(0x5c, Z1)
 	TESTQ CX, CX
 	JEQ zqdone
 
@@ -519,14 +510,10 @@ TEXT ·strBlocksAVX512(SB), NOSPLIT, $0-32
 	MOVQ 0(DI), R8   // carry
 	MOVQ 8(DI), R10  // saved
 	MOVQ 16(DI), R9  // nu
-	MOVL $0x22, AX
-	VPBROADCASTB AX, Z0
-	MOVL $0x5c, AX
-	VPBROADCASTB AX, Z1
-	MOVL $0x0f, AX
-	VPBROADCASTB AX, Z2
-	MOVL $0x75, AX
-	VPBROADCASTB AX, Z10
+	ZSPLAT(0x22, Z0)
+	ZSPLAT(0x5c, Z1)
+	ZSPLAT(0x0f, Z2)
+	ZSPLAT(0x75, Z10)
 	VBROADCASTI64X4 strHiTab<>(SB), Z3
 	VBROADCASTI64X4 strLoTab<>(SB), Z4
 	TESTQ CX, CX
