@@ -236,11 +236,11 @@ func displayName(name string) string {
 	return name
 }
 
-// runOne processes one input: its own tracker, its own final answer.
 // countResultSizes has every run count tool result sizes, also where none
 // is shown: for the test that proves those runs print the same without.
 var countResultSizes = false
 
+// runOne processes one input: its own tracker, its own final answer.
 func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Writer, tty bool) (code int, err error) {
 	in, closeIn, err := o.openInput(name)
 	if err != nil {
@@ -253,8 +253,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			re, ok := r.(runtime.Error)
-			if _, fault := re.(interface{ Addr() uintptr }); !ok || !fault {
+			if !stream.IsFault(r) {
 				panic(r)
 			}
 			code, err = 0, errorf(exitInput, "%s: read error: %v", displayName(name), stream.ErrFileShrank)

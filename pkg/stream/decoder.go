@@ -75,7 +75,8 @@ type DecoderOptions struct {
 	// shrinks while it is read then makes Next return an error; an
 	// Event's bytes point into the mapping, and reading them after the
 	// file shrank faults (debug.SetPanicOnFault turns that into a panic
-	// the caller can recover from). Ignored where files cannot be mapped.
+	// the caller can recover from: IsFault). Ignored where files cannot be
+	// mapped.
 	MapFiles bool
 
 	mapMin int // the smallest file mapped; 0: mapMin (for tests)

@@ -96,7 +96,7 @@ func (d *Decoder) mapInput() (*fileMapping, int) {
 func (d *Decoder) produceMapped(p *pipeline, m *fileMapping, pos int, send func(*batch) bool) (goOn bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			if !isFault(r) {
+			if !IsFault(r) {
 				panic(r)
 			}
 			b := p.batch()
@@ -206,10 +206,10 @@ func (d *Decoder) sendLines(p *pipeline, block []byte, pos int, send func(*batch
 	return true
 }
 
-// isFault reports whether a recovered panic is a memory fault (with
-// debug.SetPanicOnFault): a page of the mapping past the end of a file that
-// shrank.
-func isFault(r any) bool {
+// IsFault reports whether a value recovered from a panic is a memory fault
+// (with debug.SetPanicOnFault): reading a page of a mapped file past the end
+// it shrank to, in the decoder or in an Event's bytes (see MapFiles).
+func IsFault(r any) bool {
 	err, ok := r.(runtime.Error)
 	if !ok {
 		return false

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"runtime"
 	"strings"
 	"testing"
@@ -35,3 +36,35 @@ func TestProduceMappedFault(t *testing.T) {
 	require.NotEmpty(t, got)
 	require.True(t, errors.Is(got[len(got)-1].end, ErrFileShrank), "the last batch ends with %v", got[len(got)-1].end)
 }
+
+// TestIsFault proves that IsFault tells a fault in a mapping (with
+// debug.SetPanicOnFault) from other panics, a nil dereference among them,
+// which a consumer must not take for a file that shrank.
+func TestIsFault(t *testing.T) {
+	recovered := func(f func()) (r any) {
+		defer func() { r = recover() }()
+		f()
+		return nil
+	}
+	require.False(t, IsFault(recovered(func() { panic(errors.New("not a fault")) })))
+	var p *Event
+	require.False(t, IsFault(recovered(func() { faultSink = byte(len(p.Raw)) })), "a nil dereference")
+	if runtime.GOOS != "linux" {
+		return
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Repeat("x", 1<<16)), 0o644))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	data, err := mapFile(f.Fd(), 1<<16)
+	require.NoError(t, err)
+	defer unmapFile(data)
+	require.NoError(t, os.Truncate(path, 0))
+	old := debug.SetPanicOnFault(true)
+	defer debug.SetPanicOnFault(old)
+	require.True(t, IsFault(recovered(func() { faultSink = data[100] })), "a page past the end the file shrank to")
+}
+
+// faultSink keeps the test's reads from being optimized away.
+var faultSink byte

@@ -464,7 +464,7 @@ func (p *pipeline) cutBlock(b *batch, opts *DecoderOptions) {
 	if b.mapEnd > 0 {
 		defer func() {
 			if r := recover(); r != nil {
-				if !isFault(r) {
+				if !IsFault(r) {
 					panic(r)
 				}
 				// The mapped file shrank: this is the end of the input.
