@@ -4,8 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 

@@ -467,18 +467,15 @@ func (p *pipeline) cutBlock(b *batch, opts *DecoderOptions) {
 				if !IsFault(r) {
 					panic(r)
 				}
-				// The mapped file shrank: this is the end of the input.
-				end := p.batch()
-				end.end = ErrFileShrank
-				if b.cont == nil && cur == b {
-					b.items, b.end = b.items[:0], end.end
+				// The mapped file shrank: this is the end of the input, in b
+				// itself while Next does not have it yet (no continuation).
+				if b.cont == nil {
+					b.items, b.end = b.items[:0], ErrFileShrank
 					close(b.done)
 					return
 				}
-				if b.cont == nil {
-					b.cont = make(chan *batch, 1)
-					close(b.done)
-				}
+				end := p.batch()
+				end.end = ErrFileShrank
 				if p.sendCont(b, end) {
 					close(b.cont)
 				}
@@ -494,17 +491,18 @@ func (p *pipeline) cutBlock(b *batch, opts *DecoderOptions) {
 		var i int
 		framed := false
 		switch {
-		case b.top != nil:
-			top, i, framed = b.top, len(rest)-1, true
-		case opts.Check == CheckFraming && !b.oneLine:
-			top, i, framed = jsonx.MembersLine(rest, top[:0])
-		}
-		switch {
-		case framed:
 		case b.oneLine:
-			i = len(rest) - 1 // the reader found its end
+			// The reader found its end (and framed it, with b.top).
+			i = len(rest) - 1
+			if b.top != nil {
+				top, framed = b.top, true
+			}
+		case opts.Check == CheckFraming:
+			if top, i, framed = jsonx.MembersLine(rest, top[:0]); !framed {
+				i = bytes.IndexByte(rest, '\n') // a block ends with one
+			}
 		default:
-			i = bytes.IndexByte(rest, '\n') // a block ends with one
+			i = bytes.IndexByte(rest, '\n')
 		}
 		line, lineOff := rest[:i], off
 		rest, off = rest[i+1:], off+int64(i+1)
