@@ -3,7 +3,6 @@ package stream
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"runtime"
@@ -44,6 +43,7 @@ var ErrFileShrank = errors.New("the file shrank while it was being read")
 
 // fileMapping is the mapping of a file being decoded.
 type fileMapping struct {
+	file     mappable     // the file, for going on after the mapped part
 	data     []byte       // the whole file from offset 0, as it was mapped
 	consumed atomic.Int64 // the bytes below it were consumed
 	dropped  int          // pages below it were handed back (by the reader)
@@ -57,10 +57,7 @@ func (d *Decoder) mapInput() (*fileMapping, int) {
 	if !d.opts.MapFiles || d.array || d.ra == nil || d.err != nil {
 		return nil, 0
 	}
-	f, ok := d.r.(interface {
-		Fd() uintptr
-		Stat() (os.FileInfo, error)
-	})
+	f, ok := d.r.(mappable)
 	if !ok {
 		return nil, 0
 	}
@@ -84,7 +81,14 @@ func (d *Decoder) mapInput() (*fileMapping, int) {
 	if err != nil {
 		return nil, 0
 	}
-	return &fileMapping{data: data}, int(pos)
+	return &fileMapping{file: f, data: data}, int(pos)
+}
+
+// mappable is a file mapInput can map (an *os.File).
+type mappable interface {
+	Fd() uintptr
+	Stat() (os.FileInfo, error)
+	io.Seeker
 }
 
 // produceMapped is the reader's loop over a mapped file: blocks of whole
@@ -94,15 +98,18 @@ func (d *Decoder) mapInput() (*fileMapping, int) {
 // whether that loop should go on. SkipLong does not apply: a long line
 // costs its pages, not a buffer, and comes whole.
 func (d *Decoder) produceMapped(p *pipeline, m *fileMapping, pos int, send func(*batch) bool) (goOn bool) {
+	stop := func(err error) bool { // the last batch, with err
+		b := p.batch()
+		b.end = err
+		send(b)
+		return false
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			if !IsFault(r) {
 				panic(r)
 			}
-			b := p.batch()
-			b.end = ErrFileShrank
-			send(b)
-			goOn = false
+			goOn = stop(ErrFileShrank)
 		}
 	}()
 	debug.SetPanicOnFault(true)
@@ -157,18 +164,8 @@ func (d *Decoder) produceMapped(p *pipeline, m *fileMapping, pos int, send func(
 		pos += len(block)
 	}
 	// Go on reading from pos, into the buffer.
-	sk, ok := d.r.(io.Seeker)
-	if !ok {
-		b := p.batch()
-		b.end = fmt.Errorf("cannot go on after the mapped part of the file: %T is not an io.Seeker", d.r)
-		send(b)
-		return false
-	}
-	if _, err := sk.Seek(int64(pos), io.SeekStart); err != nil {
-		b := p.batch()
-		b.end = err
-		send(b)
-		return false
+	if _, err := m.file.Seek(int64(pos), io.SeekStart); err != nil {
+		return stop(err)
 	}
 	d.base = int64(pos) - d.raPos
 	d.start, d.end, d.scan, d.nl = 0, 0, 0, 0
