@@ -232,15 +232,7 @@ func blockStrLen(body []byte) int {
 				// The \u escapes, in order; the second half of a
 				// surrogate pair is consumed by the first.
 				for _, u := range st.us[:st.nu] {
-					bk := s.pos + int(u) - 1
-					switch {
-					case bk < free:
-					case bk+6 <= len(body) && body[bk+2] == '0' && body[bk+3] == '0' && hexVal(body[bk+4]) >= 0 && hexVal(body[bk+5]) >= 0:
-						// \u00XX (an ANSI escape's \u001b, Latin-1): one
-						// byte decoded below 0x80, two above; as strLenEscape.
-						n -= 5 - b2i(hexVal(body[bk+4]) >= 8)
-						free = bk + 6
-					default:
+					if bk := s.pos + int(u) - 1; bk >= free {
 						n, free, _ = strLenEscape(body, bk, n)
 					}
 				}
@@ -287,6 +279,11 @@ func strLenEscape(body []byte, k, n int) (int, int, bool) {
 	}
 	switch body[k+1] {
 	case 'u':
+		if k+6 <= len(body) && body[k+2] == '0' && body[k+3] == '0' && hexVal(body[k+4]) >= 0 && hexVal(body[k+5]) >= 0 {
+			// \u00XX (an ANSI escape's \u001b, Latin-1), the common
+			// case: one byte decoded below 0x80, two above.
+			return n - 5 + b2i(hexVal(body[k+4]) >= 8), k + 6, false
+		}
 		if r, w := unicodeEscape(body[k:]); w > 0 {
 			return n - (w - utf8.RuneLen(r)), k + w, false
 		}
