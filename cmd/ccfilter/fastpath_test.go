@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,11 +74,38 @@ func TestFastPathMatchesFullCheck(t *testing.T) {
 		write(name+"-cut", cut)
 		write(name+"-glued", glued)
 	}
+	// badEscapes holds the captures with a bad escape (\q) in the text of
+	// their first text block and of their last result: framing intact, so
+	// only full validation finds it, and the runs that print or keep those
+	// events must.
+	var badEscapes []string
 	for _, f := range files {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
-		variants(strings.TrimSuffix(filepath.Base(f), ".jsonl"), data)
+		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		variants(name, data)
+		// (the first text of a real model's assistant event: a synthetic one is an API error,
+		// which text does not print)
+		text, result := -1, bytes.LastIndex(data, []byte(`"result":"`))
+		off := 0
+		for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+			if i := bytes.Index(l, []byte(`{"type":"text","text":"`)); i >= 0 && bytes.HasPrefix(l, []byte(`{"type":"assistant"`)) && !bytes.Contains(l, []byte(`"<synthetic>"`)) {
+				text = off + i
+				break
+			}
+			off += len(l)
+		}
+		if text < 0 || result < 0 {
+			continue
+		}
+		bad := bytes.Clone(data)
+		for _, at := range []int{result + len(`"result":"`), text + len(`{"type":"text","text":"`)} {
+			bad = append(bad[:at], append([]byte(`\q`), bad[at:]...)...)
+		}
+		write(name+"-badescape", bad)
+		badEscapes = append(badEscapes, inputs[len(inputs)-1])
 	}
+	require.NotEmpty(t, badEscapes)
 	// A tool result longer than the decoder's 4 MiB buffer, which final and
 	// types pass over without keeping it (DecoderOptions.SkipLong).
 	data, err := os.ReadFile("../../testdata/events/02-write-read.jsonl")
@@ -106,7 +134,10 @@ func TestFastPathMatchesFullCheck(t *testing.T) {
 	differ := 0
 	for n, in := range inputs {
 		runs := runs
-		if n >= len(files) {
+		switch {
+		case strings.HasSuffix(in, "-badescape.jsonl"):
+			runs = [][]string{{"text"}, {"final"}, {"types"}, {"-r", ".result? // empty"}}
+		case n >= len(files):
 			runs = hostile
 		}
 		for _, args := range runs {
@@ -124,6 +155,10 @@ func TestFastPathMatchesFullCheck(t *testing.T) {
 	bad := runIn(t, []string{"types", filepath.Join(dir, "03-bash-fail-glued.jsonl")}, dir)
 	assert.Contains(t, bad.Stderr, "03-bash-fail-glued.jsonl:")
 	assert.Regexp(t, `glued.jsonl:\d+: `, bad.Stderr)
+	for _, args := range [][]string{{"text"}, {"final"}} {
+		bad = runIn(t, append(args, badEscapes[0]), dir)
+		assert.Regexp(t, `badescape.jsonl:\d+: .*escape`, bad.Stderr, args[0])
+	}
 }
 
 // TestNoResultSizesChangeNothing proves that the runs that do not count
@@ -146,4 +181,48 @@ func TestNoResultSizesChangeNothing(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestOutcomeTrackerChangesNothing proves that the runs that follow only
+// the outcome (text as text for main, sub or all; final; types) print and
+// exit as they do with the whole tracker fed: tool calls paired, usage
+// summed, tool results looked into. On every capture, with and without
+// --exit-status (where the outcome decides the code), and in the cut and
+// glued variants of the captures with subagents, tool results and errors.
+func TestOutcomeTrackerChangesNothing(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	require.Len(t, files, 42)
+	dir := t.TempDir()
+	for _, name := range []string{"03-bash-fail", "05-subagents-async", "19-big-tool-result"} {
+		data, err := os.ReadFile(filepath.Join("../../testdata/events", name+".jsonl"))
+		require.NoError(t, err)
+		for i, at := range []int{len(data) / 3, len(data) / 2} {
+			cut := append(bytes.Clone(data[:at]), data[at+at/7:]...)
+			p := filepath.Join(dir, fmt.Sprintf("%s-cut%d.jsonl", name, i))
+			require.NoError(t, os.WriteFile(p, cut, 0o644))
+			files = append(files, p)
+		}
+	}
+	// The last run names a subagent of 05-subagents-async by its agent id,
+	// which only the subagent tree knows: it must take the whole tracker.
+	runs := [][]string{{"text"}, {"text", "-e"}, {"text", "--agent", "all"}, {"text", "--agent", "sub", "-e"}, {"final", "-e"}, {"types", "-e"}, {"text", "--agent", "ab38ee1e"}}
+	outcomeOnly := 0
+	for _, in := range files {
+		for _, args := range runs {
+			args := append(append([]string{}, args...), in)
+			got := runIn(t, args, dir)
+			trackEverything = true
+			want := runIn(t, args, dir)
+			trackEverything = false
+			assert.Equal(t, want, got, "%s on %s", strings.Join(args, " "), filepath.Base(in))
+			if got.Code != 0 {
+				outcomeOnly++
+			}
+		}
+	}
+	// The outcome really decides: some of these runs exit with a failure.
+	assert.Positive(t, outcomeOnly)
+	sub := runIn(t, []string{"text", "--agent", "ab38ee1e", "../../testdata/events/05-subagents-async.jsonl"}, "")
+	assert.NotEmpty(t, sub.Stdout, "the subagent's text is found by its agent id")
 }

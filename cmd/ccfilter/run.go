@@ -240,6 +240,35 @@ func displayName(name string) string {
 // is shown: for the test that proves those runs print the same without.
 var countResultSizes = false
 
+// trackEverything has the runs that need only the outcome feed the whole
+// tracker all the same (Tracker.Observe): for the test that proves they
+// print the same with ObserveOutcome.
+var trackEverything = false
+
+// outcomeOnly reports whether the run needs nothing of the tracker beyond
+// the outcome, the final answer and the type counts (ObserveOutcome):
+// final and types, and text printed as text for the main agent, the
+// subagents or all of them (a subagent named by its id needs the subagent
+// tree, --where may look at anything). Tool calls are then not paired,
+// usage not summed, tool results not looked into, and tool calls not
+// validated: on a stream of long tool results that work was a third of
+// text's time.
+func (p *plan) outcomeOnly() bool {
+	if p.expr != nil {
+		return false
+	}
+	switch p.preset.Name {
+	case "final", "types":
+		return true
+	case "text":
+		switch p.agent {
+		case "", "all", "main", "sub":
+			return p.format == render.Text && p.where == nil
+		}
+	}
+	return false
+}
+
 // runOne processes one input: its own tracker, its own final answer.
 func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Writer, tty bool) (code int, err error) {
 	in, closeIn, err := o.openInput(name)
@@ -260,6 +289,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		}
 	}()
 	light := p.expr == nil && (p.preset.Name == "final" || p.preset.Name == "types")
+	outcomeOnly := p.outcomeOnly()
 	// Every line is checked to be one whole object, so cut and merged lines
 	// are reported (CheckEnds, '{' … '}', misses a merged line, and then
 	// final and types miss an event silently); the events the run prints
@@ -272,10 +302,10 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	// Lines are cut, checked and classified on other goroutines, ahead of
 	// the tracker and the renderer (with more than one CPU).
 	opts := stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: check, Parallel: runtime.GOMAXPROCS(0) > 1, MapFiles: true}
-	if light {
-		// final and types read only the kind of a tool result or tool call:
-		// one longer than the read buffer is passed over, not kept, so
-		// memory does not grow with the longest line.
+	if outcomeOnly {
+		// final, types and text read only the kind of a tool result or
+		// tool call: one longer than the read buffer is passed over, not
+		// kept, so memory does not grow with the longest line.
 		opts.SkipLong = func(k stream.Kind) bool { return k != stream.KindText }
 	} else {
 		opts.ToolResults = true // the tracker reads them all
@@ -302,7 +332,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	dec := stream.NewDecoder(in, opts)
 	defer dec.Close()
 	tr := stream.NewTracker(stream.TrackerOptions{NoResultSizes: opts.NoResultSizes})
-	s := &session{o: o, p: p, tr: tr, tty: tty, source: displayName(name), light: light}
+	s := &session{o: o, p: p, tr: tr, tty: tty, source: displayName(name), light: light, outcomeOnly: outcomeOnly}
 	if err := s.open(out); err != nil {
 		return 0, err
 	}
@@ -368,6 +398,8 @@ func (s *session) uses(ev *stream.Event) bool {
 	switch {
 	case s.light:
 		return ev.Kind == stream.KindResult || ev.Kind == stream.KindText
+	case s.outcomeOnly: // text
+		return ev.Kind == stream.KindResult || ev.Kind == stream.KindText || ev.Kind == stream.KindDelta
 	case s.p.expr != nil:
 		return !s.p.expr.Skips(ev)
 	case ev.Kind == stream.KindToolUse || ev.Kind == stream.KindInit || ev.Kind == stream.KindResult:
@@ -409,7 +441,8 @@ type session struct {
 	plain *bufio.Writer
 	text  *textPrinter
 
-	light bool // final/types: a lazy decoder and the light tracker
+	light       bool // final/types: a lazy decoder, the outcome tracker, nothing printed per event
+	outcomeOnly bool // the tracker follows the outcome only (plan.outcomeOnly)
 
 	inits      []stream.Init
 	lastRaw    []byte // the last result event's bytes (final --format json)
@@ -465,14 +498,18 @@ func (s *session) agentMatch(ev *stream.Event) bool {
 }
 
 func (s *session) event(ctx context.Context, ev *stream.Event) error {
-	if s.light {
+	var done []*stream.ToolCall
+	if s.outcomeOnly && !trackEverything {
 		s.tr.ObserveOutcome(ev)
+	} else {
+		done = s.tr.Observe(ev)
+	}
+	if s.light {
 		if ev.Kind == stream.KindResult && s.p.preset.Name == "final" {
 			s.lastRaw = append(s.lastRaw[:0], ev.Raw...)
 		}
 		return nil
 	}
-	done := s.tr.Observe(ev)
 	p := s.p
 	if ev.Kind == stream.KindInit && p.preset.Name == "init" && len(s.inits) < 1000 {
 		s.inits = append(s.inits, ev.Init())
