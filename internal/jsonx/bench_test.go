@@ -64,6 +64,12 @@ func BenchmarkSkipScalar(b *testing.B) {
 	withScanner(false, false, func() { BenchmarkSkip(b) })
 }
 
+// BenchmarkSkipAVX2 is BenchmarkSkip with the fused loop's AVX2 form,
+// where the machine would take the AVX-512 one.
+func BenchmarkSkipAVX2(b *testing.B) {
+	withoutAVX512(func() { BenchmarkSkip(b) })
+}
+
 // BenchmarkStrLen measures the decoded length of each line taken as the
 // inside of a string (what sizing a tool result costs), and
 // BenchmarkStrLenScalar the same without the block scanner.

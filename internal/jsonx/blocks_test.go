@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -255,5 +256,50 @@ func TestValidateBlockStrings(t *testing.T) {
 		// The string's end and decoded length too (the fused kernel stops
 		// at \u and bad escapes, which these put at every offset).
 		requireSameEnds(t, b)
+	}
+}
+
+// TestSkipLongStrings holds the fused skip loop's string loop (the blocks
+// wholly inside a long string) to the scalar walk: long strings whose end,
+// escaped quotes and backslash runs fall at every offset of a block and
+// across block edges, with structure after them in the block where they
+// end, nested, cut short, and (for MembersLine) with a newline inside.
+func TestSkipLongStrings(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	pieces := []string{`\"`, `\\`, `\\\"`, `\\\\`, `\n`, `\u00e9`, `é`, "\x01"}
+	str := func() string {
+		var sb strings.Builder
+		sb.WriteByte('"')
+		for n := 64 + r.IntN(400); sb.Len() < n; {
+			if r.IntN(6) == 0 {
+				sb.WriteString(pieces[r.IntN(len(pieces))])
+			} else {
+				sb.WriteString(strings.Repeat("x", 1+r.IntN(70)))
+			}
+		}
+		sb.WriteByte('"')
+		return sb.String()
+	}
+	for range 3000 {
+		var sb strings.Builder
+		sb.WriteString(`{"p":"` + strings.Repeat("p", r.IntN(64)) + `","a":[`)
+		for k := range 1 + r.IntN(4) {
+			if k > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(`{"s":` + str() + `,"n":[1,{}]}`)
+		}
+		sb.WriteString(`],"b":` + str() + `}`)
+		line := sb.String()
+		requireSameEnds(t, []byte(line))
+		requireSameEnds(t, []byte(line[:r.IntN(len(line))]))
+		requireMembersLine(t, []byte(line+"\n"+`{"type":"b"}`+"\n"), true)
+		// A newline inside the array of long strings (which the fused
+		// loop walks; a member's string is found by stringEnd): the line
+		// is cut there.
+		from := strings.Index(line, `"a":[`) + 5
+		at := from + r.IntN(strings.LastIndex(line, `],"b":`)-from)
+		cut := line[:at] + "\n" + line[at:]
+		requireMembersLine(t, []byte(cut+"\n"), false)
 	}
 }
