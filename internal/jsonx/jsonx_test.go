@@ -143,7 +143,9 @@ func TestFindReadsOnlyTheHead(t *testing.T) {
 	}{
 		{"first key", `{"a":1,"b":2}`, "a", `1`},
 		{"later key", `{"a":[1,{"x":"}"}],"b":"q"}`, "b", `"q"`},
-		{"escaped key", `{"a":true}`, "a", `true`},
+		{"escaped key", `{"\u0061":true}`, "a", `true`},
+		{"escaped longer key", `{"a":1,"t\u0079pe":"x"}`, "type", `"x"`},
+		{"escape of a backslash", `{"t\\ype":1}`, "type", ``},
 		{"absent", `{"a":1}`, "z", ``},
 		{"not an object", `[1]`, "a", ``},
 		{"spaces", `{ "a" : { "b" : 1 } }`, "a", `{ "b" : 1 }`},
@@ -350,5 +352,32 @@ func requireProjectedAsWhole(t *testing.T, b []byte, valid bool) {
 	}
 	for _, path := range [][]any{{"type"}, {"message", "content", 1, "text"}} {
 		require.Equal(t, normalize(at(whole, path...)), normalize(at(cut, path...)), "%v of %q", path, b)
+	}
+}
+
+// TestKeyEqual: a raw key equals a name when it is the name byte for byte
+// or once its escapes are decoded, and not otherwise, whatever its length
+// beside the name's (the comparison tells most keys apart by length).
+func TestKeyEqual(t *testing.T) {
+	tests := []struct {
+		raw, key string
+		want     bool
+	}{
+		{`type`, "type", true},
+		{`typ`, "type", false},
+		{`types`, "type", false},
+		{`tyPe`, "type", false},
+		{`\u0074ype`, "type", true},
+		{`\u0074ypo`, "type", false},
+		{`t\u0079p\u0065`, "type", true},
+		{`\u00`, "type", false},
+		{`t\"pe`, "type", false},
+		{`\u0074\u0079\u0070\u0065`, "type", true},
+		{`t\ype`, "type", false},
+		{``, "", true},
+		{`\u0061`, "", false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, keyEqual([]byte(tt.raw), tt.key), "%s vs %s", tt.raw, tt.key)
 	}
 }

@@ -349,12 +349,15 @@ func (t *Tracker) addAgent(s *Subagent) *Subagent {
 }
 
 func (t *Tracker) observeAssistant(e *Event) {
-	msg := e.field("message")
+	// The message indexed once: "usage" follows the content, which each
+	// Get would walk over again (a Write call's input is a whole file).
+	var buf [16]jsonx.Member
+	msg := members(e.field("message"), buf[:0])
 	parent := e.ParentToolUseID()
 	agent := t.agentOf(parent, e.AgentID())
-	id := msg.Get("id").Str()
-	model := msg.Get("model").Str()
-	u := usageOf(msg.Get("usage"))
+	id := jsonx.Lookup(msg, "id").Str()
+	model := jsonx.Lookup(msg, "model").Str()
+	u := usageOf(jsonx.Lookup(msg, "usage"))
 	if model != "<synthetic>" {
 		t.recordUsage(id, model, parent != "", agent, u, false)
 	}
@@ -364,7 +367,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 	if e.Kind != KindToolUse {
 		return
 	}
-	msg.Get("content").Each(func(_ int, b jsonx.Value) bool {
+	jsonx.Lookup(msg, "content").Each(func(_ int, b jsonx.Value) bool {
 		switch {
 		case b.Get("type").StrEqual("tool_use"), b.Get("type").StrEqual("server_tool_use"), b.Get("type").StrEqual("mcp_tool_use"):
 		default:
