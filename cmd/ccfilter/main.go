@@ -33,6 +33,7 @@ func main() {
 		runtime.MemProfileRate = 64 << 10
 		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())
 		if pf, err := os.Create(f); err == nil {
+			runtime.GC() // the profile is as of the last collection: make it this run's whole
 			pprof.Lookup("allocs").WriteTo(pf, 0)
 			pf.Close()
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sync"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
@@ -60,6 +61,17 @@ type batch struct {
 	mapEnd   int            // a block of a mapped file: where it ends in the mapping
 	oneLine  bool           // the block is one line (the reader found its end)
 	top      []jsonx.Member // the members of that line, when the reader framed it
+
+	// members holds the top-level members of all the lines cutBlock framed
+	// into the batch, each item's index a piece of it; membersWanted is how
+	// many more did not fit (those lines got an index of their own), and
+	// recycle makes room for them. A batch's lines have about as many
+	// members in all as any other's, so a few batches reach the size for
+	// good, where an index per item grew until each of the pooled items
+	// had held a line with the most members (4.8 MB at the end of a 1 GiB
+	// stream, still growing: the peak RSS grew with the input).
+	members       []jsonx.Member
+	membersWanted int
 }
 
 type batchItem struct {
@@ -352,10 +364,17 @@ func (p *pipeline) recycle(b *batch) {
 	}
 	clear(b.retired)
 	b.retired = b.retired[:0]
+	if b.membersWanted > 0 {
+		b.members = make([]jsonx.Member, 0, (cap(b.members)+b.membersWanted)*5/4)
+	}
+	b.members, b.membersWanted = b.members[:0], 0
 	b.size = 0
 	for i := range b.items {
 		it := &b.items[i]
 		it.ev.point(nil, "", 0, 0) // keeps the event's index capacity
+		if b.members != nil || b.membersWanted > 0 {
+			it.ev.top = nil // a piece of b.members, which the next lines reuse
+		}
 		it.err, it.skip = nil, nil
 	}
 	b.items = b.items[:0]
@@ -483,7 +502,8 @@ func (p *pipeline) cutBlock(b *batch, opts *DecoderOptions) {
 		}()
 	}
 	var n int64 // lines so far
-	var top []jsonx.Member
+	var top, room []jsonx.Member
+	var roomOf *batch
 	rest, off := b.block, b.blockOff
 	for len(rest) > 0 {
 		// The framing walk finds where a line of one object ends, and the
@@ -498,7 +518,9 @@ func (p *pipeline) cutBlock(b *batch, opts *DecoderOptions) {
 				top, framed = b.top, true
 			}
 		case opts.Check == CheckFraming:
-			if top, i, framed = jsonx.MembersLine(rest, top[:0]); !framed {
+			// Into the room left in the batch's members (see batch).
+			room, roomOf = cur.members[len(cur.members):], cur
+			if top, i, framed = jsonx.MembersLine(rest, room); !framed {
 				i = bytes.IndexByte(rest, '\n') // a block ends with one
 			}
 		default:
@@ -525,10 +547,21 @@ func (p *pipeline) cutBlock(b *batch, opts *DecoderOptions) {
 		}
 		it := cur.add()
 		if framed {
-			// The item takes the members; its old index is the next scratch.
-			scratch := it.ev.top[:0]
+			if !b.oneLine {
+				if roomOf != cur {
+					// The line went on into a new batch: its members must
+					// not lie in the last one's, reused once that is read.
+					top = slices.Clone(top)
+					room = nil
+				}
+				if len(top) <= cap(room) {
+					cur.members = cur.members[:len(cur.members)+len(top)]
+				} else {
+					cur.membersWanted += len(top) // (top is an array of its own)
+				}
+				top = top[:len(top):len(top)] // nothing appended to it reaches the next line's
+			}
 			it.err = prepareFramed(&it.ev, line[:len(line):len(line)], top, opts, n, lineOff)
-			top = scratch
 			continue
 		}
 		it.err = prepare(&it.ev, line[:len(line):len(line)], opts, n, lineOff)

@@ -1,0 +1,75 @@
+package stream
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestCutBlockMembersStayWithTheirBatch proves that the members of each
+// line lie in its own batch's array (batch.members): a block longer than
+// batchLines goes on in continuation batches, and Next recycles a batch,
+// whose array the next block then fills, before it reads the continuation.
+// Here that order is forced, and every event's members must still be its
+// own.
+func TestCutBlockMembersStayWithTheirBatch(t *testing.T) {
+	p := &pipeline{free: make(chan *batch, 16), buffers: make(chan []byte, 4), quit: make(chan struct{}),
+		bigToken: make(chan struct{}, 1), spare: make(chan []byte, 1), blocks: true}
+	opts := &DecoderOptions{Source: "t", Check: CheckFraming, MaxLineBytes: 1 << 20}
+	block := func(from int) []byte {
+		var sb strings.Builder
+		for n := from; n < from+2*batchLines+100; n++ {
+			fmt.Fprintf(&sb, `{"type":"system","subtype":"status","n":%d,"pad":"%s"}`+"\n", n, strings.Repeat("x", n%7))
+		}
+		return []byte(sb.String())
+	}
+	// cut returns the batches a block is cut into, in order.
+	cut := func(data []byte) []*batch {
+		b := p.batch()
+		b.block = data
+		go p.cutBlock(b, opts)
+		<-b.done
+		all := []*batch{b}
+		if b.cont != nil {
+			for c := range b.cont {
+				all = append(all, c)
+			}
+		}
+		return all
+	}
+	check := func(batches []*batch, from, end int) {
+		n := from
+		for _, b := range batches {
+			for i := range b.items {
+				it := &b.items[i]
+				require.NoError(t, it.err)
+				require.Equal(t, int64(n), it.ev.Int("n"), "the event of line %d", n-from+1)
+				n++
+			}
+		}
+		require.Equal(t, end, n)
+	}
+	// Twice, so that the batches have their members arrays (a batch's
+	// first lines get an index each; recycle makes the room).
+	for range 2 {
+		first := cut(block(0))
+		check(first, 0, 2*batchLines+100)
+		for _, b := range first {
+			p.recycle(b)
+		}
+	}
+	second := cut(block(0))
+	require.Greater(t, len(second), 2)
+	for len(p.free) > 0 {
+		<-p.free
+	}
+	// Next has read the first batch and recycles it; the next block is cut
+	// into it before the continuations are read.
+	p.recycle(second[0])
+	third := cut(block(1_000_000))
+	require.Same(t, second[0], third[0], "the recycled batch is reused")
+	check(third, 1_000_000, 1_000_000+2*batchLines+100)
+	check(second[1:], batchLines, 2*batchLines+100)
+}
