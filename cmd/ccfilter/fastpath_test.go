@@ -183,13 +183,14 @@ func TestNoResultSizesChangeNothing(t *testing.T) {
 	}
 }
 
-// TestOutcomeTrackerChangesNothing proves that the runs that follow only
-// the outcome (text as text for main, sub or all; final; types) print and
-// exit as they do with the whole tracker fed: tool calls paired, usage
-// summed, tool results looked into. On every capture, with and without
-// --exit-status (where the outcome decides the code), and in the cut and
-// glued variants of the captures with subagents, tool results and errors.
-func TestOutcomeTrackerChangesNothing(t *testing.T) {
+// TestPartialTrackingChangesNothing proves that the runs that follow only
+// the outcome (text as text for main, sub or all; final; types) or usage
+// and the outcome (usage, no tool calls) print and exit as they do with
+// the whole tracker fed: tool calls paired, usage summed, tool results
+// looked into. On every capture, with and without --exit-status (where the
+// outcome decides the code), usage in every format, and on cut variants of
+// the captures with subagents, tool results and errors.
+func TestPartialTrackingChangesNothing(t *testing.T) {
 	files, err := filepath.Glob("../../testdata/events/*.jsonl")
 	require.NoError(t, err)
 	require.Len(t, files, 42)
@@ -207,6 +208,9 @@ func TestOutcomeTrackerChangesNothing(t *testing.T) {
 	// The last run names a subagent of 05-subagents-async by its agent id,
 	// which only the subagent tree knows: it must take the whole tracker.
 	runs := [][]string{{"text"}, {"text", "-e"}, {"text", "--agent", "all"}, {"text", "--agent", "sub", "-e"}, {"final", "-e"}, {"types", "-e"}, {"text", "--agent", "ab38ee1e"}}
+	for _, f := range render.Formats {
+		runs = append(runs, []string{"usage", "-e", "--format", string(f)})
+	}
 	outcomeOnly := 0
 	for _, in := range files {
 		for _, args := range runs {

@@ -240,10 +240,16 @@ func displayName(name string) string {
 // is shown: for the test that proves those runs print the same without.
 var countResultSizes = false
 
-// trackEverything has the runs that need only the outcome feed the whole
-// tracker all the same (Tracker.Observe): for the test that proves they
-// print the same with ObserveOutcome.
+// trackEverything has the runs that need only part of the tracker feed
+// the whole of it all the same (Tracker.Observe, tool calls followed): for
+// the test that proves they print the same with ObserveOutcome or
+// TrackerOptions.NoToolCalls.
 var trackEverything = false
+
+// usageOnly reports whether the run shows only usage and the outcome (the
+// usage preset): the tracker then follows no tool calls, and no tool
+// result is looked into.
+func (p *plan) usageOnly() bool { return p.expr == nil && p.preset.Name == "usage" }
 
 // outcomeOnly reports whether the run needs nothing of the tracker beyond
 // the outcome, the final answer and the type counts (ObserveOutcome):
@@ -307,8 +313,8 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		// tool call: one longer than the read buffer is passed over, not
 		// kept, so memory does not grow with the longest line.
 		opts.SkipLong = func(k stream.Kind) bool { return k != stream.KindText }
-	} else {
-		opts.ToolResults = true // the tracker reads them all
+	} else if !p.usageOnly() || trackEverything {
+		opts.ToolResults = true // the tracker reads them all (usage: none)
 		// usage, the text of text, and events written as JSON (their own
 		// bytes, no tool-call records) print no tool result size.
 		opts.NoResultSizes = p.expr == nil && !countResultSizes && (p.preset.Name == "usage" || p.preset.Name == "text" && p.format == render.Text ||
@@ -331,7 +337,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	dec := stream.NewDecoder(in, opts)
 	defer dec.Close()
-	tr := stream.NewTracker(stream.TrackerOptions{NoResultSizes: opts.NoResultSizes})
+	tr := stream.NewTracker(stream.TrackerOptions{NoResultSizes: opts.NoResultSizes, NoToolCalls: p.usageOnly() && !trackEverything})
 	s := &session{o: o, p: p, tr: tr, tty: tty, source: displayName(name), light: light, outcomeOnly: outcomeOnly}
 	if err := s.open(out); err != nil {
 		return 0, err

@@ -823,6 +823,37 @@ func TestNoResultSizes(t *testing.T) {
 	assert.Equal(t, with, without)
 }
 
+// TestNoToolCalls: a tracker that follows no tool calls (and a decoder
+// that finds no tool results) gives the usage and the outcome exactly as a
+// whole one, on every capture, and no calls at all.
+func TestNoToolCalls(t *testing.T) {
+	all := allCaptures(t)
+	run := func(noCalls bool) (calls int, usage stream.UsageReport, out stream.Outcome, open int) {
+		dec := stream.NewDecoder(bytes.NewReader(all), stream.DecoderOptions{Check: stream.CheckFraming, Parallel: true, ToolResults: !noCalls})
+		defer dec.Close()
+		tr := stream.NewTracker(stream.TrackerOptions{NoToolCalls: noCalls})
+		for {
+			ev, err := dec.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				continue
+			}
+			calls += len(tr.Observe(ev))
+		}
+		return calls, tr.Usage(), tr.Outcome(), len(tr.OpenCalls())
+	}
+	calls, usage, out, _ := run(false)
+	noCalls, noUsage, noOut, noOpen := run(true)
+	assert.Greater(t, calls, 50, "the captures have tool calls")
+	assert.Zero(t, noCalls)
+	assert.Zero(t, noOpen)
+	assert.Positive(t, usage.Calls)
+	assert.Equal(t, usage, noUsage)
+	assert.Equal(t, out, noOut)
+}
+
 // TestLongLineBufferReuse proves that reusing a long line's buffer for the
 // next long line (longBuffer) hands out every line exactly as it is in the
 // input: long lines shorter and longer than the one before, each with its

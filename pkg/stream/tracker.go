@@ -30,6 +30,14 @@ type TrackerOptions struct {
 	// never show it: counting the decoded text of every tool result was a
 	// sixth to a quarter of a run that only prints text or usage.
 	NoResultSizes bool
+	// NoToolCalls leaves tool calls unfollowed, for consumers that show
+	// only usage and the outcome: Observe returns no calls, OpenCalls is
+	// empty, Subagent.ToolCalls stays 0, and subagents are known from their
+	// own events and task events only (not from the Agent calls that
+	// started them, so without description or type). Pairing a call with
+	// its result needs every tool result found, a walk over most of a
+	// stream's bytes.
+	NoToolCalls bool
 }
 
 // MainAgent is the agent label of the main agent's events.
@@ -265,6 +273,9 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 			t.observeAssistant(e)
 		}
 	case KindToolResult:
+		if t.o.NoToolCalls {
+			return nil
+		}
 		return t.observeResults(e)
 	case KindTask:
 		t.observeTask(e)
@@ -364,7 +375,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 	if e.Kind == KindText && parent == "" {
 		t.lastText.add(id, e.Text(), t.o.MaxTextBytes)
 	}
-	if e.Kind != KindToolUse {
+	if e.Kind != KindToolUse || t.o.NoToolCalls {
 		return
 	}
 	jsonx.Lookup(msg, "content").Each(func(_ int, b jsonx.Value) bool {
