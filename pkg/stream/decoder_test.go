@@ -854,6 +854,40 @@ func TestNoToolCalls(t *testing.T) {
 	assert.Equal(t, out, noOut)
 }
 
+// TestOutcomeOwnsItsBytes: the outcome the tracker reports is its own,
+// not a view of the result event's bytes, which the decoder reuses (and a
+// mapped file's are gone after Close): after the result, a decoder with a
+// small buffer reads more lines over them, and the outcome is still the
+// one a tracker fed copies reports.
+func TestOutcomeOwnsItsBytes(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/events/14-json-schema.jsonl")
+	require.NoError(t, err)
+	for range 200 {
+		data = append(data, `{"type":"system","subtype":"status","status":"`+strings.Repeat("x", 300)+`"}`+"\n"...)
+	}
+	want := stream.NewTracker(stream.TrackerOptions{})
+	got := stream.NewTracker(stream.TrackerOptions{})
+	dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{BufferSize: 4 << 10})
+	for {
+		ev, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		got.Observe(ev)
+		own, err := stream.NewEvent(ev.Raw, "t", ev.Line)
+		require.NoError(t, err)
+		want.Observe(own)
+	}
+	w, g := want.Outcome(), got.Outcome()
+	require.NotEmpty(t, w.Last.StructuredOutput, "the capture answers with structured output")
+	assert.Equal(t, w, g)
+	wt, _ := want.FinalText()
+	gt, _ := got.FinalText()
+	assert.Equal(t, wt, gt)
+	assert.Equal(t, want.Usage(), got.Usage())
+}
+
 // TestLongLineBufferReuse proves that reusing a long line's buffer for the
 // next long line (longBuffer) hands out every line exactly as it is in the
 // input: long lines shorter and longer than the one before, each with its

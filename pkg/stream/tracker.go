@@ -208,7 +208,12 @@ type Tracker struct {
 	typeOrder []typeKey
 
 	outcome  Outcome
-	lastText textAcc
+	// lastResult is the last result event's bytes; outcome.Last is made
+	// from them when asked (lastParsed), not at each result: a long run
+	// prints hundreds, and viewing each was a twentieth of final's time.
+	lastResult []byte
+	lastParsed bool
+	lastText   textAcc
 	stats    Stats
 }
 
@@ -305,9 +310,9 @@ func (t *Tracker) ObserveOutcome(e *Event) {
 
 func (t *Tracker) observeResult(e *Event) {
 	t.outcome.Results++
-	t.outcome.Last = e.Result()
+	t.lastResult, t.lastParsed = append(t.lastResult[:0], e.Raw...), false
 	t.outcome.Line = e.Line
-	if t.outcome.Last.IsError {
+	if e.keys().Get("is_error").Bool() { // as Result reads it
 		t.outcome.Status = Failed
 	} else {
 		t.outcome.Status = Succeeded
@@ -687,12 +692,30 @@ func (t *Tracker) AgentOf(e *Event) *Subagent {
 }
 
 // Outcome returns the outcome so far.
-func (t *Tracker) Outcome() Outcome { return t.outcome }
+func (t *Tracker) Outcome() Outcome {
+	t.parseLast()
+	return t.outcome
+}
+
+// parseLast makes outcome.Last from the last result's bytes, once.
+func (t *Tracker) parseLast() {
+	if t.lastParsed || t.outcome.Results == 0 {
+		return
+	}
+	var e Event
+	e.point(t.lastResult, "", t.outcome.Line, 0)
+	e.classify()
+	t.outcome.Last, t.lastParsed = e.Result(), true
+	// The view's raw parts alias the bytes it was made from, which the
+	// next result overwrites: the outcome owns its own.
+	t.outcome.Last.StructuredOutput = bytes.Clone(t.outcome.Last.StructuredOutput)
+}
 
 // FinalText returns the final answer: the last result's text. A successful
 // result with a missing or empty text (a known claude-code bug) falls back
 // to the main agent's last assistant text, and fellBack says so.
 func (t *Tracker) FinalText() (text string, fellBack bool) {
+	t.parseLast()
 	r := t.outcome.Last
 	if t.outcome.Status == Succeeded && r.Text == "" && len(t.lastText.text) > 0 {
 		return string(t.lastText.text), true
@@ -731,6 +754,7 @@ func (t *Tracker) Usage() UsageReport {
 		return !a.Subagent && b.Subagent
 	})
 	if t.outcome.Results > 0 {
+		t.parseLast()
 		rep.HaveCost = true
 		rep.CostUSD = t.outcome.Last.TotalCostUSD
 		rep.ModelCosts = t.outcome.Last.ModelUsage
