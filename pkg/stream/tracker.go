@@ -207,14 +207,14 @@ type Tracker struct {
 	types     map[typeKey]int64
 	typeOrder []typeKey
 
-	outcome  Outcome
+	outcome Outcome
 	// lastResult is the last result event's bytes; outcome.Last is made
 	// from them when asked (lastParsed), not at each result: a long run
 	// prints hundreds, and viewing each was a twentieth of final's time.
 	lastResult []byte
 	lastParsed bool
 	lastText   textAcc
-	stats    Stats
+	stats      Stats
 }
 
 type usageKey struct {
