@@ -129,3 +129,18 @@ func BenchmarkContentStrLen(b *testing.B) {
 		return nil
 	})
 }
+
+// BenchmarkContentStrEndLen is BenchmarkContentStrLen in one pass
+// (strEndLen: the end and the decoded length together), what sizing a
+// tool result costs where it is found.
+func BenchmarkContentStrEndLen(b *testing.B) {
+	key := []byte(`"content":"`)
+	eachLine(b, func(l []byte) error {
+		if i := bytes.Index(l, key); i >= 0 {
+			if end, n := strEndLen(l, i+len(key)-1); end < 0 || n < 0 {
+				return errors.New("string not terminated")
+			}
+		}
+		return nil
+	})
+}

@@ -208,41 +208,55 @@ type skipState struct {
 const blockStrLenMin = 256
 
 // blockStrLen is StrLen's count for the string body (between the quotes):
-// its length, less what each escape saves once decoded. The backslashes
-// come from the masks; one that an escape before it has consumed (the
-// second of "\\") is passed over.
+// its length, less what each escape saves once decoded.
 func blockStrLen(body []byte) int {
-	s := blockScanner{b: body}
-	n := len(body)
+	n, _, _ := blockStrScan(body, false)
+	return n
+}
+
+// blockStrScan counts the inside of a string from b[0] up to its closing
+// quote (the first quote no escape consumed) when toQuote, else (or when
+// there is none) to the end of b, quotes and all: the decoded length, and
+// the quote's offset (-1: none); ok is false when it gave up on an
+// invalid escape (strScanEscape). The backslashes come from the masks; one
+// that an escape before it has consumed (the second of "\\") is passed
+// over. The kernel stops before a block with a real quote, so finding a
+// tool result's end and counting its size is one pass, not two.
+func blockStrScan(b []byte, toQuote bool) (n, end int, ok bool) {
+	s := blockScanner{b: b}
+	adj := 0  // what the escapes so far save, negated
 	free := 0 // the first byte no escape has consumed
 	want := maskBatch
 	for {
 		// The fused kernel takes the blocks whose escapes are simple ones
 		// (each saves a byte) or \u escapes it can hand back, when no
-		// escape reaches into the block; the loop below takes the block it
-		// stops at.
+		// escape reaches into the block and no quote ends the string; the
+		// loop below takes the block it stops at.
 		// (A first byte already consumed by an escape must be a simple
 		// escape's letter, which the kernel counts and the caller takes
 		// back, not the 'u' of a \u escape, which it would hand back.)
-		if fusedKernels() && s.pos < len(body) && (free <= s.pos || free == s.pos+1 && body[s.pos] != 'u') {
+		if fusedKernels() && s.pos < len(b) && (free <= s.pos || free == s.pos+1 && b[s.pos] != 'u') {
 			carryIn := free == s.pos+1 // the first byte is an escape's letter, already counted
 			st := strState{carry: uint64(b2i(carryIn))}
-			if k := strBlocks(body[s.pos:], &st); k > 0 {
-				n -= st.saved - b2i(carryIn)
+			if k := strBlocks(b[s.pos:], &st); k > 0 {
+				adj -= st.saved - b2i(carryIn)
 				// The \u escapes, in order; the second half of a
 				// surrogate pair is consumed by the first.
 				for _, u := range st.us[:st.nu] {
 					if bk := s.pos + int(u) - 1; bk >= free {
-						n, free, _ = strLenEscape(body, bk, n)
+						var bad bool
+						if adj, free, _, bad = strScanEscape(b, bk, adj, toQuote); bad {
+							return 0, -1, false
+						}
 					}
 				}
 				s.pos += 64 * k
 				if st.carry != 0 && s.pos-1 >= free {
 					// The last byte starts an escape whose letter is the
 					// next block's first: counted here, as below.
-					var done bool
-					if n, free, done = strLenEscape(body, s.pos-1, n); done {
-						return n
+					var done, bad bool
+					if adj, free, done, bad = strScanEscape(b, s.pos-1, adj, toQuote); done || bad {
+						return len(b) + adj, -1, !bad
 					}
 				} else {
 					free = max(free, s.pos)
@@ -252,22 +266,43 @@ func blockStrLen(body []byte) int {
 		}
 		ms := s.next(want)
 		if ms == nil {
-			return n
+			return len(b) + adj, -1, true
 		}
 		for _, m := range ms {
-			for x := m.backslash; x != 0; x &= x - 1 {
+			x := m.backslash
+			if toQuote {
+				x |= m.quote
+			}
+			for ; x != 0; x &= x - 1 {
 				k := s.pos + bits.TrailingZeros64(x)
 				if k < free {
 					continue
 				}
-				var done bool
-				if n, free, done = strLenEscape(body, k, n); done {
-					return n
+				if b[k] == '"' {
+					return k + adj, k, true
+				}
+				var done, bad bool
+				if adj, free, done, bad = strScanEscape(b, k, adj, toQuote); done || bad {
+					return len(b) + adj, -1, !bad
 				}
 			}
 			s.pos += 64
 		}
 	}
+}
+
+// strScanEscape is strLenEscape for blockStrScan. Before the string's end
+// is known (toQuote), an invalid \u escape (no four hex digits) makes the
+// scan give up (bad): StrLen, on the string alone, counts it as six bytes
+// that may run past the end, and what a backslash or quote among them
+// means is then not what stringEnd says. Valid escapes take no quote and
+// no backslash but their own; JSON has no other.
+func strScanEscape(b []byte, k, n int, toQuote bool) (_, _ int, done, bad bool) {
+	if toQuote && k+1 < len(b) && b[k+1] == 'u' && (k+6 > len(b) || hexVal(b[k+2])|hexVal(b[k+3])|hexVal(b[k+4])|hexVal(b[k+5]) < 0) {
+		return n, k, false, true
+	}
+	n, free, done := strLenEscape(b, k, n)
+	return n, free, done, false
 }
 
 // strLenEscape counts the escape whose backslash is body[k] into n, the

@@ -29,14 +29,16 @@ func withoutAVX512(f func()) {
 	f()
 }
 
-// scanEnds is what skip and stringEnd return at every offset of b where a
-// string, array or object starts: the answers the block scanner must give.
+// scanEnds is what skip and stringEnd (and strEndLen, with the decoded
+// length) return at every offset of b where a string, array or object
+// starts: the answers the block scanner must give.
 func scanEnds(b []byte) []int {
 	var ends []int
 	for i, c := range b {
 		switch c {
 		case '"':
-			ends = append(ends, stringEnd(b, i))
+			end, n := strEndLen(b, i)
+			ends = append(ends, stringEnd(b, i), end, n)
 		case '{', '[':
 			ends = append(ends, skip(b, i))
 		}

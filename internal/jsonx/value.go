@@ -176,18 +176,48 @@ func keyEqual(raw []byte, key string) bool {
 	return false
 }
 
+// strEndLen is stringEnd and StrLen of the string at b[i] (b[i] == '"')
+// in one pass: the offset just past its closing quote (-1: it does not
+// close) and its decoded length.
+func strEndLen(b []byte, i int) (end, n int) {
+	if k := bytes.IndexByte(b[i+1:], '"'); !useBlocks || k >= 0 && k < blockStrLenMin && b[i+k] != '\\' {
+		// Short, its first quote closes it (or no kernel): two walks over
+		// a few bytes cost less than setting up the block scanner.
+		return strEndThenLen(b, i)
+	}
+	n, q, ok := blockStrScan(b[i+1:], true)
+	if !ok {
+		return strEndThenLen(b, i) // an invalid \u escape: two passes
+	}
+	if q < 0 {
+		return -1, 0
+	}
+	return i + 1 + q + 1, n
+}
+
+// strEndThenLen is strEndLen in two passes.
+func strEndThenLen(b []byte, i int) (end, n int) {
+	if end = stringEnd(b, i); end < 0 {
+		return -1, 0
+	}
+	return end, Value(b[i:end]).StrLen()
+}
+
 // EachMember calls fn for each member of an object, with the key's raw bytes
 // (between the quotes, escapes not decoded) and its value; it stops when fn
 // returns false. It does nothing for a non-object.
 func (v Value) EachMember(fn func(key []byte, val Value) bool) {
 	if v.Type() == Object {
-		eachMember(v, fn)
+		eachMember(v, fn, nil)
 	}
 }
 
 // eachMember walks the object at b[0] and returns the offset just past its
-// closing brace, or -1 when fn stopped it or the object does not end.
-func eachMember(b []byte, fn func(key []byte, val Value) bool) int {
+// closing brace, or -1 when fn stopped it or the object does not end. With
+// size, a string value's decoded length (StrLen) is counted in the pass
+// that finds its end, and set there before fn sees the value (-1 for other
+// values).
+func eachMember(b []byte, fn func(key []byte, val Value) bool, size *int) int {
 	i := skipSpace(b, 1)
 	if i < len(b) && b[i] == '}' {
 		return i + 1
@@ -203,7 +233,15 @@ func eachMember(b []byte, fn func(key []byte, val Value) bool) int {
 			return -1
 		}
 		i = skipSpace(b, i+1)
-		ve := skip(b, i)
+		var ve int
+		if size != nil && i < len(b) && b[i] == '"' {
+			ve, *size = strEndLen(b, i)
+		} else {
+			ve = skip(b, i)
+			if size != nil {
+				*size = -1
+			}
+		}
 		if ve < 0 || ve <= i {
 			return -1
 		}
@@ -228,6 +266,19 @@ func eachMember(b []byte, fn func(key []byte, val Value) bool) int {
 // find the element's end, once to find the member's. Non-object elements
 // are skipped; it stops when fn returns false.
 func (v Value) EachObjectMember(fn func(i int, key []byte, val Value) bool) {
+	v.eachObjectMember(func(i int, key []byte, val Value, _ int) bool { return fn(i, key, val) }, nil)
+}
+
+// EachObjectMemberSized is EachObjectMember with each string member's
+// decoded length (StrLen; -1 for other values), counted in the pass that
+// finds the string's end: sizing a tool result's text then costs one pass
+// over it, not two.
+func (v Value) EachObjectMemberSized(fn func(i int, key []byte, val Value, size int) bool) {
+	var size int
+	v.eachObjectMember(fn, &size)
+}
+
+func (v Value) eachObjectMember(fn func(i int, key []byte, val Value, size int) bool, size *int) {
 	if v.Type() != Array {
 		return
 	}
@@ -236,7 +287,13 @@ func (v Value) EachObjectMember(fn func(i int, key []byte, val Value) bool) {
 	for n := 0; i < len(b) && b[i] != ']'; n++ {
 		var e int
 		if b[i] == '{' {
-			e = eachMember(b[i:], func(k []byte, val Value) bool { return fn(n, k, val) })
+			e = eachMember(b[i:], func(k []byte, val Value) bool {
+				sz := -1
+				if size != nil {
+					sz = *size
+				}
+				return fn(n, k, val, sz)
+			}, size)
 			if e < 0 {
 				return
 			}

@@ -165,9 +165,9 @@ func (e *Event) ToolResults() []ToolResult {
 // (Size then counts on demand).
 func (e *Event) findToolResults(sizes bool) {
 	e.results = e.results[:0]
-	eachToolResult(e.v(), func(r ToolResult) {
-		if sizes {
-			r.size = r.Size() + 1
+	eachToolResult(e.v(), sizes, func(r ToolResult) {
+		if sizes && r.size == 0 {
+			r.size = r.Size() + 1 // content blocks, not a string
 		}
 		e.results = append(e.results, r)
 	})
@@ -176,8 +176,9 @@ func (e *Event) findToolResults(sizes bool) {
 
 // eachToolResult calls fn for each tool_result block of a user event,
 // walking the content once: the keys of a block come in any order and a
-// long "content" sits between "type" and "is_error".
-func eachToolResult(v jsonx.Value, fn func(ToolResult)) {
+// long "content" sits between "type" and "is_error". With sizes, a string
+// content's size is counted in the same pass (EachObjectMemberSized).
+func eachToolResult(v jsonx.Value, sizes bool, fn func(ToolResult)) {
 	var cur ToolResult
 	isResult, at := false, -1
 	end := func() {
@@ -185,7 +186,7 @@ func eachToolResult(v jsonx.Value, fn func(ToolResult)) {
 			fn(cur)
 		}
 	}
-	v.Find("message").Find("content").EachObjectMember(func(i int, k []byte, val jsonx.Value) bool {
+	member := func(i int, k []byte, val jsonx.Value, size int) bool {
 		if i != at {
 			end()
 			cur, isResult, at = ToolResult{}, false, i
@@ -199,9 +200,16 @@ func eachToolResult(v jsonx.Value, fn func(ToolResult)) {
 			cur.IsError = val.Bool()
 		case "content":
 			cur.Content = json.RawMessage(val)
+			cur.size = max(size+1, 0) // (0: not known, as for blocks)
 		}
 		return true
-	})
+	}
+	content := v.Find("message").Find("content")
+	if sizes {
+		content.EachObjectMemberSized(member)
+	} else {
+		content.EachObjectMember(func(i int, k []byte, val jsonx.Value) bool { return member(i, k, val, -1) })
+	}
 	end()
 }
 
