@@ -77,6 +77,30 @@ done:
 	VZEROUPPER
 	RET
 
+// Z_STRING_BLOCK loads the block at SI into Z5 and, with '"' in Z0, '\\'
+// in Z1 and escapedBytes' carry in R8, jumps to ends when an unescaped
+// quote ends a string in it; else R12 is the carry for the next block
+// (ESCAPES; BX, R11, AX, R13, K1 and K2 are clobbered).
+#define Z_STRING_BLOCK(ends) \
+	VMOVDQU64 (SI), Z5 \
+	VPCMPEQB Z1, Z5, K1 \
+	VPCMPEQB Z0, Z5, K2 \
+	KMOVQ K1, BX \
+	KMOVQ K2, R11 \
+	ESCAPES \
+	NOTQ AX \
+	TESTQ AX, R11 \
+	JNZ ends
+
+// STRING_BLOCK is Z_STRING_BLOCK with the block in Y5 and Y6.
+#define STRING_BLOCK(ends) \
+	VMOVDQU (SI), Y5 \
+	VMOVDQU 32(SI), Y6 \
+	QUOTES_ESCAPES \
+	NOTQ AX \
+	TESTQ AX, R11 \
+	JNZ ends
+
 // QUOTES_ESCAPES: of the block, with '"' in Y0, '\\' in Y1 and escapedBytes' carry in R8: BX the backslashes,
 // R11 the quotes, AX the escaped bytes, R12 the carry for the next block
 // (escapedBytes' word arithmetic, which also holds without backslashes);
@@ -202,12 +226,7 @@ sloop:
 	JEQ sloop
 
 sstring:
-	VMOVDQU (SI), Y5
-	VMOVDQU 32(SI), Y6
-	QUOTES_ESCAPES
-	NOTQ AX
-	TESTQ AX, R11
-	JNZ sloop // the string ends in this block
+	STRING_BLOCK(sloop) // to sloop: the string ends in this block
 	VPCMPEQB Y12, Y5, Y13
 	VPCMPEQB Y12, Y6, Y14
 	VPOR Y13, Y11, Y11
@@ -294,15 +313,7 @@ zloop:
 // quoteBlocksAVX512), twice as fast as the loop above. A block with a real
 // quote goes back to it, unconsumed.
 zstring:
-	VMOVDQU64 (SI), Z5
-	VPCMPEQB Z1, Z5, K1
-	VPCMPEQB Z0, Z5, K2
-	KMOVQ K1, BX
-	KMOVQ K2, R11
-	ESCAPES
-	NOTQ AX
-	TESTQ AX, R11
-	JNZ zloop // the string ends in this block
+	Z_STRING_BLOCK(zloop) // to zloop: the string ends in this block
 	VPCMPEQB Z7, Z5, K5
 	KORQ K5, K6, K6
 	MOVQ R12, R8
@@ -340,12 +351,7 @@ TEXT ·quoteBlocksAVX2(SB), NOSPLIT, $0-32
 	JEQ qdone
 
 qloop:
-	VMOVDQU (SI), Y5
-	VMOVDQU 32(SI), Y6
-	QUOTES_ESCAPES
-	NOTQ AX
-	TESTQ AX, R11
-	JNZ qdone // an unescaped quote
+	STRING_BLOCK(qdone)
 	MOVQ R12, R8
 	ADDQ $64, SI
 	DECQ CX
@@ -373,15 +379,7 @@ TEXT ·quoteBlocksAVX512(SB), NOSPLIT, $0-32
 	JEQ zqdone
 
 zqloop:
-	VMOVDQU64 (SI), Z5
-	VPCMPEQB Z1, Z5, K1
-	VPCMPEQB Z0, Z5, K2
-	KMOVQ K1, BX
-	KMOVQ K2, R11
-	ESCAPES
-	NOTQ AX
-	TESTQ AX, R11
-	JNZ zqdone // an unescaped quote
+	Z_STRING_BLOCK(zqdone)
 	MOVQ R12, R8
 	ADDQ $64, SI
 	DECQ CX

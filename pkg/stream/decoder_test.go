@@ -783,6 +783,25 @@ func TestSkipLongTopLevelSyntax(t *testing.T) {
 	}
 }
 
+// trackAll feeds a tracker every event of data, decoded in parallel with
+// framing checks and the given options (bad lines are passed over), and
+// hands done the calls each event completes.
+func trackAll(data []byte, do stream.DecoderOptions, to stream.TrackerOptions, done func([]*stream.ToolCall)) *stream.Tracker {
+	do.Check, do.Parallel = stream.CheckFraming, true
+	dec := stream.NewDecoder(bytes.NewReader(data), do)
+	defer dec.Close()
+	tr := stream.NewTracker(to)
+	for {
+		ev, err := dec.Next()
+		if err == io.EOF {
+			return tr
+		}
+		if err == nil {
+			done(tr.Observe(ev))
+		}
+	}
+}
+
 // TestNoResultSizes: a decoder and tracker told not to count tool result
 // sizes give every completed tool call, its error flag, lines and timing,
 // and the usage, subagents and outcome, exactly as with sizes; only
@@ -790,21 +809,11 @@ func TestSkipLongTopLevelSyntax(t *testing.T) {
 func TestNoResultSizes(t *testing.T) {
 	all := allCaptures(t)
 	run := func(noSizes bool) (calls []stream.ToolCall, rest string) {
-		dec := stream.NewDecoder(bytes.NewReader(all), stream.DecoderOptions{Check: stream.CheckFraming, Parallel: true, ToolResults: true, NoResultSizes: noSizes})
-		defer dec.Close()
-		tr := stream.NewTracker(stream.TrackerOptions{NoResultSizes: noSizes})
-		for {
-			ev, err := dec.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				continue
-			}
-			for _, c := range tr.Observe(ev) {
+		tr := trackAll(all, stream.DecoderOptions{ToolResults: true, NoResultSizes: noSizes}, stream.TrackerOptions{NoResultSizes: noSizes}, func(done []*stream.ToolCall) {
+			for _, c := range done {
 				calls = append(calls, *c)
 			}
-		}
+		})
 		return calls, fmt.Sprintf("%+v %+v %+v", tr.Usage(), tr.Outcome(), len(tr.Subagents()))
 	}
 	with, restWith := run(false)
@@ -829,19 +838,9 @@ func TestNoResultSizes(t *testing.T) {
 func TestNoToolCalls(t *testing.T) {
 	all := allCaptures(t)
 	run := func(noCalls bool) (calls int, usage stream.UsageReport, out stream.Outcome, open int) {
-		dec := stream.NewDecoder(bytes.NewReader(all), stream.DecoderOptions{Check: stream.CheckFraming, Parallel: true, ToolResults: !noCalls})
-		defer dec.Close()
-		tr := stream.NewTracker(stream.TrackerOptions{NoToolCalls: noCalls})
-		for {
-			ev, err := dec.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				continue
-			}
-			calls += len(tr.Observe(ev))
-		}
+		tr := trackAll(all, stream.DecoderOptions{ToolResults: !noCalls}, stream.TrackerOptions{NoToolCalls: noCalls}, func(done []*stream.ToolCall) {
+			calls += len(done)
+		})
 		return calls, tr.Usage(), tr.Outcome(), len(tr.OpenCalls())
 	}
 	calls, usage, out, _ := run(false)
