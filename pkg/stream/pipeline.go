@@ -364,6 +364,7 @@ func (p *pipeline) recycle(b *batch) {
 	}
 	clear(b.retired)
 	b.retired = b.retired[:0]
+	framed := b.members != nil || b.membersWanted > 0 // the items' indexes are pieces of b.members
 	if b.membersWanted > 0 {
 		b.members = make([]jsonx.Member, 0, (cap(b.members)+b.membersWanted)*5/4)
 	}
@@ -372,8 +373,8 @@ func (p *pipeline) recycle(b *batch) {
 	for i := range b.items {
 		it := &b.items[i]
 		it.ev.point(nil, "", 0, 0) // keeps the event's index capacity
-		if b.members != nil || b.membersWanted > 0 {
-			it.ev.top = nil // a piece of b.members, which the next lines reuse
+		if framed {
+			it.ev.top = nil // (the next lines reuse b.members)
 		}
 		it.err, it.skip = nil, nil
 	}
