@@ -101,44 +101,31 @@ func BenchmarkDecodeValidScalar(b *testing.B) {
 // "content" string (a tool result's text, where the generated stream has
 // them), what walking past a tool result costs.
 func BenchmarkStringEnd(b *testing.B) {
-	key := []byte(`"content":"`)
-	eachLine(b, func(l []byte) error {
-		if i := bytes.Index(l, key); i >= 0 && stringEnd(l, i+len(key)-1) < 0 {
-			return errors.New("string not terminated")
-		}
-		return nil
-	})
+	eachContent(b, func(l []byte, at int) (int, int) { return stringEnd(l, at), 0 })
 }
 
-// BenchmarkContentStrLen measures the decoded length of each line's first
-// "content" string (a tool result's text in the generated stream): what
-// sizing the tool results costs.
-func BenchmarkContentStrLen(b *testing.B) {
-	key := []byte(`"content":"`)
-	eachLine(b, func(l []byte) error {
-		if i := bytes.Index(l, key); i >= 0 {
-			at := i + len(key) - 1
-			end := stringEnd(l, at)
-			if end < 0 {
-				return errors.New("string not terminated")
-			}
-			if Value(l[at:end]).StrLen() < 0 {
-				return errors.New("negative length")
-			}
-		}
-		return nil
-	})
-}
+// BenchmarkContentStrLen measures its end and then its decoded length
+// (strEndThenLen), what sizing a tool result cost in two passes.
+func BenchmarkContentStrLen(b *testing.B) { eachContent(b, strEndThenLen) }
 
 // BenchmarkContentStrEndLen is BenchmarkContentStrLen in one pass
 // (strEndLen: the end and the decoded length together), what sizing a
 // tool result costs where it is found.
-func BenchmarkContentStrEndLen(b *testing.B) {
+func BenchmarkContentStrEndLen(b *testing.B) { eachContent(b, strEndLen) }
+
+// eachContent runs scan on each bench line's first "content" string (at:
+// its opening quote), as one op, failing when the string does not end or
+// its length is negative.
+func eachContent(b *testing.B, scan func(l []byte, at int) (end, n int)) {
 	key := []byte(`"content":"`)
 	eachLine(b, func(l []byte) error {
 		if i := bytes.Index(l, key); i >= 0 {
-			if end, n := strEndLen(l, i+len(key)-1); end < 0 || n < 0 {
+			end, n := scan(l, i+len(key)-1)
+			if end < 0 {
 				return errors.New("string not terminated")
+			}
+			if n < 0 {
+				return errors.New("negative length")
 			}
 		}
 		return nil

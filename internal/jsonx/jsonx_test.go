@@ -241,20 +241,32 @@ func FuzzValidateDecode(f *testing.F) {
 					require.Equal(t, v.Get(string(m.Key)), Lookup(ms, string(m.Key)))
 				}
 			}
-			// EachObjectMember sees what Each then EachMember see.
-			var one, two []string
-			v.EachObjectMember(func(i int, k []byte, val Value) bool {
-				one = append(one, fmt.Sprint(i, string(k), string(val)))
+			// EachObjectMember sees what Each then EachMember see, with
+			// sizes each string's StrLen (-1 for other values, and for all
+			// without sizes).
+			var one, sized, two, twoSized []string
+			v.EachObjectMember(false, func(i int, k []byte, val Value, size int) bool {
+				one = append(one, fmt.Sprint(i, string(k), string(val), size))
+				return true
+			})
+			v.EachObjectMember(true, func(i int, k []byte, val Value, size int) bool {
+				sized = append(sized, fmt.Sprint(i, string(k), string(val), size))
 				return true
 			})
 			v.Each(func(i int, e Value) bool {
 				e.EachMember(func(k []byte, val Value) bool {
-					two = append(two, fmt.Sprint(i, string(k), string(val)))
+					two = append(two, fmt.Sprint(i, string(k), string(val), -1))
+					size := -1
+					if val.Type() == String {
+						size = val.StrLen()
+					}
+					twoSized = append(twoSized, fmt.Sprint(i, string(k), string(val), size))
 					return true
 				})
 				return true
 			})
 			require.Equal(t, two, one)
+			require.Equal(t, twoSized, sized)
 			// StrLen counts what Str decodes (on valid UTF-8, where Str
 			// does not substitute U+FFFD).
 			if s := v.Get("s"); s.Type() == String && utf8.Valid(s) {

@@ -264,21 +264,16 @@ func eachMember(b []byte, fn func(key []byte, val Value) bool, size *int) int {
 // fn gets the element's index and each of its members. Each followed by
 // EachMember would walk a long member (a tool result's text) twice: once to
 // find the element's end, once to find the member's. Non-object elements
-// are skipped; it stops when fn returns false.
-func (v Value) EachObjectMember(fn func(i int, key []byte, val Value) bool) {
-	v.eachObjectMember(func(i int, key []byte, val Value, _ int) bool { return fn(i, key, val) }, nil)
-}
-
-// EachObjectMemberSized is EachObjectMember with each string member's
-// decoded length (StrLen; -1 for other values), counted in the pass that
-// finds the string's end: sizing a tool result's text then costs one pass
-// over it, not two.
-func (v Value) EachObjectMemberSized(fn func(i int, key []byte, val Value, size int) bool) {
+// are skipped; it stops when fn returns false. With sizes, each string
+// member's decoded length (StrLen) is counted in the pass that finds the
+// string's end, so sizing a tool result's text costs one pass over it, not
+// two; size is -1 for other members, and for all of them without sizes.
+func (v Value) EachObjectMember(sizes bool, fn func(i int, key []byte, val Value, size int) bool) {
 	var size int
-	v.eachObjectMember(fn, &size)
-}
-
-func (v Value) eachObjectMember(fn func(i int, key []byte, val Value, size int) bool, size *int) {
+	sp := &size
+	if !sizes {
+		sp = nil
+	}
 	if v.Type() != Array {
 		return
 	}
@@ -289,11 +284,11 @@ func (v Value) eachObjectMember(fn func(i int, key []byte, val Value, size int) 
 		if b[i] == '{' {
 			e = eachMember(b[i:], func(k []byte, val Value) bool {
 				sz := -1
-				if size != nil {
-					sz = *size
+				if sp != nil {
+					sz = *sp
 				}
 				return fn(n, k, val, sz)
-			}, size)
+			}, sp)
 			if e < 0 {
 				return
 			}

@@ -177,7 +177,7 @@ func (e *Event) findToolResults(sizes bool) {
 // eachToolResult calls fn for each tool_result block of a user event,
 // walking the content once: the keys of a block come in any order and a
 // long "content" sits between "type" and "is_error". With sizes, a string
-// content's size is counted in the same pass (EachObjectMemberSized).
+// content's size is counted in the same pass.
 func eachToolResult(v jsonx.Value, sizes bool, fn func(ToolResult)) {
 	var cur ToolResult
 	isResult, at := false, -1
@@ -186,7 +186,7 @@ func eachToolResult(v jsonx.Value, sizes bool, fn func(ToolResult)) {
 			fn(cur)
 		}
 	}
-	member := func(i int, k []byte, val jsonx.Value, size int) bool {
+	v.Find("message").Find("content").EachObjectMember(sizes, func(i int, k []byte, val jsonx.Value, size int) bool {
 		if i != at {
 			end()
 			cur, isResult, at = ToolResult{}, false, i
@@ -203,13 +203,7 @@ func eachToolResult(v jsonx.Value, sizes bool, fn func(ToolResult)) {
 			cur.size = max(size+1, 0) // (0: not known, as for blocks)
 		}
 		return true
-	}
-	content := v.Find("message").Find("content")
-	if sizes {
-		content.EachObjectMemberSized(member)
-	} else {
-		content.EachObjectMember(func(i int, k []byte, val jsonx.Value) bool { return member(i, k, val, -1) })
-	}
+	})
 	end()
 }
 
