@@ -19,6 +19,24 @@
 #   TIMEOUT=900  seconds after which one run is killed and counted as failed (0: none)
 #   WORK=/tmp/ccfilter-bench   where the ccfilter binary and the results go
 #   CCFILTER_BIN=PATH  benchmark this ccfilter binary instead of building ./cmd/ccfilter
+#   PAGECACHE=reload   how the input file is readied before each timed run:
+#                reload: its pages are evicted from the page cache (GNU dd
+#                  iflag=nocache count=0, posix_fadvise DONTNEED; no root needed)
+#                  and it is read once with cat, untimed, so every run of every
+#                  tool starts from the file as just read from disk;
+#                warm: it is only read once with cat (what was evicted comes
+#                  back; the page cache keeps whatever shape it had);
+#                none: nothing (the file is read once at the start).
+#                Why: on a VM the page cache is not steady. A file just read
+#                sits in 2 MiB folios, which a mapping maps with one fault each;
+#                within minutes some of it is evicted and the rest split into
+#                4 KiB pages (with 22 GiB free, and with no run in between:
+#                not by the runs; the VM's host, likely): mapping the 1 GiB file
+#                took 650 faults, then 13,000 (ccfilter final: 6,000 in all,
+#                then 12,000-19,000). jq and gojq read
+#                the file with read(2), which copies either way. Seen on this
+#                machine: ccfilter final 0.11 s on the file just read, 0.18 s
+#                on the same file minutes later (docs/performance.md).
 #
 # What it installs when missing: jq (apt-get install -y jq), GNU time
 # (apt-get install -y time, for /usr/bin/time), the gojq CLI
@@ -171,6 +189,19 @@ if [ ! -s "$FILE" ]; then
 	generate "$FILE" "$SIZE" || exit 1
 fi
 BYTES=$(stat -c %s "$FILE")
+PAGECACHE=${PAGECACHE:-reload}
+case $PAGECACHE in reload | warm | none) ;; *) echo "PAGECACHE must be reload, warm or none" >&2; exit 2 ;; esac
+if [ "$PAGECACHE" = reload ] && ! dd if="$FILE" iflag=nocache count=0 status=none 2>/dev/null; then
+	log "dd cannot evict a file's pages here (GNU dd's iflag=nocache): PAGECACHE=warm"
+	PAGECACHE=warm
+fi
+# prime FILE: readies FILE's page cache before a timed run (see PAGECACHE).
+prime() {
+	case $PAGECACHE in
+	reload) dd if="$1" iflag=nocache count=0 status=none && cat "$1" >/dev/null ;;
+	warm) cat "$1" >/dev/null ;;
+	esac
+}
 cat "$FILE" >/dev/null # warm the page cache
 
 # ------------------------------------------------------------------ programs
@@ -222,6 +253,7 @@ measure() {
 	M_SEC= M_RSS= M_ERR=
 	for ((i = 0; i < RUNS; i++)); do
 		: >"$tf"
+		prime "$f"
 		t0=$EPOCHREALTIME
 		if [ "$TIMEOUT" != 0 ]; then
 			timeout -k 10 "$TIMEOUT" /usr/bin/time -f '%e %M' -o "$tf" \
@@ -340,6 +372,7 @@ echo "file: $FILE ($(awk -v b="$BYTES" 'BEGIN { printf "%.1f MiB", b / 1048576 }
 version() { # version BIN ARGS...
 	if [ -n "$1" ]; then echo "$("$@" 2>&1 | head -1 | cut -d' ' -f1-2) ($1)"; else echo missing; fi
 }
+echo "page cache before each run: $PAGECACHE"
 echo "jq: $(version "$JQ" --version)  gojq: $(version "$GOJQ" --version)  ccfilter: ${CCFILTER:-n/a}"
 echo
 printf '%-11s %-9s %10s %9s %10s %14s\n' task tool median_s MB/s rss_MiB vs_ccfilter

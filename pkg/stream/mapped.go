@@ -223,11 +223,16 @@ func (m *fileMapping) consume(off int) { m.consumed.Store(int64(off)) }
 // reader calls it, not Next: the call costs as much as a tenth of what the
 // consumer of text does.
 func (m *fileMapping) drop() {
-	end := int(m.consumed.Load()) &^ (pageSize - 1)
+	end := int(m.consumed.Load()) &^ (dropAlign - 1)
 	if end-m.dropped >= dropBytes {
 		dropPages(m.data[m.dropped:end])
 		m.dropped = end
 	}
 }
 
-var pageSize = os.Getpagesize()
+// dropAlign rounds down what drop hands back: to 2 MiB, the size of a huge
+// page. A file read into the page cache sits in folios of up to that size,
+// which the kernel maps with one page-table entry each when the mapping is
+// aligned (it aligns a large file mapping so); handing back part of one
+// splits the entry into 512 first.
+const dropAlign = 2 << 20

@@ -68,3 +68,43 @@ func TestIsFault(t *testing.T) {
 
 // faultSink keeps the test's reads from being optimized away.
 var faultSink byte
+
+// TestDropHandsBackWholeHugePages proves that the reader hands back the
+// consumed part of a mapping only up to a 2 MiB boundary, every dropBytes,
+// so that a huge page mapping the file is dropped whole, never split; and
+// that the bytes read after their pages were handed back are the file's.
+func TestDropHandsBackWholeHugePages(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("pages are handed back on Linux")
+	}
+	const size = 16 << 20
+	content := make([]byte, size)
+	for i := range content {
+		content[i] = byte('a' + i%26)
+	}
+	path := filepath.Join(t.TempDir(), "f")
+	require.NoError(t, os.WriteFile(path, content, 0o644))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	data, err := mapFile(f.Fd(), size)
+	require.NoError(t, err)
+	defer unmapFile(data)
+	m := &fileMapping{data: data}
+	for _, step := range []struct {
+		consumed, dropped int
+		why               string
+	}{
+		{3<<20 + 5, 0, "2 MiB whole, less than dropBytes"},
+		{5<<20 + 100, 4 << 20, "4 MiB whole: handed back up to the boundary below"},
+		{7<<20 + 1, 4 << 20, "2 MiB more whole: not yet dropBytes"},
+		{8 << 20, 8 << 20, "exactly at a boundary"},
+		{12<<20 - 1, 8 << 20, "under 4 MiB more"},
+		{16 << 20, 16 << 20, "all of it"},
+	} {
+		m.consume(step.consumed)
+		m.drop()
+		require.Equal(t, step.dropped, m.dropped, "consumed %d: %s", step.consumed, step.why)
+	}
+	require.Equal(t, content, data, "the handed-back pages read as the file again")
+}
