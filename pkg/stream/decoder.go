@@ -444,7 +444,7 @@ func (d *Decoder) writable() {
 		return
 	}
 	old := d.buf
-	nb := d.pipe.buffer(len(old))
+	nb := d.pipe.buffer(len(old), len(d.retired) == 0)
 	n := copy(nb, old[d.start:d.end])
 	d.base += int64(d.start)
 	d.start, d.end, d.nl = 0, n, 0

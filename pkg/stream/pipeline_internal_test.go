@@ -1,9 +1,12 @@
 package stream
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -72,4 +75,61 @@ func TestCutBlockMembersStayWithTheirBatch(t *testing.T) {
 	require.Same(t, second[0], third[0], "the recycled batch is reused")
 	check(third, 1_000_000, 1_000_000+2*batchLines+100)
 	check(second[1:], batchLines, 2*batchLines+100)
+}
+
+// TestReaderHoldsAtMostTwoBuffers proves that a Parallel decoder reading a
+// pipe makes no more than readBuffers read buffers however far its
+// consumer lags (a consumer that pauses lets the reader run ahead, which
+// made a third buffer), and that waiting for one loses and reorders
+// nothing: the same events as a serial decoder, with Prepare (lines cut on
+// the reader) and without (blocks cut on the workers), and with long lines
+// passed over.
+func TestReaderHoldsAtMostTwoBuffers(t *testing.T) {
+	var sb strings.Builder
+	for i := range 20000 {
+		switch i % 211 {
+		case 7:
+			fmt.Fprintf(&sb, `{"type":"user","x":"%s"}`+"\n", strings.Repeat("y", 9000+i)) // longer than a buffer
+		default:
+			fmt.Fprintf(&sb, `{"type":"e","i":%d,"pad":"%s"}`+"\n", i, strings.Repeat("p", i%900))
+		}
+	}
+	in := sb.String()
+	type line struct {
+		n   int64
+		raw string
+	}
+	read := func(opts DecoderOptions, pause bool) ([]line, *pipeline) {
+		d := NewDecoder(struct{ io.Reader }{strings.NewReader(in)}, opts)
+		var got []line
+		for n := 0; ; n++ {
+			ev, err := d.Next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			require.NoError(t, err)
+			got = append(got, line{ev.Line, string(ev.Raw)})
+			if pause && n%500 == 0 {
+				time.Sleep(2 * time.Millisecond) // the reader runs ahead
+			}
+		}
+		return got, d.pipe
+	}
+	base := DecoderOptions{Check: CheckFraming, BufferSize: 8192}
+	want, _ := read(base, false)
+	for name, opts := range map[string]DecoderOptions{
+		"blocks":    {Check: CheckFraming, BufferSize: 8192, Parallel: true, Workers: 2},
+		"prepare":   {Check: CheckFraming, BufferSize: 8192, Parallel: true, Workers: 2, Prepare: func(*Event) error { return nil }},
+		"skip long": {Check: CheckFraming, BufferSize: 8192, Parallel: true, Workers: 2, SkipLong: func(Kind) bool { return true }},
+	} {
+		t.Run(name, func(t *testing.T) {
+			got, p := read(opts, true)
+			if opts.SkipLong == nil {
+				require.Equal(t, want, got)
+			} else {
+				require.Equal(t, len(want), len(got), "a line passed over is still an event")
+			}
+			require.LessOrEqual(t, p.readBuffers, readBuffers, "read buffers made")
+		})
+	}
 }
