@@ -180,7 +180,7 @@ func (d *Decoder) produceMapped(p *pipeline, m *fileMapping, pos int, send func(
 // whose Prepare must see final line numbers (no blocks for the workers).
 // The lines point into the mapping.
 func (d *Decoder) sendLines(p *pipeline, block []byte, pos int, send func(*batch) bool) bool {
-	b := p.batch()
+	b, start := p.batch(), pos
 	for len(block) > 0 {
 		i := bytes.IndexByte(block, '\n') // a block ends with one
 		line, off := block[:i], int64(pos)-d.raPos
@@ -192,12 +192,12 @@ func (d *Decoder) sendLines(p *pipeline, block []byte, pos int, send func(*batch
 			it := b.add()
 			it.ev.Raw, it.ev.Line, it.ev.Offset = line[:len(line):len(line)], d.line, off
 		}
-		if len(b.items) > 0 && (len(b.items) >= batchLines || len(block) == 0) {
+		if len(b.items) > 0 && (len(b.items) >= batchLines || pos-start >= batchBytes || len(block) == 0) {
 			b.mapEnd = pos
 			if !send(b) {
 				return false
 			}
-			b = p.batch()
+			b, start = p.batch(), pos
 		}
 	}
 	return true
