@@ -84,7 +84,8 @@
 # by it, however long the file: "apart from the largest line"), and FILE's
 # peak RSS minus its largest line (the goal is under 64 MiB); the largest
 # line of each file is printed above. A task is flat when either ratio is. Raw timings of
-# both files: $WORK/results.tsv (file_bytes tells them apart).
+# both files: $WORK/results.tsv (file_bytes tells them apart; each_s holds every
+# run's seconds in order).
 set -u
 set -o pipefail
 export LC_NUMERIC=C # $EPOCHREALTIME and awk with a dot as decimal separator
@@ -246,11 +247,12 @@ prog() {
 }
 export -f prog
 
-# measure TOOL BIN TASK FILE: runs RUNS times; sets M_SEC, M_RSS (KiB) or M_ERR.
+# measure TOOL BIN TASK FILE: runs RUNS times; sets M_SEC (the median), M_ALL
+# (every run's seconds, in order, comma-separated), M_RSS (KiB) or M_ERR.
 measure() {
 	local tool=$1 bin=$2 task=$3 f=$4 i rc tf=$WORK/time.out ef=$WORK/stderr.out
 	local times=() rss=0 t m t0 t1
-	M_SEC= M_RSS= M_ERR=
+	M_SEC= M_RSS= M_ERR= M_ALL=
 	for ((i = 0; i < RUNS; i++)); do
 		: >"$tf"
 		prime "$f"
@@ -286,6 +288,7 @@ measure() {
 		[ "${m:-0}" -gt "$rss" ] && rss=$m
 	done
 	M_SEC=$(printf '%s\n' "${times[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
+	M_ALL=$(IFS=,; echo "${times[*]}")
 	M_RSS=$rss
 	return 0
 }
@@ -294,7 +297,7 @@ declare -A SEC RSS
 NOTES=()
 MISSING=()
 RESULTS=$WORK/results.tsv
-printf 'task\ttool\tmedian_s\tpeak_rss_kib\truns\tfile_bytes\n' >"$RESULTS"
+printf 'task\ttool\tmedian_s\tpeak_rss_kib\truns\tfile_bytes\teach_s\n' >"$RESULTS"
 
 run_one() { # run_one TASK TOOL BIN
 	local task=$1 tool=$2 bin=$3
@@ -306,7 +309,7 @@ run_one() { # run_one TASK TOOL BIN
 	if measure "$tool" "$bin" "$task" "$FILE"; then
 		SEC[$task/$tool]=$M_SEC
 		RSS[$task/$tool]=$M_RSS
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$task" "$tool" "$M_SEC" "$M_RSS" "$RUNS" "$BYTES" >>"$RESULTS"
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$task" "$tool" "$M_SEC" "$M_RSS" "$RUNS" "$BYTES" "$M_ALL" >>"$RESULTS"
 	else
 		NOTES+=("$task/$tool: skipped, $M_ERR")
 	fi
@@ -348,7 +351,7 @@ if [ "$SMALL" != none ]; then
 		log "  $task: ccfilter"
 		if measure ccfilter "$CCFILTER" "$task" "$SMALL"; then
 			SRSS[$task]=$M_RSS
-			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$task" ccfilter "$M_SEC" "$M_RSS" "$RUNS" "$SMALL_BYTES" >>"$RESULTS"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$task" ccfilter "$M_SEC" "$M_RSS" "$RUNS" "$SMALL_BYTES" "$M_ALL" >>"$RESULTS"
 		else
 			NOTES+=("RSS flatness $task/ccfilter on $SMALL: skipped, $M_ERR")
 		fi
