@@ -336,7 +336,10 @@ func (b *batch) add() *batchItem {
 func (p *pipeline) buffer(n int, wait bool) []byte {
 	select {
 	case b := <-p.buffers:
-		return b
+		if len(b) == n {
+			return b
+		}
+		p.readBuffers-- // the pool holds BufferSize ones only: this one goes
 	default:
 	}
 	if n == p.bufferSize && wait && p.readBuffers >= readBuffers {

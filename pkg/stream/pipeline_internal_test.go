@@ -133,3 +133,34 @@ func TestReaderHoldsAtMostTwoBuffers(t *testing.T) {
 		})
 	}
 }
+
+// TestPipelineBuffer proves buffer's bookkeeping: it waits for a buffer
+// given back when the reader has readBuffers of them and may wait, makes
+// one when it may not, and a pooled buffer of the wrong size (the reader
+// wants one the size of a long line's) is let go and no longer counted, so
+// that a later wait does not wait for a buffer that will never come back.
+func TestPipelineBuffer(t *testing.T) {
+	const size = 4096
+	p := &pipeline{buffers: make(chan []byte, readBuffers), quit: make(chan struct{}), bufferSize: size, readBuffers: readBuffers}
+	back := make([]byte, size)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		p.buffers <- back
+	}()
+	got := p.buffer(size, true)
+	require.Same(t, &back[0], &got[0], "the buffer given back")
+	require.Equal(t, readBuffers, p.readBuffers)
+
+	got = p.buffer(size, false)
+	require.Len(t, got, size)
+	require.Equal(t, readBuffers+1, p.readBuffers, "made when it may not wait")
+
+	p.readBuffers = readBuffers
+	p.buffers <- back
+	got = p.buffer(3*size, true)
+	require.Len(t, got, 3*size)
+	require.Equal(t, readBuffers-1, p.readBuffers, "the pooled one let go")
+	got = p.buffer(size, true) // fewer than readBuffers now: made, not waited for
+	require.Len(t, got, size)
+	require.Equal(t, readBuffers, p.readBuffers)
+}
