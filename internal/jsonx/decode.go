@@ -174,7 +174,17 @@ func (p *parser) str(i int) (any, int, bool) {
 // tree. Invalid escapes are kept literally and reported with ok=false.
 // Invalid UTF-8 becomes U+FFFD, as in jq.
 func unquote(body []byte) (string, bool) {
-	out := make([]byte, len(body))
+	out, ok := unquoteTo(make([]byte, len(body)), body)
+	if !utf8.Valid(out) {
+		return validUTF8(out), ok
+	}
+	// out is not touched again: the string can share its bytes.
+	return unsafe.String(unsafe.SliceData(out), len(out)), ok
+}
+
+// unquoteTo decodes the escapes of a string body into out, which has room
+// for len(body) bytes, and returns the decoded bytes (UTF-8 not checked).
+func unquoteTo(out, body []byte) ([]byte, bool) {
 	ok := true
 	i, j, n := 0, 0, len(body)
 	for i < n {
@@ -222,12 +232,7 @@ func unquote(body []byte) (string, bool) {
 		}
 		i += w
 	}
-	out = out[:j]
-	if !utf8.Valid(out) {
-		return validUTF8(out), ok
-	}
-	// out is not touched again: the string can share its bytes.
-	return unsafe.String(unsafe.SliceData(out), len(out)), ok
+	return out[:j], ok
 }
 
 // nextEscape returns the offset of the first backslash in b at or after i

@@ -393,3 +393,43 @@ func TestKeyEqual(t *testing.T) {
 		assert.Equal(t, tt.want, keyEqual([]byte(tt.raw), tt.key), "%s vs %s", tt.raw, tt.key)
 	}
 }
+
+// TestAppendStrAsStr proves that AppendStr appends exactly what Str returns,
+// after what dst held, for every string of every capture (the text of each
+// content block among them), for strings with every kind of escape, bad
+// escapes and invalid UTF-8, and for values that are not strings.
+func TestAppendStrAsStr(t *testing.T) {
+	check := func(v Value, where string) {
+		t.Helper()
+		prefix := []byte("kept\n")
+		got := v.AppendStr(append([]byte(nil), prefix...))
+		require.Equal(t, string(prefix)+v.Str(), string(got), where)
+	}
+	strs := 0
+	eachCaptureLine(t, func(f string, n int, line []byte) {
+		if len(line) == 0 {
+			return
+		}
+		var walk func(v Value)
+		walk = func(v Value) {
+			switch v.Type() {
+			case String:
+				strs++
+				check(v, fmt.Sprintf("%s:%d %.60s", f, n, v))
+			case Object:
+				v.EachMember(func(_ []byte, m Value) bool { walk(m); return true })
+			case Array:
+				v.Each(func(_ int, e Value) bool { walk(e); return true })
+			}
+		}
+		walk(Parse(line))
+	})
+	require.Greater(t, strs, 10000)
+	for _, raw := range []string{
+		`""`, `"plain"`, `"a\"b\\c\/d\b\f\n\r\t"`, `"\u00e9\u4e2d\ud83d\ude00"`, `"\ud83d"`, `"\u12g4"`,
+		`"\q"`, `"ends with \\"`, "\"bad \xff utf-8 \xc3\"", "\"bad \xff and \\n escape\"",
+		`"` + strings.Repeat(`x\"`, 5000) + `"`, `12`, `null`, `{"a":"b"}`, `["a"]`, `"`,
+	} {
+		check(Value(raw), raw[:min(len(raw), 40)])
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 )
@@ -363,6 +364,28 @@ func (v Value) Str() string {
 	}
 	s, _ := unquote(body)
 	return s
+}
+
+// AppendStr appends a string value decoded to dst, as Str returns it, and
+// dst unchanged for any other type: for a caller that keeps the text in a
+// buffer of its own, without a string per value.
+func (v Value) AppendStr(dst []byte) []byte {
+	if v.Type() != String || len(v) < 2 {
+		return dst
+	}
+	body := v[1 : len(v)-1]
+	start := len(dst)
+	if bytes.IndexByte(body, '\\') < 0 {
+		dst = append(dst, body...)
+	} else {
+		dst = slices.Grow(dst, len(body))
+		out, _ := unquoteTo(dst[start:start+len(body)], body)
+		dst = dst[:start+len(out)]
+	}
+	if !utf8.Valid(dst[start:]) {
+		dst = append(dst[:start], validUTF8(dst[start:])...)
+	}
+	return dst
 }
 
 // validUTF8 returns b as a string with invalid UTF-8 replaced by U+FFFD, as

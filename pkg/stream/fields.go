@@ -2,7 +2,6 @@ package stream
 
 import (
 	"encoding/json"
-	"strings"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
@@ -94,28 +93,38 @@ func (e *Event) Assistant() Assistant {
 
 // Text returns the text of e's text blocks (assistant) or of the user
 // message's text (prompts), joined by newlines.
-func (e *Event) Text() string {
-	content := e.keys().Path("message", "content")
-	return contentText(content, "")
+func (e *Event) Text() string { return string(e.appendText(nil)) }
+
+// appendText appends Text to dst.
+func (e *Event) appendText(dst []byte) []byte {
+	return appendContentText(dst, e.keys().Path("message", "content"), "")
 }
 
 // contentText joins the text of a content value: a string, or an array of
 // blocks whose "text" fields are taken (only blocks of type only, if set).
 func contentText(content jsonx.Value, only string) string {
+	return string(appendContentText(nil, content, only))
+}
+
+// appendContentText appends contentText to dst.
+func appendContentText(dst []byte, content jsonx.Value, only string) []byte {
 	if content.Type() == jsonx.String {
-		return content.Str()
+		return content.AppendStr(dst)
 	}
-	var parts []string
+	first := true
 	content.Each(func(_ int, b jsonx.Value) bool {
 		if only != "" && !b.Get("type").StrEqual(only) {
 			return true
 		}
 		if t := b.Get("text"); t.Type() == jsonx.String {
-			parts = append(parts, t.Str())
+			if !first {
+				dst = append(dst, '\n')
+			}
+			dst, first = t.AppendStr(dst), false
 		}
 		return true
 	})
-	return strings.Join(parts, "\n")
+	return dst
 }
 
 // ToolResult is one tool_result block of a user event.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
@@ -301,7 +302,7 @@ func (t *Tracker) ObserveOutcome(e *Event) {
 	switch e.Kind {
 	case KindText:
 		if e.Type == "assistant" && !e.IsSubagent() {
-			t.lastText.add(e.keys().Path("message", "id").Str(), e.Text(), t.o.MaxTextBytes)
+			t.lastText.add(e.keys().Path("message", "id"), e, t.o.MaxTextBytes)
 		}
 	case KindResult:
 		t.observeResult(e)
@@ -378,7 +379,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 		t.recordUsage(id, model, parent != "", agent, u, false)
 	}
 	if e.Kind == KindText && parent == "" {
-		t.lastText.add(id, e.Text(), t.o.MaxTextBytes)
+		t.lastText.add(jsonx.Lookup(msg, "id"), e, t.o.MaxTextBytes)
 	}
 	if e.Kind != KindToolUse || t.o.NoToolCalls {
 		return
@@ -426,18 +427,48 @@ func (t *Tracker) observeAssistant(e *Event) {
 	})
 }
 
-func (l *textAcc) add(msgID, text string, max int) {
-	if msgID != l.msgID || msgID == "" {
-		l.msgID = msgID
+// add appends the text of e, an assistant text event of message msgID (a
+// JSON string), to the text of that message, or starts a message's text.
+// The text is decoded straight into l.text, at most max bytes of it: the
+// final answer's fallback is kept for every text event of a run, and a
+// string per event was most of what the command's pipe reading allocated.
+func (l *textAcc) add(msgID jsonx.Value, e *Event, max int) {
+	if l.sameMessage(msgID) {
+		if len(l.text) > 0 {
+			l.text = append(l.text, '\n')
+		}
+	} else {
 		l.text = l.text[:0]
-	} else if len(l.text) > 0 {
-		l.text = append(l.text, '\n')
 	}
-	room := max - len(l.text)
-	if room < len(text) {
-		text = text[:max0(room)]
+	start := len(l.text)
+	limit := max0(max - start)
+	if len(e.Raw) > limit {
+		// A long text (its decoded form can be longer than its line, by
+		// invalid bytes replaced) is decoded apart, not into l.text, so
+		// that l.text never grows past max.
+		text := e.Text()
+		l.text = append(l.text, text[:min(len(text), limit)]...)
+		return
 	}
-	l.text = append(l.text, text...)
+	l.text = e.appendText(l.text)
+	l.text = l.text[:min(len(l.text), start+limit)]
+}
+
+// sameMessage reports whether id (a JSON string) names the message of
+// l.text, and makes l name it. An empty or missing id names none.
+func (l *textAcc) sameMessage(id jsonx.Value) bool {
+	body, plain := []byte(nil), false
+	if id.Type() == jsonx.String && len(id) >= 2 {
+		body = id[1 : len(id)-1]
+		plain = bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body)
+	}
+	if plain && len(body) > 0 && string(body) == l.msgID {
+		return true // without a string made
+	}
+	msgID := id.Str()
+	same := msgID != "" && msgID == l.msgID
+	l.msgID = msgID
+	return same
 }
 
 func max0(n int) int {
