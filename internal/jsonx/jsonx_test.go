@@ -197,6 +197,10 @@ func FuzzValidateDecode(f *testing.F) {
 		_ = v.Index(0).StrLen()
 		_ = v.Decode()
 		_ = v.Find("type").First().Find("x").Trim().Str()
+		// AppendStr appends what Str returns, on any bytes.
+		for _, s := range []Value{v, v.Index(0), v.Get("type")} {
+			require.Equal(t, "kept"+s.Str(), string(s.AppendStr([]byte("kept"))))
+		}
 		// The one-pass decoder accepts what Validate accepts, fails as it
 		// fails, and builds what the walking decoder builds.
 		tree, derr := DecodeValid(b)
