@@ -13,11 +13,11 @@ import (
 // TestTextAccAsStrings proves that the final answer's fallback text, now
 // decoded straight into its buffer, is byte for byte what joining the
 // decoded strings gave (the reference below is the code before): over
-// random runs of text events with plain, escaped, empty and missing
-// message ids, texts with escapes and invalid UTF-8, several text blocks in
-// one event, texts longer than the limit (and decoding longer than their
-// line), and limits from 0 up; and that its buffer stays within a few
-// times the limit.
+// random runs of text events with plain, escaped, empty, missing and
+// invalid UTF-8 message ids, texts with escapes and invalid UTF-8,
+// several text blocks in one event, texts longer than the limit (and
+// decoding longer than their line), and limits from 0 up; and that its
+// buffer stays within a few times the limit.
 func TestTextAccAsStrings(t *testing.T) {
 	type ref struct {
 		msgID string
@@ -36,7 +36,7 @@ func TestTextAccAsStrings(t *testing.T) {
 		}
 		l.text = append(l.text, text...)
 	}
-	ids := []string{`"msg_01"`, `"msg_02"`, `"msg\u005f01"`, `""`, ``, `"msg_03"`}
+	ids := []string{`"msg_01"`, `"msg_02"`, `"msg\u005f01"`, `""`, ``, `"msg_03"`, "\"m\xff\"", "\"m\xfe\""} // (the last two decode alike)
 	texts := []string{`"hello"`, `"a\nb \"q\" \u00e9"`, "\"bad \xff byte\"", `""`, `"\q kept"`,
 		`"` + strings.Repeat("long text ", 40) + `"`, `"` + strings.Repeat(`\u00e9`, 100) + `"`,
 		`"` + strings.Repeat("\xff", 300) + `"`} // each invalid byte decodes to three

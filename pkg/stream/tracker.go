@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"sort"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
@@ -372,14 +371,15 @@ func (t *Tracker) observeAssistant(e *Event) {
 	msg := members(e.field("message"), buf[:0])
 	parent := e.ParentToolUseID()
 	agent := t.agentOf(parent, e.AgentID())
-	id := jsonx.Lookup(msg, "id").Str()
+	idv := jsonx.Lookup(msg, "id")
+	id := idv.Str()
 	model := jsonx.Lookup(msg, "model").Str()
 	u := usageOf(jsonx.Lookup(msg, "usage"))
 	if model != "<synthetic>" {
 		t.recordUsage(id, model, parent != "", agent, u, false)
 	}
 	if e.Kind == KindText && parent == "" {
-		t.lastText.add(jsonx.Lookup(msg, "id"), e, t.o.MaxTextBytes)
+		t.lastText.add(idv, e, t.o.MaxTextBytes)
 	}
 	if e.Kind != KindToolUse || t.o.NoToolCalls {
 		return
@@ -457,15 +457,10 @@ func (l *textAcc) add(msgID jsonx.Value, e *Event, max int) {
 // sameMessage reports whether id (a JSON string) names the message of
 // l.text, and makes l name it. An empty or missing id names none.
 func (l *textAcc) sameMessage(id jsonx.Value) bool {
-	body, plain := []byte(nil), false
-	if id.Type() == jsonx.String && len(id) >= 2 {
-		body = id[1 : len(id)-1]
-		plain = bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body)
-	}
-	if plain && len(body) > 0 && string(body) == l.msgID {
+	if l.msgID != "" && id.StrEqual(l.msgID) {
 		return true // without a string made
 	}
-	msgID := id.Str()
+	msgID := id.Str() // (StrEqual compares invalid UTF-8 as it is, Str replaces it)
 	same := msgID != "" && msgID == l.msgID
 	l.msgID = msgID
 	return same
