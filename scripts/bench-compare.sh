@@ -298,6 +298,9 @@ NOTES=()
 MISSING=()
 RESULTS=$WORK/results.tsv
 printf 'task\ttool\tmedian_s\tpeak_rss_kib\truns\tfile_bytes\teach_s\n' >"$RESULTS"
+record() { # record TASK TOOL FILE_BYTES: a row of results.tsv from the last measure
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$M_SEC" "$M_RSS" "$RUNS" "$3" "$M_ALL" >>"$RESULTS"
+}
 
 run_one() { # run_one TASK TOOL BIN
 	local task=$1 tool=$2 bin=$3
@@ -309,7 +312,7 @@ run_one() { # run_one TASK TOOL BIN
 	if measure "$tool" "$bin" "$task" "$FILE"; then
 		SEC[$task/$tool]=$M_SEC
 		RSS[$task/$tool]=$M_RSS
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$task" "$tool" "$M_SEC" "$M_RSS" "$RUNS" "$BYTES" "$M_ALL" >>"$RESULTS"
+		record "$task" "$tool" "$BYTES"
 	else
 		NOTES+=("$task/$tool: skipped, $M_ERR")
 	fi
@@ -351,7 +354,7 @@ if [ "$SMALL" != none ]; then
 		log "  $task: ccfilter"
 		if measure ccfilter "$CCFILTER" "$task" "$SMALL"; then
 			SRSS[$task]=$M_RSS
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$task" ccfilter "$M_SEC" "$M_RSS" "$RUNS" "$SMALL_BYTES" "$M_ALL" >>"$RESULTS"
+			record "$task" ccfilter "$SMALL_BYTES"
 		else
 			NOTES+=("RSS flatness $task/ccfilter on $SMALL: skipped, $M_ERR")
 		fi
