@@ -106,8 +106,8 @@ func TestFastPathMatchesFullCheck(t *testing.T) {
 		badEscapes = append(badEscapes, inputs[len(inputs)-1])
 	}
 	require.NotEmpty(t, badEscapes)
-	// A tool result longer than the decoder's 4 MiB buffer, which final and
-	// types pass over without keeping it (DecoderOptions.SkipLong).
+	// A tool result longer than the decoder's 1 MiB buffer, read in pieces
+	// from a pipe and sized by looking ahead in a file.
 	data, err := os.ReadFile("../../testdata/events/02-write-read.jsonl")
 	require.NoError(t, err)
 	small := `"content":"1\thello probe\n2\tsecond line\n3\t"`

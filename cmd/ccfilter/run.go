@@ -10,8 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -282,18 +280,6 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		return 0, errorf(exitInput, "%s: %v", displayName(name), unwrapPathError(err))
 	}
 	defer closeIn()
-	// A file that shrinks while the decoder has it mapped faults where the
-	// events' bytes are read (stream.DecoderOptions.MapFiles): a read error
-	// like the decoder's own, not a crash.
-	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer func() {
-		if r := recover(); r != nil {
-			if !stream.IsFault(r) {
-				panic(r)
-			}
-			code, err = 0, errorf(exitInput, "%s: read error: %v", displayName(name), stream.ErrFileShrank)
-		}
-	}()
 	light := p.expr == nil && (p.preset.Name == "final" || p.preset.Name == "types")
 	outcomeOnly := p.outcomeOnly()
 	// Every line is checked to be one whole object, so cut and merged lines
@@ -305,15 +291,8 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	if o.FullCheck {
 		check = stream.CheckAll
 	}
-	// Lines are cut, checked and classified on other goroutines, ahead of
-	// the tracker and the renderer (with more than one CPU).
-	opts := stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: check, Parallel: runtime.GOMAXPROCS(0) > 1, MapFiles: true}
-	if outcomeOnly {
-		// final, types and text read only the kind of a tool result or
-		// tool call: one longer than the read buffer is passed over, not
-		// kept, so memory does not grow with the longest line.
-		opts.SkipLong = func(k stream.Kind) bool { return k != stream.KindText }
-	} else if !p.usageOnly() || trackEverything {
+	opts := stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: check}
+	if !outcomeOnly && (!p.usageOnly() || trackEverything) {
 		opts.ToolResults = true // the tracker reads them all (usage: none)
 		// usage, the text of text, and events written as JSON (their own
 		// bytes, no tool-call records) print no tool result size.
@@ -322,14 +301,9 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	// How many times the longest line is in memory at once, beyond what
 	// the base limit leaves room for: once (the decoder keeps the longest
-	// line's buffer for the next long line), none for final and types
-	// (which pass long lines over), twice for whole trees (below).
-	perLine := 0
-	if !light {
-		perLine = 1
-	}
+	// line's buffer for the next long line), twice for whole trees (below).
+	perLine := 1
 	if x := p.expr; x != nil {
-		// The trees for jq are built ahead, on the decoder's workers.
 		opts.Prepare = x.Prepare
 		if x.Paths() == nil {
 			perLine = 2 // a line and its whole tree

@@ -11,12 +11,10 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -95,9 +93,9 @@ func TestDecoderFraming(t *testing.T) {
 			continue // covered by TestDecoderArrayDetection
 		}
 		for _, oneByte := range []bool{false, true} {
-			for _, parallel := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/onebyte=%v/parallel=%v", tc.name, oneByte, parallel), func(t *testing.T) {
-					assert.Equal(t, tc.want, readAll(t, tc.in, stream.DecoderOptions{Parallel: parallel}, oneByte))
+			for _, bufSize := range []int{0, 16} {
+				t.Run(fmt.Sprintf("%s/onebyte=%v/buf=%d", tc.name, oneByte, bufSize), func(t *testing.T) {
+					assert.Equal(t, tc.want, readAll(t, tc.in, stream.DecoderOptions{BufferSize: bufSize}, oneByte))
 				})
 			}
 		}
@@ -361,10 +359,11 @@ func FuzzDecoder(f *testing.F) {
 		_ = tr.Subagents()
 		_, _ = tr.FinalText()
 
-		// Passing over long lines, and decoding in parallel, see the same
-		// lines, kinds and errors as reading every line whole.
-		kinds := func(opts stream.DecoderOptions) (out []string) {
-			dec := stream.NewDecoder(bytes.NewReader(data), opts)
+		// A seekable input (long lines sized by looking ahead), a pipe
+		// (read in pieces) and one byte at a time see the same lines,
+		// offsets, kinds and errors.
+		kinds := func(r io.Reader, opts stream.DecoderOptions) (out []string) {
+			dec := stream.NewDecoder(r, opts)
 			defer dec.Close()
 			for i := 0; i < 200000; i++ {
 				ev, err := dec.Next()
@@ -380,27 +379,10 @@ func FuzzDecoder(f *testing.F) {
 			t.Fatal("no progress")
 			return nil
 		}
-		// A passed-over line's error may name a later fault: compare where
-		// the errors are, not their words.
-		where := func(out []string) []string {
-			r := make([]string, len(out))
-			for i, s := range out {
-				if j := strings.Index(s, ": "); strings.HasPrefix(s, "<stdin>:") && j > 0 {
-					s = s[:j] // "<stdin>:N"
-				}
-				r[i] = s
-			}
-			return r
-		}
 		base := stream.DecoderOptions{BufferSize: 64, MaxLineBytes: 1 << 16, Check: stream.CheckFraming}
-		want := kinds(base)
-		base.Parallel = true
-		require.Equal(t, want, kinds(base), "parallel")
-		base.Parallel = false
-		base.SkipLong = func(stream.Kind) bool { return true }
-		require.Equal(t, where(want), where(kinds(base)), "SkipLong")
-		base.Parallel = true
-		require.Equal(t, where(want), where(kinds(base)), "SkipLong, parallel")
+		want := kinds(io.MultiReader(bytes.NewReader(data)), base)
+		require.Equal(t, want, kinds(bytes.NewReader(data), base), "seekable")
+		require.Equal(t, want, kinds(iotest.OneByteReader(bytes.NewReader(data)), base), "one byte")
 	})
 }
 
@@ -487,13 +469,14 @@ func decodeAll(t *testing.T, r io.Reader, opts stream.DecoderOptions) []decoded 
 	}
 }
 
-// TestParallelDecoderMatchesSerial proves that a Parallel decoder returns
-// exactly what a serial one returns (events, their line numbers, offsets,
-// kinds and bytes, and the line errors, in order) at every check level, on
-// all captures concatenated, on cut and glued variants, with lines far
-// longer than the buffer and the batches, through a pipe-like reader, a
-// one-byte reader and a seekable one.
-func TestParallelDecoderMatchesSerial(t *testing.T) {
+// TestDecoderInputsAgree proves that how the input arrives changes nothing
+// (events, their line numbers, offsets, kinds and bytes, and the line
+// errors, in order): a pipe, where long lines are read in pieces; a
+// seekable input, where their size is looked up first (lineSize); a reader
+// that returns one byte at a time; at every check level, with the default
+// and a tiny buffer, on all captures concatenated, on cut and glued
+// variants, with lines far longer than the buffer.
+func TestDecoderInputsAgree(t *testing.T) {
 	all := allCaptures(t)
 	long := `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"` + strings.Repeat(`ab\n`, 3<<20) + `"}]}}`
 	inputs := map[string][]byte{
@@ -508,160 +491,16 @@ func TestParallelDecoderMatchesSerial(t *testing.T) {
 			for _, bufSize := range []int{0, 4096} {
 				opts := stream.DecoderOptions{Check: check, BufferSize: bufSize}
 				want := decodeAll(t, io.MultiReader(bytes.NewReader(in)), opts)
-				opts.Parallel = true
 				t.Run(fmt.Sprintf("%s/check=%d/buf=%d", name, check, bufSize), func(t *testing.T) {
-					assert.Equal(t, want, decodeAll(t, io.MultiReader(bytes.NewReader(in)), opts), "pipe")
 					assert.Equal(t, want, decodeAll(t, bytes.NewReader(in), opts), "seekable")
 					if len(in) < 1<<20 || bufSize == 0 {
 						return
 					}
 					small := in[:200000]
-					opts.Parallel = false
 					w := decodeAll(t, io.MultiReader(bytes.NewReader(small)), opts)
-					opts.Parallel = true
 					assert.Equal(t, w, decodeAll(t, iotest.OneByteReader(bytes.NewReader(small)), opts), "one byte")
 				})
 			}
-		}
-	}
-}
-
-// TestParallelBlocksMatchSerial proves that handing the workers whole
-// blocks of lines (a Parallel decoder without Prepare) keeps every line
-// number, offset and error of a serial decoder: blocks of thousands of
-// short lines (more than one batch holds, so they go on in continuation
-// batches), blank lines, CRLF, spaces around lines, cut and glued lines,
-// lines over MaxLineBytes inside a block, and lines longer than the buffer
-// (cut by the reader) between blocks.
-func TestParallelBlocksMatchSerial(t *testing.T) {
-	var b strings.Builder
-	for i := range 6000 {
-		switch i % 97 {
-		case 3:
-			b.WriteString("\n")
-		case 5:
-			b.WriteString(`{"type":"a"` + "\r\n")
-		case 7:
-			fmt.Fprintf(&b, "  {\"type\":\"b\",\"n\":%d}  \r\n", i)
-		case 11:
-			b.WriteString(`{"type":"c"}{"type":"d"}` + "\n")
-		case 13:
-			fmt.Fprintf(&b, `{"type":"user","x":"%s"}`+"\n", strings.Repeat("y", 300+i%50))
-		case 17:
-			fmt.Fprintf(&b, `{"type":"system","subtype":"init","x":"%s"}`+"\n", strings.Repeat("z", 5000+i))
-		default:
-			fmt.Fprintf(&b, `{"type":"e","i":%d}`+"\n", i)
-		}
-	}
-	in := []byte(b.String() + `{"type":"result","subtype":"success","result":"end"}`)
-	for _, maxLine := range []int{0, 200, 6000} {
-		for _, bufSize := range []int{0, 4096, 1 << 16} {
-			opts := stream.DecoderOptions{Check: stream.CheckFraming, BufferSize: bufSize, MaxLineBytes: maxLine}
-			want := decodeAll(t, io.MultiReader(bytes.NewReader(in)), opts)
-			opts.Parallel = true
-			t.Run(fmt.Sprintf("max=%d/buf=%d", maxLine, bufSize), func(t *testing.T) {
-				assert.Equal(t, want, decodeAll(t, io.MultiReader(bytes.NewReader(in)), opts), "pipe")
-				assert.Equal(t, want, decodeAll(t, bytes.NewReader(in), opts), "seekable")
-				assert.Equal(t, want, decodeAll(t, iotest.HalfReader(bytes.NewReader(in)), opts), "half reads")
-			})
-		}
-	}
-}
-
-// TestParallelDecoderClose proves Close ends a Parallel decoder early: its
-// goroutines stop (also while waiting to hand over a batch) and Next says
-// so.
-func TestParallelDecoderClose(t *testing.T) {
-	before := runtime.NumGoroutine()
-	in := strings.Repeat(`{"type":"a"}`+"\n", 100000)
-	dec := stream.NewDecoder(strings.NewReader(in), stream.DecoderOptions{Parallel: true, Workers: 2})
-	_, err := dec.Next()
-	require.NoError(t, err)
-	require.NoError(t, dec.Close())
-	for {
-		if _, err = dec.Next(); err != nil {
-			break
-		}
-	}
-	assert.ErrorIs(t, err, stream.ErrClosed)
-	// (Not require.Eventually: it runs the condition on a goroutine.)
-	for end := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(end); {
-		time.Sleep(10 * time.Millisecond)
-	}
-	assert.LessOrEqual(t, runtime.NumGoroutine(), before, "goroutines left running")
-}
-
-// TestSkipLongMatchesFullRead proves that passing over long lines
-// (DecoderOptions.SkipLong) changes nothing a consumer of kinds sees: the
-// same events in order with the same line numbers, offsets, types, subtypes
-// and kinds, and the same errors for cut and glued long lines, with Raw
-// the head of the line; with strings that end, and backslash runs that
-// straddle, read boundaries (one-byte reads), serial and parallel.
-func TestSkipLongMatchesFullRead(t *testing.T) {
-	body := strings.Repeat(`x\"y\\\\z\\\"`, 200) // escaped quotes and backslash runs
-	result := `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"` + body + `"}]},"parent_tool_use_id":null}`
-	text := `{"type":"assistant","message":{"model":"m","id":"x","type":"message","role":"assistant","content":[{"type":"text","text":"` + body + `"}]}}`
-	tool := `{"type":"assistant","message":{"model":"m","content":[{"type":"tool_use","id":"t","name":"Write","input":{"c":"` + body + `"}}]}}`
-	synthetic := `{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"` + body + `"}]},"error":"x"}`
-	other := `{"type":"system","subtype":"init","x":"` + body + `"}`
-	small := `{"type":"result","subtype":"success","result":"ok"}`
-	lines := []string{small, result, text, small, tool, synthetic, other,
-		result[:len(result)/2],                  // cut in a string
-		result[:len(result)-3],                  // cut after the string
-		result + small,                          // glued
-		result + "  \r",                         // trailing spaces
-		strings.Replace(result, `\"y`, `"y`, 1), // a quote ends the string early
-		small,
-		strings.ReplaceAll(result, `":`, `": `), // spaced, as json.dumps writes
-		`{"uuid":"u",` + result[1:],             // "type" not first: the head does not decide
-	}
-	in := strings.Join(lines, "\n") + "\n" + result // no final newline
-	for _, oneByte := range []bool{false, true} {
-		for _, parallel := range []bool{false, true} {
-			t.Run(fmt.Sprintf("onebyte=%v/parallel=%v", oneByte, parallel), func(t *testing.T) {
-				read := func(skip bool) (out []decoded) {
-					var r io.Reader = strings.NewReader(in)
-					if oneByte {
-						r = iotest.OneByteReader(r)
-					}
-					opts := stream.DecoderOptions{Check: stream.CheckFraming, BufferSize: 256, Parallel: parallel}
-					if skip {
-						opts.SkipLong = func(stream.Kind) bool { return true }
-					}
-					dec := stream.NewDecoder(r, opts)
-					defer dec.Close()
-					var seen []int64
-					for {
-						ev, err := dec.Next()
-						if err == io.EOF {
-							break
-						}
-						if err != nil {
-							out = append(out, decoded{Err: err.Error()})
-							continue
-						}
-						d := decoded{Line: ev.Line, Offset: ev.Offset, Kind: ev.Kind.String() + "/" + ev.Type + "/" + ev.Subtype}
-						if ev.Partial {
-							full := result // the last line, after the joined ones
-							if int(ev.Line) <= len(lines) {
-								full = lines[ev.Line-1]
-							}
-							seen = append(seen, ev.Line)
-							assert.True(t, strings.HasPrefix(strings.TrimSpace(full), string(ev.Raw)), "line %d: Raw is the line's head", ev.Line)
-						}
-						out = append(out, d)
-					}
-					if skip {
-						// Not the short lines, not the synthetic message or the
-						// init (their heads do not decide), not the broken ones.
-						assert.Equal(t, []int64{2, 3, 5, 11, 12, 14, 16}, seen, "the lines passed over")
-					}
-					return out
-				}
-				want := read(false)
-				require.Len(t, want, 16)
-				assert.Equal(t, want, read(true))
-			})
 		}
 	}
 }
@@ -670,7 +509,7 @@ func TestSkipLongMatchesFullRead(t *testing.T) {
 // in the Prepare option gives what a consumer that validates and decodes
 // the chosen events itself gets: the same trees, and a malformed chosen
 // line reported as the same line error, on the captures with cut and
-// glued lines, serial and Parallel.
+// glued lines.
 func TestDecoderPrepareMatchesConsumerValidation(t *testing.T) {
 	all := allCaptures(t)
 	// A user line whose framing holds but whose JSON does not.
@@ -711,83 +550,24 @@ func TestDecoderPrepareMatchesConsumerValidation(t *testing.T) {
 	}
 	want := run(stream.DecoderOptions{Check: stream.CheckFraming}, true)
 	require.Contains(t, fmt.Sprint(want), "invalid escape", "the bad line is among the errors")
-	for _, parallel := range []bool{false, true} {
-		for _, check := range []stream.Check{stream.CheckFraming, stream.CheckAll} {
-			// (With CheckAll the decoder reports the bad line before any
-			// tree: with the same message.)
-			opts := stream.DecoderOptions{Check: check, Parallel: parallel, Prepare: func(ev *stream.Event) error {
-				if !chosen(ev) {
-					return nil
-				}
-				return ev.ValidateValue()
-			}}
-			assert.Equal(t, want, run(opts, false), "check %d, parallel %v", check, parallel)
-		}
+	for _, check := range []stream.Check{stream.CheckFraming, stream.CheckAll} {
+		// (With CheckAll the decoder reports the bad line before any
+		// tree: with the same message.)
+		opts := stream.DecoderOptions{Check: check, Prepare: func(ev *stream.Event) error {
+			if !chosen(ev) {
+				return nil
+			}
+			return ev.ValidateValue()
+		}}
+		assert.Equal(t, want, run(opts, false), "check %d", check)
 	}
 }
 
-// TestSkipLongTopLevelSyntax: a long line whose brackets balance but whose
-// top-level members do not follow one another (found by FuzzDecoder:
-// `{"type":…,"message":{…}[]}`) is reported when it is passed over, as when
-// it is read whole; a well-formed one with numbers, literals and spaces
-// between members is not.
-func TestSkipLongTopLevelSyntax(t *testing.T) {
-	msg := `{"content":[{"type":"tool_result","tool_use_id":"t","content":"` + strings.Repeat(`a\"b `, 300) + `"}]}`
-	head := `{"type":"user","message":` + msg
-	bad := []string{
-		head + `[]}`,
-		head + ` "x":1}`,
-		head + `,}`,
-		head + `,"n":12 3}`,
-		head + `,"n"}`,
-		head + `,"n":}`,
-		head + `,"n"::1}`,
-		head + `,1:2}`,
-		head + `]`,
-		head + `,"n":tru"e"}`,
-	}
-	good := []string{
-		head + `}`,
-		head + ` , "n" : 12 , "b":true,"z":null,"o":{"a":[1,{"b":"}"}]},"s":"x"}`,
-		head + `,"n":-1.5e3}  `,
-	}
-	for _, line := range append(bad, good...) {
-		in := `{"type":"result","result":"a"}` + "\n" + line + "\n" + `{"type":"result","result":"b"}` + "\n"
-		errs := func(skip bool) (out []string) {
-			opts := stream.DecoderOptions{Check: stream.CheckFraming, BufferSize: 256}
-			if skip {
-				opts.SkipLong = func(stream.Kind) bool { return true }
-			}
-			dec := stream.NewDecoder(strings.NewReader(in), opts)
-			for {
-				ev, err := dec.Next()
-				if err == io.EOF {
-					return out
-				}
-				if err != nil {
-					var se *stream.SyntaxError
-					require.ErrorAs(t, err, &se)
-					out = append(out, fmt.Sprint("error on line ", se.Line))
-					continue
-				}
-				out = append(out, fmt.Sprint("event on line ", ev.Line))
-			}
-		}
-		want := errs(false)
-		assert.Equal(t, want, errs(true), "%s", line[len(head):])
-	}
-	// And the bad ones are errors at all.
-	for _, line := range bad {
-		_, err := jsonx.Members([]byte(line), nil)
-		require.Error(t, err, line[len(head):])
-	}
-}
-
-// trackAll feeds a tracker every event of data, decoded in parallel with
+// trackAll feeds a tracker every event of data, decoded with
 // framing checks and the given options (bad lines are passed over), and
 // hands done the calls each event completes.
 func trackAll(data []byte, do stream.DecoderOptions, to stream.TrackerOptions, done func([]*stream.ToolCall)) *stream.Tracker {
-	do.Check, do.Parallel = stream.CheckFraming, true
+	do.Check = stream.CheckFraming
 	dec := stream.NewDecoder(bytes.NewReader(data), do)
 	defer dec.Close()
 	tr := stream.NewTracker(to)
@@ -890,7 +670,7 @@ func TestOutcomeOwnsItsBytes(t *testing.T) {
 // TestLongLineBufferReuse proves that reusing a long line's buffer for the
 // next long line (longBuffer) hands out every line exactly as it is in the
 // input: long lines shorter and longer than the one before, each with its
-// own bytes, a cut one, short lines between them, serial and parallel,
+// own bytes, a cut one, short lines between them,
 // from a pipe (the buffer grows by doubling) and from a seekable file (it
 // is sized exactly), with the default and a tiny read buffer.
 func TestLongLineBufferReuse(t *testing.T) {
@@ -902,15 +682,15 @@ func TestLongLineBufferReuse(t *testing.T) {
 		line('d', 12<<20), line('e', 4<<20+1), line('f', 7<<20)[:5<<20], `{"type":"c"}`, line('g', 8<<20),
 	}
 	in := []byte(strings.Join(lines, "\n") + "\n")
-	for _, parallel := range []bool{false, true} {
+	{
 		for _, bufSize := range []int{0, 4096} {
 			for _, seekable := range []bool{false, true} {
-				t.Run(fmt.Sprintf("parallel=%v/buf=%d/seekable=%v", parallel, bufSize, seekable), func(t *testing.T) {
+				t.Run(fmt.Sprintf("buf=%d/seekable=%v", bufSize, seekable), func(t *testing.T) {
 					var r io.Reader = bytes.NewReader(in)
 					if !seekable {
 						r = io.MultiReader(r)
 					}
-					got := decodeAll(t, r, stream.DecoderOptions{Check: stream.CheckFraming, BufferSize: bufSize, Parallel: parallel})
+					got := decodeAll(t, r, stream.DecoderOptions{Check: stream.CheckFraming, BufferSize: bufSize})
 					require.Len(t, got, len(lines))
 					for i, want := range lines {
 						if i == 7 {
@@ -926,31 +706,3 @@ func TestLongLineBufferReuse(t *testing.T) {
 	}
 }
 
-// TestParallelDecoderNextAfterClose proves that Next returns after Close
-// wherever Close catches the reader, many times over: it once hung when the
-// reader had handed a batch to Next but, closing, not to the workers (the
-// flaky FAIL of an earlier session's note, and a 10-minute CI timeout).
-func TestParallelDecoderNextAfterClose(t *testing.T) {
-	in := strings.Repeat(`{"type":"a"}`+"\n", 20000)
-	for i := range 400 {
-		dec := stream.NewDecoder(strings.NewReader(in), stream.DecoderOptions{Parallel: true, Workers: 2})
-		_, err := dec.Next()
-		require.NoError(t, err)
-		require.NoError(t, dec.Close())
-		done := make(chan error, 1)
-		go func() {
-			for {
-				if _, err := dec.Next(); err != nil {
-					done <- err
-					return
-				}
-			}
-		}()
-		select {
-		case err := <-done:
-			require.ErrorIs(t, err, stream.ErrClosed, "run %d", i)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("run %d: Next after Close has not returned in 10 s", i)
-		}
-	}
-}

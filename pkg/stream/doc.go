@@ -1,21 +1,18 @@
 // Package stream decodes, classifies and tracks the event stream that
 // `claude -p --output-format stream-json --verbose` prints.
 //
-// The pipeline is Decoder → Event (with its Kind) → Tracker:
+// The pipeline is Reader → Event (with its Kind) → Tracker:
 //
-//   - Decoder cuts the input into lines (LF only; a trailing CR, a UTF-8 BOM,
+//   - A Reader yields the Events of one input. Decoder, the reference
+//     Reader, cuts the input into lines (LF only; a trailing CR, a UTF-8 BOM,
 //     blank lines and a missing final newline are tolerated), checks each
 //     line (DecoderOptions.Check: in full, or only that it is one whole
 //     object, leaving full validation of the events used to Event.Validate)
 //     and returns it as an Event that keeps the line's exact bytes. A
 //     malformed or over-long line is an error for that line only; the next
 //     call goes on. The single JSON array of --output-format json is read
-//     element by element. Memory is the read buffer plus the longest line,
-//     or the buffer alone for the lines SkipLong passes over. With
-//     Parallel, blocks of lines are cut, checked and classified on other
-//     goroutines, and handed out in order; with MapFiles too, a large
-//     regular file is read through a memory mapping (its pages, handed
-//     back as they are consumed, instead of read buffers).
+//     element by element. It reads through one bufio.Reader on the
+//     caller's goroutine; memory is the read buffer plus the longest line.
 //   - Each Event carries its type, subtype and Kind, found without building
 //     the JSON tree. Typed views (Assistant, ToolResults, Result, Task, Init,
 //     Delta) read further fields on demand; Value builds the full tree, once,

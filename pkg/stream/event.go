@@ -28,11 +28,6 @@ type Event struct {
 	Subtype string
 	// Kind is the classification (see Kinds).
 	Kind Kind
-	// Partial is set on an event a Decoder with SkipLong passed over: Raw
-	// holds only the first 64 KiB of its line, and only Type, Subtype and
-	// Kind are to be relied on.
-	Partial bool
-
 	tree     any
 	haveTree bool
 	cut      any    // the tree cut to cutFor (ValueOf)
@@ -57,13 +52,6 @@ func (e *Event) reset(raw []byte, source string, line, off int64) {
 
 func (e *Event) point(raw []byte, source string, line, off int64) {
 	*e = Event{Raw: raw, Source: source, Line: line, Offset: off, top: e.top[:0], results: e.results[:0]}
-}
-
-// partial points the event at the head of a line passed over, classified
-// from that head.
-func (e *Event) partial(head []byte, source string, line, off int64, sk skipped) {
-	e.point(head, source, line, off)
-	e.Type, e.Subtype, e.Kind, e.Partial = sk.typ, sk.subtype, sk.kind, true
 }
 
 func (e *Event) classify() {

@@ -161,8 +161,7 @@ func (r ToolResult) Size() int {
 
 // ToolResults returns the tool_result blocks of a user event, with their
 // sizes. They are found once per event and kept: the tracker, the renderers
-// and the presets all read them, and a Parallel decoder asked for
-// ToolResults finds them on its workers.
+// and the presets all read them.
 func (e *Event) ToolResults() []ToolResult {
 	if !e.haveResults {
 		e.findToolResults(true)

@@ -1,0 +1,83 @@
+package stream_test
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/internal/gen/realcorpus"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// TestShortLinesMemoryIsBounded streams files of a few hundred thousand
+// short lines (the shape of real runs, which the generated benchmark
+// stream never had) from a file, through the decoder as the command sets
+// it up and the tracker, and asserts the heap stays under a fixed bound
+// however many lines there are. The parallel reader this replaced grew its
+// batches by 5/4 on every cycle on such input and ran out of memory: on
+// this test, 2.2 GB of heap in use after 220,000 unanswered calls.
+func TestShortLinesMemoryIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	unanswered := filepath.Join(dir, "unanswered.jsonl")
+	partial := filepath.Join(dir, "partial.jsonl")
+	lines := 300_000
+	if testing.Short() {
+		lines = 100_000
+	}
+	write(t, unanswered, func(w io.Writer) error { return realcorpus.Unanswered(w, lines) })
+	data, err := os.ReadFile("../../testdata/events/07-partial-messages.jsonl")
+	require.NoError(t, err)
+	write(t, partial, func(w io.Writer) error {
+		_, err := realcorpus.Concat(w, []*realcorpus.Source{realcorpus.NewSource("07", data)}, int64(lines)*450)
+		return err
+	})
+
+	for _, name := range []string{unanswered, partial} {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			f, err := os.Open(name)
+			require.NoError(t, err)
+			defer f.Close()
+			dec := stream.NewDecoder(f, stream.DecoderOptions{Source: name, Check: stream.CheckFraming, ToolResults: true})
+			defer dec.Close()
+			tr := stream.NewTracker(stream.TrackerOptions{})
+			runtime.GC()
+			var peak uint64
+			var ms runtime.MemStats
+			n := 0
+			for ; ; n++ {
+				ev, err := dec.Next()
+				if err == io.EOF {
+					break
+				}
+				require.NoError(t, err)
+				tr.Observe(ev)
+				if n%20_000 == 0 {
+					runtime.ReadMemStats(&ms)
+					peak = max(peak, ms.HeapInuse)
+					require.Less(t, peak, uint64(1<<30), "line %d: stop before the machine runs out", n)
+				}
+			}
+			runtime.ReadMemStats(&ms)
+			peak = max(peak, ms.HeapInuse)
+			t.Logf("%d events, peak heap in use %.1f MiB", n, float64(peak)/(1<<20))
+			require.Greater(t, n, lines-1)
+			assert.Less(t, peak, uint64(48<<20), "heap in use stays bounded")
+		})
+	}
+}
+
+func write(t *testing.T, name string, fill func(io.Writer) error) {
+	t.Helper()
+	f, err := os.Create(name)
+	require.NoError(t, err)
+	w := bufio.NewWriter(f)
+	require.NoError(t, fill(w))
+	require.NoError(t, w.Flush())
+	require.NoError(t, f.Close())
+}
