@@ -705,4 +705,3 @@ func TestLongLineBufferReuse(t *testing.T) {
 		}
 	}
 }
-

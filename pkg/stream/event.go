@@ -27,7 +27,7 @@ type Event struct {
 	Type    string
 	Subtype string
 	// Kind is the classification (see Kinds).
-	Kind Kind
+	Kind     Kind
 	tree     any
 	haveTree bool
 	cut      any    // the tree cut to cutFor (ValueOf)
