@@ -3,7 +3,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 GO ?= go
 
-.PHONY: build install test test-short lint fuzz bench bench-go bench-compare update-golden expectations cross clean
+.PHONY: build install test test-all lint fuzz bench bench-go bench-compare update-golden expectations cross clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ccfilter ./cmd/ccfilter
@@ -11,15 +11,24 @@ build:
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ccfilter
 
-# The README's test command: vet, the layering check, then every test with
-# the race detector, and jsonx once more built without its vector kernel
-# (-tags purego: the path of every other architecture).
+# The README's test command, a few minutes on two cores: vet, the layering
+# check, every test in -short mode (the differential sweeps over the
+# captures take a sample of them), the command's again under the race
+# detector (the only package with goroutines: signals, the pipe tests), and
+# jsonx once more built without its vector kernel (-tags purego: the path
+# of every other architecture).
 test: lint
-	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -tags purego ./internal/jsonx
+	$(GO) test -short -count=1 ./...
+	$(GO) test -short -count=1 -race ./cmd/ccfilter
+	$(GO) test -short -count=1 -tags purego ./internal/jsonx
 
-test-short:
-	$(GO) test -short ./...
+# Every test at full size: the sweeps over every capture, two million
+# events through the tracker, the memory test at 300,000 lines. CI runs it
+# after make test.
+test-all: lint
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./cmd/ccfilter
+	$(GO) test -count=1 -tags purego ./internal/jsonx
 
 # go vet, plus the architecture rule: cobra and pflag live only in the
 # command layer.
@@ -34,13 +43,13 @@ fuzz:
 	$(GO) test ./internal/jsonx -run '^$$' -fuzz FuzzBlockScanner -fuzztime 60s
 
 # The Go benchmarks (the reader and classifier at each Check level, the
-# tracker, the tree, each renderer: ns/event and allocs/event besides ns/op
-# and B/op; CCFILTER_BENCH_FILE=FILE runs pkg/stream's on FILE), then the
-# side-by-side table of scripts/bench-compare.sh (ccfilter, jq and gojq on a
-# generated 1 GiB file, and the RSS flatness check against a 100 MiB one;
-# QUICK=1: 100 MiB against 20 MiB; BENCH_FILE=FILE: that file). One after
-# the other, also under make -j, so that neither disturbs the other's timings.
-BENCH_FILE ?=
+# tracker, each renderer: ns/event and allocs/event; CCFILTER_BENCH_FILE=FILE
+# runs pkg/stream's on FILE), then scripts/bench-compare.sh: ccfilter, jq,
+# gojq and jaq side by side on corpora made of the real captures (300 MB of
+# them concatenated with ids renamed, 07-partial-messages repeated, a million
+# unanswered tool calls) and the generator's stream, and peak RSS of every
+# preset in every format from a file and a pipe (RUNS=1 SWEEP=0 for a quick
+# look). One after the other, also under make -j.
 bench:
 	@$(MAKE) --no-print-directory bench-go
 	@$(MAKE) --no-print-directory bench-compare
@@ -49,7 +58,7 @@ bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 bench-compare:
-	bash scripts/bench-compare.sh $(BENCH_FILE)
+	bash scripts/bench-compare.sh $(CORPORA)
 
 update-golden:
 	$(GO) test ./pkg/render -update

@@ -44,6 +44,12 @@ func TestFastPathMatchesFullCheck(t *testing.T) {
 	files, err := filepath.Glob("../../testdata/events/*.jsonl")
 	require.NoError(t, err)
 	require.Len(t, files, 42)
+	if testing.Short() {
+		// make test: a third of the captures, among them the long lines
+		// (19), subagents (05), partial messages (07) and the long session
+		// (60); make test-all runs them all.
+		files = sampleCaptures(files)
+	}
 
 	dir := t.TempDir()
 	inputs := append([]string{}, files...)
@@ -194,6 +200,9 @@ func TestPartialTrackingChangesNothing(t *testing.T) {
 	files, err := filepath.Glob("../../testdata/events/*.jsonl")
 	require.NoError(t, err)
 	require.Len(t, files, 42)
+	if testing.Short() {
+		files = sampleCaptures(files)
+	}
 	dir := t.TempDir()
 	for _, name := range []string{"03-bash-fail", "05-subagents-async", "19-big-tool-result"} {
 		data, err := os.ReadFile(filepath.Join("../../testdata/events", name+".jsonl"))
@@ -229,4 +238,18 @@ func TestPartialTrackingChangesNothing(t *testing.T) {
 	assert.Positive(t, outcomeOnly)
 	sub := runIn(t, []string{"text", "--agent", "ab38ee1e", "../../testdata/events/05-subagents-async.jsonl"}, "")
 	assert.NotEmpty(t, sub.Stdout, "the subagent's text is found by its agent id")
+}
+
+// sampleCaptures keeps every third capture and the ones whose shape no
+// other has (a 3 MB line, subagents, partial messages, the long session),
+// for the -short runs of make test.
+func sampleCaptures(files []string) []string {
+	var out []string
+	for i, f := range files {
+		b := filepath.Base(f)
+		if i%3 == 0 || strings.HasPrefix(b, "19-") || strings.HasPrefix(b, "05-") || strings.HasPrefix(b, "07-") || strings.HasPrefix(b, "60-") {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -91,9 +91,6 @@ func (c *countingWriter) Write(p []byte) (int, error) { c.writes++; return c.buf
 // message: the reader closes the pipe after one line; the process ends by
 // SIGPIPE or with exit 0, and stderr stays empty.
 func TestBrokenPipeEndsQuietly(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
 	bin := filepath.Join(t.TempDir(), "ccfilter")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	build.Stderr = os.Stderr

@@ -188,9 +188,6 @@ func runDocCmd(t *testing.T, dir, script string) string {
 // TestDocExamples runs every console block of the docs and compares what
 // each command prints with what the doc shows (see the convention above).
 func TestDocExamples(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the docs' commands")
-	}
 	// TestMain (testscript.Main) put this package's ccfilter first on PATH.
 	bin, err := exec.LookPath("ccfilter")
 	require.NoError(t, err)

@@ -10,18 +10,24 @@ import (
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
-// benchInput is a generated stream (go run ./internal/gen -size 64MiB) when
-// CCFILTER_BENCH_FILE names one, else all captures concatenated.
+// benchInput is the file CCFILTER_BENCH_FILE names (a corpus of make
+// bench's, say), else the real 246-call session of testdata/real: the shape
+// of a real run (p50 line 195 B, p99 34 KB).
 func benchInput(b *testing.B) []byte {
-	if f := os.Getenv("CCFILTER_BENCH_FILE"); f != "" {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return data
+	f := os.Getenv("CCFILTER_BENCH_FILE")
+	if f == "" {
+		f = longSession
 	}
-	return allCaptures(b)
+	data, err := os.ReadFile(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
 }
+
+// longSession is a real claude-code 2.1.328 session: 1,568 lines, 246 model
+// calls, three subagents (../shared/captures/60-long-session.jsonl).
+const longSession = "../../testdata/real/60-long-session.jsonl"
 
 // allCaptures is every capture of testdata/events, concatenated.
 func allCaptures(tb testing.TB) []byte {

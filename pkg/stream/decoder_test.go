@@ -478,9 +478,12 @@ func decodeAll(t *testing.T, r io.Reader, opts stream.DecoderOptions) []decoded 
 // variants, with lines far longer than the buffer.
 func TestDecoderInputsAgree(t *testing.T) {
 	all := allCaptures(t)
+	session, err := os.ReadFile(longSession)
+	require.NoError(t, err)
 	long := `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"` + strings.Repeat(`ab\n`, 3<<20) + `"}]}}`
 	inputs := map[string][]byte{
 		"captures":         all,
+		"long session":     session,
 		"cut":              append(append([]byte{}, all[:len(all)/2]...), all[len(all)/2+1000:]...),
 		"glued":            bytes.Replace(all, []byte("}\n{"), []byte("}{"), 7),
 		"long lines":       []byte(strings.Join([]string{`{"type":"a"}`, long, `{"type":"b"}`, long, long[:len(long)/2], `{"type":"c"}`}, "\n")),
