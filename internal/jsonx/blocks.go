@@ -1,7 +1,6 @@
 package jsonx
 
 import (
-	"bytes"
 	"math/bits"
 	"unicode/utf8"
 )
@@ -146,21 +145,14 @@ func blockStringEnd(b []byte, i int) int {
 // scalar rule (a backslash escapes only inside a string) and the masks'
 // (every backslash escapes) part, and the caller takes the scalar path.
 // Such a line is not JSON anyway.
-// With t, the blocks the fused kernel consumes are reported to it (see
-// lfTrack).
-func blockSkip(b []byte, i int, t *lfTrack) (end int, ok bool) {
+func blockSkip(b []byte, i int) (end int, ok bool) {
 	s := blockScanner{b: b, pos: i}
 	var st skipState
 	for want := 2; ; want = maskBatch {
 		// The fused kernel takes the blocks that need no care; the loop
 		// below takes the one it stops at (then want is 1) and the tail.
 		if s.pos < len(b) && fusedKernels() {
-			from := s.pos
-			st.lf = 0
 			s.pos += 64 * skipBlocks(b[s.pos:], &st)
-			if t != nil && s.pos > from {
-				t.span(from, s.pos, st.lf == 0)
-			}
 			want = 1
 		}
 		ms := s.next(want)
@@ -200,7 +192,6 @@ type skipState struct {
 	carry    uint64 // escapedBytes' carry
 	inString uint64 // all ones when the next block starts inside a string
 	depth    int    // brackets open
-	lf       uint64 // nonzero when the blocks consumed hold a '\n'
 }
 
 // blockStrLenMin is the string length from which StrLen counts with the
@@ -393,65 +384,4 @@ func blockValidString(b []byte, i int) (end, bad int) {
 			s.pos += 64
 		}
 	}
-}
-
-// NestedState is where a framing walk is inside a value, between the
-// chunks of a line read piece by piece.
-type NestedState struct {
-	InString bool // inside a string
-	Escaped  bool // inside a string, and the next byte is escaped
-	Depth    int  // brackets open above the level where the walk must look byte by byte
-}
-
-// SkipNested passes over the whole 64-byte blocks at the start of b in
-// which the walk stays inside strings or brackets above its level (Depth
-// does not reach zero) and no backslash stands outside a string, updating
-// st; it returns the bytes passed over (a multiple of 64: 0 where there is
-// no fused kernel, or when the first block already needs looking at byte
-// by byte). Brackets are counted, not matched: a framing walk's check.
-func SkipNested(b []byte, st *NestedState) int {
-	if !fusedKernels() || st.Depth <= 0 && !st.InString {
-		return 0
-	}
-	ss := skipState{depth: st.Depth}
-	if st.InString {
-		ss.inString = ^uint64(0)
-		ss.carry = uint64(b2i(st.Escaped))
-	}
-	k := skipBlocks(b, &ss)
-	if k > 0 {
-		st.InString = ss.inString != 0
-		st.Escaped = st.InString && ss.carry != 0
-		st.Depth = ss.depth
-	}
-	return 64 * k
-}
-
-// lfTrack follows a framing walk over a block of lines (MembersLine) to
-// tell whether it stayed on the first line: the blocks the fused skip loop
-// consumed are known from its newline masks, the bytes between them are
-// searched. Each byte is looked at once, where cutting the line first
-// took a pass of its own over all of them.
-type lfTrack struct {
-	b    []byte
-	next int  // the bytes before it hold no '\n'
-	lf   bool // a '\n' was found before the end of the walk
-}
-
-// span reports that the walk went over b[from:to], which holds a '\n' or
-// not (clean).
-func (t *lfTrack) span(from, to int, clean bool) {
-	if t.lf {
-		return
-	}
-	if from > t.next && bytes.IndexByte(t.b[t.next:from], '\n') >= 0 || !clean {
-		t.lf = true
-		return
-	}
-	t.next = max(t.next, to)
-}
-
-// clean reports whether b[:end] holds no '\n'.
-func (t *lfTrack) clean(end int) bool {
-	return !t.lf && (end <= t.next || bytes.IndexByte(t.b[t.next:end], '\n') < 0)
 }

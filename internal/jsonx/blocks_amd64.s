@@ -169,9 +169,8 @@ done:
 // all ones), and the depth moves by popcounts. It stops before the first
 // block that needs blockSkip's byte-by-byte care: one where the depth
 // could reach zero, or with a backslash outside a string. st (carry,
-// inString, depth) is updated for the blocks consumed only, and st.lf is
-// ORed with a nonzero mask when they hold a '\n'; the result is how many
-// were consumed.
+// inString, depth) is updated for the blocks consumed only; the result is
+// how many were consumed.
 TEXT ·skipBlocksAVX2(SB), NOSPLIT, $0-32
 	MOVQ src+0(FP), SI
 	MOVQ n+8(FP), CX
@@ -180,8 +179,6 @@ TEXT ·skipBlocksAVX2(SB), NOSPLIT, $0-32
 	MOVQ 8(DI), R9   // inString
 	MOVQ 16(DI), R10 // depth
 	BLOCK_CONSTANTS
-	SPLAT(0x0a, X12, Y12)
-	VPXOR Y11, Y11, Y11 // the newlines of the blocks consumed
 	MOVQ $-1, AX
 	MOVQ AX, X9
 	TESTQ CX, CX
@@ -190,8 +187,6 @@ TEXT ·skipBlocksAVX2(SB), NOSPLIT, $0-32
 sloop:
 	VMOVDQU (SI), Y5
 	VMOVDQU 32(SI), Y6
-	VPCMPEQB Y12, Y5, Y13
-	VPCMPEQB Y12, Y6, Y14
 
 	QUOTES_ESCAPES
 	OUTSIDE_STRINGS(sdone)
@@ -209,8 +204,6 @@ sloop:
 	OPENING
 
 	// The block is consumed.
-	VPOR Y13, Y11, Y11
-	VPOR Y14, Y11, Y11
 	MOVQ R12, R8
 	SARQ $63, R13
 	MOVQ R13, R9
@@ -227,10 +220,6 @@ sloop:
 
 sstring:
 	STRING_BLOCK(sloop) // to sloop: the string ends in this block
-	VPCMPEQB Y12, Y5, Y13
-	VPCMPEQB Y12, Y6, Y14
-	VPOR Y13, Y11, Y11
-	VPOR Y14, Y11, Y11
 	MOVQ R12, R8
 	ADDQ $64, SI
 	DECQ CX
@@ -240,8 +229,6 @@ sdone:
 	MOVQ R8, 0(DI)
 	MOVQ R9, 8(DI)
 	MOVQ R10, 16(DI)
-	VPMOVMSKB Y11, AX
-	ORQ AX, 24(DI) // st.lf
 	MOVQ n+8(FP), AX
 	SUBQ CX, AX
 	MOVQ AX, ret+24(FP)
@@ -264,8 +251,6 @@ TEXT ·skipBlocksAVX512(SB), NOSPLIT, $0-32
 	ZSPLAT(0x20, Z2)
 	ZSPLAT(0x7b, Z3)
 	ZSPLAT(0x7d, Z4)
-	ZSPLAT(0x0a, Z7)
-	KXORQ K6, K6, K6 // the newlines of the blocks consumed
 	MOVQ $-1, AX
 	MOVQ AX, X9
 	TESTQ CX, CX
@@ -273,7 +258,6 @@ TEXT ·skipBlocksAVX512(SB), NOSPLIT, $0-32
 
 zloop:
 	VMOVDQU64 (SI), Z5
-	VPCMPEQB Z7, Z5, K5
 	VPCMPEQB Z1, Z5, K1
 	VPCMPEQB Z0, Z5, K2
 	VPORQ Z2, Z5, Z6
@@ -294,7 +278,6 @@ zloop:
 	OPENING
 
 	// The block is consumed.
-	KORQ K5, K6, K6
 	MOVQ R12, R8
 	SARQ $63, R13
 	MOVQ R13, R9
@@ -314,8 +297,6 @@ zloop:
 // quote goes back to it, unconsumed.
 zstring:
 	Z_STRING_BLOCK(zloop) // to zloop: the string ends in this block
-	VPCMPEQB Z7, Z5, K5
-	KORQ K5, K6, K6
 	MOVQ R12, R8
 	ADDQ $64, SI
 	DECQ CX
@@ -325,8 +306,6 @@ zdone:
 	MOVQ R8, 0(DI)
 	MOVQ R9, 8(DI)
 	MOVQ R10, 16(DI)
-	KMOVQ K6, AX
-	ORQ AX, 24(DI) // st.lf
 	MOVQ n+8(FP), AX
 	SUBQ CX, AX
 	MOVQ AX, ret+24(FP)

@@ -339,50 +339,12 @@ type Member struct {
 // megabyte "message" (parent_tool_use_id, timestamp, ...) would otherwise
 // cost a walk over the megabyte each.
 func Members(b []byte, dst []Member) ([]Member, error) {
-	dst, i, err := members(b, dst, nil)
-	if err != nil {
-		return dst, err
-	}
-	if i = skipSpace(b, i); i != len(b) {
-		return dst, &SyntaxError{Offset: i, Msg: fmt.Sprintf("unexpected %q after the value", b[i])}
-	}
-	return dst, nil
-}
-
-// MembersLine is Members on the first line of b, a run of lines that each
-// end with '\n', without cutting that line out first (a search for its
-// '\n' was a pass of its own over every byte): the line's top-level
-// members, and its length. ok is false when the line is not one framed
-// object followed by spaces (or the walk cannot tell cheaply): then the
-// caller cuts the line and calls Members, for its error.
-func MembersLine(b []byte, dst []Member) (ms []Member, n int, ok bool) {
-	if len(b) == 0 || b[0] != '{' {
-		return dst, 0, false
-	}
-	t := lfTrack{b: b}
-	ms, end, err := members(b, dst, &t)
-	if err != nil {
-		return ms, 0, false
-	}
-	n = end
-	for n < len(b) && (b[n] == ' ' || b[n] == '\t' || b[n] == '\r') {
-		n++
-	}
-	if n >= len(b) || b[n] != '\n' || !t.clean(end) {
-		return ms, 0, false
-	}
-	return ms, n, true
-}
-
-// members is the walk of Members up to the end of the object (the offset
-// just past its '}'), reporting the fused kernel's blocks to t.
-func members(b []byte, dst []Member, t *lfTrack) ([]Member, int, error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		if err := ValidateFraming(b); err != nil {
-			return dst, 0, err
+			return dst, err
 		}
-		return dst, 0, &SyntaxError{Offset: i, Msg: "not an object"}
+		return dst, &SyntaxError{Offset: i, Msg: "not an object"}
 	}
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
@@ -390,27 +352,27 @@ func members(b []byte, dst []Member, t *lfTrack) ([]Member, int, error) {
 	} else {
 		for {
 			if i >= len(b) || b[i] != '"' {
-				return dst, 0, errAt(b, i, "a string key")
+				return dst, errAt(b, i, "a string key")
 			}
 			ke := stringEnd(b, i)
 			if ke < 0 {
-				return dst, 0, errAt(b, len(b), "'\"'")
+				return dst, errAt(b, len(b), "'\"'")
 			}
 			key := b[i+1 : ke-1]
 			i = skipSpace(b, ke)
 			if i >= len(b) || b[i] != ':' {
-				return dst, 0, errAt(b, i, "':'")
+				return dst, errAt(b, i, "':'")
 			}
 			i = skipSpace(b, i+1)
 			if i >= len(b) {
-				return dst, 0, errAt(b, i, "a value")
+				return dst, errAt(b, i, "a value")
 			}
-			ve := skipTracked(b, i, t)
+			ve := skip(b, i)
 			if ve < 0 {
-				return dst, 0, errAt(b, len(b), "the end of a value")
+				return dst, errAt(b, len(b), "the end of a value")
 			}
 			if ve <= i {
-				return dst, 0, errAt(b, i, "a value")
+				return dst, errAt(b, i, "a value")
 			}
 			dst = append(dst, Member{Key: key, Val: Value(b[i:ve])})
 			i = skipSpace(b, ve)
@@ -422,10 +384,13 @@ func members(b []byte, dst []Member, t *lfTrack) ([]Member, int, error) {
 				i++
 				break
 			}
-			return dst, 0, errAt(b, i, "',' or '}'")
+			return dst, errAt(b, i, "',' or '}'")
 		}
 	}
-	return dst, i, nil
+	if i = skipSpace(b, i); i != len(b) {
+		return dst, &SyntaxError{Offset: i, Msg: fmt.Sprintf("unexpected %q after the value", b[i])}
+	}
+	return dst, nil
 }
 
 // Lookup returns the value of key among members (the first one, as Get), or
@@ -442,10 +407,7 @@ func Lookup(members []Member, key string) Value {
 // skip returns the offset just past the value at b[i] without validating it
 // in depth, or -1 when the input ends first. It is used on lines that
 // Validate has already accepted, but must stay safe on anything.
-func skip(b []byte, i int) int { return skipTracked(b, i, nil) }
-
-// skipTracked is skip, reporting to t what the fused kernel consumes.
-func skipTracked(b []byte, i int, t *lfTrack) int {
+func skip(b []byte, i int) int {
 	if i >= len(b) {
 		return -1
 	}
@@ -454,7 +416,7 @@ func skipTracked(b []byte, i int, t *lfTrack) int {
 		return stringEnd(b, i)
 	case '{', '[':
 		if useBlocks {
-			if end, ok := blockSkip(b, i, t); ok {
+			if end, ok := blockSkip(b, i); ok {
 				return end
 			}
 		}

@@ -30,8 +30,11 @@ func (u Usage) Total() int64 {
 }
 
 func usageOf(v jsonx.Value) Usage {
-	return Usage{v.Get("input_tokens").Int(), v.Get("output_tokens").Int(),
-		v.Get("cache_creation_input_tokens").Int(), v.Get("cache_read_input_tokens").Int()}
+	// One walk over the object, not one per field.
+	var buf [16]jsonx.Member
+	ms := members(v, buf[:0])
+	return Usage{jsonx.Lookup(ms, "input_tokens").Int(), jsonx.Lookup(ms, "output_tokens").Int(),
+		jsonx.Lookup(ms, "cache_creation_input_tokens").Int(), jsonx.Lookup(ms, "cache_read_input_tokens").Int()}
 }
 
 // Block is one content block of an assistant message.

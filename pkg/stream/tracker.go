@@ -2,7 +2,6 @@ package stream
 
 import (
 	"bytes"
-	"container/list"
 	"encoding/json"
 	"sort"
 	"time"
@@ -64,7 +63,12 @@ type ToolCall struct {
 	// timestamps; HasDuration is false when either is missing.
 	Duration    time.Duration
 	HasDuration bool
+
+	links[ToolCall] // its place among the open calls
 }
+
+func (c *ToolCall) link() *links[ToolCall] { return &c.links }
+func (m *msgUsage) link() *links[msgUsage] { return &m.links }
 
 // AgentLabel returns "main" or the id of the subagent that made the call.
 func (c *ToolCall) AgentLabel() string {
@@ -193,19 +197,20 @@ type TypeCount struct {
 type Tracker struct {
 	o TrackerOptions
 
-	calls     map[string]*list.Element // open tool calls by id
-	callOrder *list.List               // of *ToolCall, oldest first
+	calls     map[string]*ToolCall // open tool calls by id
+	callOrder order[ToolCall, *ToolCall]
 
 	agents     map[string]*Subagent // by Agent tool_use id
 	agentOrder []*Subagent
 	byAgentID  map[string]*Subagent
 
-	msgs     map[string]*list.Element // open model calls by message.id
-	msgOrder *list.List               // of *msgUsage
+	msgs     map[string]*msgUsage // open model calls by message.id
+	msgOrder order[msgUsage, *msgUsage]
 	closed   map[usageKey]*ModelTokens
 
 	types     map[typeKey]int64
 	typeOrder []typeKey
+	names     map[string]string // tool names (toolName)
 
 	outcome Outcome
 	// lastResult is the last result event's bytes; outcome.Last is made
@@ -223,6 +228,7 @@ type usageKey struct {
 }
 
 type msgUsage struct {
+	links[msgUsage]
 	id    string
 	model string
 	sub   bool
@@ -256,13 +262,12 @@ func NewTracker(o TrackerOptions) *Tracker {
 	}
 	return &Tracker{
 		o:         o,
-		calls:     map[string]*list.Element{},
-		callOrder: list.New(),
+		calls:     map[string]*ToolCall{},
 		agents:    map[string]*Subagent{},
 		byAgentID: map[string]*Subagent{},
-		msgs:      map[string]*list.Element{},
-		msgOrder:  list.New(),
+		msgs:      map[string]*msgUsage{},
 		closed:    map[usageKey]*ModelTokens{},
+		names:     map[string]string{},
 		types:     map[typeKey]int64{},
 	}
 }
@@ -384,16 +389,19 @@ func (t *Tracker) observeAssistant(e *Event) {
 	if e.Kind != KindToolUse || t.o.NoToolCalls {
 		return
 	}
+	var blockBuf [8]jsonx.Member
 	jsonx.Lookup(msg, "content").Each(func(_ int, b jsonx.Value) bool {
-		switch {
-		case b.Get("type").StrEqual("tool_use"), b.Get("type").StrEqual("server_tool_use"), b.Get("type").StrEqual("mcp_tool_use"):
+		// The block indexed once, for its type, id, name and input.
+		block := members(b, blockBuf[:0])
+		switch typ := jsonx.Lookup(block, "type"); {
+		case typ.StrEqual("tool_use"), typ.StrEqual("server_tool_use"), typ.StrEqual("mcp_tool_use"):
 		default:
 			return true
 		}
 		c := &ToolCall{
-			ID:              b.Get("id").Str(),
-			Name:            b.Get("name").Str(),
-			Input:           json.RawMessage(bytes.Clone(b.Get("input"))),
+			ID:              jsonx.Lookup(block, "id").Str(),
+			Name:            t.toolName(jsonx.Lookup(block, "name")),
+			Input:           json.RawMessage(bytes.Clone(jsonx.Lookup(block, "input"))),
 			ParentToolUseID: parent,
 			Agent:           agent,
 			Line:            e.Line,
@@ -473,15 +481,34 @@ func max0(n int) int {
 	return n
 }
 
+// toolName returns a tool's name, the same string for every call of a
+// tool: a run calls a few tools many times, and a string per call was an
+// allocation per event. At most maxToolNames names are kept.
+func (t *Tracker) toolName(v jsonx.Value) string {
+	if name, ok := t.names[string(v)]; ok { // (the key is the value's JSON)
+		return name
+	}
+	name := v.Str()
+	if len(t.names) < maxToolNames {
+		t.names[string(v)] = name
+	}
+	return name
+}
+
+// maxToolNames bounds the tool names toolName keeps (a run has tens; MCP
+// servers add their own).
+const maxToolNames = 1024
+
 func (t *Tracker) openCall(c *ToolCall) {
 	if old, ok := t.calls[c.ID]; ok {
-		t.callOrder.Remove(old)
+		t.callOrder.remove(old)
 	}
-	t.calls[c.ID] = t.callOrder.PushBack(c)
-	for t.callOrder.Len() > t.o.MaxOpenCalls {
-		front := t.callOrder.Front()
-		delete(t.calls, front.Value.(*ToolCall).ID)
-		t.callOrder.Remove(front)
+	t.calls[c.ID] = c
+	t.callOrder.pushBack(c)
+	for t.callOrder.len() > t.o.MaxOpenCalls {
+		front := t.callOrder.front
+		delete(t.calls, front.ID)
+		t.callOrder.remove(front)
 		t.stats.EvictedCalls++
 	}
 }
@@ -493,8 +520,7 @@ func (t *Tracker) recordUsage(id, model string, sub bool, agent *Subagent, u Usa
 		t.fold(&msgUsage{model: model, sub: sub, agent: agent, usage: u})
 		return
 	}
-	if el, ok := t.msgs[id]; ok {
-		m := el.Value.(*msgUsage)
+	if m, ok := t.msgs[id]; ok {
 		if delta {
 			m.usage = mergeUsage(m.usage, u)
 		} else {
@@ -503,19 +529,20 @@ func (t *Tracker) recordUsage(id, model string, sub bool, agent *Subagent, u Usa
 		if model != "" {
 			m.model = model
 		}
-		t.msgOrder.MoveToBack(el)
+		t.msgOrder.moveToBack(m)
 		return
 	}
 	if delta && model == "" {
 		return // a message_delta for a call we never saw begin
 	}
-	t.msgs[id] = t.msgOrder.PushBack(&msgUsage{id: id, model: model, sub: sub, agent: agent, usage: u})
-	for t.msgOrder.Len() > t.o.MaxOpenMessages {
-		front := t.msgOrder.Front()
-		m := front.Value.(*msgUsage)
-		delete(t.msgs, m.id)
-		t.msgOrder.Remove(front)
-		t.fold(m)
+	m := &msgUsage{id: id, model: model, sub: sub, agent: agent, usage: u}
+	t.msgs[id] = m
+	t.msgOrder.pushBack(m)
+	for t.msgOrder.len() > t.o.MaxOpenMessages {
+		front := t.msgOrder.front
+		delete(t.msgs, front.id)
+		t.msgOrder.remove(front)
+		t.fold(front)
 	}
 }
 
@@ -576,13 +603,12 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 	var done []*ToolCall
 	for _, r := range e.ToolResults() {
 		id := r.ToolUseID
-		el, ok := t.calls[id]
+		c, ok := t.calls[id]
 		if !ok {
 			t.stats.OrphanResults++
 			continue
 		}
-		c := el.Value.(*ToolCall)
-		t.callOrder.Remove(el)
+		t.callOrder.remove(c)
 		delete(t.calls, id)
 		c.Done, c.IsError, c.ResultLine, c.ResultTimestamp = true, r.IsError, e.Line, ts
 		if !t.o.NoResultSizes {
@@ -684,10 +710,8 @@ func between(from, to string) (time.Duration, bool) {
 // OpenCalls returns the tool calls still waiting for a result, oldest
 // first: at the end of a stream, the calls that never got one.
 func (t *Tracker) OpenCalls() []*ToolCall {
-	out := make([]*ToolCall, 0, t.callOrder.Len())
-	for el := t.callOrder.Front(); el != nil; el = el.Next() {
-		out = append(out, el.Value.(*ToolCall))
-	}
+	out := make([]*ToolCall, 0, t.callOrder.len())
+	t.callOrder.each(func(c *ToolCall) { out = append(out, c) })
 	return out
 }
 
@@ -696,11 +720,11 @@ func (t *Tracker) Subagents() []*Subagent {
 	for _, s := range t.agentOrder {
 		s.Tokens = s.closed
 	}
-	for el := t.msgOrder.Front(); el != nil; el = el.Next() {
-		if m := el.Value.(*msgUsage); m.agent != nil {
+	t.msgOrder.each(func(m *msgUsage) {
+		if m.agent != nil {
 			m.agent.Tokens = m.agent.Tokens.Add(m.usage)
 		}
-	}
+	})
 	return append([]*Subagent(nil), t.agentOrder...)
 }
 
@@ -756,9 +780,7 @@ func (t *Tracker) Usage() UsageReport {
 		c := *v
 		all[k] = &c
 	}
-	for el := t.msgOrder.Front(); el != nil; el = el.Next() {
-		addTokens(all, el.Value.(*msgUsage))
-	}
+	t.msgOrder.each(func(m *msgUsage) { addTokens(all, m) })
 	var rep UsageReport
 	seen := map[string]bool{} // models that answered an assistant message
 	for _, v := range all {
