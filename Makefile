@@ -13,13 +13,15 @@ install:
 
 # The README's test command, a few minutes on two cores: vet, the layering
 # check, every test in -short mode (the differential sweeps over the
-# captures take a sample of them), the command's again under the race
-# detector (the only package with goroutines: signals, the pipe tests), and
+# captures take a sample of them), the packages with goroutines again under
+# the race detector (the read-ahead, the reader that uses it, the command:
+# signals, the pipe tests), and
 # jsonx once more built without its vector kernel (-tags purego: the path
 # of every other architecture).
+RACE_PKGS := ./internal/readahead ./pkg/stream ./cmd/ccfilter
 test: lint
 	$(GO) test -short -count=1 ./...
-	$(GO) test -short -count=1 -race ./cmd/ccfilter
+	$(GO) test -short -count=1 -race $(RACE_PKGS)
 	$(GO) test -short -count=1 -tags purego ./internal/jsonx
 
 # Every test at full size: the sweeps over every capture, two million
@@ -27,7 +29,7 @@ test: lint
 # after make test.
 test-all: lint
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./cmd/ccfilter
+	$(GO) test -count=1 -race $(RACE_PKGS)
 	$(GO) test -count=1 -tags purego ./internal/jsonx
 
 # go vet, plus the architecture rule: cobra and pflag live only in the

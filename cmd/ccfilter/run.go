@@ -309,7 +309,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 			perLine = 2 // a line and its whole tree
 		}
 	}
-	dec := stream.NewDecoder(in, opts)
+	dec := stream.NewReader(in, opts)
 	defer dec.Close()
 	tr := stream.NewTracker(stream.TrackerOptions{NoResultSizes: opts.NoResultSizes, NoToolCalls: p.usageOnly() && !trackEverything})
 	s := &session{o: o, p: p, tr: tr, tty: tty, source: displayName(name), light: light, outcomeOnly: outcomeOnly}

@@ -104,6 +104,7 @@ type Decoder struct {
 	pieces [][]byte // a long line read from a pipe, piece by piece
 	ahead  []byte   // lineSize's read buffer
 	ev     Event
+	closer io.Closer // what Close stops (NewReader's read-ahead)
 }
 
 // NewDecoder returns a Decoder reading from r.
@@ -115,16 +116,22 @@ func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 		opts.BufferSize = defaultBufferSize
 	}
 	d := &Decoder{br: bufio.NewReaderSize(r, opts.BufferSize), opts: opts}
-	// A file (or any seekable ReaderAt) tells a long line's size before it
-	// is read, so its buffer is allocated once, at its size.
-	if ra, ok := r.(io.ReaderAt); ok {
-		if sk, ok := r.(io.Seeker); ok {
+	d.lookAheadIn(r)
+	return d
+}
+
+// lookAheadIn has long lines sized by looking ahead in in, which holds
+// the bytes the decoder reads from its current offset on: a file (or any
+// seekable ReaderAt) tells a long line's size before it is read, so its
+// buffer is allocated once, at its size.
+func (d *Decoder) lookAheadIn(in io.Reader) {
+	if ra, ok := in.(io.ReaderAt); ok {
+		if sk, ok := in.(io.Seeker); ok {
 			if pos, err := sk.Seek(0, io.SeekCurrent); err == nil {
 				d.ra, d.raAt = ra, pos
 			}
 		}
 	}
-	return d
 }
 
 // Buffered reports whether the next call to Next can return without
@@ -147,9 +154,15 @@ func (d *Decoder) Buffered() bool {
 	return d.ready
 }
 
-// Close releases nothing: the Decoder holds no goroutine or mapping. It
-// is there for the Reader interface.
-func (d *Decoder) Close() error { return nil }
+// Close stops the reading goroutine of a Decoder made by NewReader with
+// one; a Decoder made by NewDecoder holds nothing to release. It does not
+// close the input.
+func (d *Decoder) Close() error {
+	if d.closer != nil {
+		return d.closer.Close()
+	}
+	return nil
+}
 
 // Next returns the next event. At the end of input it returns io.EOF.
 //

@@ -1,0 +1,112 @@
+package readahead
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestSameBytesAndError proves a Reader returns exactly the bytes of the
+// reader under it, then its error, whatever the sizes of the reads on
+// either side: reads of one byte, half reads, an error with the last
+// bytes, a timeout in the middle (passed on, as the reader under it
+// returned it), and buffers smaller and larger than the consumer's reads.
+func TestSameBytesAndError(t *testing.T) {
+	data := make([]byte, 300_000)
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range data {
+		data[i] = byte(r.IntN(256))
+	}
+	boom := errors.New("disk on fire")
+	sources := map[string]func() io.Reader{
+		"plain":    func() io.Reader { return bytes.NewReader(data) },
+		"one byte": func() io.Reader { return iotest.OneByteReader(bytes.NewReader(data)) },
+		"half":     func() io.Reader { return iotest.HalfReader(bytes.NewReader(data)) },
+		"data+EOF": func() io.Reader { return iotest.DataErrReader(bytes.NewReader(data)) },
+		"error":    func() io.Reader { return io.MultiReader(bytes.NewReader(data), iotest.ErrReader(boom)) },
+	}
+	for name, src := range sources {
+		for _, size := range []int{1, 7, 4096, 1 << 20} {
+			got, err := readAll(New(src(), size, 2), 1000)
+			assert.Equal(t, data, got, "%s, buffers of %d", name, size)
+			if name == "error" {
+				assert.ErrorIs(t, err, boom, name)
+			} else {
+				assert.NoError(t, err, name)
+			}
+		}
+	}
+	// The standard checks of a reader (reads of every size, at EOF).
+	require.NoError(t, iotest.TestReader(New(bytes.NewReader(data), 4096, 3), data))
+	// A timeout in the middle is passed on where it happened.
+	got, err := readAll(New(iotest.TimeoutReader(bytes.NewReader(data)), 1<<16, 2), 1<<16)
+	assert.ErrorIs(t, err, iotest.ErrTimeout)
+	assert.Equal(t, data[:1<<16], got)
+}
+
+// readAll reads in reads of n bytes until an error; io.EOF is nil.
+func readAll(r io.Reader, n int) ([]byte, error) {
+	var out []byte
+	buf := make([]byte, n)
+	for {
+		k, err := r.Read(buf)
+		out = append(out, buf[:k]...)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+}
+
+// TestCloseEndsTheGoroutine proves Close, before the end of the input, lets
+// the reading goroutine end (it would otherwise wait for a free buffer
+// forever): the goroutine count comes back.
+func TestCloseEndsTheGoroutine(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 50 {
+		ra := New(bytes.NewReader(make([]byte, 1<<20)), 1024, 2)
+		buf := make([]byte, 10)
+		_, err := ra.Read(buf)
+		require.NoError(t, err)
+		require.NoError(t, ra.Close())
+		require.NoError(t, ra.Close(), "twice is fine")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.LessOrEqual(t, runtime.NumGoroutine(), before)
+}
+
+// TestBuffered proves Buffered counts what can be read without waiting:
+// nothing before the first buffer arrives from a reader that blocks, all
+// of it after.
+func TestBuffered(t *testing.T) {
+	pr, pw := io.Pipe()
+	ra := New(pr, 64, 2)
+	defer ra.Close()
+	assert.Equal(t, 0, ra.Buffered())
+	go pw.Write([]byte("hello\n"))
+	deadline := time.Now().Add(5 * time.Second)
+	for ra.Buffered() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	assert.Equal(t, 6, ra.Buffered())
+	buf := make([]byte, 10)
+	n, err := ra.Read(buf)
+	require.NoError(t, err)
+	assert.Equal(t, "hello\n", string(buf[:n]))
+	pw.Close()
+	_, err = ra.Read(buf)
+	assert.Equal(t, io.EOF, err)
+}

@@ -1,0 +1,117 @@
+package stream_test
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/internal/gen/realcorpus"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// TestNewReaderMatchesDecoder holds the Reader NewReader picks for a
+// regular file (read ahead on a goroutine) to a plain Decoder reading the
+// same bytes from a pipe: the same events (line, offset, kind, bytes,
+// parent) and the same line errors, in order, at each check level, on
+// every capture, the real long session, a corpus of the captures
+// concatenated with ids renamed, lines far longer than the buffers, and
+// random mutations of them (bytes cut out, lines glued, junk and blank
+// lines put in, a cut end).
+func TestNewReaderMatchesDecoder(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2)) // the rule reads ahead with more than one CPU
+	session, err := os.ReadFile(longSession)
+	require.NoError(t, err)
+	var sources []*realcorpus.Source
+	for _, f := range captures(t) {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		sources = append(sources, realcorpus.NewSource(f, data))
+	}
+	var corpus bytes.Buffer
+	_, err = realcorpus.Concat(&corpus, sources, 24<<20)
+	require.NoError(t, err)
+	long := `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"` + strings.Repeat(`ab\n`, 1<<20) + `"}]}}`
+	inputs := map[string][]byte{
+		"captures":   allCaptures(t),
+		"session":    session,
+		"corpus":     corpus.Bytes(),
+		"long lines": []byte(strings.Join([]string{`{"type":"a"}`, long, long[:len(long)/2], `{"type":"b"}`, long}, "\n")),
+	}
+	r := rand.New(rand.NewPCG(16, 16))
+	for i := range 12 {
+		inputs[fmt.Sprintf("mutated %d", i)] = mutate(r, session)
+	}
+	dir := t.TempDir()
+	for name, in := range inputs {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
+		require.NoError(t, os.WriteFile(path, in, 0o644))
+		for _, check := range []stream.Check{stream.CheckAll, stream.CheckFraming} {
+			opts := stream.DecoderOptions{Check: check, ToolResults: true}
+			want := decodeAll(t, io.MultiReader(bytes.NewReader(in)), opts)
+			f, err := os.Open(path)
+			require.NoError(t, err)
+			rd := stream.NewReader(f, opts)
+			require.True(t, stream.ReadsAhead(rd), "a regular file is read ahead")
+			got := drain(t, rd)
+			require.NoError(t, rd.Close())
+			f.Close()
+			assert.Equal(t, want, got, "%s, check %d", name, check)
+		}
+	}
+	// Anything else is read by the Decoder alone.
+	assert.False(t, stream.ReadsAhead(stream.NewReader(strings.NewReader("{}"), stream.DecoderOptions{})))
+	runtime.GOMAXPROCS(1)
+	f, err := os.Open(filepath.Join(dir, "session.jsonl"))
+	require.NoError(t, err)
+	defer f.Close()
+	assert.False(t, stream.ReadsAhead(stream.NewReader(f, stream.DecoderOptions{})), "one CPU: no goroutine")
+}
+
+// drain is decodeAll for any Reader.
+func drain(t *testing.T, rd stream.Reader) []decoded {
+	t.Helper()
+	var out []decoded
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			require.True(t, stream.IsLineError(err), "only line errors here: %v", err)
+			out = append(out, decoded{Err: err.Error()})
+			continue
+		}
+		out = append(out, decoded{ev.Line, ev.Offset, ev.Kind.String(), string(ev.Raw), ev.ParentToolUseID(), ""})
+	}
+}
+
+// mutate returns data with a few random faults: bytes cut out, a newline
+// lost (two lines glued), junk and blank lines put in, and maybe a cut end.
+func mutate(r *rand.Rand, data []byte) []byte {
+	out := bytes.Clone(data)
+	for range 1 + r.IntN(6) {
+		at := r.IntN(len(out))
+		switch r.IntN(4) {
+		case 0:
+			out = append(out[:at], out[min(len(out), at+1+r.IntN(500)):]...)
+		case 1:
+			if i := bytes.IndexByte(out[at:], '\n'); i >= 0 {
+				out = append(out[:at+i], out[at+i+1:]...)
+			}
+		case 2:
+			out = append(out[:at], append([]byte("\n{\"type\":\n\n  \n"), out[at:]...)...)
+		case 3:
+			out = out[:at]
+		}
+	}
+	return out
+}
