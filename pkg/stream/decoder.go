@@ -99,7 +99,7 @@ type Decoder struct {
 	array  bool // the input is one JSON array
 	arrEnd bool // its closing ']' was seen
 
-	ready  bool     // Buffered found a whole line ahead; reset by Next
+	next   int      // when > 0, Buffered found the next line's end this far ahead
 	long   []byte   // the buffer of lines longer than the read buffer, reused
 	pieces [][]byte // a long line read from a pipe, piece by piece
 	ahead  []byte   // lineSize's read buffer
@@ -139,7 +139,7 @@ func (d *Decoder) lookAheadIn(in io.Reader) {
 // this is false, just before Next would block on a pipe (and writes in
 // large blocks while reading a file).
 func (d *Decoder) Buffered() bool {
-	if d.ready {
+	if d.next > 0 {
 		return true
 	}
 	n := d.br.Buffered()
@@ -150,8 +150,9 @@ func (d *Decoder) Buffered() bool {
 		return true // an element may be cut short; reading on is cheap
 	}
 	b, _ := d.br.Peek(n)
-	d.ready = bytes.IndexByte(b, '\n') >= 0
-	return d.ready
+	i := bytes.IndexByte(b, '\n')
+	d.next = i + 1 // readLine takes the line found without searching again
+	return i >= 0
 }
 
 // Close stops the reading goroutine of a Decoder made by NewReader with
@@ -174,7 +175,6 @@ func (d *Decoder) Close() error {
 // The returned Event, and the bytes of its Raw field, are only valid until
 // the next call to Next; use Event.Clone to keep one.
 func (d *Decoder) Next() (*Event, error) {
-	d.ready = false
 	if !d.began {
 		if err := d.begin(); err != nil {
 			return nil, err
@@ -204,6 +204,7 @@ func (d *Decoder) Next() (*Event, error) {
 // numbers and offsets count the blank lines before it).
 func (d *Decoder) begin() error {
 	d.began = true
+	d.next = 0 // (positions move with the BOM)
 	if b, _ := d.br.Peek(3); bytes.Equal(b, []byte("\xEF\xBB\xBF")) {
 		d.discard(3)
 	}
@@ -247,7 +248,16 @@ func (d *Decoder) readLine() ([]byte, int64, error) {
 		return nil, 0, d.err
 	}
 	off := d.off
-	b, err := d.br.ReadSlice('\n')
+	var b []byte
+	var err error
+	if d.next > 0 {
+		// Buffered found the line's end: the bytes are in the buffer.
+		b, _ = d.br.Peek(d.next)
+		d.br.Discard(d.next)
+		d.next = 0
+	} else {
+		b, err = d.br.ReadSlice('\n')
+	}
 	d.off += int64(len(b))
 	switch {
 	case err == nil:

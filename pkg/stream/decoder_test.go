@@ -27,7 +27,7 @@ type item struct {
 
 // readAll drains a decoder through a reader that is not seekable and
 // returns at most one byte per Read when oneByte is set, so buffer
-// boundaries fall everywhere.
+// boundaries fall everywhere; before every other Next it asks Buffered.
 func readAll(t *testing.T, in string, opts stream.DecoderOptions, oneByte bool) []item {
 	t.Helper()
 	var r io.Reader = strings.NewReader(in)
@@ -36,10 +36,15 @@ func readAll(t *testing.T, in string, opts stream.DecoderOptions, oneByte bool) 
 	} else {
 		r = io.MultiReader(r) // hides any Seek/WriteTo
 	}
-	opts.BufferSize = max(opts.BufferSize, 16)
+	if opts.BufferSize != 0 {
+		opts.BufferSize = max(opts.BufferSize, 16) // bufio's least
+	}
 	dec := stream.NewDecoder(r, opts)
 	var out []item
 	for i := 0; i < 1000; i++ {
+		if i%2 == 0 {
+			dec.Buffered() // as a live consumer does: Next then takes the line it found
+		}
 		ev, err := dec.Next()
 		if errors.Is(err, io.EOF) {
 			return out

@@ -76,11 +76,15 @@ func TestNewReaderMatchesDecoder(t *testing.T) {
 	assert.False(t, stream.ReadsAhead(stream.NewReader(f, stream.DecoderOptions{})), "one CPU: no goroutine")
 }
 
-// drain is decodeAll for any Reader.
+// drain is decodeAll for any Reader, asking Buffered before every third
+// Next as a live consumer does.
 func drain(t *testing.T, rd stream.Reader) []decoded {
 	t.Helper()
 	var out []decoded
-	for {
+	for i := 0; ; i++ {
+		if i%3 == 0 {
+			rd.Buffered()
+		}
 		ev, err := rd.Next()
 		if err == io.EOF {
 			return out
