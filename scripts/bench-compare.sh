@@ -257,7 +257,15 @@ for c in "${CORPORA[@]}"; do
 			"${SEC[$c/$task/gojq]:-n/a}" "${jaqs:-n/a}" "$rss" \
 			"${r1}x$(meets "$r1" "$tjq")" "${r2}x$(meets "$r2" "$tjq")" "${r3}x$(meets "$r3" "$tjaq")" "${r4}x$(meets "$r4" "$tjaq")"
 	done
-	echo "(targets: $(for task in "${TASKS[@]}"; do read -r a b <<<"$(target "$c" "$task")"; [ "$a" = - ] || printf '%s %sx jq%s; ' "$task" "$a" "$([ "$b" = - ] || echo ", ${b}x jaq")"; done))"
+	goals=
+	for task in "${TASKS[@]}"; do
+		read -r a b <<<"$(target "$c" "$task")"
+		[ "$a" = - ] && continue
+		goals+="$task ${a}x jq"
+		[ "$b" = - ] || goals+=", ${b}x jaq"
+		goals+="; "
+	done
+	echo "(targets: ${goals:-none})"
 done
 
 # ------------------------------------------------------------------ memory

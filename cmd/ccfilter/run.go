@@ -379,7 +379,10 @@ func (s *session) uses(ev *stream.Event) bool {
 	case s.light:
 		return ev.Kind == stream.KindResult || ev.Kind == stream.KindText
 	case s.outcomeOnly: // text
-		return ev.Kind == stream.KindResult || ev.Kind == stream.KindText || ev.Kind == stream.KindDelta
+		// Of the deltas, only a text_delta's text is printed (a partial-
+		// messages run is mostly other deltas: thinking, tool input).
+		return ev.Kind == stream.KindResult || ev.Kind == stream.KindText ||
+			ev.Kind == stream.KindDelta && ev.Delta().DeltaType == "text_delta"
 	case s.p.expr != nil:
 		return !s.p.expr.Skips(ev)
 	case ev.Kind == stream.KindToolUse || ev.Kind == stream.KindInit || ev.Kind == stream.KindResult:

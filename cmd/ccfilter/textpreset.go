@@ -31,6 +31,9 @@ func (t *textPrinter) write(s string) error {
 }
 
 func (t *textPrinter) wasStreamed(id string) bool {
+	if n := len(t.streamed); n > 0 && t.streamed[n-1] == id {
+		return true // the message of the delta before (most are)
+	}
 	for _, s := range t.streamed {
 		if s == id {
 			return true

@@ -38,9 +38,11 @@ type Event struct {
 	// after a long "message" are then found without walking it again.
 	top     []jsonx.Member
 	haveTop bool
-	// results caches ToolResults.
+	// results caches ToolResults, delta Delta.
 	results     []ToolResult
 	haveResults bool
+	delta       Delta
+	haveDelta   bool
 }
 
 // reset points the reused event at a new line and classifies it; the

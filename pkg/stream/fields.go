@@ -438,8 +438,16 @@ type Delta struct {
 	BlockType string // content_block_start's block type
 }
 
-// Delta reads the stream_event view of e.
+// Delta reads the stream_event view of e (once: a consumer that checks
+// the delta's type before printing its text reads it twice).
 func (e *Event) Delta() Delta {
+	if !e.haveDelta {
+		e.delta, e.haveDelta = e.readDelta(), true
+	}
+	return e.delta
+}
+
+func (e *Event) readDelta() Delta {
 	v := e.keys()
 	var buf [8]jsonx.Member
 	ev := members(v.Get("event"), buf[:0])
