@@ -65,7 +65,7 @@ RUNS=${RUNS:-3}
 SWEEP=${SWEEP:-1}
 TIMEOUT=${TIMEOUT:-180}
 WORK=${WORK:-/tmp/ccfilter-bench}
-REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)} # (set it to run a copy of this script)
 CAPTURES=${CAPTURES:-$REPO/../shared/captures}
 JAQ=${JAQ:-$REPO/../shared/tools/jaq}
 case $RUNS in '' | *[!0-9]* | 0) echo "RUNS must be a positive integer" >&2; exit 2 ;; esac
@@ -270,7 +270,7 @@ done
 
 # ------------------------------------------------------------------ memory
 if [ "$SWEEP" = 1 ]; then
-	PRESETS=($("$CCFILTER" presets 2>/dev/null | awk 'NF && $1 ~ /^[a-z]+$/ { print $1 }'))
+	PRESETS=($("$CCFILTER" presets 2>/dev/null | grep -E '^[a-z]+$'))
 	[ ${#PRESETS[@]} -gt 0 ] || PRESETS=(all text tools errors final types usage subagents init)
 	FORMATS=(text markdown ndjson csv json)
 	declare -A PEAK

@@ -3,10 +3,9 @@ package main
 import "runtime/debug"
 
 // memoryBase is the soft memory limit before any long line: the read
-// buffer, the batches read ahead by the parallel decoder, the renderers'
-// state. A soft limit makes the GC hand back the buffers of huge lines
-// (tool results of tens of MB) promptly; lower (32 MiB), the batches read
-// ahead keep the heap at the limit and the GC runs without pause.
+// buffers, the tracker's bounded state, the renderers' state. A soft limit
+// makes the GC hand back the buffers of huge lines (tool results of tens of
+// MB) promptly.
 const memoryBase = 64 << 20
 
 // softLimit raises the soft memory limit, for an expression, by twice the
@@ -46,3 +45,17 @@ func (m *softLimit) line(n, perLine int) {
 
 // keptLineBase is the base of the limit once a long line's buffer is kept.
 const keptLineBase = 40 << 20
+
+// end is called when the input is read: after a long line, the heap is
+// collected and handed back before the run's end decodes its final answer
+// (the decoder let go of the line's buffer at the end of the input), so
+// that the answer does not come on top of the line: final on a 110 MB
+// result peaked at three times it, two after.
+func (m *softLimit) end() {
+	if m.on && m.longest >= longLine {
+		debug.FreeOSMemory()
+	}
+}
+
+// longLine is the line length from which end hands memory back.
+const longLine = 16 << 20

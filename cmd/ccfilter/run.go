@@ -348,7 +348,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 			validate := ev.Validate
 			switch {
 			case p.expr != nil:
-				validate = func() error { return p.expr.Prepare(ev) } // done on the workers already
+				validate = func() error { return p.expr.Prepare(ev) } // done by the decoder already (DecoderOptions.Prepare)
 			case p.where != nil && p.preset.Mode == filter.Events:
 				validate = ev.ValidateValue // (--where on tool calls runs on the call, not the event)
 			}
@@ -368,6 +368,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 			return 0, err
 		}
 	}
+	memory.end()
 	return s.finish()
 }
 
@@ -428,7 +429,6 @@ type session struct {
 	outcomeOnly bool // the tracker follows the outcome only (plan.outcomeOnly)
 
 	inits      []stream.Init
-	lastRaw    []byte // the last result event's bytes (final --format json)
 	outputs    int    // expression outputs
 	lastValue  any
 	runtimeErr bool
@@ -488,9 +488,6 @@ func (s *session) event(ctx context.Context, ev *stream.Event) error {
 		done = s.tr.Observe(ev)
 	}
 	if s.light {
-		if ev.Kind == stream.KindResult && s.p.preset.Name == "final" {
-			s.lastRaw = append(s.lastRaw[:0], ev.Raw...)
-		}
 		return nil
 	}
 	p := s.p
@@ -794,16 +791,16 @@ func (s *session) finishFinal(out stream.Outcome) (int, error) {
 			indent = "\t"
 		}
 		if s.o.Compact {
-			if err := json.Compact(&buf, s.lastRaw); err != nil {
+			if err := json.Compact(&buf, s.tr.LastResult()); err != nil {
 				return 0, err
 			}
-		} else if err := json.Indent(&buf, s.lastRaw, "", indent); err != nil {
+		} else if err := json.Indent(&buf, s.tr.LastResult(), "", indent); err != nil {
 			return 0, err
 		}
 		buf.WriteByte('\n')
 		s.plain.Write(buf.Bytes())
 	case render.NDJSON:
-		s.plain.Write(s.lastRaw)
+		s.plain.Write(s.tr.LastResult())
 		s.plain.WriteByte('\n')
 	default:
 		text, fellBack := s.tr.FinalText()

@@ -185,6 +185,12 @@ func (d *Decoder) Next() (*Event, error) {
 	}
 	for {
 		line, off, err := d.readLine()
+		if err == io.EOF {
+			// The long line's buffer goes at the end: the consumer's work
+			// after the last line (a final answer decoded, say) can have
+			// its memory.
+			d.long, d.ahead, d.ev = nil, nil, Event{}
+		}
 		if err != nil {
 			return nil, err
 		}

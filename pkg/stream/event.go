@@ -269,7 +269,20 @@ func discriminators(raw []byte) (typ, subtype string) {
 	if bytes.HasPrefix(raw, []byte(tp)) {
 		rest := raw[len(tp):]
 		if q := bytes.IndexByte(rest, '"'); q >= 0 && bytes.IndexByte(rest[:q], '\\') < 0 {
-			typ = intern(jsonx.Value(raw[len(tp)-1 : len(tp)+q+1]))
+			// The hot types without a map lookup (a tenth of final's time on
+			// short lines).
+			switch string(rest[:q]) {
+			case "assistant":
+				typ = "assistant"
+			case "user":
+				typ = "user"
+			case "stream_event":
+				typ = "stream_event"
+			case "system":
+				typ = "system"
+			default:
+				typ = intern(jsonx.Value(raw[len(tp)-1 : len(tp)+q+1]))
+			}
 			after := rest[q+1:]
 			const st = `,"subtype":"`
 			if bytes.HasPrefix(after, []byte(st)) {

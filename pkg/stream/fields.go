@@ -103,6 +103,70 @@ func (e *Event) appendText(dst []byte) []byte {
 	return appendContentText(dst, e.keys().Path("message", "content"), "")
 }
 
+// appendTextMax appends the first max bytes of Text to dst, decoding no
+// more of the line than they take: a text block of 150 MB kept for a 1 MiB
+// fallback was decoded whole, twice (its bytes, then a string).
+func (e *Event) appendTextMax(dst []byte, max int) []byte {
+	start := len(dst)
+	content := e.keys().Path("message", "content")
+	if content.Type() == jsonx.String {
+		return appendStrMax(dst, content, max)
+	}
+	first := true
+	content.Each(func(_ int, b jsonx.Value) bool {
+		if t := b.Get("text"); t.Type() == jsonx.String {
+			if !first {
+				dst = append(dst, '\n') // (after an empty text too, as appendText)
+			}
+			dst, first = appendStrMax(dst, t, max-(len(dst)-start)), false
+		}
+		return len(dst)-start < max
+	})
+	return dst[:min(len(dst), start+max)]
+}
+
+// appendStrMax appends at most n bytes of the string value v decoded. It
+// decodes a prefix of the raw string that is long enough: an escape stands
+// for at least one byte in at most six (\u0041), so 6n+12 raw bytes, cut
+// before any escape they end in, give n bytes or more.
+func appendStrMax(dst []byte, v jsonx.Value, n int) []byte {
+	if n <= 0 {
+		return dst
+	}
+	body := v[1 : len(v)-1]
+	if len(body) <= n {
+		// It decodes to at most three times n (an invalid byte becomes
+		// U+FFFD): decoded in place, dst stays within a few times n.
+		start := len(dst)
+		dst = v.AppendStr(dst)
+		return dst[:min(len(dst), start+n)]
+	}
+	// Decoded apart, from a prefix, so that dst never grows past n.
+	cut := escapeStart(body, min(len(body), 6*n+12))
+	prefix := jsonx.Value(append(append([]byte{'"'}, body[:cut]...), '"')).AppendStr(make([]byte, 0, cut))
+	return append(dst, prefix[:min(len(prefix), n)]...)
+}
+
+// escapeStart returns i, or the start of the escape sequence that
+// b[:i] would cut in two, so that b[:result] is whole escapes.
+func escapeStart(b []byte, i int) int {
+	for j := 0; j < i; {
+		if b[j] != '\\' {
+			j++
+			continue
+		}
+		end := j + 2
+		if j+1 < len(b) && b[j+1] == 'u' {
+			end = j + 6
+		}
+		if end > i {
+			return j
+		}
+		j = end
+	}
+	return i
+}
+
 // contentText joins the text of a content value: a string, or an array of
 // blocks whose "text" fields are taken (only blocks of type only, if set).
 func contentText(content jsonx.Value, only string) string {

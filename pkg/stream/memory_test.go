@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -80,4 +81,33 @@ func write(t *testing.T, name string, fill func(io.Writer) error) {
 	require.NoError(t, fill(w))
 	require.NoError(t, w.Flush())
 	require.NoError(t, f.Close())
+}
+
+// TestLongLineCostsItsSizeOnce proves that a long line is not copied or
+// decoded whole where only a little of it is needed: the tracker keeps at
+// most MaxTextBytes of a 20 MB text (it decoded all of it, twice), and the
+// decoder lets go of its long line's buffer at the end of the input, so
+// that what the consumer does after the last line does not come on top of
+// it (final on a 110 MB result: three times its size, then two).
+func TestLongLineCostsItsSizeOnce(t *testing.T) {
+	text := strings.Repeat("word ", 4<<20) // 20 MiB
+	in := `{"type":"assistant","message":{"model":"m","id":"msg_1","content":[{"type":"text","text":"` + text + `"}]},"parent_tool_use_id":null}` + "\n"
+	dec := stream.NewDecoder(strings.NewReader(in), stream.DecoderOptions{Check: stream.CheckFraming})
+	tr := stream.NewTracker(stream.TrackerOptions{MaxTextBytes: 1 << 20})
+	ev, err := dec.Next()
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	tr.Observe(ev)
+	runtime.ReadMemStats(&after)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(len(text)), "the tracker decodes a prefix of the text, not all of it")
+
+	_, err = dec.Next()
+	require.Equal(t, io.EOF, err)
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	// (The input, held by the reader, is the one copy of the line left.)
+	assert.Less(t, after.HeapAlloc, uint64(len(in)+8<<20), "the line's buffer is let go at the end")
+	runtime.KeepAlive(dec)
+	runtime.KeepAlive(tr)
 }

@@ -437,9 +437,10 @@ func (t *Tracker) observeAssistant(e *Event) {
 
 // add appends the text of e, an assistant text event of message msgID (a
 // JSON string), to the text of that message, or starts a message's text.
-// The text is decoded straight into l.text, at most max bytes of it: the
-// final answer's fallback is kept for every text event of a run, and a
-// string per event was most of what the command's pipe reading allocated.
+// The text is decoded straight into l.text, at most max bytes of it and no
+// more of the line than that takes: the final answer's fallback is kept
+// for every text event of a run, and a string per event was most of what
+// the command's pipe reading allocated.
 func (l *textAcc) add(msgID jsonx.Value, e *Event, max int) {
 	if l.sameMessage(msgID) {
 		if len(l.text) > 0 {
@@ -448,18 +449,7 @@ func (l *textAcc) add(msgID jsonx.Value, e *Event, max int) {
 	} else {
 		l.text = l.text[:0]
 	}
-	start := len(l.text)
-	limit := max0(max - start)
-	if len(e.Raw) > limit {
-		// A long text (its decoded form can be longer than its line, by
-		// invalid bytes replaced) is decoded apart, not into l.text, so
-		// that l.text never grows past max.
-		text := e.Text()
-		l.text = append(l.text, text[:min(len(text), limit)]...)
-		return
-	}
-	l.text = e.appendText(l.text)
-	l.text = l.text[:min(len(l.text), start+limit)]
+	l.text = e.appendTextMax(l.text, max0(max-len(l.text)))
 }
 
 // sameMessage reports whether id (a JSON string) names the message of
@@ -759,6 +749,16 @@ func (t *Tracker) parseLast() {
 	// The view's raw parts alias the bytes it was made from, which the
 	// next result overwrites: the outcome owns its own.
 	t.outcome.Last.StructuredOutput = bytes.Clone(t.outcome.Last.StructuredOutput)
+}
+
+// LastResult returns the last result event's bytes (the tracker's own
+// copy, valid until the next result), or nil when there was none: for a
+// consumer that prints the result event itself (final --format json).
+func (t *Tracker) LastResult() []byte {
+	if t.outcome.Results == 0 {
+		return nil
+	}
+	return t.lastResult
 }
 
 // FinalText returns the final answer: the last result's text. A successful

@@ -99,14 +99,14 @@ func Concat(w io.Writer, sources []*Source, size int64) (int64, error) {
 }
 
 // Unanswered writes an init, n assistant tool_use events that no tool
-// result ever answers (each its own model call, about 170 bytes a line, as in the
-// out-of-memory report) and a result: the input on which a
-// consumer that keeps every open call grows without bound.
+// result ever answers (each its own model call, its model first as
+// claude-code writes it, about 200 bytes a line) and a result: the input on
+// which a consumer that keeps every open call grows without bound.
 func Unanswered(w io.Writer, n int) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	fmt.Fprintln(bw, `{"type":"system","subtype":"init","cwd":"/home/user/project","session_id":"9d4f3f52-0b6c-4d2e-9d0e-2f5a8c1e7b10","tools":["Bash","Read"],"model":"claude-opus-5-5","permissionMode":"default","claude_code_version":"2.1.328","uuid":"5e0b9c1a-2f43-4f0e-8d7c-3a1b2c4d5e6f"}`)
 	for i := 0; i < n; i++ {
-		fmt.Fprintf(bw, `{"type":"assistant","message":{"id":"msg_%012d","content":[{"type":"tool_use","id":"toolu_%012d","name":"Read","input":{"file_path":"/p/f%d.go"}}],"usage":{"input_tokens":3,"output_tokens":1}},"parent_tool_use_id":null}`+"\n", i, i, i%1000)
+		fmt.Fprintf(bw, `{"type":"assistant","message":{"model":"claude-opus-5-5","id":"msg_%012d","content":[{"type":"tool_use","id":"toolu_%012d","name":"Read","input":{"file_path":"/p/f%d.go"}}],"usage":{"input_tokens":3,"output_tokens":1}},"parent_tool_use_id":null}`+"\n", i, i, i%1000)
 	}
 	fmt.Fprintln(bw, `{"type":"result","subtype":"success","is_error":false,"duration_ms":1000,"num_turns":1,"result":"done","session_id":"9d4f3f52-0b6c-4d2e-9d0e-2f5a8c1e7b10","total_cost_usd":0.01,"usage":{"input_tokens":3,"output_tokens":1}}`)
 	return bw.Flush()
