@@ -429,7 +429,7 @@ type session struct {
 	outcomeOnly bool // the tracker follows the outcome only (plan.outcomeOnly)
 
 	inits      []stream.Init
-	outputs    int    // expression outputs
+	outputs    int // expression outputs
 	lastValue  any
 	runtimeErr bool
 }
