@@ -455,23 +455,12 @@ type decoded struct {
 	Err          string
 }
 
+// decodeAll is everything a Decoder reading r returns (see drain).
 func decodeAll(t *testing.T, r io.Reader, opts stream.DecoderOptions) []decoded {
 	t.Helper()
 	dec := stream.NewDecoder(r, opts)
 	defer dec.Close()
-	var out []decoded
-	for {
-		ev, err := dec.Next()
-		if err == io.EOF {
-			return out
-		}
-		if err != nil {
-			require.True(t, stream.IsLineError(err), "only line errors here: %v", err)
-			out = append(out, decoded{Err: err.Error()})
-			continue
-		}
-		out = append(out, decoded{ev.Line, ev.Offset, ev.Kind.String(), string(ev.Raw), ev.ParentToolUseID(), ""})
-	}
+	return drain(t, dec)
 }
 
 // TestDecoderInputsAgree proves that how the input arrives changes nothing
