@@ -3,6 +3,7 @@ package render
 import (
 	"io"
 
+	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -20,7 +21,7 @@ type jsonRenderer struct {
 func newJSON(w io.Writer, o Options) *jsonRenderer { return &jsonRenderer{out: newOut(w), o: o} }
 
 func (r *jsonRenderer) doc(b []byte) {
-	r.bytes(jsonSafe(b))
+	r.safe(b)
 	r.byte('\n')
 }
 
@@ -30,11 +31,11 @@ func (r *jsonRenderer) Render(rec Record) error {
 			r.doc(ev.Raw)
 			return r.err
 		}
-		b, err := reindent(ev.Raw, r.o.Indent)
-		if err != nil {
-			return err
+		if err := jsonx.Validate(ev.Raw); err != nil {
+			return err // (as reindent would fail)
 		}
-		r.doc(b)
+		r.indented(ev.Raw, r.o.Indent)
+		r.byte('\n')
 		return r.err
 	}
 	r.callsSeen = true
