@@ -18,8 +18,7 @@ const DefaultMaxLineBytes = 1 << 30
 // defaultBufferSize is the read buffer. A real run's lines are short (p50
 // 195 B, p99 34 KB on 60-long-session), so nearly every line is returned
 // from the buffer without a copy; a longer line is copied out once. Reads of
-// 1 MiB keep the syscalls few without holding much: a larger buffer was not
-// faster on the real corpora (docs/performance.md).
+// 1 MiB keep the syscalls few without holding much.
 const defaultBufferSize = 1 << 20
 
 // DecoderOptions configure a Decoder. The zero value is ready to use.
