@@ -44,10 +44,10 @@ type DecoderOptions struct {
 	NoResultSizes bool
 	// Prepare, when set, is called on each event as it is decoded. An
 	// error it returns (a *SyntaxError, as ValidateValue's) is returned by
-	// Next in the event's place. For consumers that hand events to jq:
-	// building their trees is most of their work, and a Reader that decodes
-	// ahead (internal/fastread) does it there. It must be safe to call from
-	// several goroutines at once.
+	// Next in the event's place. For consumers that hand events to jq
+	// (building their trees is most of their work): a Reader that decoded
+	// on other goroutines could do it there, so it must be safe to call
+	// from several goroutines at once.
 	Prepare func(*Event) error
 }
 
@@ -451,8 +451,8 @@ func (d *Decoder) lineSize(max int64) int64 {
 }
 
 // prepare checks line number n as opts.Check says and points ev at it,
-// classified. It reads nothing of a Decoder, so that a Reader that cuts
-// lines its own way (internal/fastread) makes the same events.
+// classified. It reads nothing of a Decoder, so that any Reader that cuts
+// lines its own way makes the same events.
 func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 	var err error
 	switch opts.Check {
