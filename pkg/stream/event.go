@@ -331,10 +331,16 @@ func classify(e *Event) Kind {
 }
 
 func classifyAssistant(e *Event) Kind {
-	v := e.v()
 	// Classification reads only the head of the line (Find, not Get): the
-	// keys it needs come before the long parts (text, tool input).
-	msg := v.Find("message")
+	// keys it needs come before the long parts (text, tool input). The
+	// message is looked up in the member index when the framing check
+	// built one (nearly always), else found from the line's start.
+	var msg jsonx.Value
+	if e.haveTop {
+		msg = jsonx.Lookup(e.top, "message")
+	} else {
+		msg = e.v().Find("message")
+	}
 	// Only claude-code's own synthetic messages (model "<synthetic>", the
 	// first or fourth key of message) can be API errors; testing that first
 	// keeps the top-level keys after a long message unread on every other
