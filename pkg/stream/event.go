@@ -330,17 +330,21 @@ func classify(e *Event) Kind {
 	return KindUnknown
 }
 
+// head returns a top-level member for classification: from the member
+// index when the framing check built one (nearly always), else found from
+// the line's start without indexing the rest of the line (CheckEnds and
+// CheckAll build none).
+func (e *Event) head(key string) jsonx.Value {
+	if e.haveTop {
+		return jsonx.Lookup(e.top, key)
+	}
+	return e.v().Find(key)
+}
+
 func classifyAssistant(e *Event) Kind {
 	// Classification reads only the head of the line (Find, not Get): the
-	// keys it needs come before the long parts (text, tool input). The
-	// message is looked up in the member index when the framing check
-	// built one (nearly always), else found from the line's start.
-	var msg jsonx.Value
-	if e.haveTop {
-		msg = jsonx.Lookup(e.top, "message")
-	} else {
-		msg = e.v().Find("message")
-	}
+	// keys it needs come before the long parts (text, tool input).
+	msg := e.head("message")
 	// Only claude-code's own synthetic messages (model "<synthetic>", the
 	// first or fourth key of message) can be API errors; testing that first
 	// keeps the top-level keys after a long message unread on every other
@@ -371,8 +375,7 @@ func blockKind(content jsonx.Value) Kind {
 const interruptPrefix = "[Request interrupted by user"
 
 func classifyUser(e *Event) Kind {
-	v := e.v()
-	content := v.Find("message").Find("content")
+	content := e.head("message").Find("content")
 	var text jsonx.Value
 	switch content.Type() {
 	case jsonx.String:
