@@ -1,9 +1,6 @@
 package render
 
-import (
-	"bytes"
-	"unicode/utf8"
-)
+import "github.com/ccfilter/ccfilter/internal/jsonx"
 
 // indented writes the JSON value b re-indented and made safe, byte for byte
 // what jsonSafe(reindent(b, indent)) gives (encoding/json's Indent, then
@@ -33,9 +30,12 @@ func (o *out) indented(b []byte, indent string) {
 		}
 		switch c {
 		case '"':
-			end := stringEnd(b, i)
-			o.safe(b[i:end])
-			i = end
+			str := jsonx.Value(b[i:]).Trim() // the string, quotes and all
+			if str == nil {
+				str = b[i:] // (it does not end: b is not valid)
+			}
+			o.safe(str)
+			i += len(str)
 			continue
 		case '{', '[':
 			open = true
@@ -75,46 +75,5 @@ func delimiter(c byte) bool {
 	return false
 }
 
-// stringEnd returns the offset just past the string that starts at b[i]
-// (a quote), or len(b) when it does not end.
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; ; {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return len(b)
-		}
-		q := j + k
-		n := 0
-		for p := q - 1; p > i && b[p] == '\\'; p-- {
-			n++
-		}
-		if n%2 == 0 {
-			return q + 1
-		}
-		j = q + 1
-	}
-}
-
 // safe writes b as jsonSafe(b) would be, without a copy of it.
-func (o *out) safe(b []byte) {
-	for len(b) > 0 {
-		i := 0
-		for i < len(b) && b[i] < utf8.RuneSelf && b[i] != 0x7f {
-			i++
-		}
-		o.bytes(b[:i])
-		if i == len(b) {
-			return
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			o.str(`\ufffd`)
-		case r == 0x7f || escapedRune(r):
-			o.bytes([]byte{'\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15]})
-		default:
-			o.bytes(b[i : i+n])
-		}
-		b = b[i+n:]
-	}
-}
+func (o *out) safe(b []byte) { eachJSONSafe(b, o.bytes) }

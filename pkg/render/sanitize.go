@@ -130,26 +130,38 @@ func jsonSafe(b []byte) []byte {
 		return b
 	}
 	out := make([]byte, 0, len(b)+16)
-	out = append(out, b[:i]...)
-	for i < len(b) {
-		c := b[i]
-		if c < 0x80 && c != 0x7f {
-			out = append(out, c)
+	eachJSONSafe(b, func(p []byte) { out = append(out, p...) })
+	return out
+}
+
+// eachJSONSafe hands emit the pieces of jsonSafe(b) in order, without
+// building it: for a writer that takes them one at a time (out.safe, on
+// an event of any length).
+func eachJSONSafe(b []byte, emit func([]byte)) {
+	var esc [6]byte
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] < utf8.RuneSelf && b[i] != 0x7f {
 			i++
-			continue
+		}
+		if i > 0 {
+			emit(b[:i])
+		}
+		if i == len(b) {
+			return
 		}
 		r, n := utf8.DecodeRune(b[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
-			out = append(out, `\ufffd`...)
+			emit([]byte(`\ufffd`))
 		case r == 0x7f || escapedRune(r):
-			out = append(out, '\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15])
+			esc = [6]byte{'\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15]}
+			emit(esc[:])
 		default:
-			out = append(out, b[i:i+n]...)
+			emit(b[i : i+n])
 		}
-		i += n
+		b = b[i+n:]
 	}
-	return out
 }
 
 // wideRanges are the East Asian Wide and Fullwidth ranges and the emoji
