@@ -205,6 +205,11 @@ func validNumber(b []byte, i int) (int, error) {
 	return i, nil
 }
 
+// StringEnd is stringEnd for callers that walk JSON text themselves (the
+// JSON renderer's re-indenter): faster on short strings than Value.Trim,
+// which sets up the skip loop.
+func StringEnd(b []byte, i int) int { return stringEnd(b, i) }
+
 // stringEnd returns the offset just past the string that starts at b[i]
 // (b[i] == '"'), or -1 when it is not terminated. It jumps from quote to
 // quote with bytes.IndexByte; a quote preceded by an odd run of backslashes

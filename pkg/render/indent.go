@@ -30,12 +30,12 @@ func (o *out) indented(b []byte, indent string) {
 		}
 		switch c {
 		case '"':
-			str := jsonx.Value(b[i:]).Trim() // the string, quotes and all
-			if str == nil {
-				str = b[i:] // (it does not end: b is not valid)
+			end := jsonx.StringEnd(b, i)
+			if end < 0 {
+				end = len(b) // (it does not end: b is not valid)
 			}
-			o.safe(str)
-			i += len(str)
+			o.safe(b[i:end])
+			i = end
 			continue
 		case '{', '[':
 			open = true
@@ -76,4 +76,11 @@ func delimiter(c byte) bool {
 }
 
 // safe writes b as jsonSafe(b) would be, without a copy of it.
-func (o *out) safe(b []byte) { eachJSONSafe(b, o.bytes) }
+func (o *out) safe(b []byte) {
+	for len(b) > 0 {
+		keep, repl, rest := jsonSafeStep(b, &o.esc) // (o's own: a local array would escape to the heap through Write)
+		o.bytes(keep)
+		o.bytes(repl)
+		b = rest
+	}
+}

@@ -11,6 +11,7 @@ import (
 type out struct {
 	w   *bufio.Writer
 	err error
+	esc [6]byte // a \u escape being written (safe)
 }
 
 func newOut(w io.Writer) out { return out{w: bufio.NewWriterSize(w, 64<<10)} }

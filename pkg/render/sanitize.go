@@ -120,49 +120,47 @@ func line(s string) string { return Sanitize(s, false) }
 // below U+0020, and these runes can only occur inside strings, so the result
 // is the same JSON value, safe to show on a terminal.
 func jsonSafe(b []byte) []byte {
-	i := 0
-	for ; i < len(b); i++ {
-		if b[i] >= 0x80 || b[i] == 0x7f {
-			break
-		}
-	}
-	if i == len(b) {
-		return b
+	var esc [6]byte
+	keep, repl, rest := jsonSafeStep(b, &esc)
+	if len(keep) == len(b) {
+		return b // nothing to change: the common case, without a copy
 	}
 	out := make([]byte, 0, len(b)+16)
-	eachJSONSafe(b, func(p []byte) { out = append(out, p...) })
-	return out
+	for {
+		out = append(append(out, keep...), repl...)
+		if len(rest) == 0 {
+			return out
+		}
+		keep, repl, rest = jsonSafeStep(rest, &esc)
+	}
 }
 
-// eachJSONSafe hands emit the pieces of jsonSafe(b) in order, without
-// building it: for a writer that takes them one at a time (out.safe, on
-// an event of any length).
-func eachJSONSafe(b []byte, emit func([]byte)) {
-	var esc [6]byte
-	for len(b) > 0 {
-		i := 0
-		for i < len(b) && b[i] < utf8.RuneSelf && b[i] != 0x7f {
+// jsonSafeStep splits b at the first rune jsonSafe changes: the bytes
+// before it, kept as they are, what stands for that rune (in esc, or a
+// constant), and the bytes after it (keep is all of b when nothing is to
+// change). jsonSafe and out.safe, which writes an event of any length
+// without a copy, are loops over it.
+func jsonSafeStep(b []byte, esc *[6]byte) (keep, repl, rest []byte) {
+	for i := 0; i < len(b); {
+		if c := b[i]; c < utf8.RuneSelf && c != 0x7f {
 			i++
-		}
-		if i > 0 {
-			emit(b[:i])
-		}
-		if i == len(b) {
-			return
+			continue
 		}
 		r, n := utf8.DecodeRune(b[i:])
 		switch {
 		case r == utf8.RuneError && n == 1:
-			emit([]byte(`\ufffd`))
+			return b[:i], replacementEscape, b[i+n:]
 		case r == 0x7f || escapedRune(r):
-			esc = [6]byte{'\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15]}
-			emit(esc[:])
-		default:
-			emit(b[i : i+n])
+			*esc = [6]byte{'\\', 'u', hexDigits[r>>12&15], hexDigits[r>>8&15], hexDigits[r>>4&15], hexDigits[r&15]}
+			return b[:i], esc[:], b[i+n:]
 		}
-		b = b[i+n:]
+		i += n
 	}
+	return b, nil, nil
 }
+
+// replacementEscape stands for a byte that is not UTF-8 (U+FFFD).
+var replacementEscape = []byte(`\ufffd`)
 
 // wideRanges are the East Asian Wide and Fullwidth ranges and the emoji
 // presented as wide, sorted: each takes two terminal columns.
