@@ -2,6 +2,7 @@ package stream
 
 import (
 	"encoding/json"
+	"math"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
@@ -99,30 +100,13 @@ func (e *Event) Assistant() Assistant {
 func (e *Event) Text() string { return string(e.appendText(nil)) }
 
 // appendText appends Text to dst.
-func (e *Event) appendText(dst []byte) []byte {
-	return appendContentText(dst, e.keys().Path("message", "content"), "")
-}
+func (e *Event) appendText(dst []byte) []byte { return e.appendTextMax(dst, noLimit) }
 
 // appendTextMax appends the first max bytes of Text to dst, decoding no
 // more of the line than they take: a text block of 150 MB kept for a 1 MiB
 // fallback was decoded whole, twice (its bytes, then a string).
 func (e *Event) appendTextMax(dst []byte, max int) []byte {
-	start := len(dst)
-	content := e.keys().Path("message", "content")
-	if content.Type() == jsonx.String {
-		return appendStrMax(dst, content, max)
-	}
-	first := true
-	content.Each(func(_ int, b jsonx.Value) bool {
-		if t := b.Get("text"); t.Type() == jsonx.String {
-			if !first {
-				dst = append(dst, '\n') // (after an empty text too, as appendText)
-			}
-			dst, first = appendStrMax(dst, t, max-(len(dst)-start)), false
-		}
-		return len(dst)-start < max
-	})
-	return dst[:min(len(dst), start+max)]
+	return appendContentText(dst, e.keys().Path("message", "content"), "", max)
 }
 
 // appendStrMax appends at most n bytes of the string value v decoded. It
@@ -139,11 +123,11 @@ func appendStrMax(dst []byte, v jsonx.Value, n int) []byte {
 		// U+FFFD): decoded in place, dst stays within a few times n.
 		start := len(dst)
 		dst = v.AppendStr(dst)
-		return dst[:min(len(dst), start+n)]
+		return cut(dst, start, n)
 	}
 	// Decoded apart, from a prefix, so that dst never grows past n.
-	cut := escapeStart(body, min(len(body), 6*n+12))
-	prefix := jsonx.Value(append(append([]byte{'"'}, body[:cut]...), '"')).AppendStr(make([]byte, 0, cut))
+	end := escapeStart(body, min(len(body), 6*n+12))
+	prefix := jsonx.Value(append(append([]byte{'"'}, body[:end]...), '"')).AppendStr(make([]byte, 0, end))
 	return append(dst, prefix[:min(len(prefix), n)]...)
 }
 
@@ -170,14 +154,16 @@ func escapeStart(b []byte, i int) int {
 // contentText joins the text of a content value: a string, or an array of
 // blocks whose "text" fields are taken (only blocks of type only, if set).
 func contentText(content jsonx.Value, only string) string {
-	return string(appendContentText(nil, content, only))
+	return string(appendContentText(nil, content, only, noLimit))
 }
 
-// appendContentText appends contentText to dst.
-func appendContentText(dst []byte, content jsonx.Value, only string) []byte {
+// appendContentText appends contentText to dst, at most max bytes of it
+// (noLimit: all of it), decoding no more of each string than that takes.
+func appendContentText(dst []byte, content jsonx.Value, only string, max int) []byte {
 	if content.Type() == jsonx.String {
-		return content.AppendStr(dst)
+		return appendStrMax(dst, content, max)
 	}
+	start := len(dst)
 	first := true
 	content.Each(func(_ int, b jsonx.Value) bool {
 		if only != "" && !b.Get("type").StrEqual(only) {
@@ -185,12 +171,24 @@ func appendContentText(dst []byte, content jsonx.Value, only string) []byte {
 		}
 		if t := b.Get("text"); t.Type() == jsonx.String {
 			if !first {
-				dst = append(dst, '\n')
+				dst = append(dst, '\n') // (after an empty text too)
 			}
-			dst, first = t.AppendStr(dst), false
+			dst, first = appendStrMax(dst, t, max-(len(dst)-start)), false
 		}
-		return true
+		return len(dst)-start < max
 	})
+	return cut(dst, start, max)
+}
+
+// noLimit is the max of appendContentText that takes all the text.
+const noLimit = math.MaxInt
+
+// cut keeps at most n bytes of dst after start (n may be noLimit: no sum
+// that could overflow).
+func cut(dst []byte, start, n int) []byte {
+	if len(dst)-start > n {
+		return dst[:start+n]
+	}
 	return dst
 }
 
