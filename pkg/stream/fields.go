@@ -514,16 +514,16 @@ func (e *Event) readDelta() Delta {
 	var buf [8]jsonx.Member
 	ev := members(v.Get("event"), buf[:0])
 	d := Delta{
-		EventType: known(jsonx.Lookup(ev, "type"), deltaEventTypes),
+		EventType: intern(jsonx.Lookup(ev, "type")),
 		Index:     jsonx.Lookup(ev, "index").Int(),
 		MessageID: v.Get("api_message_id").Str(),
-		BlockType: known(jsonx.Lookup(ev, "content_block").Get("type"), blockTypes),
+		BlockType: intern(jsonx.Lookup(ev, "content_block").Get("type")),
 	}
 	if d.MessageID == "" {
 		d.MessageID = jsonx.Lookup(ev, "message").Get("id").Str()
 	}
 	delta := jsonx.Lookup(ev, "delta")
-	d.DeltaType = known(delta.Get("type"), deltaTypes)
+	d.DeltaType = intern(delta.Get("type"))
 	switch d.DeltaType {
 	case "text_delta":
 		d.Text = delta.Get("text").Str()
@@ -533,26 +533,6 @@ func (e *Event) readDelta() Delta {
 		d.Text = delta.Get("partial_json").Str()
 	}
 	return d
-}
-
-// The values a stream_event's discriminators take, returned by known
-// without a string per event: a --include-partial-messages run is mostly
-// deltas.
-var (
-	deltaEventTypes = []string{"content_block_delta", "content_block_start", "content_block_stop", "message_start", "message_delta", "message_stop"}
-	deltaTypes      = []string{"text_delta", "thinking_delta", "input_json_delta", "signature_delta"}
-	blockTypes      = []string{"text", "thinking", "tool_use", "redacted_thinking", "server_tool_use"}
-)
-
-// known returns the string value v: one of the given strings when it is
-// one of them, else decoded.
-func known(v jsonx.Value, values []string) string {
-	for _, s := range values {
-		if v.StrEqual(s) {
-			return s
-		}
-	}
-	return v.Str()
 }
 
 // members indexes the members of an object in one walk, for a view that
