@@ -82,32 +82,12 @@ func (ra *Reader) Read(p []byte) (int, error) {
 			ra.free <- ra.back[:0]
 			ra.back = nil
 		}
-		c, ok := <-ra.full
-		if !ok {
-			return 0, io.ErrClosedPipe
-		}
+		c := <-ra.full
 		ra.cur, ra.back, ra.err = c.b, c.b, c.err
 	}
 	n := copy(p, ra.cur)
 	ra.cur = ra.cur[n:]
 	return n, nil
-}
-
-// Buffered is how many bytes can be read without waiting.
-func (ra *Reader) Buffered() int {
-	n := len(ra.cur)
-	if n == 0 && ra.err == nil {
-		select {
-		case c := <-ra.full:
-			if ra.back != nil {
-				ra.free <- ra.back[:0]
-			}
-			ra.cur, ra.back, ra.err = c.b, c.b, c.err
-			n = len(c.b)
-		default:
-		}
-	}
-	return n
 }
 
 // Close stops the reading goroutine (once its current read returns). It

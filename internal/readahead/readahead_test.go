@@ -87,26 +87,3 @@ func TestCloseEndsTheGoroutine(t *testing.T) {
 	}
 	assert.LessOrEqual(t, runtime.NumGoroutine(), before)
 }
-
-// TestBuffered proves Buffered counts what can be read without waiting:
-// nothing before the first buffer arrives from a reader that blocks, all
-// of it after.
-func TestBuffered(t *testing.T) {
-	pr, pw := io.Pipe()
-	ra := New(pr, 64, 2)
-	defer ra.Close()
-	assert.Equal(t, 0, ra.Buffered())
-	go pw.Write([]byte("hello\n"))
-	deadline := time.Now().Add(5 * time.Second)
-	for ra.Buffered() == 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
-	assert.Equal(t, 6, ra.Buffered())
-	buf := make([]byte, 10)
-	n, err := ra.Read(buf)
-	require.NoError(t, err)
-	assert.Equal(t, "hello\n", string(buf[:n]))
-	pw.Close()
-	_, err = ra.Read(buf)
-	assert.Equal(t, io.EOF, err)
-}

@@ -42,9 +42,6 @@ func NewSource(name string, data []byte) *Source {
 	return s
 }
 
-// Len is the size of one copy without renaming.
-func (s *Source) Len() int { return len(s.data) }
-
 // WriteCopy writes the stream with every id suffixed by "x" and the copy
 // number in base 36 (copy 0 is written unchanged). The suffix is made of
 // letters and digits, so the JSON stays valid and every id stays a plain
