@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -22,10 +23,10 @@ var update = flag.Bool("update", false, "rewrite generated docs")
 func presetsDoc() string {
 	var b strings.Builder
 	b.WriteString("# Presets, kinds and expression functions\n\n")
-	b.WriteString("<!-- Generated from pkg/filter.Presets, pkg/stream.Kinds and pkg/filter.Funcs by `go test ./cmd/ccfilter -update`. Do not edit. -->\n\n")
+	b.WriteString("<!-- Generated from the preset registry (pkg/preset), pkg/stream.Kinds and pkg/filter.Funcs by `go test ./cmd/ccfilter -update`. Do not edit. -->\n\n")
 	b.WriteString("## Presets\n\n`ccfilter PRESET [FILE...]`; every preset works with every `--format`.\n\n")
 	b.WriteString("| preset | prints | `.` for `--where` | default `--agent` |\n|---|---|---|---|\n")
-	for _, p := range filter.Presets {
+	for _, p := range preset.Builtin().List() {
 		dot := p.Dot
 		if dot == "" {
 			dot = "— (`--where` does not apply)"
@@ -33,7 +34,7 @@ func presetsDoc() string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", p.Name, p.Summary, dot, p.DefaultAgent)
 	}
 	b.WriteString("\nExamples:\n\n```sh\n")
-	for _, p := range filter.Presets {
+	for _, p := range preset.Builtin().List() {
 		b.WriteString(p.Example + "\n")
 	}
 	b.WriteString("```\n\n## Kinds\n\nEvery event gets one kind (the `kind` function in expressions returns its name).\n\n| kind | events |\n|---|---|\n")
@@ -63,7 +64,7 @@ func TestPresetsDocIsCurrent(t *testing.T) {
 // about --where: it is accepted with every preset that documents what . is,
 // and rejected as a usage error with the others.
 func TestWhereAppliesAsDocumented(t *testing.T) {
-	for _, p := range filter.Presets {
+	for _, p := range preset.Builtin().List() {
 		t.Run(p.Name, func(t *testing.T) {
 			var stderr strings.Builder
 			code := run([]string{p.Name, "--where", "true", "../../testdata/events/03-bash-fail.jsonl"}, strings.NewReader(""), io.Discard, &stderr, nil)

@@ -11,8 +11,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
 // runResult is everything a run shows: both streams and the exit code.
@@ -23,8 +24,15 @@ type runResult struct {
 
 func runIn(t *testing.T, args []string, dir string) runResult {
 	t.Helper()
+	return runNeeding(t, args, dir, nil)
+}
+
+// runNeeding is runIn with each run's needs replaced by needs(its own).
+func runNeeding(t *testing.T, args []string, dir string, needs func(stream.Needs) stream.Needs) runResult {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := run(args, strings.NewReader(""), &stdout, &stderr, []string{"NO_COLOR=1"})
+	o := &options{presets: preset.Builtin(), needs: needs}
+	code := runWith(o, args, strings.NewReader(""), &stdout, &stderr, []string{"NO_COLOR=1"})
 	out, errs := stdout.String(), stderr.String()
 	if dir != "" {
 		out, errs = strings.ReplaceAll(out, dir, "DIR"), strings.ReplaceAll(errs, dir, "DIR")
@@ -123,7 +131,7 @@ func TestFastPathMatchesFullCheck(t *testing.T) {
 	variants("02-write-read-6MB", big)
 
 	var runs [][]string
-	for _, p := range filter.Presets {
+	for _, p := range preset.Builtin().List() {
 		for _, f := range render.Formats {
 			runs = append(runs, []string{p.Name, "--format", string(f)})
 		}
@@ -176,13 +184,14 @@ func TestNoResultSizesChangeNothing(t *testing.T) {
 	files := []string{"02-write-read", "03-bash-fail", "04-parallel-tools", "05-subagents-async", "15-permission-denied", "19-big-tool-result", "21-sixty-tool-calls"}
 	for _, name := range files {
 		in := filepath.Join("../../testdata/events", name+".jsonl")
-		for _, p := range filter.Presets {
+		for _, p := range preset.Builtin().List() {
 			for _, f := range render.Formats {
 				args := []string{p.Name, "--format", string(f), in}
 				got := runIn(t, args, "")
-				countResultSizes = true
-				want := runIn(t, args, "")
-				countResultSizes = false
+				want := runNeeding(t, args, "", func(n stream.Needs) stream.Needs {
+					n.NoResultSizes = false
+					return n
+				})
 				assert.Equal(t, want, got, "%s --format %s on %s", p.Name, f, name)
 			}
 		}
@@ -225,9 +234,7 @@ func TestPartialTrackingChangesNothing(t *testing.T) {
 		for _, args := range runs {
 			args := append(append([]string{}, args...), in)
 			got := runIn(t, args, dir)
-			trackEverything = true
-			want := runIn(t, args, dir)
-			trackEverything = false
+			want := runNeeding(t, args, dir, func(stream.Needs) stream.Needs { return stream.Needs{} })
 			assert.Equal(t, want, got, "%s on %s", strings.Join(args, " "), filepath.Base(in))
 			if got.Code != 0 {
 				outcomeOnly++

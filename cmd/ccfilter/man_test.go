@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/preset"
 )
 
 // The man pages are generated here, from the command tree --help is
@@ -34,7 +35,7 @@ func writeManPages(dir string) error {
 	root.InitDefaultVersionFlag()
 	root.InitDefaultCompletionCmd()
 	root.Long = manDescription()
-	root.Example = strings.Join(examples(), "\n")
+	root.Example = strings.Join(examples(preset.Builtin()), "\n")
 	root.DisableAutoGenTag = true
 	return doc.GenManTree(root, &doc.GenManHeader{
 		Section: "1",
@@ -60,7 +61,7 @@ argument that is a file and neither a preset nor an expression is a *FILE*.
 
 # PRESETS
 `)
-	for _, p := range filter.Presets {
+	for _, p := range preset.Builtin().List() {
 		fmt.Fprintf(&b, "**%s**\n: %s. **--where**: %s.\n\n", p.Name, manEscape(p.Summary), manEscape(whereDot(p)))
 	}
 	b.WriteString("# EXPRESSIONS\nAny *FILTER* that is not a preset is a jq expression (gojq) run on every event; . is the event. Besides jq's builtins it has:\n\n")
@@ -101,7 +102,7 @@ func TestManPages(t *testing.T) {
 		return s
 	}
 	presets, example := section("PRESETS"), section("EXAMPLE")
-	for _, p := range filter.Presets {
+	for _, p := range preset.Builtin().List() {
 		assert.Contains(t, presets, `\fB`+p.Name+`\fP`+"\n"+p.Summary, "preset %s", p.Name)
 		require.NotEmpty(t, p.Example, "preset %s has no example", p.Name)
 		assert.Contains(t, example, "\n"+p.Example+"\n", "example of preset %s", p.Name)
@@ -135,7 +136,7 @@ func TestHelpHasAnExamplePerPreset(t *testing.T) {
 	code := run([]string{"--help"}, strings.NewReader(""), &out, &out, nil)
 	require.Equal(t, 0, code)
 	help := out.String()
-	for _, p := range filter.Presets {
+	for _, p := range preset.Builtin().List() {
 		assert.Regexp(t, `(?m)^  `+p.Name+` +`+regexp.QuoteMeta(p.Summary)+`$`, help, "preset %s listed", p.Name)
 		assert.Contains(t, help, "\n  "+p.Example+"\n", "example of preset %s", p.Name)
 	}

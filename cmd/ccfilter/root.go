@@ -13,7 +13,9 @@ import (
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
 // options holds every flag; cobra binds to it, nothing is global.
@@ -43,12 +45,25 @@ type options struct {
 
 	agentChanged bool
 	ctx          context.Context
+
+	// presets are the presets FILTER may name (preset.Builtin unless a
+	// test adds its own).
+	presets *preset.Registry
+	// needs, when set, replaces what each run needs from the tracker: for
+	// the tests that prove a preset prints the same with everything
+	// tracked.
+	needs func(stream.Needs) stream.Needs
 }
 
 // run is main without os.Exit: it parses args, runs, and maps the outcome
 // to an exit code. It is the one place that prints errors.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
-	o := &options{stdin: stdin, stdout: stdout, stderr: stderr, environ: environ}
+	return runWith(&options{presets: preset.Builtin()}, args, stdin, stdout, stderr, environ)
+}
+
+// runWith is run with options set up beforehand (presets, test hooks).
+func runWith(o *options, args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
+	o.stdin, o.stdout, o.stderr, o.environ = stdin, stdout, stderr, environ
 	rest, vars, err := extractVars(args)
 	if err != nil {
 		printError(stderr, err.Error())
@@ -125,14 +140,14 @@ func extractVars(args []string) ([]string, []filter.Var, error) {
 	return rest, vars, nil
 }
 
-func presetHelp() string {
+func presetHelp(presets *preset.Registry) string {
 	var b strings.Builder
 	b.WriteString("Presets:\n")
-	for _, p := range filter.Presets {
+	for _, p := range presets.List() {
 		fmt.Fprintf(&b, "  %-10s %s\n", p.Name, p.Summary)
 	}
 	b.WriteString("\nExamples:\n")
-	for _, e := range examples() {
+	for _, e := range examples(presets) {
 		fmt.Fprintf(&b, "  %s\n", e)
 	}
 	return b.String()
@@ -140,9 +155,9 @@ func presetHelp() string {
 
 // examples are the command lines --help and the man page show: one per
 // preset (from the preset table), then a few that are not a preset's.
-func examples() []string {
+func examples(presets *preset.Registry) []string {
 	var out []string
-	for _, p := range filter.Presets {
+	for _, p := range presets.List() {
 		out = append(out, p.Example)
 	}
 	return append(out,
@@ -155,6 +170,9 @@ func examples() []string {
 // newRootCmd builds the command; runF runs it (tests pass their own to
 // inspect the parsed options).
 func newRootCmd(o *options, runF func(*options) error) *cobra.Command {
+	if o.presets == nil {
+		o.presets = preset.Builtin()
+	}
 	cmd := &cobra.Command{
 		Use:   "ccfilter [flags] [FILTER] [FILE...]",
 		Short: "Filter and convert Claude Code's stream-json output",
@@ -168,7 +186,7 @@ FILTER is a preset name or a jq expression run per event; none means "all".
 FILE is zero or more files (.gz and .zst are read transparently); none or "-"
 reads stdin. Each file is its own run, output in argument order.
 
-` + presetHelp() + `
+` + presetHelp(o.presets) + `
 Expression functions (besides jq's): ` + funcNames() + `
 (see docs/expressions.md). --where EXPR narrows a preset: ccfilter tools --where '.name == "Bash"'.
 
@@ -179,7 +197,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 		Args:          cobra.ArbitraryArgs,
 		// The first argument completes to a preset name, or to a file
 		// when no preset starts with what was typed.
-		ValidArgsFunction: completeArgs,
+		ValidArgsFunction: o.completeArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.args = args
 			o.ctx = cmd.Context()
@@ -220,12 +238,12 @@ Expression functions (besides jq's): ` + funcNames() + `
 // completeArgs completes FILTER with the presets that start with what was
 // typed; with none, and for every later argument, the shell completes file
 // names.
-func completeArgs(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+func (o *options) completeArgs(_ *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	if len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveDefault
 	}
 	var out []cobra.Completion
-	for _, p := range filter.Presets {
+	for _, p := range o.presets.List() {
 		if strings.HasPrefix(p.Name, toComplete) {
 			out = append(out, cobra.CompletionWithDesc(p.Name, p.Summary))
 		}
@@ -256,7 +274,7 @@ func newPresetsCmd(o *options) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
-			for _, p := range filter.Presets {
+			for _, p := range o.presets.List() {
 				fmt.Fprintf(w, "%s\n  %s\n  --where: %s\n  example: %s\n\n", p.Name, p.Summary, whereDot(p), p.Example)
 			}
 			fmt.Fprintf(w, "Formats: %s\n", strings.Join(formatNames(), ", "))
@@ -266,7 +284,7 @@ func newPresetsCmd(o *options) *cobra.Command {
 }
 
 // whereDot says what . is for --where with a preset.
-func whereDot(p filter.Preset) string {
+func whereDot(p preset.Preset) string {
 	if p.Dot == "" {
 		return "does not apply"
 	}

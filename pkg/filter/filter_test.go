@@ -221,33 +221,3 @@ func TestVarsAndEnviron(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []any{"/h"}, run(t, x, e))
 }
-
-// TestPresetTable proves every preset can be looked up, selects what an
-// events preset must, and that Names lists them in table order.
-func TestPresetTable(t *testing.T) {
-	var names []string
-	for _, p := range Presets {
-		names = append(names, p.Name)
-		got, ok := Lookup(p.Name)
-		require.True(t, ok)
-		assert.Equal(t, p.Name, got.Name)
-		assert.NotEmpty(t, p.Summary)
-		assert.NotEmpty(t, p.Example)
-		if p.Mode == Events {
-			assert.NotNil(t, p.Select, p.Name)
-		}
-	}
-	assert.Equal(t, names, Names())
-	_, ok := Lookup("nope")
-	assert.False(t, ok)
-
-	text, _ := Lookup("text")
-	kinds := map[string]bool{}
-	for _, e := range events(t, "07-partial-messages.jsonl") {
-		if text.Select(e) {
-			kinds[e.Kind.String()] = true
-		}
-	}
-	assert.True(t, kinds["text"], "text selects assistant text")
-	assert.False(t, kinds["tool_result"], "text does not select tool results")
-}

@@ -112,27 +112,7 @@ func (r *pathReader) term(t *gojq.Term, in []flow) []flow {
 		}
 		out = computed
 	case gojq.TermTypeObject:
-		for _, kv := range t.Object.KeyVals {
-			switch {
-			case kv.KeyQuery != nil:
-				r.needAll(r.query(kv.KeyQuery, in))
-			case kv.KeyString != nil:
-				r.needAll(r.str(kv.KeyString, in))
-			}
-			switch {
-			case kv.Val != nil:
-				r.needAll(r.query(kv.Val, in))
-			case kv.KeyString != nil && len(kv.KeyString.Queries) == 0:
-				r.needAll(r.step(in, kv.KeyString.Str)) // {"a b"}: ."a b"
-			case kv.Key != "" && !strings.HasPrefix(kv.Key, "$"):
-				r.needAll(r.step(in, kv.Key)) // {a}: .a
-			case kv.Key != "":
-				// {$x}: a variable
-			default:
-				return r.fail()
-			}
-		}
-		out = computed
+		out = r.object(t.Object, in)
 	case gojq.TermTypeUnary:
 		r.needAll(r.term(t.Unary.Term, in))
 		out = computed
@@ -143,17 +123,7 @@ func (r *pathReader) term(t *gojq.Term, in []flow) []flow {
 		r.needAll(in) // @csv, @json, ...: of .
 		out = computed
 	case gojq.TermTypeIf:
-		r.needAll(r.query(t.If.Cond, in))
-		out = r.query(t.If.Then, in)
-		for _, e := range t.If.Elif {
-			r.needAll(r.query(e.Cond, in))
-			out = append(out, r.query(e.Then, in)...)
-		}
-		if t.If.Else != nil {
-			out = append(out, r.query(t.If.Else, in)...)
-		} else {
-			out = append(out, in...) // if without else: . when no branch is taken
-		}
+		out = r.ifThen(t.If, in)
 	case gojq.TermTypeTry:
 		out = r.query(t.Try.Body, in)
 		if t.Try.Catch != nil {
@@ -179,6 +149,46 @@ func (r *pathReader) term(t *gojq.Term, in []flow) []flow {
 		// Optional (?) changes which errors are shown, not what is read.
 	}
 	return out
+}
+
+// object is an object construction: its keys and values read the input.
+func (r *pathReader) object(o *gojq.Object, in []flow) []flow {
+	for _, kv := range o.KeyVals {
+		switch {
+		case kv.KeyQuery != nil:
+			r.needAll(r.query(kv.KeyQuery, in))
+		case kv.KeyString != nil:
+			r.needAll(r.str(kv.KeyString, in))
+		}
+		switch {
+		case kv.Val != nil:
+			r.needAll(r.query(kv.Val, in))
+		case kv.KeyString != nil && len(kv.KeyString.Queries) == 0:
+			r.needAll(r.step(in, kv.KeyString.Str)) // {"a b"}: ."a b"
+		case kv.Key != "" && !strings.HasPrefix(kv.Key, "$"):
+			r.needAll(r.step(in, kv.Key)) // {a}: .a
+		case kv.Key != "":
+			// {$x}: a variable
+		default:
+			return r.fail()
+		}
+	}
+	return computed
+}
+
+// ifThen is if-then-elif-else: the conditions are read whole, the branches
+// flow on.
+func (r *pathReader) ifThen(t *gojq.If, in []flow) []flow {
+	r.needAll(r.query(t.Cond, in))
+	out := r.query(t.Then, in)
+	for _, e := range t.Elif {
+		r.needAll(r.query(e.Cond, in))
+		out = append(out, r.query(e.Then, in)...)
+	}
+	if t.Else != nil {
+		return append(out, r.query(t.Else, in)...)
+	}
+	return append(out, in...) // if without else: . when no branch is taken
 }
 
 // str is a string literal, whose interpolations read the input.

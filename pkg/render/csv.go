@@ -153,50 +153,10 @@ func (r *csvRenderer) Value(v any) error {
 	return r.err
 }
 
-func (r *csvRenderer) Summary(s Summary) error {
+func (r *csvRenderer) Summary(rep *Report) error {
 	r.other = true
-	i64 := func(n int64) string { return strconv.FormatInt(n, 10) }
-	switch d := s.Data.(type) {
-	case stream.UsageReport:
-		r.write([]string{"model", "side", "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cost_usd"})
-		row := func(model, side string, calls int, u stream.Usage, cost string) {
-			r.write([]string{cell(model), side, strconv.Itoa(calls), i64(u.InputTokens), i64(u.OutputTokens), i64(u.CacheCreationInputTokens), i64(u.CacheReadInputTokens), cost})
-		}
-		for _, m := range d.ByModel {
-			side := "main"
-			if m.Subagent {
-				side = "subagent"
-			}
-			row(m.Model, side, m.Calls, m.Usage, "")
-		}
-		cost := ""
-		if d.HaveCost {
-			cost = strconv.FormatFloat(d.CostUSD, 'f', -1, 64)
-		}
-		row("", "total", d.Calls, d.Total, cost)
-	case []*stream.Subagent:
-		r.write([]string{"tool_use_id", "agent_id", "type", "description", "background", "status", "tool_calls", "total_tokens", "tool_uses", "duration_ms", "start_line", "end_line"})
-		for _, a := range d {
-			r.write([]string{cell(a.ToolUseID), cell(a.AgentID), cell(a.Type), cell(a.Description), strconv.FormatBool(a.Background), cell(a.Status),
-				strconv.Itoa(a.ToolCalls), i64(a.Usage.TotalTokens), i64(a.Usage.ToolUses), i64(a.Usage.DurationMs), i64(a.StartLine), i64(a.EndLine)})
-		}
-	case []stream.TypeCount:
-		r.write([]string{"type", "subtype", "count", "known"})
-		for _, t := range d {
-			r.write([]string{cell(t.Type), cell(t.Subtype), i64(t.Count), strconv.FormatBool(t.Known)})
-		}
-	case []stream.Init:
-		r.write([]string{"model", "claude_code_version", "cwd", "permission_mode", "session_id", "tools", "mcp_servers"})
-		for _, in := range d {
-			r.write([]string{cell(in.Model), cell(in.Version), cell(in.CWD), cell(in.PermissionMode), cell(in.SessionID),
-				cell(strings.Join(in.Tools, " ")), cell(strings.Join(in.MCPServers, " "))})
-		}
-	default:
-		b, err := marshal(summaryData(s), "", true)
-		if err != nil {
-			return err
-		}
-		r.write([]string{cell(string(b))})
+	for _, row := range rep.Rows.lines(CSV) {
+		r.write(row)
 	}
 	return r.err
 }

@@ -70,8 +70,8 @@ func (r *jsonRenderer) Value(v any) error {
 	return r.err
 }
 
-func (r *jsonRenderer) Summary(s Summary) error {
-	b, err := marshal(summaryData(s), r.o.Indent, r.o.Compact)
+func (r *jsonRenderer) Summary(rep *Report) error {
+	b, err := marshal(rep.Data, r.o.Indent, r.o.Compact)
 	if err != nil {
 		return err
 	}

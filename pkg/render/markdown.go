@@ -666,74 +666,28 @@ func (m *markdownRenderer) mdTable(header []string, align string, rows [][]strin
 	m.block(b.String())
 }
 
-func (m *markdownRenderer) Summary(s Summary) error {
+func (m *markdownRenderer) Summary(r *Report) error {
 	m.start()
 	m.endTable()
-	switch d := s.Data.(type) {
-	case stream.UsageReport:
-		m.heading(2, "Usage")
-		var rows [][]string
-		for _, u := range d.ByModel {
-			side := "main"
-			if u.Subagent {
-				side = "subagent"
+	m.heading(2, r.Title)
+	for _, b := range r.Blocks {
+		if !b.shows(Markdown) {
+			continue
+		}
+		switch {
+		case b.Table != nil:
+			rows := b.Table.lines(Markdown)
+			m.mdTable(rows[0], b.Table.aligns(), rows[1:])
+		case b.Entry != nil:
+			var s strings.Builder
+			s.WriteString("**" + mdInline(b.Entry.Title) + "**\n\n")
+			for _, d := range b.Entry.Details {
+				s.WriteString("- " + mdInline(d) + "\n")
 			}
-			rows = append(rows, []string{mdInline(u.Model), side, strconv.Itoa(u.Calls), i64(u.Usage.InputTokens), i64(u.Usage.OutputTokens), i64(u.Usage.CacheCreationInputTokens), i64(u.Usage.CacheReadInputTokens)})
+			m.block(s.String())
+		default:
+			m.block(mdInline(b.Line))
 		}
-		rows = append(rows, []string{"**total**", "", strconv.Itoa(d.Calls), i64(d.Total.InputTokens), i64(d.Total.OutputTokens), i64(d.Total.CacheCreationInputTokens), i64(d.Total.CacheReadInputTokens)})
-		m.mdTable([]string{"Model", "Side", "Calls", "Input", "Output", "Cache write", "Cache read"}, "llrrrrr", rows)
-		if len(d.ModelCosts) > 0 {
-			m.block(mdInline(reportedNote(d)))
-			var rows [][]string
-			for _, mu := range d.ModelCosts {
-				rows = append(rows, []string{mdInline(mu.Model), i64(mu.InputTokens), i64(mu.OutputTokens), i64(mu.CacheCreationInputTokens), i64(mu.CacheReadInputTokens), mdInline(fmt.Sprintf("$%.4f", mu.CostUSD))})
-			}
-			m.mdTable([]string{"Model", "Input", "Output", "Cache write", "Cache read", "Cost"}, "lrrrrr", rows)
-		}
-		if d.HaveCost {
-			s := fmt.Sprintf("Cost: $%.4f", d.CostUSD)
-			if d.HelperCostUSD > 0 {
-				s += fmt.Sprintf(" (helper models $%.4f)", d.HelperCostUSD)
-			}
-			m.block(mdInline(s))
-		}
-	case []*stream.Subagent:
-		m.heading(2, "Subagents")
-		var rows [][]string
-		for _, a := range d {
-			bg := "no"
-			if a.Background {
-				bg = "yes"
-			}
-			rows = append(rows, []string{mdCode(a.Label()), mdInline(a.Type), mdInline(truncate(line(a.Description), 60)), mdInline(a.Status), bg,
-				strconv.Itoa(a.ToolCalls), i64(a.Usage.TotalTokens), fmtMs(a.Usage.DurationMs)})
-		}
-		m.mdTable([]string{"Subagent", "Type", "Description", "Status", "Background", "Tool calls", "Tokens", "Duration"}, "lllllrrr", rows)
-	case []stream.TypeCount:
-		m.heading(2, "Event types")
-		var rows [][]string
-		for _, c := range d {
-			known := "yes"
-			if !c.Known {
-				known = "**no**"
-			}
-			rows = append(rows, []string{mdCode(c.Type), mdCode(c.Subtype), i64(c.Count), known})
-		}
-		m.mdTable([]string{"Type", "Subtype", "Count", "Known"}, "llrl", rows)
-	case []stream.Init:
-		m.heading(2, "Init")
-		var rows [][]string
-		for _, in := range d {
-			rows = append(rows, []string{mdInline(in.Model), mdInline(in.Version), mdCode(in.CWD), mdInline(in.PermissionMode), mdCode(in.SessionID), strconv.Itoa(len(in.Tools)), mdInline(strings.Join(in.MCPServers, ", "))})
-		}
-		m.mdTable([]string{"Model", "Version", "Working directory", "Permission mode", "Session", "Tools", "MCP servers"}, "lllllrl", rows)
-	default:
-		m.heading(2, "Summary: "+s.Name)
-		b, err := marshal(summaryData(s), "  ", false)
-		if err != nil {
-			return err
-		}
-		m.block(fenced("json", string(jsonSafe(b))))
 	}
 	return m.err
 }

@@ -225,31 +225,7 @@ func mdProse(text string) string {
 // setext underline (=== or ---) at its start, after any indentation,
 // blockquote markers and list markers.
 func escapeLineStart(l string) string {
-	i := 0
-	for {
-		j := i
-		for j < len(l) && j-i < 3 && l[j] == ' ' {
-			j++
-		}
-		switch {
-		case j < len(l) && l[j] == '>':
-			i = j + 1
-			continue
-		case j+1 < len(l) && (l[j] == '-' || l[j] == '+' || l[j] == '*') && (l[j+1] == ' ' || l[j+1] == '\t'):
-			i = j + 2
-			continue
-		}
-		k := j
-		for k < len(l) && k-j < 9 && l[k] >= '0' && l[k] <= '9' {
-			k++
-		}
-		if k > j && k+1 < len(l) && (l[k] == '.' || l[k] == ')') && (l[k+1] == ' ' || l[k+1] == '\t') {
-			i = k + 2
-			continue
-		}
-		i = j
-		break
-	}
+	i := blockStart(l)
 	rest := strings.TrimLeft(l[i:], " \t")
 	at := len(l) - len(rest)
 	if rest == "" {
@@ -263,6 +239,37 @@ func escapeLineStart(l string) string {
 	}
 	return l
 }
+
+// blockStart returns where a line's content begins after up to three
+// spaces of indentation and any blockquote and list markers.
+func blockStart(l string) int {
+	i := 0
+	for {
+		j := i
+		for j < len(l) && j-i < 3 && l[j] == ' ' {
+			j++
+		}
+		switch {
+		case j < len(l) && l[j] == '>':
+			i = j + 1
+			continue
+		case j+1 < len(l) && (l[j] == '-' || l[j] == '+' || l[j] == '*') && isBlank(l[j+1]):
+			i = j + 2
+			continue
+		}
+		k := j
+		for k < len(l) && k-j < 9 && l[k] >= '0' && l[k] <= '9' {
+			k++
+		}
+		if k > j && k+1 < len(l) && (l[k] == '.' || l[k] == ')') && isBlank(l[k+1]) {
+			i = k + 2
+			continue
+		}
+		return j
+	}
+}
+
+func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 
 // escapeHTMLOutsideCode writes '<' as &lt; except inside code spans (a run
 // of n backticks up to the next run of exactly n), so that the paragraph

@@ -56,8 +56,8 @@ func (r *ndjsonRenderer) Value(v any) error {
 	return r.err
 }
 
-func (r *ndjsonRenderer) Summary(s Summary) error {
-	b, err := marshal(summaryData(s), "", true)
+func (r *ndjsonRenderer) Summary(rep *Report) error {
+	b, err := marshal(rep.Data, "", true)
 	if err != nil {
 		return err
 	}

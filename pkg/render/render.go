@@ -93,15 +93,6 @@ type Record struct {
 	Calls []*stream.ToolCall
 }
 
-// Summary is the end-of-stream report of a summary preset.
-type Summary struct {
-	// Name is the preset: "usage", "subagents", "types" or "init".
-	Name string
-	// Data is stream.UsageReport, []*stream.Subagent, []stream.TypeCount or
-	// []stream.Init (one per init event seen).
-	Data any
-}
-
 // Renderer writes records in one format.
 type Renderer interface {
 	// Render writes one record.
@@ -109,7 +100,7 @@ type Renderer interface {
 	// Value writes a value an expression produced that is not an event.
 	Value(v any) error
 	// Summary writes a summary preset's report.
-	Summary(s Summary) error
+	Summary(r *Report) error
 	// Flush makes everything written so far visible on the writer.
 	Flush() error
 	// Close ends the output: open lists the tool calls that never got a

@@ -294,62 +294,67 @@ func TestValues(t *testing.T) {
 	}
 }
 
-func sampleSummaries() []Summary {
-	u := stream.Usage{InputTokens: 10, OutputTokens: 20, CacheCreationInputTokens: 30, CacheReadInputTokens: 40}
-	return []Summary{
-		{Name: "usage", Data: stream.UsageReport{Calls: 3, ByModel: []stream.ModelTokens{{Model: "claude-opus-5-5", Calls: 2, Usage: u}, {Model: "claude-opus-5-5", Subagent: true, Calls: 1, Usage: u}}, Main: u, Subagents: u, Total: u.Add(u), CostUSD: 0.0751, HaveCost: true}},
-		{Name: "subagents", Data: []*stream.Subagent{{ToolUseID: "toolu_1", AgentID: "a1", Description: "Create =alpha file", Type: "general-purpose", Status: "completed", ToolCalls: 1, Usage: stream.TaskUsage{TotalTokens: 8821, ToolUses: 1, DurationMs: 349}}}},
-		{Name: "types", Data: []stream.TypeCount{{Type: "system", Subtype: "init", Count: 1, Known: true}, {Type: "system", Subtype: "brand_new", Count: 2}}},
-		{Name: "init", Data: []stream.Init{{Model: "claude-opus-5-5", Version: "2.1.328", CWD: "/home/user/project", PermissionMode: "default", SessionID: "s1", Tools: []string{"Bash", "Read"}, MCPServers: []string{}}}},
+// sampleReport has a cell of every style, blocks for one format only, an
+// entry, and CSV rows of their own.
+func sampleReport() *Report {
+	long := "a description long enough to be cut in text at forty columns and in markdown at sixty"
+	return &Report{
+		Title: "Sample",
+		Blocks: []Block{
+			{Only: Text, Line: "sample: 2 rows"},
+			{Table: &Table{
+				Columns: []Column{{Name: "Name"}, {Name: "Id"}, {Name: "Count", Right: true}, {Name: "Background", Short: "bg"}, {Name: "Description"}},
+				Rows: [][]Cell{
+					{{Text: "=alpha|*b*"}, {Text: "x`y", Style: Code}, {Text: "12", Style: Number}, {Text: "no", Style: Strong}, {Text: long, Style: Prose}},
+					{{Text: "beta"}, {Text: "", Style: Code}, {Text: "3", Style: Number}, {Text: "yes"}, {Text: "short", Style: Prose}},
+				},
+			}},
+			{Only: Markdown, Line: "Cost: $1.5000"},
+			{Only: Text, Entry: &Entry{Title: "model \x1b[31m", Details: []string{"session s1", "2 tools: Bash Read"}}},
+		},
+		Rows: Table{
+			Columns: []Column{{Name: "name"}, {Name: "count"}},
+			Rows:    [][]Cell{{{Text: "=alpha"}, {Text: "-12", Style: Number}}, {{Text: "beta, gamma"}, {Text: "3", Style: Number}}},
+		},
+		Data: map[string]any{"rows": 2},
 	}
 }
 
-// TestSummaries proves every summary preset renders in every format: JSON
-// formats as one document that parses, CSV as a table with its own header
-// that reads back, markdown as a heading and a table, text as a table.
-func TestSummaries(t *testing.T) {
-	for _, s := range sampleSummaries() {
-		for _, f := range Formats {
-			t.Run(s.Name+"/"+string(f), func(t *testing.T) {
-				var out bytes.Buffer
-				r, err := New(f, &out, Options{})
-				require.NoError(t, err)
-				require.NoError(t, r.Summary(s))
-				require.NoError(t, r.Close(nil))
-				got := out.String()
-				switch f {
-				case NDJSON:
-					require.Equal(t, 1, strings.Count(got, "\n"), "one line")
-					assert.True(t, json.Valid([]byte(got)))
-				case JSON:
-					assert.True(t, json.Valid([]byte(got)))
-					assert.Greater(t, strings.Count(got, "\n"), 1, "pretty")
-				case CSV:
-					rows, err := csv.NewReader(strings.NewReader(got)).ReadAll()
-					require.NoError(t, err)
-					assert.GreaterOrEqual(t, len(rows), 2, "header and rows")
-					assert.NotEqual(t, CSVHeader, rows[0], "a summary has its own header, not the tool-call one")
-					for _, r := range rows {
-						for _, c := range r {
-							assert.False(t, strings.HasPrefix(c, "="), "guarded cell %q", c)
-						}
-					}
-				case Markdown:
-					assert.Contains(t, got, "\n## ")
-					assert.Contains(t, got, "|---")
-					checkMarkdown(t, got)
-				case Text:
-					assert.NotEmpty(t, got)
-					assert.NotContains(t, got, "\x1b")
-				}
-			})
-		}
+// TestReportInEveryFormat proves how each format renders a Report: text
+// and markdown its blocks (each style, the format-only blocks, cut prose),
+// CSV its own rows (formulas guarded, numbers as they are), NDJSON and JSON
+// its data.
+func TestReportInEveryFormat(t *testing.T) {
+	want := map[Format]string{
+		Text: "sample: 2 rows\n" +
+			"name        id   count  bg   description\n" +
+			"=alpha|*b*  x`y     12  no   a description long enough to be cut in…\n" +
+			"beta                 3  yes  short\n" +
+			"◆ model \\x1b[31m\n" +
+			"  session s1\n" +
+			"  2 tools: Bash Read\n",
+		Markdown: "# Claude Code run\n\n## Sample\n\n" +
+			"| Name | Id | Count | Background | Description |\n|---|---|---:|---|---|\n" +
+			"| =alpha\\|\\*b\\* | ``x`y`` | 12 | **no** | a description long enough to be cut in text at forty column… |\n" +
+			"| beta |  | 3 | yes | short |\n\n" +
+			"Cost: \\$1.5000\n\n",
+		CSV:    "name,count\n'=alpha,-12\n\"beta, gamma\",3\n",
+		NDJSON: "{\"rows\":2}\n",
+		JSON:   "{\n  \"rows\": 2\n}\n",
 	}
-	var out bytes.Buffer
-	r, _ := New(Text, &out, Options{})
-	require.NoError(t, r.Summary(sampleSummaries()[2]))
-	require.NoError(t, r.Flush())
-	assert.Equal(t, "type    subtype    count  known\nsystem  init           1  yes\nsystem  brand_new      2  no\n", out.String())
+	for _, f := range Formats {
+		t.Run(string(f), func(t *testing.T) {
+			var out bytes.Buffer
+			r, err := New(f, &out, Options{})
+			require.NoError(t, err)
+			require.NoError(t, r.Summary(sampleReport()))
+			require.NoError(t, r.Flush())
+			assert.Equal(t, want[f], out.String())
+			if f == Markdown {
+				checkMarkdown(t, out.String())
+			}
+		})
+	}
 }
 
 // failWriter fails every write.

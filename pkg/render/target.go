@@ -110,6 +110,13 @@ func fmtDuration(d time.Duration) string {
 
 func fmtMs(ms int64) string { return fmtDuration(time.Duration(ms) * time.Millisecond) }
 
+// Millis formats a duration in milliseconds as every format shows one:
+// "350ms", "2.1s", "3m07s", "1h02m".
+func Millis(ms int64) string { return fmtMs(ms) }
+
+// Plural formats a count with its noun: "1 line", "3 lines".
+func Plural(n int64, noun string) string { return plural(n, noun) }
+
 // plural formats a count with its noun: "1 line", "3 lines".
 func plural(n int64, noun string) string {
 	if n == 1 {
@@ -224,20 +231,4 @@ func retryText(attempt, max int64, errName string, status, delayMs int64) string
 		s += " (" + strconv.FormatInt(status, 10) + ")"
 	}
 	return s + ", waiting " + fmtMs(delayMs)
-}
-
-// reportedNote introduces the last result's own per-model totals under the
-// usage table, and says why they can differ from the sums over the stream:
-// claude-code 2.1.328 writes a placeholder output_tokens (1) on its
-// assistant events and the real count only at the end of each call (a
-// message_delta, with --include-partial-messages) and in the result.
-func reportedNote(d stream.UsageReport) string {
-	var reported int64
-	for _, mu := range d.ModelCosts {
-		reported += mu.OutputTokens
-	}
-	if reported > d.Total.OutputTokens {
-		return "the result's own totals (modelUsage); the output above is what the events carry, placeholders unless partial messages are on:"
-	}
-	return "the result's own totals (modelUsage):"
 }

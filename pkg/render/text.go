@@ -675,75 +675,22 @@ func (t *textRenderer) Value(v any) error {
 	return t.err
 }
 
-func (t *textRenderer) Summary(s Summary) error {
-	switch d := s.Data.(type) {
-	case stream.UsageReport:
-		head := plural(int64(d.Calls), "model call")
-		if d.HaveCost {
-			head += fmt.Sprintf(", cost $%.4f", d.CostUSD)
+func (t *textRenderer) Summary(r *Report) error {
+	for _, b := range r.Blocks {
+		if !b.shows(Text) {
+			continue
 		}
-		t.str("usage: " + head + "\n")
-		rows := [][]string{{"model", "side", "calls", "input", "output", "cache write", "cache read"}}
-		add := func(model, side string, calls int, u stream.Usage) {
-			rows = append(rows, []string{model, side, strconv.Itoa(calls), i64(u.InputTokens), i64(u.OutputTokens), i64(u.CacheCreationInputTokens), i64(u.CacheReadInputTokens)})
-		}
-		for _, m := range d.ByModel {
-			side := "main"
-			if m.Subagent {
-				side = "subagent"
+		switch {
+		case b.Table != nil:
+			t.table(b.Table.lines(Text))
+		case b.Entry != nil:
+			t.emit(0, []seg{{stCyan, "◆ "}, {stBold, line(b.Entry.Title)}}, 0)
+			for _, d := range b.Entry.Details {
+				t.emit(2, []seg{{"", line(d)}}, 0)
 			}
-			add(m.Model, side, m.Calls, m.Usage)
+		default:
+			t.str(line(b.Line) + "\n")
 		}
-		add("total", "", d.Calls, d.Total)
-		t.table(rows)
-		if len(d.ModelCosts) > 0 {
-			t.str(line(reportedNote(d)) + "\n")
-			rows := [][]string{{"model", "input", "output", "cache write", "cache read", "cost"}}
-			for _, mu := range d.ModelCosts {
-				rows = append(rows, []string{mu.Model, i64(mu.InputTokens), i64(mu.OutputTokens), i64(mu.CacheCreationInputTokens), i64(mu.CacheReadInputTokens), fmt.Sprintf("$%.4f", mu.CostUSD)})
-			}
-			t.table(rows)
-		}
-		for _, h := range d.Helper {
-			t.str(line(fmt.Sprintf("helper model %s: $%.4f", h.Model, h.CostUSD)) + "\n")
-		}
-	case []*stream.Subagent:
-		rows := [][]string{{"subagent", "type", "description", "status", "bg", "tool calls", "tokens", "duration"}}
-		for _, a := range d {
-			bg := "no"
-			if a.Background {
-				bg = "yes"
-			}
-			rows = append(rows, []string{a.Label(), a.Type, truncate(line(a.Description), 40), a.Status, bg, strconv.Itoa(a.ToolCalls), i64(a.Usage.TotalTokens), fmtMs(a.Usage.DurationMs)})
-		}
-		t.table(rows)
-	case []stream.TypeCount:
-		rows := [][]string{{"type", "subtype", "count", "known"}}
-		for _, c := range d {
-			known := "yes"
-			if !c.Known {
-				known = "no"
-			}
-			rows = append(rows, []string{c.Type, c.Subtype, i64(c.Count), known})
-		}
-		t.table(rows)
-	case []stream.Init:
-		for _, in := range d {
-			parts := []string{in.Model, "claude-code " + in.Version, in.CWD, in.PermissionMode}
-			t.emit(0, []seg{{stCyan, "◆ "}, {stBold, line(strings.Join(parts, " · "))}}, 0)
-			t.emit(2, []seg{{"", line("session " + in.SessionID)}}, 0)
-			t.emit(2, []seg{{"", line(plural(int64(len(in.Tools)), "tool") + ": " + strings.Join(in.Tools, " "))}}, 0)
-			if len(in.MCPServers) > 0 {
-				t.emit(2, []seg{{"", line("mcp: " + strings.Join(in.MCPServers, ", "))}}, 0)
-			}
-		}
-	default:
-		b, err := marshal(summaryData(s), t.o.Indent, t.o.Compact)
-		if err != nil {
-			return err
-		}
-		t.bytes(jsonSafe(b))
-		t.byte('\n')
 	}
 	return t.err
 }

@@ -92,37 +92,6 @@ func newCallRecord(c *stream.ToolCall) callRecord {
 	return r
 }
 
-// subagentJSON is a subagent as the summary formats write it.
-type subagentJSON struct {
-	ToolUseID   string           `json:"tool_use_id"`
-	AgentID     string           `json:"agent_id"`
-	Type        string           `json:"type"`
-	Description string           `json:"description"`
-	Background  bool             `json:"background"`
-	Status      string           `json:"status"`
-	ToolCalls   int              `json:"tool_calls"`
-	Usage       stream.TaskUsage `json:"usage"`
-	Tokens      stream.Usage     `json:"tokens"`
-	Report      string           `json:"report"`
-	StartLine   int64            `json:"start_line"`
-	EndLine     int64            `json:"end_line"`
-	Start       string           `json:"start"`
-	End         string           `json:"end"`
-}
-
-// summaryData returns the JSON form of a summary's data.
-func summaryData(s Summary) any {
-	if subs, ok := s.Data.([]*stream.Subagent); ok {
-		out := make([]subagentJSON, 0, len(subs))
-		for _, a := range subs {
-			out = append(out, subagentJSON{a.ToolUseID, a.AgentID, a.Type, a.Description, a.Background,
-				a.Status, a.ToolCalls, a.Usage, a.Tokens, a.Report, a.StartLine, a.EndLine, a.Start, a.End})
-		}
-		return out
-	}
-	return s.Data
-}
-
 // durationOf returns a call's duration and whether it is known.
 func durationOf(c *stream.ToolCall) (time.Duration, bool) {
 	if c == nil || !c.HasDuration {

@@ -34,14 +34,6 @@ type DecoderOptions struct {
 	// Check says how much of each line Next validates; the zero value,
 	// CheckAll, validates every byte.
 	Check Check
-	// ToolResults has each tool_result event's blocks found (with their
-	// sizes, Event.ToolResults) while it is decoded, for consumers that
-	// read them all (the Tracker does).
-	ToolResults bool
-	// NoResultSizes has ToolResults find the blocks without counting their
-	// sizes (ToolResult.Size counts on demand): for consumers that never
-	// show them (with TrackerOptions.NoResultSizes).
-	NoResultSizes bool
 	// Prepare, when set, is called on each event as it is decoded. An
 	// error it returns (a *SyntaxError, as ValidateValue's) is returned by
 	// Next in the event's place. For consumers that hand events to jq
@@ -476,6 +468,7 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 			Err: fmt.Errorf("not a JSON object: %s", preview(line))}
 	}
 	ev.point(line, opts.Source, n, off)
+	ev.valid = opts.Check == CheckAll
 	if opts.Check == CheckFraming {
 		// The framing walk indexes the top-level members on its way.
 		if err := ev.frame(); err != nil {
@@ -483,9 +476,6 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 		}
 	}
 	ev.classify()
-	if opts.ToolResults && ev.Kind == KindToolResult {
-		ev.findToolResults(!opts.NoResultSizes)
-	}
 	if opts.Prepare != nil {
 		return opts.Prepare(ev)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -563,11 +564,10 @@ func TestDecoderPrepareMatchesConsumerValidation(t *testing.T) {
 // trackAll feeds a tracker every event of data, decoded with
 // framing checks and the given options (bad lines are passed over), and
 // hands done the calls each event completes.
-func trackAll(data []byte, do stream.DecoderOptions, to stream.TrackerOptions, done func([]*stream.ToolCall)) *stream.Tracker {
-	do.Check = stream.CheckFraming
-	dec := stream.NewDecoder(bytes.NewReader(data), do)
+func trackAll(data []byte, needs stream.Needs, done func([]*stream.ToolCall)) *stream.Tracker {
+	dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{Check: stream.CheckFraming})
 	defer dec.Close()
-	tr := stream.NewTracker(to)
+	tr := stream.NewTracker(stream.TrackerOptions{Needs: needs})
 	for {
 		ev, err := dec.Next()
 		if err == io.EOF {
@@ -579,14 +579,14 @@ func trackAll(data []byte, do stream.DecoderOptions, to stream.TrackerOptions, d
 	}
 }
 
-// TestNoResultSizes: a decoder and tracker told not to count tool result
-// sizes give every completed tool call, its error flag, lines and timing,
+// TestNoResultSizes: a tracker whose Needs show no tool result sizes
+// gives every completed tool call, its error flag, lines and timing,
 // and the usage, subagents and outcome, exactly as with sizes; only
 // ResultBytes stays 0 (and it is not 0 with sizes, on these captures).
 func TestNoResultSizes(t *testing.T) {
 	all := allCaptures(t)
 	run := func(noSizes bool) (calls []stream.ToolCall, rest string) {
-		tr := trackAll(all, stream.DecoderOptions{ToolResults: true, NoResultSizes: noSizes}, stream.TrackerOptions{NoResultSizes: noSizes}, func(done []*stream.ToolCall) {
+		tr := trackAll(all, stream.Needs{NoResultSizes: noSizes}, func(done []*stream.ToolCall) {
 			for _, c := range done {
 				calls = append(calls, *c)
 			}
@@ -609,13 +609,17 @@ func TestNoResultSizes(t *testing.T) {
 	assert.Equal(t, with, without)
 }
 
-// TestNoToolCalls: a tracker that follows no tool calls (and a decoder
-// that finds no tool results) gives the usage and the outcome exactly as a
-// whole one, on every capture, and no calls at all.
-func TestNoToolCalls(t *testing.T) {
+// TestFollowUsage: a tracker that follows usage but no tool calls gives
+// the usage and the outcome exactly as a whole one, on every capture, and
+// no calls at all.
+func TestFollowUsage(t *testing.T) {
 	all := allCaptures(t)
 	run := func(noCalls bool) (calls int, usage stream.UsageReport, out stream.Outcome, open int) {
-		tr := trackAll(all, stream.DecoderOptions{ToolResults: !noCalls}, stream.TrackerOptions{NoToolCalls: noCalls}, func(done []*stream.ToolCall) {
+		needs := stream.Needs{}
+		if noCalls {
+			needs.Follow = stream.FollowUsage
+		}
+		tr := trackAll(all, needs, func(done []*stream.ToolCall) {
 			calls += len(done)
 		})
 		return calls, tr.Usage(), tr.Outcome(), len(tr.OpenCalls())
@@ -628,6 +632,37 @@ func TestNoToolCalls(t *testing.T) {
 	assert.Positive(t, usage.Calls)
 	assert.Equal(t, usage, noUsage)
 	assert.Equal(t, out, noOut)
+}
+
+// TestFollowOutcome: a tracker that follows the outcome only gives the
+// outcome, the final answer (and whether it fell back to the assistant's
+// text), the last result's bytes and the type counts exactly as a whole
+// one, on every capture; and no usage, calls or subagents.
+func TestFollowOutcome(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	fellBack := 0
+	for _, name := range files {
+		data, err := os.ReadFile(name)
+		require.NoError(t, err)
+		whole := trackAll(data, stream.Needs{}, func([]*stream.ToolCall) {})
+		light := trackAll(data, stream.Needs{Follow: stream.FollowOutcome}, func(done []*stream.ToolCall) {
+			assert.Empty(t, done)
+		})
+		assert.Equal(t, whole.Outcome(), light.Outcome(), name)
+		text, fb := whole.FinalText()
+		lightText, lightFB := light.FinalText()
+		assert.Equal(t, text, lightText, name)
+		assert.Equal(t, fb, lightFB, name)
+		if fb {
+			fellBack++
+		}
+		assert.Equal(t, string(whole.LastResult()), string(light.LastResult()), name)
+		assert.Equal(t, whole.Types(), light.Types(), name)
+		assert.Zero(t, light.Usage().Calls, name)
+		assert.Empty(t, light.Subagents(), name)
+	}
+	assert.Positive(t, fellBack, "some capture's final answer comes from the fallback")
 }
 
 // TestOutcomeOwnsItsBytes: the outcome the tracker reports is its own,

@@ -33,6 +33,9 @@ type Event struct {
 	cut      any    // the tree cut to cutFor (ValueOf)
 	cutFor   *Paths // nil: no cut tree
 	cutValid bool   // the line was validated in full when cut was built
+	// valid: the line is known to be valid JSON (a CheckAll decoder, or
+	// Validate, checked it), so Validate need not walk it again.
+	valid bool
 	// top indexes the top-level members, built by the first lookup (or by a
 	// CheckFraming decoder, whose framing walk finds them anyway): the keys
 	// after a long "message" are then found without walking it again.
@@ -86,16 +89,22 @@ func NewEvent(raw []byte, source string, line int64) (*Event, error) {
 	}
 	e := &Event{}
 	e.reset(bytes.Clone(raw), source, line, 0)
+	e.valid = true
 	return e, nil
 }
 
 // Validate fully checks the event's JSON, for events read by a Decoder
-// whose Check is not CheckAll (it is always nil otherwise). The error is a *SyntaxError with the
+// whose Check is not CheckAll (it is always nil otherwise, and costs
+// nothing; so is a second call). The error is a *SyntaxError with the
 // event's line.
 func (e *Event) Validate() error {
+	if e.valid {
+		return nil
+	}
 	if err := jsonx.Validate(e.Raw); err != nil {
 		return newSyntaxError(e.Source, e.Line, e.Offset, e.Raw, err)
 	}
+	e.valid = true
 	return nil
 }
 

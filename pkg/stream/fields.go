@@ -227,9 +227,13 @@ func (r ToolResult) Size() int {
 // ToolResults returns the tool_result blocks of a user event, with their
 // sizes. They are found once per event and kept: the tracker, the renderers
 // and the presets all read them.
-func (e *Event) ToolResults() []ToolResult {
+func (e *Event) ToolResults() []ToolResult { return e.toolResults(true) }
+
+// toolResults is ToolResults with or without their sizes counted (Size
+// then counts on demand), for a Tracker whose Needs show none.
+func (e *Event) toolResults(sizes bool) []ToolResult {
 	if !e.haveResults {
-		e.findToolResults(true)
+		e.findToolResults(sizes)
 	}
 	return e.results
 }

@@ -44,7 +44,7 @@ func TestShortLinesMemoryIsBounded(t *testing.T) {
 			f, err := os.Open(name)
 			require.NoError(t, err)
 			defer f.Close()
-			dec := stream.NewDecoder(f, stream.DecoderOptions{Source: name, Check: stream.CheckFraming, ToolResults: true})
+			dec := stream.NewDecoder(f, stream.DecoderOptions{Source: name, Check: stream.CheckFraming})
 			defer dec.Close()
 			tr := stream.NewTracker(stream.TrackerOptions{})
 			runtime.GC()

@@ -55,7 +55,7 @@ func TestNewReaderMatchesDecoder(t *testing.T) {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
 		require.NoError(t, os.WriteFile(path, in, 0o644))
 		for _, check := range []stream.Check{stream.CheckAll, stream.CheckFraming} {
-			opts := stream.DecoderOptions{Check: check, ToolResults: true}
+			opts := stream.DecoderOptions{Check: check}
 			want := decodeAll(t, io.MultiReader(bytes.NewReader(in)), opts)
 			f, err := os.Open(path)
 			require.NoError(t, err)

@@ -25,18 +25,9 @@ type TrackerOptions struct {
 	// MaxTextBytes caps the text kept for the final-answer fallback and for
 	// each result summary (default 1 MiB).
 	MaxTextBytes int
-	// NoResultSizes leaves ToolCall.ResultBytes at 0, for consumers that
-	// never show it: counting the decoded text of every tool result was a
-	// sixth to a quarter of a run that only prints text or usage.
-	NoResultSizes bool
-	// NoToolCalls leaves tool calls unfollowed, for consumers that show
-	// only usage and the outcome: Observe returns no calls, OpenCalls is
-	// empty, Subagent.ToolCalls stays 0, and subagents are known from their
-	// own events and task events only (not from the Agent calls that
-	// started them, so without description or type). Pairing a call with
-	// its result needs every tool result found, a walk over most of a
-	// stream's bytes.
-	NoToolCalls bool
+	// Needs says which parts of the state are used (the zero value: all);
+	// the Tracker skips the work for the rest.
+	Needs Needs
 }
 
 // MainAgent is the agent label of the main agent's events.
@@ -275,6 +266,10 @@ func NewTracker(o TrackerOptions) *Tracker {
 // Observe updates the state with e and returns the tool calls that e
 // completed (the calls whose tool_result e carries), in e's order.
 func (t *Tracker) Observe(e *Event) []*ToolCall {
+	if t.o.Needs.Follow == FollowOutcome {
+		t.observeOutcome(e)
+		return nil
+	}
 	t.stats.Events++
 	t.countType(e)
 	switch e.Kind {
@@ -283,7 +278,7 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 			t.observeAssistant(e)
 		}
 	case KindToolResult:
-		if t.o.NoToolCalls {
+		if t.o.Needs.Follow != FollowAll {
 			return nil
 		}
 		return t.observeResults(e)
@@ -297,10 +292,9 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 	return nil
 }
 
-// ObserveOutcome is the light form of Observe for consumers that need only
-// the outcome, the final-answer text and the type counts: it skips the
-// tool-call pairing and usage work that dominates on long tool results.
-func (t *Tracker) ObserveOutcome(e *Event) {
+// observeOutcome is Observe for FollowOutcome: the tool-call pairing and
+// usage work that dominates on long tool results is skipped.
+func (t *Tracker) observeOutcome(e *Event) {
 	t.stats.Events++
 	t.countType(e)
 	switch e.Kind {
@@ -386,7 +380,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 	if e.Kind == KindText && parent == "" {
 		t.lastText.add(idv, e, t.o.MaxTextBytes)
 	}
-	if e.Kind != KindToolUse || t.o.NoToolCalls {
+	if e.Kind != KindToolUse || t.o.Needs.Follow != FollowAll {
 		return
 	}
 	var blockBuf [8]jsonx.Member
@@ -591,7 +585,7 @@ func (t *Tracker) observeDelta(e *Event) {
 func (t *Tracker) observeResults(e *Event) []*ToolCall {
 	ts := e.Timestamp()
 	var done []*ToolCall
-	for _, r := range e.ToolResults() {
+	for _, r := range e.toolResults(!t.o.Needs.NoResultSizes) {
 		id := r.ToolUseID
 		c, ok := t.calls[id]
 		if !ok {
@@ -601,7 +595,7 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 		t.callOrder.remove(c)
 		delete(t.calls, id)
 		c.Done, c.IsError, c.ResultLine, c.ResultTimestamp = true, r.IsError, e.Line, ts
-		if !t.o.NoResultSizes {
+		if !t.o.Needs.NoResultSizes {
 			c.ResultBytes = r.Size()
 		}
 		c.Duration, c.HasDuration = between(c.Timestamp, ts)

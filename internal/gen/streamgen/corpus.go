@@ -124,71 +124,91 @@ func writePoolLine(sb *strings.Builder, r *rand.Rand) {
 		fmt.Fprintf(sb, "2026-12-02T%02d:%02d:%02d.%03dZ %s [%s] ", 8+r.IntN(12), r.IntN(60), r.IntN(60), r.IntN(1000), pick(r, levels), pick(r, components))
 		writeWords(sb, r, 3+r.IntN(8))
 		fmt.Fprintf(sb, " id=%08x dur=%dms status=%d", r.Uint32(), r.IntN(3000), pick(r, []int{200, 200, 200, 201, 204, 400, 404, 500, 503}))
-	case k < 50: // Go source
-		ind := strings.Repeat("\t", r.IntN(4))
-		switch r.IntN(6) {
-		case 0:
-			fmt.Fprintf(sb, "%sif err := %s(ctx, %q); err != nil {", ind, pick(r, idents), pick(r, words))
-		case 1:
-			fmt.Fprintf(sb, "%s\treturn fmt.Errorf(\"%s %%q: %%w\", path, err)", ind, pick(r, idents))
-		case 2:
-			fmt.Fprintf(sb, "%sfunc (d *%s) %s(b []byte) (int, error) {", ind, title(pick(r, pkgs)), pick(r, idents))
-		case 3:
-			fmt.Fprintf(sb, "%s// %s", ind, strings.TrimSpace(pick(r, words)+" "+pick(r, words)+" "+pick(r, words)))
-		case 4:
-			fmt.Fprintf(sb, "%sre := regexp.MustCompile(`^\\s*(\\w+)=\"([^\"]*)\"$`)", ind)
-		default:
-			fmt.Fprintf(sb, "%s}", ind)
-		}
-	case k < 62: // TypeScript / Python
-		switch r.IntN(5) {
-		case 0:
-			fmt.Fprintf(sb, "  const %s = await fetch(`/api/v1/%s?id=${id}`, { method: \"POST\" });", pick(r, idents), pick(r, pkgs))
-		case 1:
-			fmt.Fprintf(sb, "    print(f\"{%s!r}: \\t{len(rows)} rows\")", pick(r, words))
-		case 2:
-			fmt.Fprintf(sb, "def test_%s_%s(tmp_path):", pick(r, words), pick(r, words))
-		case 3:
-			fmt.Fprintf(sb, "export function %s(input: string): Result<%s> {", pick(r, idents), title(pick(r, pkgs)))
-		default:
-			sb.WriteString(`    path = "C:\\Users\\dev\\AppData\\Local\\Temp\\out.json"`)
-		}
-	case k < 76: // test runner / compiler output with ANSI colours
-		switch r.IntN(6) {
-		case 0:
-			fmt.Fprintf(sb, "\x1b[32m✓\x1b[0m %s \x1b[2m(%dms)\x1b[0m", strings.TrimSpace(pick(r, words)+" "+pick(r, words)+" "+pick(r, words)), r.IntN(900))
-		case 1:
-			fmt.Fprintf(sb, "\x1b[31m✗\x1b[0m \x1b[1m%s\x1b[0m expected %d, got %d", pick(r, idents), r.IntN(100), r.IntN(100))
-		case 2:
-			fmt.Fprintf(sb, "--- FAIL: Test%s (0.%02ds)", title(pick(r, idents)), r.IntN(100))
-		case 3:
-			fmt.Fprintf(sb, "ok  \tgithub.com/acme/app/internal/%s\t0.%03ds", pick(r, pkgs), r.IntN(1000))
-		case 4:
-			fmt.Fprintf(sb, "\x1b[1;33mwarning\x1b[0m: unused variable `%s` at src/%s.rs:%d:%d", pick(r, words), pick(r, pkgs), r.IntN(900), r.IntN(80))
-		default:
-			fmt.Fprintf(sb, "\x1b[36m[%s]\x1b[0m %d%% \x1b[7m%s\x1b[0m\x07", pick(r, components), r.IntN(101), strings.Repeat("█", r.IntN(20)))
-		}
-	case k < 86: // Unicode
-		switch r.IntN(6) {
-		case 0:
-			fmt.Fprintf(sb, "// コメント: %s を更新しました", pick(r, idents))
-		case 1:
-			fmt.Fprintf(sb, "  \"%s\": \"设置已保存，共 %d 项\",", pick(r, words), r.IntN(500))
-		case 2:
-			fmt.Fprintf(sb, "✅ %s — déjà vu, naïve café, Ünïcödé 🚀 %d", pick(r, idents), r.IntN(1000))
-		case 3:
-			fmt.Fprintf(sb, "한국어 메시지 %d: %s", r.IntN(100), pick(r, words))
-		case 4:
-			fmt.Fprintf(sb, "line\u2028separator and paragraph\u2029separator in %s", pick(r, words))
-		default:
-			fmt.Fprintf(sb, "→ %s ← ↑ ↓ ±%d° µs ≤ ≥ ≠ 😀🎉", pick(r, words), r.IntN(360))
-		}
+	case k < 50:
+		writeGoLine(sb, r)
+	case k < 62:
+		writeScriptLine(sb, r)
+	case k < 76:
+		writeRunnerLine(sb, r)
+	case k < 86:
+		writeUnicodeLine(sb, r)
 	case k < 95: // JSON fragments
 		fmt.Fprintf(sb, `{"level":"%s","msg":"%s %s","path":"/srv/%s/%s.json","n":%d,"ok":%v}`, strings.TrimSpace(strings.ToLower(pick(r, levels))), pick(r, words), pick(r, words), pick(r, pkgs), pick(r, words), r.IntN(100000), r.IntN(2) == 0)
 	case k < 98:
 		// empty line
 	default:
 		sb.WriteString("\r" + strings.Repeat("=", 10+r.IntN(60)))
+	}
+}
+
+// writeGoLine writes a line of Go source.
+func writeGoLine(sb *strings.Builder, r *rand.Rand) {
+	ind := strings.Repeat("\t", r.IntN(4))
+	switch r.IntN(6) {
+	case 0:
+		fmt.Fprintf(sb, "%sif err := %s(ctx, %q); err != nil {", ind, pick(r, idents), pick(r, words))
+	case 1:
+		fmt.Fprintf(sb, "%s\treturn fmt.Errorf(\"%s %%q: %%w\", path, err)", ind, pick(r, idents))
+	case 2:
+		fmt.Fprintf(sb, "%sfunc (d *%s) %s(b []byte) (int, error) {", ind, title(pick(r, pkgs)), pick(r, idents))
+	case 3:
+		fmt.Fprintf(sb, "%s// %s", ind, strings.TrimSpace(pick(r, words)+" "+pick(r, words)+" "+pick(r, words)))
+	case 4:
+		fmt.Fprintf(sb, "%sre := regexp.MustCompile(`^\\s*(\\w+)=\"([^\"]*)\"$`)", ind)
+	default:
+		fmt.Fprintf(sb, "%s}", ind)
+	}
+}
+
+// writeScriptLine writes a line of TypeScript or Python.
+func writeScriptLine(sb *strings.Builder, r *rand.Rand) {
+	switch r.IntN(5) {
+	case 0:
+		fmt.Fprintf(sb, "  const %s = await fetch(`/api/v1/%s?id=${id}`, { method: \"POST\" });", pick(r, idents), pick(r, pkgs))
+	case 1:
+		fmt.Fprintf(sb, "    print(f\"{%s!r}: \\t{len(rows)} rows\")", pick(r, words))
+	case 2:
+		fmt.Fprintf(sb, "def test_%s_%s(tmp_path):", pick(r, words), pick(r, words))
+	case 3:
+		fmt.Fprintf(sb, "export function %s(input: string): Result<%s> {", pick(r, idents), title(pick(r, pkgs)))
+	default:
+		sb.WriteString(`    path = "C:\\Users\\dev\\AppData\\Local\\Temp\\out.json"`)
+	}
+}
+
+// writeRunnerLine writes test runner or compiler output, with ANSI colours.
+func writeRunnerLine(sb *strings.Builder, r *rand.Rand) {
+	switch r.IntN(6) {
+	case 0:
+		fmt.Fprintf(sb, "\x1b[32m✓\x1b[0m %s \x1b[2m(%dms)\x1b[0m", strings.TrimSpace(pick(r, words)+" "+pick(r, words)+" "+pick(r, words)), r.IntN(900))
+	case 1:
+		fmt.Fprintf(sb, "\x1b[31m✗\x1b[0m \x1b[1m%s\x1b[0m expected %d, got %d", pick(r, idents), r.IntN(100), r.IntN(100))
+	case 2:
+		fmt.Fprintf(sb, "--- FAIL: Test%s (0.%02ds)", title(pick(r, idents)), r.IntN(100))
+	case 3:
+		fmt.Fprintf(sb, "ok  \tgithub.com/acme/app/internal/%s\t0.%03ds", pick(r, pkgs), r.IntN(1000))
+	case 4:
+		fmt.Fprintf(sb, "\x1b[1;33mwarning\x1b[0m: unused variable `%s` at src/%s.rs:%d:%d", pick(r, words), pick(r, pkgs), r.IntN(900), r.IntN(80))
+	default:
+		fmt.Fprintf(sb, "\x1b[36m[%s]\x1b[0m %d%% \x1b[7m%s\x1b[0m\x07", pick(r, components), r.IntN(101), strings.Repeat("█", r.IntN(20)))
+	}
+}
+
+// writeUnicodeLine writes a line of non-ASCII text.
+func writeUnicodeLine(sb *strings.Builder, r *rand.Rand) {
+	switch r.IntN(6) {
+	case 0:
+		fmt.Fprintf(sb, "// コメント: %s を更新しました", pick(r, idents))
+	case 1:
+		fmt.Fprintf(sb, "  \"%s\": \"设置已保存，共 %d 项\",", pick(r, words), r.IntN(500))
+	case 2:
+		fmt.Fprintf(sb, "✅ %s — déjà vu, naïve café, Ünïcödé 🚀 %d", pick(r, idents), r.IntN(1000))
+	case 3:
+		fmt.Fprintf(sb, "한국어 메시지 %d: %s", r.IntN(100), pick(r, words))
+	case 4:
+		fmt.Fprintf(sb, "line\u2028separator and paragraph\u2029separator in %s", pick(r, words))
+	default:
+		fmt.Fprintf(sb, "→ %s ← ↑ ↓ ±%d° µs ≤ ≥ ≠ 😀🎉", pick(r, words), r.IntN(360))
 	}
 }
 

@@ -70,6 +70,100 @@ func lines(t *testing.T, data []byte) [][]byte {
 	return bytes.Split(data[:len(data)-1], []byte("\n"))
 }
 
+// streamCheck is what TestStream learns of a stream line by line.
+type streamCheck struct {
+	uses       map[string]string // tool_use id -> tool name
+	results    map[string]int    // tool_use id -> tool_result count
+	uuids      map[string]bool
+	kinds      map[string]int
+	turResults map[string]int // tool name -> user events with a tool_use_result
+	lastTS     string
+	lastOut    map[string]int // message id -> output_tokens of its latest event
+	nextResult int
+}
+
+func newStreamCheck() *streamCheck {
+	return &streamCheck{uses: map[string]string{}, results: map[string]int{}, uuids: map[string]bool{},
+		kinds: map[string]int{}, turResults: map[string]int{}, lastOut: map[string]int{}}
+}
+
+// header checks an event's kind, uuid, timestamp, result index and parent.
+func (c *streamCheck) header(t *testing.T, i int, ev *event) {
+	t.Helper()
+	kind := ev.Type
+	if ev.Subtype != "" {
+		kind += "/" + ev.Subtype
+	}
+	if ev.Type == "stream_event" {
+		kind += "/" + ev.Event.Type
+	}
+	c.kinds[kind]++
+	if i == 0 && kind != "system/init" {
+		t.Fatalf("first event is %s, want system/init", kind)
+	}
+	if ev.UUID != "" {
+		if c.uuids[ev.UUID] {
+			t.Fatalf("line %d: duplicate uuid %s", i+1, ev.UUID)
+		}
+		c.uuids[ev.UUID] = true
+	}
+	if ev.Timestamp != "" {
+		if ev.Timestamp <= c.lastTS {
+			t.Fatalf("line %d: timestamp %s not after %s", i+1, ev.Timestamp, c.lastTS)
+		}
+		c.lastTS = ev.Timestamp
+	}
+	if ev.Type == "result" {
+		if ev.ResultIndex == nil || *ev.ResultIndex != c.nextResult {
+			t.Fatalf("line %d: result_index %v, want %d", i+1, ev.ResultIndex, c.nextResult)
+		}
+		c.nextResult++
+	}
+	if ev.ParentToolUseID != nil && ev.Type != "stream_event" {
+		if ev.AgentID == "" {
+			t.Errorf("line %d: subagent event without agent_id", i+1)
+		}
+		if _, ok := c.uses[*ev.ParentToolUseID]; !ok {
+			t.Errorf("line %d: parent_tool_use_id %s is not a known tool_use", i+1, *ev.ParentToolUseID)
+		}
+		c.kinds["subagent-"+ev.Type]++
+	}
+}
+
+// content checks an assistant or user event's blocks: one per assistant
+// event, unique tool_use ids, results for known calls.
+func (c *streamCheck) content(t *testing.T, i int, ev *event) {
+	t.Helper()
+	var blocks []contentBlock
+	if err := json.Unmarshal(ev.Message.Content, &blocks); err != nil {
+		return // string content
+	}
+	if ev.Type == "assistant" {
+		if len(blocks) != 1 {
+			t.Errorf("line %d: assistant event with %d blocks, want 1", i+1, len(blocks))
+		}
+		c.lastOut[ev.Message.ID] = ev.Message.Usage.OutputTokens
+	}
+	for _, b := range blocks {
+		switch b.Type {
+		case "tool_use":
+			if _, dup := c.uses[b.ID]; dup {
+				t.Fatalf("line %d: duplicate tool_use id %s", i+1, b.ID)
+			}
+			c.uses[b.ID] = b.Name
+		case "tool_result":
+			name, ok := c.uses[b.ToolUseID]
+			if !ok {
+				t.Fatalf("line %d: tool_result for unknown tool_use %s", i+1, b.ToolUseID)
+			}
+			c.results[b.ToolUseID]++
+			if len(ev.ToolUseResult) > 0 {
+				c.turResults[name]++
+			}
+		}
+	}
+}
+
 func TestStream(t *testing.T) {
 	data := generate(t, Options{Size: testSize, Seed: 1})
 	if int64(len(data)) < testSize {
@@ -79,14 +173,7 @@ func TestStream(t *testing.T) {
 		t.Errorf("output is %d bytes, far above the %d requested", len(data), testSize)
 	}
 
-	uses := map[string]string{} // tool_use id -> tool name
-	results := map[string]int{} // tool_use id -> tool_result count
-	uuids := map[string]bool{}
-	kinds := map[string]int{}
-	turResults := map[string]int{} // tool name -> user events with a tool_use_result
-	lastTS := ""
-	lastOut := map[string]int{} // message id -> output_tokens of its latest event
-	nextResult := 0
+	c := newStreamCheck()
 	ls := lines(t, data)
 	var ev event
 	for i, line := range ls {
@@ -97,76 +184,12 @@ func TestStream(t *testing.T) {
 		if err := decode(line, &ev); err != nil {
 			t.Fatalf("line %d: %v", i+1, err)
 		}
-		kind := ev.Type
-		if ev.Subtype != "" {
-			kind += "/" + ev.Subtype
-		}
-		if ev.Type == "stream_event" {
-			kind += "/" + ev.Event.Type
-		}
-		kinds[kind]++
-		if i == 0 && kind != "system/init" {
-			t.Fatalf("first event is %s, want system/init", kind)
-		}
-		if ev.UUID != "" {
-			if uuids[ev.UUID] {
-				t.Fatalf("line %d: duplicate uuid %s", i+1, ev.UUID)
-			}
-			uuids[ev.UUID] = true
-		}
-		if ev.Timestamp != "" {
-			if ev.Timestamp <= lastTS {
-				t.Fatalf("line %d: timestamp %s not after %s", i+1, ev.Timestamp, lastTS)
-			}
-			lastTS = ev.Timestamp
-		}
-		if ev.Type == "result" {
-			if ev.ResultIndex == nil || *ev.ResultIndex != nextResult {
-				t.Fatalf("line %d: result_index %v, want %d", i+1, ev.ResultIndex, nextResult)
-			}
-			nextResult++
-		}
-		if ev.ParentToolUseID != nil && ev.Type != "stream_event" {
-			if ev.AgentID == "" {
-				t.Errorf("line %d: subagent event without agent_id", i+1)
-			}
-			if _, ok := uses[*ev.ParentToolUseID]; !ok {
-				t.Errorf("line %d: parent_tool_use_id %s is not a known tool_use", i+1, *ev.ParentToolUseID)
-			}
-			kinds["subagent-"+ev.Type]++
-		}
-		if ev.Type != "assistant" && ev.Type != "user" {
-			continue
-		}
-		var blocks []contentBlock
-		if err := json.Unmarshal(ev.Message.Content, &blocks); err != nil {
-			continue // string content
-		}
-		if ev.Type == "assistant" {
-			if len(blocks) != 1 {
-				t.Errorf("line %d: assistant event with %d blocks, want 1", i+1, len(blocks))
-			}
-			lastOut[ev.Message.ID] = ev.Message.Usage.OutputTokens
-		}
-		for _, b := range blocks {
-			switch b.Type {
-			case "tool_use":
-				if _, dup := uses[b.ID]; dup {
-					t.Fatalf("line %d: duplicate tool_use id %s", i+1, b.ID)
-				}
-				uses[b.ID] = b.Name
-			case "tool_result":
-				name, ok := uses[b.ToolUseID]
-				if !ok {
-					t.Fatalf("line %d: tool_result for unknown tool_use %s", i+1, b.ToolUseID)
-				}
-				results[b.ToolUseID]++
-				if len(ev.ToolUseResult) > 0 {
-					turResults[name]++
-				}
-			}
+		c.header(t, i, &ev)
+		if ev.Type == "assistant" || ev.Type == "user" {
+			c.content(t, i, &ev)
 		}
 	}
+	uses, results, kinds, turResults, lastOut := c.uses, c.results, c.kinds, c.turResults, c.lastOut
 	if ev.Type != "result" || ev.Subtype != "success" {
 		t.Fatalf("last event is %s/%s, want result/success", ev.Type, ev.Subtype)
 	}
@@ -198,7 +221,7 @@ func TestStream(t *testing.T) {
 			t.Errorf("message %s: last assistant event has output_tokens %d, want the final count", id, out)
 		}
 	}
-	t.Logf("%d bytes, %d lines, %d tool calls, %d results, kinds %v", len(data), len(ls), len(uses), nextResult, kinds)
+	t.Logf("%d bytes, %d lines, %d tool calls, %d results, kinds %v", len(data), len(ls), len(uses), c.nextResult, kinds)
 }
 
 func TestDeterministic(t *testing.T) {

@@ -1,0 +1,179 @@
+package preset
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// base is what every run that prints through a renderer shares: the
+// renderer, the tracker, --agent and --where, and runtime errors.
+type base struct {
+	c          *Config
+	tr         *stream.Tracker
+	r          render.Renderer
+	runtimeErr bool // an expression or --where failed on some event
+}
+
+// newBase opens the renderer; calls says the output is tool-call records
+// (render.Options.ToolCalls).
+func newBase(c *Config, tr *stream.Tracker, calls bool) (*base, error) {
+	o := c.Render
+	o.Tracker, o.ToolCalls = tr, calls
+	r, err := render.New(c.Format, c.Out, o)
+	if err != nil {
+		return nil, err
+	}
+	return &base{c: c, tr: tr, r: r}, nil
+}
+
+func (b *base) Flush() error { return b.r.Flush() }
+
+// agentMatch applies --agent to an event.
+func (b *base) agentMatch(ev *stream.Event) bool {
+	if b.c.Agent == "" || b.c.Agent == "all" {
+		return true
+	}
+	parent := ev.ParentToolUseID()
+	return b.c.Agent.Match(parent, b.tr.Subagent(parent))
+}
+
+// openCalls are the calls that never got a result, of the agents --agent
+// lets through.
+func (b *base) openCalls() []*stream.ToolCall {
+	var open []*stream.ToolCall
+	for _, c := range b.tr.OpenCalls() {
+		if b.c.Agent.Match(c.ParentToolUseID, c.Agent) {
+			open = append(open, c)
+		}
+	}
+	return open
+}
+
+// where runs --where on an event (root nil) or on another value, and says
+// whether it was true for any output.
+func (b *base) where(ctx context.Context, ev *stream.Event, root any) (bool, error) {
+	ok := false
+	err := b.c.Where.Run(ctx, ev, root, func(v any, _ bool) error {
+		if filter.Truthy(v) {
+			ok = true
+		}
+		return nil
+	})
+	if err := b.runtime(err); err != nil {
+		return false, err
+	}
+	return ok, nil
+}
+
+// whereRows keeps the summary rows --where is true for, each seen as
+// obj(row); all of them without --where.
+func whereRows[T any](b *base, rows []T, obj func(T) map[string]any) ([]T, error) {
+	if b.c.Where == nil {
+		return rows, nil
+	}
+	var keep []T
+	for _, r := range rows {
+		ok, err := b.where(context.Background(), &stream.Event{Source: b.c.Source}, obj(r))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			keep = append(keep, r)
+		}
+	}
+	return keep, nil
+}
+
+// runtime reports an expression's runtime error on stderr and goes on
+// (ErrStopped with --strict); other errors are returned as they are.
+func (b *base) runtime(err error) error {
+	var re *filter.RuntimeError
+	if !errors.As(err, &re) {
+		return err
+	}
+	warn(b.c.Stderr, re.Error())
+	b.runtimeErr = true
+	if b.c.Strict {
+		return ErrStopped
+	}
+	return nil
+}
+
+// warn writes one message to stderr as the command writes its own:
+// "ccfilter: <msg>".
+func warn(w io.Writer, msg string) {
+	if msg = strings.TrimRight(msg, "\n"); msg != "" {
+		fmt.Fprintf(w, "ccfilter: %s\n", msg)
+	}
+}
+
+// status is how a preset's run ended: a runtime error of --where first,
+// then with -e the stream's outcome.
+func (b *base) status() Status {
+	if b.runtimeErr {
+		return BadInput
+	}
+	return outcomeStatus(b.c, b.tr.Outcome())
+}
+
+// outcomeStatus is the stream's outcome as a status with -e; OK without.
+func outcomeStatus(c *Config, out stream.Outcome) Status {
+	if !c.ExitStatus {
+		return OK
+	}
+	return statusOf(out)
+}
+
+func statusOf(out stream.Outcome) Status {
+	switch out.Status {
+	case stream.Failed:
+		return Failed
+	case stream.NoResult:
+		return NoResult
+	}
+	return OK
+}
+
+// keepsFacts reports whether an event carries facts a report keeps beyond
+// the ids, flags, sizes and usage the tracker reads: tool inputs, the
+// init, the result. A run validates these in full.
+func keepsFacts(ev *stream.Event) bool {
+	return ev.Kind == stream.KindToolUse || ev.Kind == stream.KindInit || ev.Kind == stream.KindResult
+}
+
+// keepsOutcome reports whether an event carries what a tracker following
+// the outcome keeps: the result, the assistant's text (the final answer's
+// fallback).
+func keepsOutcome(ev *stream.Event) bool {
+	return ev.Kind == stream.KindResult || ev.Kind == stream.KindText
+}
+
+// validateIf validates ev in full when used says the run uses it.
+func validateIf(used bool, ev *stream.Event) error {
+	if !used {
+		return nil
+	}
+	return ev.Validate()
+}
+
+// plainWriter is the buffered writer of the runs that print stream text
+// themselves (final, text as text) rather than through a renderer.
+func plainWriter(c *Config) *bufio.Writer { return bufio.NewWriterSize(c.Out, 64<<10) }
+
+// fixed returns a Needs function for a preset whose needs do not depend on
+// the configuration.
+func fixed(n stream.Needs) func(*Config) stream.Needs {
+	return func(*Config) stream.Needs { return n }
+}
+
+// eventBytes says the format writes each event as its own bytes (NDJSON,
+// JSON), with no tool result size in sight.
+func eventBytes(c *Config) bool { return c.Format == render.NDJSON || c.Format == render.JSON }

@@ -1,0 +1,34 @@
+package preset
+
+import (
+	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// errorsPreset prints every event that signals trouble (filter.IsTrouble),
+// and a record of its own when the stream has no result.
+var errorsPreset = Preset{
+	Name: "errors", DefaultAgent: "all",
+	Summary: "everything that signals trouble: retries, denials, failed tools, API errors, interrupts, failed tasks and hooks, failed results, a missing result",
+	Dot:     "the event object",
+	Example: "ccfilter errors run.jsonl",
+	Needs:   eventsNeeds,
+	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
+		r, err := startEvents(c, tr, filter.IsTrouble)
+		if err != nil {
+			return nil, err
+		}
+		r.finish = noResultRecord
+		return r, nil
+	},
+}
+
+// noResultRecord writes, for a stream without a result, a record saying
+// so: a missing result is the first trouble a killed run shows.
+func noResultRecord(r *eventsRun) error {
+	if r.tr.Outcome().Status != stream.NoResult {
+		return nil
+	}
+	return r.r.Value(map[string]any{"type": "ccfilter", "subtype": "no_result", "source": r.c.Source,
+		"message": "the stream ended without a result event (the run was killed or cut off)"})
+}

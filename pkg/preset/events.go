@@ -1,0 +1,76 @@
+package preset
+
+import (
+	"context"
+
+	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// eventsRun is the run of a preset that renders the events it picks as
+// they arrive (all, errors, text in any format but text).
+type eventsRun struct {
+	*base
+	pick func(*stream.Event) bool
+	// openCalls: Close lists the calls that never got a result.
+	openCalls bool
+	// finish, when set, writes what the preset adds at the end.
+	finish func(r *eventsRun) error
+}
+
+// eventsNeeds is what an events preset needs: everything, but no tool
+// result size where each event is written as its own bytes.
+func eventsNeeds(c *Config) stream.Needs {
+	return stream.Needs{NoResultSizes: eventBytes(c)}
+}
+
+// startEvents starts an eventsRun.
+func startEvents(c *Config, tr *stream.Tracker, pick func(*stream.Event) bool) (*eventsRun, error) {
+	b, err := newBase(c, tr, false)
+	if err != nil {
+		return nil, err
+	}
+	return &eventsRun{base: b, pick: pick}, nil
+}
+
+// Prepare validates the events the run prints and those the tracker keeps
+// facts from; with --where, it builds their trees on the way (--where
+// runs on each of them).
+func (r *eventsRun) Prepare(ev *stream.Event) error {
+	if !keepsFacts(ev) && !r.pick(ev) {
+		return nil
+	}
+	if r.c.Where != nil {
+		return ev.ValidateValue()
+	}
+	return ev.Validate()
+}
+
+func (r *eventsRun) Event(ctx context.Context, ev *stream.Event, done []*stream.ToolCall) error {
+	if !r.pick(ev) || !r.agentMatch(ev) {
+		return nil
+	}
+	if r.c.Where != nil {
+		ok, err := r.where(ctx, ev, nil)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	return r.r.Render(render.Record{Event: ev, Calls: done})
+}
+
+func (r *eventsRun) Finish() (Status, error) {
+	if r.finish != nil {
+		if err := r.finish(r); err != nil {
+			return 0, err
+		}
+	}
+	var open []*stream.ToolCall
+	if r.openCalls {
+		open = r.base.openCalls()
+	}
+	if err := r.r.Close(open); err != nil {
+		return 0, err
+	}
+	return r.status(), nil
+}

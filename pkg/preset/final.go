@@ -1,0 +1,96 @@
+package preset
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// final prints the final answer at the end, or says on stderr why there
+// is none; its status is the run's outcome, with or without -e.
+var final = Preset{
+	Name: "final", DefaultAgent: "all",
+	Summary: "the final answer only (exit 1 if the run failed, 4 if it has no result)",
+	Example: "answer=$(claude -p 'what is 2+2' --output-format stream-json --verbose | ccfilter final) || exit",
+	Needs:   fixed(stream.Needs{Follow: stream.FollowOutcome}),
+	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
+		return &finalRun{c: c, tr: tr, w: plainWriter(c)}, nil
+	},
+}
+
+type finalRun struct {
+	c  *Config
+	tr *stream.Tracker
+	w  *bufio.Writer
+}
+
+func (r *finalRun) Prepare(ev *stream.Event) error { return validateIf(keepsOutcome(ev), ev) }
+
+func (r *finalRun) Event(context.Context, *stream.Event, []*stream.ToolCall) error { return nil }
+
+func (r *finalRun) Flush() error { return r.w.Flush() }
+
+func (r *finalRun) Finish() (Status, error) {
+	out := r.tr.Outcome()
+	switch out.Status {
+	case stream.NoResult:
+		warn(r.c.Stderr, fmt.Sprintf("%s: no result: the stream ended without a result event (the run was killed or cut off)", r.c.Source))
+		return NoResult, r.w.Flush()
+	case stream.Failed:
+		warn(r.c.Stderr, failure(r.c.Source, out.Last))
+		return Failed, r.w.Flush()
+	}
+	switch r.c.Format {
+	case render.JSON:
+		var buf bytes.Buffer
+		if r.c.Render.Compact {
+			if err := json.Compact(&buf, r.tr.LastResult()); err != nil {
+				return 0, err
+			}
+		} else if err := json.Indent(&buf, r.tr.LastResult(), "", r.c.Render.Indent); err != nil {
+			return 0, err
+		}
+		buf.WriteByte('\n')
+		r.w.Write(buf.Bytes())
+	case render.NDJSON:
+		r.w.Write(r.tr.LastResult())
+		r.w.WriteByte('\n')
+	default:
+		text, fellBack := r.tr.FinalText()
+		if fellBack {
+			warn(r.c.Stderr, fmt.Sprintf("note: %s: the result has no text; printing the main agent's last assistant text instead", r.c.Source))
+		}
+		if r.c.Terminal {
+			text = render.Sanitize(text, true)
+		}
+		r.w.WriteString(text)
+		r.w.WriteByte('\n')
+	}
+	return OK, r.w.Flush()
+}
+
+// failure says why a run failed: the result's subtype, reason, API
+// status, errors and text.
+func failure(source string, r stream.Result) string {
+	parts := []string{"subtype " + r.Subtype}
+	if r.TerminalReason != "" {
+		parts = append(parts, "terminal_reason "+r.TerminalReason)
+	}
+	if r.APIErrorStatus != 0 {
+		parts = append(parts, fmt.Sprintf("api_error_status %d", r.APIErrorStatus))
+	}
+	msg := fmt.Sprintf("%s: the run failed: %s", source, strings.Join(parts, ", "))
+	for _, e := range r.Errors {
+		msg += "\n  " + e
+	}
+	if r.HasText && r.Text != "" {
+		msg += "\n  " + r.Text
+	}
+	return msg
+}

@@ -1,0 +1,55 @@
+package preset
+
+import (
+	"strings"
+
+	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// maxInits bounds the inits kept (a run has one; concatenated streams a
+// few).
+const maxInits = 1000
+
+// initPreset reports the session facts of each init event.
+var initPreset = Preset{
+	Name: "init", DefaultAgent: "all",
+	Summary: "session facts: model, version, cwd, permission mode, tools, agents",
+	Example: "ccfilter init run.jsonl",
+	// The inits are the preset's own; the tracker gives the outcome.
+	Needs: fixed(stream.Needs{Follow: stream.FollowOutcome}),
+	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
+		var inits []stream.Init
+		return startReport(c, tr, reportRun{
+			uses: keepsFacts,
+			keep: func(ev *stream.Event) {
+				if ev.Kind == stream.KindInit && len(inits) < maxInits {
+					inits = append(inits, ev.Init())
+				}
+			},
+			report: func(*base) (*render.Report, error) { return initReport(inits), nil },
+		})
+	},
+}
+
+func initReport(inits []stream.Init) *render.Report {
+	table := &render.Table{Columns: columns([]string{"Model", "Version", "Working directory", "Permission mode", "Session", "Tools", "MCP servers"}, 5)}
+	rows := render.Table{Columns: columns([]string{"model", "claude_code_version", "cwd", "permission_mode", "session_id", "tools", "mcp_servers"})}
+	var blocks []render.Block
+	for _, in := range inits {
+		e := &render.Entry{
+			Title:   strings.Join([]string{in.Model, "claude-code " + in.Version, in.CWD, in.PermissionMode}, " · "),
+			Details: []string{"session " + in.SessionID, render.Plural(int64(len(in.Tools)), "tool") + ": " + strings.Join(in.Tools, " ")},
+		}
+		if len(in.MCPServers) > 0 {
+			e.Details = append(e.Details, "mcp: "+strings.Join(in.MCPServers, ", "))
+		}
+		blocks = append(blocks, render.Block{Only: render.Text, Entry: e})
+		table.Rows = append(table.Rows, []render.Cell{plain(in.Model), plain(in.Version), code(in.CWD), plain(in.PermissionMode), code(in.SessionID),
+			num(int64(len(in.Tools))), plain(strings.Join(in.MCPServers, ", "))})
+		rows.Rows = append(rows.Rows, []render.Cell{plain(in.Model), plain(in.Version), plain(in.CWD), plain(in.PermissionMode), plain(in.SessionID),
+			plain(strings.Join(in.Tools, " ")), plain(strings.Join(in.MCPServers, " "))})
+	}
+	blocks = append(blocks, render.Block{Only: render.Markdown, Table: table})
+	return &render.Report{Title: "Init", Blocks: blocks, Rows: rows, Data: inits}
+}

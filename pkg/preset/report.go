@@ -1,0 +1,81 @@
+package preset
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// reportRun is the run of a preset that prints one report at the end
+// (types, usage, subagents, init).
+type reportRun struct {
+	*base
+	uses   func(*stream.Event) bool // the events it validates in full
+	keep   func(*stream.Event)      // keeps what it reports from an event (nil: nothing)
+	report func(*base) (*render.Report, error)
+}
+
+// startReport starts a report preset's run r.
+func startReport(c *Config, tr *stream.Tracker, r reportRun) (Run, error) {
+	b, err := newBase(c, tr, false)
+	if err != nil {
+		return nil, err
+	}
+	r.base = b
+	return &r, nil
+}
+
+func (r *reportRun) Prepare(ev *stream.Event) error { return validateIf(r.uses(ev), ev) }
+
+func (r *reportRun) Event(_ context.Context, ev *stream.Event, _ []*stream.ToolCall) error {
+	if r.keep != nil {
+		r.keep(ev)
+	}
+	return nil
+}
+
+func (r *reportRun) Finish() (Status, error) {
+	rep, err := r.report(r.base)
+	if err != nil {
+		return 0, err
+	}
+	if err := r.r.Summary(rep); err != nil {
+		return 0, err
+	}
+	if err := r.r.Close(nil); err != nil {
+		return 0, err
+	}
+	return r.status(), nil
+}
+
+// Cells of the reports' tables.
+func plain(s string) render.Cell { return render.Cell{Text: s} }
+func code(s string) render.Cell  { return render.Cell{Text: s, Style: render.Code} }
+func num(n int64) render.Cell {
+	return render.Cell{Text: strconv.FormatInt(n, 10), Style: render.Number}
+}
+func strong(s string) render.Cell { return render.Cell{Text: s, Style: render.Strong} }
+func prose(s string) render.Cell  { return render.Cell{Text: s, Style: render.Prose} }
+
+// yesNo is a flag as people read it.
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// columns makes columns from names; the ones listed in right are
+// right-aligned.
+func columns(names []string, right ...int) []render.Column {
+	cols := make([]render.Column, len(names))
+	for i, n := range names {
+		cols[i].Name = n
+	}
+	for _, i := range right {
+		cols[i].Right = true
+	}
+	return cols
+}

@@ -1,0 +1,88 @@
+package preset
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// usage reports tokens (deduplicated by message.id) and cost, by model and
+// side; it follows usage, not tool calls.
+var usage = Preset{
+	Name: "usage", DefaultAgent: "all",
+	Summary: "tokens (deduplicated by message.id) and cost, by model, main agent vs subagents, helper model apart",
+	Example: "ccfilter usage --format json run.jsonl",
+	Needs:   fixed(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true}),
+	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
+		return startReport(c, tr, reportRun{uses: keepsFacts, report: usageReport})
+	},
+}
+
+func usageReport(b *base) (*render.Report, error) {
+	d := b.tr.Usage()
+	head := render.Plural(int64(d.Calls), "model call")
+	if d.HaveCost {
+		head += fmt.Sprintf(", cost $%.4f", d.CostUSD)
+	}
+	tokens := func(u stream.Usage) []render.Cell {
+		return []render.Cell{num(u.InputTokens), num(u.OutputTokens), num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens)}
+	}
+	byModel := &render.Table{Columns: columns([]string{"Model", "Side", "Calls", "Input", "Output", "Cache write", "Cache read"}, 2, 3, 4, 5, 6)}
+	rows := render.Table{Columns: columns([]string{"model", "side", "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cost_usd"})}
+	for _, m := range d.ByModel {
+		side := "main"
+		if m.Subagent {
+			side = "subagent"
+		}
+		byModel.Rows = append(byModel.Rows, append([]render.Cell{plain(m.Model), plain(side), num(int64(m.Calls))}, tokens(m.Usage)...))
+		rows.Rows = append(rows.Rows, append(append([]render.Cell{plain(m.Model), plain(side), num(int64(m.Calls))}, tokens(m.Usage)...), num0("")))
+	}
+	byModel.Rows = append(byModel.Rows, append([]render.Cell{strong("total"), plain(""), num(int64(d.Calls))}, tokens(d.Total)...))
+	cost := ""
+	if d.HaveCost {
+		cost = strconv.FormatFloat(d.CostUSD, 'f', -1, 64)
+	}
+	rows.Rows = append(rows.Rows, append(append([]render.Cell{plain(""), plain("total"), num(int64(d.Calls))}, tokens(d.Total)...), num0(cost)))
+
+	blocks := []render.Block{{Only: render.Text, Line: "usage: " + head}, {Table: byModel}}
+	if len(d.ModelCosts) > 0 {
+		reported := &render.Table{Columns: columns([]string{"Model", "Input", "Output", "Cache write", "Cache read", "Cost"}, 1, 2, 3, 4, 5)}
+		for _, mu := range d.ModelCosts {
+			reported.Rows = append(reported.Rows, []render.Cell{plain(mu.Model), num(mu.InputTokens), num(mu.OutputTokens),
+				num(mu.CacheCreationInputTokens), num(mu.CacheReadInputTokens), plain(fmt.Sprintf("$%.4f", mu.CostUSD))})
+		}
+		blocks = append(blocks, render.Block{Line: reportedNote(d)}, render.Block{Table: reported})
+	}
+	for _, h := range d.Helper {
+		blocks = append(blocks, render.Block{Only: render.Text, Line: fmt.Sprintf("helper model %s: $%.4f", h.Model, h.CostUSD)})
+	}
+	if d.HaveCost {
+		s := fmt.Sprintf("Cost: $%.4f", d.CostUSD)
+		if d.HelperCostUSD > 0 {
+			s += fmt.Sprintf(" (helper models $%.4f)", d.HelperCostUSD)
+		}
+		blocks = append(blocks, render.Block{Only: render.Markdown, Line: s})
+	}
+	return &render.Report{Title: "Usage", Blocks: blocks, Rows: rows, Data: d}, nil
+}
+
+// num0 is a figure given as text (empty when unknown).
+func num0(s string) render.Cell { return render.Cell{Text: s, Style: render.Number} }
+
+// reportedNote introduces the last result's own per-model totals under the
+// usage table, and says why they can differ from the sums over the stream:
+// claude-code 2.1.328 writes a placeholder output_tokens (1) on its
+// assistant events and the real count only at the end of each call (a
+// message_delta, with --include-partial-messages) and in the result.
+func reportedNote(d stream.UsageReport) string {
+	var reported int64
+	for _, mu := range d.ModelCosts {
+		reported += mu.OutputTokens
+	}
+	if reported > d.Total.OutputTokens {
+		return "the result's own totals (modelUsage); the output above is what the events carry, placeholders unless partial messages are on:"
+	}
+	return "the result's own totals (modelUsage):"
+}

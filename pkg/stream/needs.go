@@ -1,0 +1,39 @@
+package stream
+
+// Needs says which parts of a stream's state a consumer uses, so that the
+// Tracker does no work for the rest. A consumer states it once (a preset
+// does, for the format it prints): the Tracker reads it, instead of a flag
+// per shortcut. The zero value needs everything.
+type Needs struct {
+	// Follow is how much of the stream the Tracker follows.
+	Follow Follow
+	// NoResultSizes says ToolCall.ResultBytes is never shown: the Tracker
+	// leaves it at 0 and no tool result's text is measured. Counting the
+	// decoded text of every tool result was a sixth to a quarter of a run
+	// that prints only text or usage.
+	NoResultSizes bool
+}
+
+// Follow is how much of a stream a Tracker follows; each level does less
+// work than the one before.
+type Follow uint8
+
+// The levels.
+const (
+	// FollowAll pairs tool calls with their results, builds the subagent
+	// tree, sums usage and records the outcome.
+	FollowAll Follow = iota
+	// FollowUsage sums usage and records the outcome, but follows no tool
+	// call: Observe returns no calls, OpenCalls is empty,
+	// Subagent.ToolCalls stays 0, and subagents are known from their own
+	// events and task events only (not from the Agent calls that started
+	// them, so without description or type). Pairing a call with its
+	// result needs every tool result found, a walk over most of a
+	// stream's bytes.
+	FollowUsage
+	// FollowOutcome records only the outcome, the final-answer text and
+	// the type counts: no usage, no subagents, no tool calls. On a stream
+	// of long tool results the rest was a third of the time of a run that
+	// prints text.
+	FollowOutcome
+)
