@@ -27,6 +27,30 @@ func startReport(c *Config, tr *stream.Tracker, r reportRun) (Run, error) {
 	return &r, nil
 }
 
+// Reporter is what a preset that prints one report at the end supplies;
+// StartReport runs it. It is the way to write a preset outside this
+// package: a Preset whose Start calls StartReport.
+type Reporter struct {
+	// Uses picks the events validated in full before Keep sees them (nil:
+	// none; the others are checked for framing only).
+	Uses func(*stream.Event) bool
+	// Keep sees each event, after the tracker (nil: none).
+	Keep func(*stream.Event)
+	// Report makes the report at the end, from what Keep kept and the
+	// tracker.
+	Report func(tr *stream.Tracker) (*render.Report, error)
+}
+
+// StartReport starts a run that prints rep's report at the end, in the
+// configured format; with -e its status follows the stream's outcome.
+func StartReport(c *Config, tr *stream.Tracker, rep Reporter) (Run, error) {
+	uses := rep.Uses
+	if uses == nil {
+		uses = func(*stream.Event) bool { return false }
+	}
+	return startReport(c, tr, reportRun{uses: uses, keep: rep.Keep, report: func(b *base) (*render.Report, error) { return rep.Report(b.tr) }})
+}
+
 func (r *reportRun) Prepare(ev *stream.Event) error { return validateIf(r.uses(ev), ev) }
 
 func (r *reportRun) Event(_ context.Context, ev *stream.Event, _ []*stream.ToolCall) error {

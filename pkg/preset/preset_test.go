@@ -1,0 +1,136 @@
+package preset
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// runPreset runs p on a capture as the command does (decoder, tracker,
+// run) and returns what it printed, on stdout and stderr, and its status.
+func runPreset(t *testing.T, p Preset, f render.Format, capture string) (string, string, Status) {
+	t.Helper()
+	in, err := os.Open("../../testdata/events/" + capture)
+	require.NoError(t, err)
+	defer in.Close()
+	var out, errs bytes.Buffer
+	c := &Config{Format: f, Out: &out, Stderr: &errs, Source: capture, Agent: "all", ExitStatus: true}
+	tr := stream.NewTracker(stream.TrackerOptions{Needs: p.NeedsOf(c)})
+	run, err := p.Start(c, tr)
+	require.NoError(t, err)
+	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: capture, Check: stream.CheckFraming, Prepare: run.Prepare})
+	for {
+		ev, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		require.NoError(t, run.Event(context.Background(), ev, tr.Observe(ev)))
+	}
+	st, err := run.Finish()
+	require.NoError(t, err)
+	return out.String(), errs.String(), st
+}
+
+// TestBuiltinRegistry proves the built-in table: every preset in the order
+// help lists them, each with its help, example and Start; lookups; a name
+// taken once; --where refused where a preset has no Dot.
+func TestBuiltinRegistry(t *testing.T) {
+	r := Builtin()
+	assert.Equal(t, []string{"all", "text", "tools", "errors", "final", "types", "usage", "subagents", "init"}, r.Names())
+	for _, p := range r.List() {
+		got, ok := r.Lookup(p.Name)
+		require.True(t, ok)
+		assert.Equal(t, p.Name, got.Name)
+		assert.NotEmpty(t, p.Summary, p.Name)
+		assert.NotEmpty(t, p.Example, p.Name)
+		assert.NotNil(t, p.Start, p.Name)
+		assert.Contains(t, []string{"all", "main"}, p.DefaultAgent, p.Name)
+		if p.Dot == "" {
+			assert.ErrorContains(t, p.CheckWhere(), "--where does not apply to the "+p.Name+" preset")
+		} else {
+			assert.NoError(t, p.CheckWhere())
+		}
+	}
+	_, ok := r.Lookup("nope")
+	assert.False(t, ok)
+	assert.Error(t, r.Add(all), "a name is taken once")
+	assert.Error(t, r.Add(Preset{Name: "x"}), "a preset needs a Start")
+	r.List()[0].Name = "changed"
+	assert.Equal(t, "all", r.Names()[0], "List hands out a copy")
+}
+
+// TestReportsInEveryFormat proves every report preset prints in every
+// format: JSON formats one document that parses, CSV a table with its own
+// header that reads back, markdown a heading and a table, text a table;
+// on captures with subagents, several models and unknown types.
+func TestReportsInEveryFormat(t *testing.T) {
+	for _, name := range []string{"types", "usage", "subagents", "init"} {
+		p, _ := Builtin().Lookup(name)
+		for _, f := range render.Formats {
+			got, errs, st := runPreset(t, p, f, "05-subagents-async.jsonl")
+			assert.Equal(t, OK, st, "%s %s", name, f)
+			assert.Empty(t, errs)
+			switch f {
+			case render.NDJSON:
+				assert.Equal(t, 1, strings.Count(got, "\n"), "%s: one line", name)
+				assert.True(t, json.Valid([]byte(got)), name)
+			case render.JSON:
+				assert.True(t, json.Valid([]byte(got)), name)
+				assert.Greater(t, strings.Count(got, "\n"), 1, "%s: pretty", name)
+			case render.CSV:
+				rows, err := csv.NewReader(strings.NewReader(got)).ReadAll()
+				require.NoError(t, err)
+				assert.GreaterOrEqual(t, len(rows), 2, "%s: header and rows", name)
+				assert.NotEqual(t, render.CSVHeader, rows[0], "%s: a report has its own header", name)
+			case render.Markdown:
+				assert.Regexp(t, `\n## \w`, got, name)
+				assert.Contains(t, got, "|---", name)
+			case render.Text:
+				assert.NotEmpty(t, got, name)
+			}
+		}
+	}
+	got, _, _ := runPreset(t, types, render.Text, "01-plain-text.jsonl")
+	assert.Equal(t, "type       subtype  count  known\nsystem     init         1  yes\nassistant               1  yes\nresult     success      1  yes\n", got)
+}
+
+// TestTextPicksTheAssistantsText proves text outside its own printer
+// renders the assistant's text events and nothing else.
+func TestTextPicksTheAssistantsText(t *testing.T) {
+	got, _, _ := runPreset(t, text, render.NDJSON, "07-partial-messages.jsonl")
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	require.NotEmpty(t, lines)
+	for _, l := range lines {
+		ev, err := stream.NewEvent([]byte(l), "", 0)
+		require.NoError(t, err)
+		assert.Equal(t, stream.KindText, ev.Kind, l)
+	}
+}
+
+// TestFinalStatusIsTheOutcome proves final's status is the run's outcome,
+// with or without -e, and that it says why on stderr.
+func TestFinalStatusIsTheOutcome(t *testing.T) {
+	for capture, want := range map[string]Status{"01-plain-text.jsonl": OK, "12-max-turns.jsonl": Failed, "09c-auth-401-killed.jsonl": NoResult} {
+		out, errs, st := runPreset(t, final, render.Text, capture)
+		assert.Equal(t, want, st, capture)
+		if want == OK {
+			assert.NotEmpty(t, out, capture)
+			assert.Empty(t, errs, capture)
+		} else {
+			assert.Empty(t, out, capture)
+			assert.Contains(t, errs, capture+": ", capture)
+		}
+	}
+}
