@@ -32,12 +32,16 @@ test-all: lint
 	$(GO) test -count=1 -race $(RACE_PKGS)
 	$(GO) test -count=1 -tags purego ./internal/jsonx
 
-# go vet, plus the architecture rule: cobra and pflag live only in the
-# command layer.
+# go vet, plus the architecture rules: cobra and pflag live only in the
+# command layer, and imports go one way (docs/architecture.md): stream
+# imports no other pkg/, filter and render not preset or input.
 lint:
 	$(GO) vet ./...
 	@bad=$$($(GO) list -f '{{.ImportPath}}: {{join .Deps " "}}' ./pkg/... ./internal/... | grep -E 'spf13/(cobra|pflag)' || true); \
 	if [ -n "$$bad" ]; then echo "library packages must not import cobra/pflag:"; echo "$$bad"; exit 1; fi
+	@bad=$$( { $(GO) list -f '{{range .Imports}}{{$$.ImportPath}} imports {{.}}{{"\n"}}{{end}}' ./pkg/stream | grep -E 'imports .*ccfilter/pkg/'; \
+	  $(GO) list -f '{{range .Imports}}{{$$.ImportPath}} imports {{.}}{{"\n"}}{{end}}' ./pkg/filter ./pkg/render | grep -E 'imports .*ccfilter/pkg/(preset|input)'; } || true); \
+	if [ -n "$$bad" ]; then echo "a library imports a layer above it:"; echo "$$bad"; exit 1; fi
 
 fuzz:
 	$(GO) test ./pkg/stream -run '^$$' -fuzz FuzzDecoder -fuzztime 60s

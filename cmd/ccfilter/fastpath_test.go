@@ -203,7 +203,10 @@ func TestNeedsChangeNothing(t *testing.T) {
 	}
 	// The last run names a subagent of 05-subagents-async by its agent id,
 	// which only the subagent tree knows: it must take the whole tracker.
-	runs := [][]string{{"text", "-e"}, {"text", "--agent", "all"}, {"text", "--agent", "sub", "-e"}, {"text", "--agent", "ab38ee1e"}}
+	runs := [][]string{{"text", "-e"}, {"text", "--agent", "all"}, {"text", "--agent", "sub", "-e"}, {"text", "--agent", "ab38ee1e"},
+		{"all", "--agent", "ab38ee1e", "--format", "ndjson"}, {"errors", "--agent", "sub", "--format", "json"},
+		{"-c", "select(.type == \"user\")", "--format", "ndjson"}, {"-e", ".type", "--agent", "main", "--format", "json"},
+		{".message.id", "--agent", "ab38ee1e", "--format", "ndjson"}, {"select(kind == \"tool_result\")"}}
 	for _, p := range preset.Builtin().List() {
 		for _, f := range render.Formats {
 			runs = append(runs, []string{p.Name, "-e", "--format", string(f)})

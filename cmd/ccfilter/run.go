@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/klauspost/compress/zstd"
 	"golang.org/x/term"
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
@@ -171,11 +169,11 @@ func (o *options) width(out io.Writer) int {
 	return 120
 }
 
-// openInput opens a file or stdin, decompressing gzip and zstd by their
-// magic bytes.
-func (o *options) openInput(name string) (io.Reader, func(), error) {
+// openInput opens a file or stdin, and recognises what it holds
+// (input.Open: compression, kind of input).
+func (o *options) openInput(name string) (*input.Input, func(), error) {
 	var r io.Reader
-	closeFn := func() {}
+	closeFile := func() {}
 	if name == "-" {
 		r = o.stdin
 		widenPipe(r)
@@ -185,44 +183,14 @@ func (o *options) openInput(name string) (io.Reader, func(), error) {
 			return nil, nil, err
 		}
 		r = f
-		closeFn = func() { f.Close() }
+		closeFile = func() { f.Close() }
 	}
-	// The magic bytes are read ahead and put back with a MultiReader rather
-	// than a bufio.Reader, which would copy every byte of the input once more.
-	var head [4]byte
-	n, err := io.ReadFull(r, head[:])
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
-		closeFn()
+	in, err := input.Open(r, "")
+	if err != nil {
+		closeFile()
 		return nil, nil, err
 	}
-	magic := head[:n]
-	br := io.MultiReader(bytes.NewReader(magic), r)
-	if sk, ok := r.(io.Seeker); ok {
-		if _, err := sk.Seek(-int64(n), io.SeekCurrent); err == nil {
-			// A seekable file is handed over as it is, so the decoder can
-			// look ahead in it to size the buffer of a long line.
-			br = r
-		}
-	}
-	switch {
-	case len(magic) >= 2 && magic[0] == 0x1f && magic[1] == 0x8b:
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			closeFn()
-			return nil, nil, fmt.Errorf("gzip: %w", err)
-		}
-		c := closeFn
-		return zr, func() { zr.Close(); c() }, nil
-	case bytes.Equal(magic, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		zr, err := zstd.NewReader(br)
-		if err != nil {
-			closeFn()
-			return nil, nil, fmt.Errorf("zstd: %w", err)
-		}
-		c := closeFn
-		return zr, func() { zr.Close(); c() }, nil
-	}
-	return br, closeFn, nil
+	return in, func() { in.Close(); closeFile() }, nil
 }
 
 func displayName(name string) string {
@@ -285,7 +253,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	if o.FullCheck {
 		check = stream.CheckAll
 	}
-	dec := stream.NewReader(in, stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: run.Prepare})
+	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: run.Prepare})
 	defer dec.Close()
 	// How many times the longest line is in memory at once, beyond what
 	// the base limit leaves room for: once (the decoder keeps the longest

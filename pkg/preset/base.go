@@ -174,6 +174,17 @@ func fixed(n stream.Needs) func(*Config) stream.Needs {
 	return func(*Config) stream.Needs { return n }
 }
 
+// agentByKind reports whether --agent picks events by whose they are
+// (main, sub, all), which each event says itself, rather than naming a
+// subagent, which takes the subagent tree.
+func agentByKind(a filter.Agent) bool {
+	switch a {
+	case "", "all", "main", "sub":
+		return true
+	}
+	return false
+}
+
 // eventBytes says the format writes each event as its own bytes (NDJSON,
 // JSON), with no tool result size in sight.
 func eventBytes(c *Config) bool { return c.Format == render.NDJSON || c.Format == render.JSON }

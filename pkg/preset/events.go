@@ -18,10 +18,19 @@ type eventsRun struct {
 	finish func(r *eventsRun) error
 }
 
-// eventsNeeds is what an events preset needs: everything, but no tool
-// result size where each event is written as its own bytes.
+// eventsNeeds is what a run that prints events needs. Written as their
+// own bytes (NDJSON, JSON), events need nothing of the tracker but the
+// outcome (for -e and errors' missing result), unless --agent names a
+// subagent, which only the subagent tree knows; the other formats show
+// tool calls, results and subagents from the whole tracker.
 func eventsNeeds(c *Config) stream.Needs {
-	return stream.Needs{NoResultSizes: eventBytes(c)}
+	switch {
+	case !eventBytes(c):
+		return stream.Needs{}
+	case agentByKind(c.Agent):
+		return stream.Needs{Follow: stream.FollowOutcome}
+	}
+	return stream.Needs{NoResultSizes: true}
 }
 
 // startEvents starts an eventsRun.

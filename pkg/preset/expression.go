@@ -17,6 +17,9 @@ func Expression(x *filter.Expr) Preset {
 		Name: "expression", DefaultAgent: "all",
 		Summary: "a jq expression run per event",
 		Dot:     "the event object",
+		// An output that is the event is rendered as one: the events
+		// presets' needs.
+		Needs: eventsNeeds,
 		Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 			b, err := newBase(c, tr, false)
 			if err != nil {

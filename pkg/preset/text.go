@@ -39,13 +39,7 @@ func isText(ev *stream.Event) bool { return ev.Kind == stream.KindText }
 // beyond the outcome: the main agent's words, the subagents' or all of
 // them (a subagent named by its id needs the subagent tree; --where may
 // look at anything).
-func wordsOnly(c *Config) bool {
-	switch c.Agent {
-	case "", "all", "main", "sub":
-		return c.Where == nil
-	}
-	return false
-}
+func wordsOnly(c *Config) bool { return agentByKind(c.Agent) && c.Where == nil }
 
 // textRun is the text preset in text format: its printer writes, not a
 // renderer (base.r is nil).

@@ -1,0 +1,196 @@
+// Package input opens what ccfilter reads. Open undoes compression (gzip
+// and zstd, known by their magic bytes), recognises the kind of input from
+// its first line, and Events hands back that kind's reader of events. Each
+// kind is a Format, one file each (stream.go: the stream-json output of
+// claude -p); recognising a kind happens here and nowhere else.
+package input
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// Kind names a kind of input.
+type Kind string
+
+// Source is the events of an input and the kind of input they come from.
+type Source interface {
+	stream.Reader
+	Kind() Kind
+}
+
+// Format is one kind of input: how to recognise it and how to read it.
+type Format struct {
+	Kind Kind
+	// Detect reports whether an input whose first line (or first 64 KiB)
+	// is head is of this kind; nil accepts any input: the last format,
+	// which takes what no other recognises.
+	Detect func(head []byte) bool
+	// Events returns the reader of the input's events.
+	Events func(r io.Reader, opts stream.DecoderOptions) stream.Reader
+}
+
+// Formats returns the kinds of input, in the order Open tries them.
+func Formats() []Format { return []Format{streamFormat} }
+
+// Kinds returns the names of the kinds, for --help and flag checks.
+func Kinds() []Kind {
+	var out []Kind
+	for _, f := range Formats() {
+		out = append(out, f.Kind)
+	}
+	return out
+}
+
+// Input is an opened input whose kind is known.
+type Input struct {
+	r      io.Reader
+	format Format
+	close  func()
+}
+
+// Open opens r: it undoes gzip or zstd compression and picks the kind of
+// input, want or (when want is empty) the first format that recognises
+// the input's head. It reads no more of r than the kinds need to look at:
+// on a live pipe, the first line.
+func Open(r io.Reader, want Kind) (*Input, error) { return open(r, want, Formats()) }
+
+func open(r io.Reader, want Kind, formats []Format) (*Input, error) {
+	in := &Input{close: func() {}}
+	var err error
+	if in.r, in.close, err = decompress(r); err != nil {
+		return nil, err
+	}
+	if in.format, err = pick(in, want, formats); err != nil {
+		in.Close()
+		return nil, err
+	}
+	return in, nil
+}
+
+// Kind says what kind of input this is.
+func (in *Input) Kind() Kind { return in.format.Kind }
+
+// Events returns the input's events, read by its kind's reader.
+func (in *Input) Events(opts stream.DecoderOptions) Source {
+	return source{in.format.Events(in.r, opts), in.format.Kind}
+}
+
+// Close lets go of the decompressor (not of the reader Open was given).
+func (in *Input) Close() error {
+	in.close()
+	return nil
+}
+
+type source struct {
+	stream.Reader
+	kind Kind
+}
+
+func (s source) Kind() Kind { return s.kind }
+
+// pick chooses the format: the one asked for, or the first that
+// recognises the head (read only when some format looks at it).
+func pick(in *Input, want Kind, formats []Format) (Format, error) {
+	if want != "" {
+		for _, f := range formats {
+			if f.Kind == want {
+				return f, nil
+			}
+		}
+		return Format{}, fmt.Errorf("unknown input kind %q", want)
+	}
+	var head []byte
+	read := false
+	for _, f := range formats {
+		if f.Detect == nil {
+			return f, nil
+		}
+		if !read {
+			var err error
+			if head, in.r, err = peekLine(in.r); err != nil {
+				return Format{}, err
+			}
+			read = true
+		}
+		if f.Detect(head) {
+			return f, nil
+		}
+	}
+	return Format{}, errors.New("no input format recognises this input")
+}
+
+// headSize bounds the head a format is shown.
+const headSize = 64 << 10
+
+// peekLine reads r up to its first newline (at most headSize bytes) and
+// returns those bytes and a reader that yields all of r again: r itself,
+// sought back, when it can seek (a file stays a file, which the stream
+// reader reads ahead and looks into), else the head put back in front.
+// It stops at the first newline so that a live pipe is not waited on.
+func peekLine(r io.Reader) ([]byte, io.Reader, error) {
+	var head []byte
+	buf := make([]byte, 4096)
+	for len(head) < headSize && bytes.IndexByte(head, '\n') < 0 {
+		n, err := r.Read(buf[:min(len(buf), headSize-len(head))])
+		head = append(head, buf[:n]...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	rest, err := putBack(r, head)
+	if i := bytes.IndexByte(head, '\n'); i >= 0 {
+		head = head[:i]
+	}
+	return head, rest, err
+}
+
+// putBack returns a reader of head followed by the rest of r.
+func putBack(r io.Reader, head []byte) (io.Reader, error) {
+	if sk, ok := r.(io.Seeker); ok {
+		if _, err := sk.Seek(-int64(len(head)), io.SeekCurrent); err == nil {
+			return r, nil
+		}
+	}
+	return io.MultiReader(bytes.NewReader(head), r), nil
+}
+
+// decompress undoes gzip or zstd, known by their magic bytes. The bytes
+// read to look are put back with putBack rather than a bufio.Reader, which
+// would copy every byte of the input once more.
+func decompress(r io.Reader) (io.Reader, func(), error) {
+	var magic [4]byte
+	n, err := io.ReadFull(r, magic[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, nil, err
+	}
+	br, err := putBack(r, magic[:n])
+	if err != nil {
+		return nil, nil, err
+	}
+	switch m := magic[:n]; {
+	case len(m) >= 2 && m[0] == 0x1f && m[1] == 0x8b:
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("gzip: %w", err)
+		}
+		return zr, func() { zr.Close() }, nil
+	case bytes.Equal(m, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		zr, err := zstd.NewReader(br)
+		if err != nil {
+			return nil, nil, fmt.Errorf("zstd: %w", err)
+		}
+		return zr, zr.Close, nil
+	}
+	return br, func() {}, nil
+}
