@@ -16,6 +16,8 @@ const (
 	exitCompile  = 3 // the expression does not compile
 	exitNoResult = 4 // the stream ended without a result event
 	exitInput    = 5 // unreadable file, malformed line with --strict, expression runtime error
+
+	exitInterrupted = 130 // Ctrl-C (SIGINT), as a shell reports it
 )
 
 // exitCodes says what each code means, for --help and the man page.
@@ -29,6 +31,7 @@ var exitCodes = []struct {
 	{exitCompile, "the expression does not compile"},
 	{exitNoResult, "the stream ended without a result event (killed, cut off, empty): always for final, otherwise with --exit-status; expressions with -e: no output"},
 	{exitInput, "input error: a file cannot be read, a malformed line with --strict, an expression's runtime error"},
+	{exitInterrupted, "interrupted (Ctrl-C): nothing more is written"},
 }
 
 // exitCodesHelp is the exit code table as --help shows it, wrapped to 80

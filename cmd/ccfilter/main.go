@@ -3,7 +3,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
@@ -13,6 +15,7 @@ import (
 var version = "dev"
 
 func main() {
+	exitOnInterrupt()
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
 		// See softLimit: raised as long lines arrive.
 		debug.SetMemoryLimit(memoryBase)
@@ -40,4 +43,19 @@ func main() {
 		os.Exit(code)
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))
+}
+
+// exitOnInterrupt ends the process at the first Ctrl-C (SIGINT), whatever
+// it is doing: blocked on a terminal or a pipe that sends nothing, or deep
+// in a file. It says so and exits 130, as a shell reports a process killed
+// by SIGINT, without flushing what is buffered: a run cut short claims no
+// final answer and no complete report.
+func exitOnInterrupt() {
+	interrupts := make(chan os.Signal, 1)
+	signal.Notify(interrupts, os.Interrupt)
+	go func() {
+		<-interrupts
+		fmt.Fprintln(os.Stderr, "ccfilter: interrupted")
+		os.Exit(exitInterrupted)
+	}()
 }

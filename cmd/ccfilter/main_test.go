@@ -18,7 +18,10 @@ func TestMain(m *testing.M) {
 		os.Setenv("GORACE", "atexit_sleep_ms=10")
 	}
 	testscript.Main(m, map[string]func(){
-		"ccfilter": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())) },
+		"ccfilter": func() {
+			exitOnInterrupt()
+			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))
+		},
 	})
 }
 

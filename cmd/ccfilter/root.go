@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -53,6 +51,9 @@ type options struct {
 	// the tests that prove a preset prints the same with everything
 	// tracked.
 	needs func(stream.Needs) stream.Needs
+	// terminalIn, when set, says whether stdin is a terminal (for tests,
+	// which have none).
+	terminalIn func() bool
 }
 
 // run is main without os.Exit: it parses args, runs, and maps the outcome
@@ -81,9 +82,7 @@ func runWith(o *options, args []string, stdin io.Reader, stdout, stderr io.Write
 	cmd.SetIn(stdin)
 	cmd.SetOut(stdout)
 	cmd.SetErr(stderr)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	err = cmd.ExecuteContext(ctx)
+	err = cmd.ExecuteContext(context.Background())
 	if err == nil {
 		return code
 	}

@@ -125,6 +125,15 @@ func (o *options) run(ctx context.Context) (int, error) {
 	return code, nil
 }
 
+// stdinTerminal reports whether r, the standard input, is a terminal.
+func (o *options) stdinTerminal(r io.Reader) bool {
+	if o.terminalIn != nil {
+		return o.terminalIn()
+	}
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
@@ -177,6 +186,11 @@ func (o *options) openInput(name string) (*input.Input, func(), error) {
 	if name == "-" {
 		r = o.stdin
 		widenPipe(r)
+		if o.stdinTerminal(r) {
+			// Nothing is piped in: say what ccfilter waits for, rather
+			// than sit silently on the keyboard.
+			printError(o.stderr, "reading a stream-json stream from stdin (a terminal): pipe claude -p ... --output-format stream-json --verbose into ccfilter, or name a file; Ctrl-D ends the input, Ctrl-C quits")
+		}
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
