@@ -47,11 +47,19 @@ func (o *options) resolve() (*plan, error) {
 		}
 		x, err := filter.Compile(args[0], o.Vars, nil, func() []string { return o.environ })
 		if err != nil {
-			if isFile(args[0]) {
+			// Not an expression: a file (there, or named like one, to be
+			// reported missing), a typo, or a jq error.
+			if exists(args[0]) || looksLikePath(args[0]) {
 				p.preset = all
 				break
 			}
+			if err := o.typo(args[0], false); err != nil {
+				return nil, err
+			}
 			return nil, compileError(err)
+		}
+		if err := o.typo(args[0], true); err != nil {
+			return nil, err
 		}
 		p.expr = x
 		p.preset = preset.Expression(x)
@@ -90,11 +98,6 @@ func compileError(err error) error {
 		}
 	}
 	return &exitError{code: exitCompile, msg: msg}
-}
-
-func isFile(name string) bool {
-	fi, err := os.Stat(name)
-	return err == nil && !fi.IsDir()
 }
 
 // run processes every input and returns the exit code.
@@ -195,6 +198,10 @@ func (o *options) openInput(name string) (*input.Input, func(), error) {
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, nil, err
+		}
+		if fi, err := f.Stat(); err == nil && fi.IsDir() {
+			f.Close()
+			return nil, nil, errors.New("is a directory")
 		}
 		r = f
 		closeFile = func() { f.Close() }

@@ -16,10 +16,13 @@ import (
 // base is what every run that prints through a renderer shares: the
 // renderer, the tracker, --agent and --where, and runtime errors.
 type base struct {
-	c          *Config
-	tr         *stream.Tracker
-	r          render.Renderer
-	runtimeErr bool // an expression or --where failed on some event
+	c  *Config
+	tr *stream.Tracker
+	r  render.Renderer
+	// runtimeErr counts the events an expression or --where failed on;
+	// the first is reported, the others are summed up at the end.
+	runtimeErr    int
+	lastErrorLine int64
 }
 
 // newBase opens the renderer; calls says the output is tool-call records
@@ -92,19 +95,35 @@ func whereRows[T any](b *base, rows []T, obj func(T) map[string]any) ([]T, error
 	return keep, nil
 }
 
-// runtime reports an expression's runtime error on stderr and goes on
-// (ErrStopped with --strict); other errors are returned as they are.
+// runtime reports an expression's runtime error and goes on (ErrStopped
+// with --strict); other errors are returned as they are. Only the first
+// is printed: an expression that fails on one event usually fails on
+// thousands (error, a path into events that lack it), and one message per
+// event buried the output. The others are counted, and the run's end says
+// how many and where (errorSummary). The run goes on, as jq's does, so
+// the events the expression does not fail on are still printed.
 func (b *base) runtime(err error) error {
 	var re *filter.RuntimeError
 	if !errors.As(err, &re) {
 		return err
 	}
-	warn(b.c.Stderr, re.Error())
-	b.runtimeErr = true
+	if b.runtimeErr == 0 {
+		warn(b.c.Stderr, re.Error())
+	}
+	b.runtimeErr++
+	b.lastErrorLine = re.Line
 	if b.c.Strict {
 		return ErrStopped
 	}
 	return nil
+}
+
+// errorSummary says, at the end, how many runtime errors were not shown.
+func (b *base) errorSummary() {
+	if n := b.runtimeErr - 1; n > 0 {
+		warn(b.c.Stderr, fmt.Sprintf("%s: %s on later events, the last on line %d (only the first is shown)",
+			b.c.Source, render.Plural(int64(n), "more jq error"), b.lastErrorLine))
+	}
 }
 
 // warn writes one message to stderr as the command writes its own:
@@ -115,10 +134,11 @@ func warn(w io.Writer, msg string) {
 	}
 }
 
-// status is how a preset's run ended: a runtime error of --where first,
-// then with -e the stream's outcome.
+// status is how a preset's run ended: a runtime error of --where first
+// (summed up on stderr), then with -e the stream's outcome.
 func (b *base) status() Status {
-	if b.runtimeErr {
+	b.errorSummary()
+	if b.runtimeErr > 0 {
 		return BadInput
 	}
 	return outcomeStatus(b.c, b.tr.Outcome())

@@ -62,8 +62,9 @@ func (r *exprRun) Finish() (Status, error) {
 	if err := r.r.Close(nil); err != nil {
 		return 0, err
 	}
+	r.errorSummary()
 	switch {
-	case r.runtimeErr:
+	case r.runtimeErr > 0:
 		return BadInput, nil
 	case !r.c.ExitStatus:
 		return OK, nil
