@@ -256,6 +256,12 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	defer closeIn()
 	cfg := o.config(p, name, out, tty)
+	// An expression is jq over JSON lines, any JSON: only a preset, which
+	// reads Claude Code events, diagnoses an input that holds none.
+	diagnose := p.expr == nil
+	if diagnose && in.Empty() {
+		o.diagnose(cfg, preset.EmptyInput)
+	}
 	needs := p.preset.NeedsOf(cfg)
 	if o.needs != nil {
 		needs = o.needs(needs)
@@ -321,8 +327,34 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		}
 	}
 	memory.end()
+	if diagnose && cfg.Diagnosis == "" && knowsNoType(tr) {
+		o.diagnose(cfg, preset.NotAStream)
+	}
 	st, err := run.Finish()
-	return exitCodeOf[st], stopped(err)
+	code = exitCodeOf[st]
+	if cfg.Diagnosis == preset.NotAStream {
+		code = worse(code, exitInput)
+	}
+	return code, stopped(err)
+}
+
+// diagnose says on stderr, once, what is wrong with the input as a whole,
+// and tells the run (preset.Config.Diagnosis).
+func (o *options) diagnose(cfg *preset.Config, what string) {
+	cfg.Diagnosis = what
+	printError(o.stderr, cfg.Source+": "+what)
+}
+
+// knowsNoType reports whether the input had events and none of a type
+// ccfilter knows: JSON lines, but not a Claude Code stream.
+func knowsNoType(tr *stream.Tracker) bool {
+	types := tr.Types()
+	for _, t := range types {
+		if stream.KnownType(t.Type) {
+			return false
+		}
+	}
+	return len(types) > 0
 }
 
 // stopped turns a run stopped by --strict at a runtime error into the

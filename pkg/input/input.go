@@ -54,12 +54,19 @@ type Input struct {
 	r      io.Reader
 	format Format
 	close  func()
+	empty  bool
 }
 
-// Open opens r: it undoes gzip or zstd compression and picks the kind of
-// input, want or (when want is empty) the first format that recognises
-// the input's head. It reads no more of r than the kinds need to look at:
-// on a live pipe, the first line.
+// ErrPrettyJSON is Open's diagnosis of an input whose first line is a lone
+// '{': JSON written over several lines (jq's default output), which no
+// kind of input ccfilter reads is; read line by line it gave one warning
+// per line.
+var ErrPrettyJSON = errors.New("this looks like pretty-printed JSON, not one event per line (try jq -c . first)")
+
+// Open opens r: it undoes gzip or zstd compression, looks at the first
+// line (ErrPrettyJSON; Empty), and picks the kind of input, want or (when
+// want is empty) the first format that recognises that line. It reads no
+// more of r than that: on a live pipe, the first line.
 func Open(r io.Reader, want Kind) (*Input, error) { return open(r, want, Formats()) }
 
 func open(r io.Reader, want Kind, formats []Format) (*Input, error) {
@@ -68,12 +75,29 @@ func open(r io.Reader, want Kind, formats []Format) (*Input, error) {
 	if in.r, in.close, err = decompress(r); err != nil {
 		return nil, err
 	}
-	if in.format, err = pick(in, want, formats); err != nil {
+	var head []byte
+	if head, in.r, err = peekLine(in.r); err != nil {
+		in.Close()
+		return nil, err
+	}
+	switch first := bytes.TrimSpace(head); {
+	case len(first) == 1 && first[0] == '{':
+		in.Close()
+		return nil, ErrPrettyJSON
+	case len(first) == 0:
+		in.empty = true // peekLine reads past blank lines: all there is
+	}
+	if in.format, err = pick(head, want, formats); err != nil {
 		in.Close()
 		return nil, err
 	}
 	return in, nil
 }
+
+// Empty reports whether the input holds no event at all: no byte, or only
+// white space (claude -p --output-format stream-json without --verbose
+// prints nothing).
+func (in *Input) Empty() bool { return in.empty }
 
 // Kind says what kind of input this is.
 func (in *Input) Kind() Kind { return in.format.Kind }
@@ -97,8 +121,8 @@ type source struct {
 func (s source) Kind() Kind { return s.kind }
 
 // pick chooses the format: the one asked for, or the first that
-// recognises the head (read only when some format looks at it).
-func pick(in *Input, want Kind, formats []Format) (Format, error) {
+// recognises the head.
+func pick(head []byte, want Kind, formats []Format) (Format, error) {
 	if want != "" {
 		for _, f := range formats {
 			if f.Kind == want {
@@ -107,20 +131,8 @@ func pick(in *Input, want Kind, formats []Format) (Format, error) {
 		}
 		return Format{}, fmt.Errorf("unknown input kind %q", want)
 	}
-	var head []byte
-	read := false
 	for _, f := range formats {
-		if f.Detect == nil {
-			return f, nil
-		}
-		if !read {
-			var err error
-			if head, in.r, err = peekLine(in.r); err != nil {
-				return Format{}, err
-			}
-			read = true
-		}
-		if f.Detect(head) {
+		if f.Detect == nil || f.Detect(head) {
 			return f, nil
 		}
 	}
@@ -130,17 +142,19 @@ func pick(in *Input, want Kind, formats []Format) (Format, error) {
 // headSize bounds the head a format is shown.
 const headSize = 64 << 10
 
-// peekLine reads r up to its first newline (at most headSize bytes) and
-// returns those bytes and a reader that yields all of r again: r itself,
-// sought back, when it can seek (a file stays a file, which the stream
-// reader reads ahead and looks into), else the head put back in front.
-// It stops at the first newline so that a live pipe is not waited on.
+// peekLine reads r up to the end of its first line that is not blank (at
+// most headSize bytes) and returns that line and a reader that yields all
+// of r again: r itself, sought back, when it can seek (a file stays a
+// file, which the stream reader reads ahead and looks into), else the
+// bytes read put back in front. It stops there so that a live pipe is not
+// waited on. A blank head means the input is blank to its end (or its
+// first headSize bytes are white space).
 func peekLine(r io.Reader) ([]byte, io.Reader, error) {
-	var head []byte
+	var read []byte
 	buf := make([]byte, 4096)
-	for len(head) < headSize && bytes.IndexByte(head, '\n') < 0 {
-		n, err := r.Read(buf[:min(len(buf), headSize-len(head))])
-		head = append(head, buf[:n]...)
+	for len(read) < headSize && !hasLine(read) {
+		n, err := r.Read(buf[:min(len(buf), headSize-len(read))])
+		read = append(read, buf[:n]...)
 		if err == io.EOF {
 			break
 		}
@@ -148,11 +162,18 @@ func peekLine(r io.Reader) ([]byte, io.Reader, error) {
 			return nil, nil, err
 		}
 	}
-	rest, err := putBack(r, head)
+	rest, err := putBack(r, read)
+	head := bytes.TrimLeft(read, " \t\r\n")
 	if i := bytes.IndexByte(head, '\n'); i >= 0 {
 		head = head[:i]
 	}
 	return head, rest, err
+}
+
+// hasLine reports whether b holds a line that is not blank, ended.
+func hasLine(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return bytes.IndexByte(b, '\n') >= 0
 }
 
 // putBack returns a reader of head followed by the rest of r.

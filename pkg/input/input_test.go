@@ -157,3 +157,26 @@ func TestOpenKeepsAFileAFile(t *testing.T) {
 	_, err = open(f, "nope", formats)
 	assert.ErrorContains(t, err, `unknown input kind "nope"`)
 }
+
+// TestOpenDiagnoses proves what Open says of an input as a whole: JSON
+// written over several lines is refused at once (ErrPrettyJSON), a blank
+// input is Empty, and blank lines before a stream change nothing.
+func TestOpenDiagnoses(t *testing.T) {
+	_, err := Open(strings.NewReader("{\n  \"type\": \"system\"\n}\n"), "")
+	assert.ErrorIs(t, err, ErrPrettyJSON)
+	_, err = Open(strings.NewReader("\n\n  {\n"), "")
+	assert.ErrorIs(t, err, ErrPrettyJSON)
+	for _, blank := range []string{"", "\n", " \n\t\r\n"} {
+		in, err := Open(strings.NewReader(blank), "")
+		require.NoError(t, err)
+		assert.True(t, in.Empty(), "%q", blank)
+	}
+	in, err := Open(strings.NewReader("\n\n"+`{"type":"system"}`+"\n"), "")
+	require.NoError(t, err)
+	assert.False(t, in.Empty())
+	assert.Equal(t, []string{`{"type":"system"}`}, lines(t, in.Events(stream.DecoderOptions{})))
+	// A JSON array, pretty or not, is the stream of --output-format json.
+	in, err = Open(strings.NewReader("[\n  {\"type\": \"result\"}\n]\n"), "")
+	require.NoError(t, err)
+	assert.Equal(t, Stream, in.Kind())
+}

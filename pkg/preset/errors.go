@@ -29,6 +29,9 @@ func noResultRecord(r *eventsRun) error {
 	if r.tr.Outcome().Status != stream.NoResult {
 		return nil
 	}
-	return r.r.Value(map[string]any{"type": "ccfilter", "subtype": "no_result", "source": r.c.Source,
-		"message": "the stream ended without a result event (the run was killed or cut off)"})
+	msg := "the stream ended without a result event (the run was killed or cut off)"
+	if r.c.Diagnosis != "" {
+		msg = r.c.Diagnosis
+	}
+	return r.r.Value(map[string]any{"type": "ccfilter", "subtype": "no_result", "source": r.c.Source, "message": msg})
 }

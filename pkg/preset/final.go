@@ -40,7 +40,9 @@ func (r *finalRun) Finish() (Status, error) {
 	out := r.tr.Outcome()
 	switch out.Status {
 	case stream.NoResult:
-		warn(r.c.Stderr, fmt.Sprintf("%s: no result: the stream ended without a result event (the run was killed or cut off)", r.c.Source))
+		if r.c.Diagnosis == "" {
+			warn(r.c.Stderr, fmt.Sprintf("%s: no result: the stream ended without a result event (the run was killed or cut off)", r.c.Source))
+		}
 		return NoResult, r.w.Flush()
 	case stream.Failed:
 		warn(r.c.Stderr, failure(r.c.Source, out.Last))

@@ -76,7 +76,22 @@ type Config struct {
 	ExitStatus bool
 	// Strict stops the run at the first runtime error (ErrStopped).
 	Strict bool
+	// Diagnosis, when set by the command (before Start or before Finish),
+	// says what is wrong with the input as a whole (EmptyInput,
+	// NotAStream), which the command has said on stderr: a run adds no
+	// message of its own about the missing result, and a record of it
+	// says this.
+	Diagnosis string
 }
+
+// The diagnoses of an input as a whole.
+const (
+	// EmptyInput: most often what claude -p writes when --verbose is
+	// missing.
+	EmptyInput = "empty input: claude -p --output-format stream-json prints nothing without --verbose, or when it fails before it starts (see its stderr)"
+	// NotAStream: JSON lines, but none of an event type ccfilter knows.
+	NotAStream = "not a Claude Code event stream: no line has a known type"
+)
 
 // Run is a preset at work on one input.
 type Run interface {

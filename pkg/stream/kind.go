@@ -144,6 +144,9 @@ var otherKinds = map[string]Kind{
 // preset marks the pairs that are not known, so that a new claude-code
 // version's additions are noticed.
 func Known(typ, subtype string) bool {
+	if !KnownType(typ) {
+		return false
+	}
 	switch typ {
 	case "system":
 		_, ok := systemKinds[subtype]
@@ -156,6 +159,17 @@ func Known(typ, subtype string) bool {
 			return true
 		}
 		return false
+	}
+	return true
+}
+
+// KnownType reports whether ccfilter knows the top-level type, whatever
+// the subtype: a stream in which no line has one is not a Claude Code
+// stream.
+func KnownType(typ string) bool {
+	switch typ {
+	case "system", "assistant", "user", "result":
+		return true
 	}
 	_, ok := otherKinds[typ]
 	return ok
