@@ -16,7 +16,6 @@ import (
 const (
 	mdBlockBytes = 8 << 10
 	mdBlockLines = 200
-	mdMaxTools   = 200
 	mdMaxModels  = 50
 	// mdCalloutWidth caps a one-line callout (errors are usually short;
 	// a multi-megabyte one would make an unreadable line).
@@ -44,13 +43,12 @@ type markdownRenderer struct {
 	table bool // the tools preset's table is open
 	prose *proseChecker
 
-	// the closing summary
-	records                                   bool
-	tools                                     map[string]int
-	otherTools, calls                         int
-	toolErrors, apiErrors, denials, retries   int
-	hookFailures, interrupts, hidden, results int
-	last                                      stream.Result // StructuredOutput dropped: it aliases the event
+	// the closing summary: the run's facts from the tracker, or, without
+	// one, from the events rendered
+	records bool
+	tally   stream.Tally
+	hidden  int
+	last    stream.Result // StructuredOutput dropped: it aliases the event
 }
 
 const ctxResult = "\x00result"
@@ -58,7 +56,6 @@ const ctxResult = "\x00result"
 func newMarkdown(w io.Writer, o Options) *markdownRenderer {
 	return &markdownRenderer{out: newOut(w), o: o,
 		agentBook: newAgentBook(" — ", o.Tracker),
-		tools:     map[string]int{},
 		prose:     newProseChecker()}
 }
 
@@ -187,6 +184,9 @@ func (m *markdownRenderer) Render(rec Record) error {
 		return m.err
 	}
 	m.records = true
+	if m.o.Tracker == nil {
+		m.tally.Add(ev)
+	}
 	switch ev.Kind {
 	case stream.KindInit:
 		m.init(ev)
@@ -207,7 +207,6 @@ func (m *markdownRenderer) Render(rec Record) error {
 		m.details("Synthetic message: "+truncate(line(first), 80), "text", text)
 	case stream.KindInterrupt:
 		m.eventSection(ev)
-		m.interrupts++
 		m.callout("Interrupted", ev.Text())
 	case stream.KindToolResult:
 		m.eventSection(ev)
@@ -216,11 +215,9 @@ func (m *markdownRenderer) Render(rec Record) error {
 		m.assistant(ev)
 	case stream.KindRetry:
 		m.section("", "", "")
-		m.retries++
 		m.callout("Warning", retryText(ev.Int("attempt"), ev.Int("max_retries"), ev.Str("error"), ev.Int("error_status"), ev.Int("retry_delay_ms")))
 	case stream.KindPermissionDenied:
 		m.section("", "", "")
-		m.denials++
 		s := ev.Str("tool_name")
 		if r := ev.Str("decision_reason"); r != "" {
 			s += " (" + r + ")"
@@ -305,7 +302,6 @@ func (m *markdownRenderer) assistant(ev *stream.Event) {
 	m.eventSection(ev)
 	a := ev.Assistant()
 	if ev.Kind == stream.KindAPIError {
-		m.apiErrors++
 		s := "API error"
 		if a.Error != "" {
 			s += ": " + a.Error
@@ -341,12 +337,6 @@ func (m *markdownRenderer) assistant(ev *stream.Event) {
 }
 
 func (m *markdownRenderer) toolUse(ctx string, b stream.Block) {
-	m.calls++
-	if _, ok := m.tools[b.Name]; ok || len(m.tools) < mdMaxTools {
-		m.tools[b.Name]++
-	} else {
-		m.otherTools++
-	}
 	target := ToolTarget(b.Name, b.Input)
 	in := jsonx.Value(b.Input)
 	title := "**→ " + mdInline(b.Name) + "**"
@@ -389,7 +379,6 @@ func (m *markdownRenderer) toolResults(ev *stream.Event, calls []*stream.ToolCal
 		}
 		summary := "✓ " + name + " result: " + stats
 		if r.IsError {
-			m.toolErrors++
 			summary = "✗ " + name + " error: " + stats
 			first := ""
 			if l, _ := firstLines(text, 1); len(l) > 0 {
@@ -413,7 +402,6 @@ func (m *markdownRenderer) hook(ev *stream.Event) {
 	case "success", "":
 		m.note("Hook " + name + ": ok")
 	case "error":
-		m.hookFailures++
 		s := "hook " + name + " failed"
 		if ev.Has("exit_code") {
 			s += " (exit " + strconv.FormatInt(ev.Int("exit_code"), 10) + ")"
@@ -509,7 +497,6 @@ func (m *markdownRenderer) progress(ev *stream.Event) {
 	case ev.Type == "tool_progress" && jsonx.Value(ev.Get("subagent_retry")).Type() == jsonx.Object:
 		r := jsonx.Value(ev.Get("subagent_retry"))
 		m.eventSection(ev)
-		m.retries++
 		m.callout("Warning", retryText(r.Get("attempt").Int(), r.Get("max_retries").Int(), "subagent "+r.Get("error_category").Str(), r.Get("error_status").Int(), r.Get("retry_delay_ms").Int()))
 	case ev.Subtype == "status" && ev.Str("compact_error") != "":
 		m.section("", "", "")
@@ -554,7 +541,6 @@ func (m *markdownRenderer) result(ev *stream.Event) {
 		r.ModelUsage = r.ModelUsage[:mdMaxModels]
 	}
 	m.last = r
-	m.results++
 	if m.ctx != ctxResult {
 		m.section("", "", "")
 	}
@@ -712,17 +698,22 @@ func (m *markdownRenderer) Close(open []*stream.ToolCall) error {
 			m.start()
 			m.note("No events.")
 		}
-		return m.Flush()
+		if m.o.Tracker == nil {
+			return m.Flush() // nothing seen, nothing to sum up
+		}
+		// The run's summary all the same: a report of its errors that
+		// has none still says how the run ended.
 	}
 	m.start()
 	m.level = 1
 	m.heading(2, "Summary")
 	rows := [][]string{}
 	add := func(k, v string) { rows = append(rows, []string{k, v}) }
-	if m.results == 0 {
+	f := m.runFacts()
+	if f.tally.Results == 0 {
 		add("Result", "no result (the stream ended without one)")
 	} else {
-		r := m.last
+		r := f.last
 		st := "✓ ok"
 		if r.IsError {
 			st = "✗ failed"
@@ -732,36 +723,40 @@ func (m *markdownRenderer) Close(open []*stream.ToolCall) error {
 			detail += ", " + r.TerminalReason
 		}
 		add("Result", mdInline(st+" ("+detail+")"))
-		add("Turns", i64(r.NumTurns))
-		add("Duration", fmtMs(r.DurationMs))
+		if n := f.tally.Results; n > 1 {
+			add("Results", strconv.Itoa(n)+" (the last one decides the outcome)")
+		}
+		add("Turns", perResult(f.tally, i64(f.tally.Turns), func(r stream.ResultFigures) string { return i64(r.Turns) }))
+		add("Duration", perResult(f.tally, fmtMs(f.tally.DurationMs), func(r stream.ResultFigures) string { return fmtMs(r.DurationMs) }))
 		add("Cost", mdInline(fmt.Sprintf("$%.4f", r.TotalCostUSD)))
 		for _, u := range r.ModelUsage {
 			add("Tokens: "+mdInline(u.Model), fmt.Sprintf("%d in, %d out, %d cache read, %d cache write", u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens))
 		}
 	}
-	add("Tool calls", m.toolSummary())
-	add("Tool errors", strconv.Itoa(m.toolErrors))
-	errs := m.toolErrors + m.apiErrors + m.hookFailures
-	if m.results > 0 && m.last.IsError {
+	t := f.tally
+	add("Tool calls", toolSummary(t))
+	add("Tool errors", strconv.Itoa(t.ToolErrors))
+	errs := t.ToolErrors + t.APIErrors + t.HookFailures
+	if t.Results > 0 && f.last.IsError {
 		errs++
 	}
 	add("Errors", strconv.Itoa(errs))
-	if m.apiErrors > 0 {
-		add("API errors", strconv.Itoa(m.apiErrors))
+	if t.APIErrors > 0 {
+		add("API errors", strconv.Itoa(t.APIErrors))
 	}
-	if m.retries > 0 {
-		add("Retries", strconv.Itoa(m.retries))
+	if t.Retries > 0 {
+		add("Retries", strconv.Itoa(t.Retries))
 	}
-	if m.denials > 0 {
-		add("Permission denials", strconv.Itoa(m.denials))
+	if t.Denials > 0 {
+		add("Permission denials", strconv.Itoa(t.Denials))
 	}
-	if m.hookFailures > 0 {
-		add("Hook failures", strconv.Itoa(m.hookFailures))
+	if t.HookFailures > 0 {
+		add("Hook failures", strconv.Itoa(t.HookFailures))
 	}
-	if m.interrupts > 0 {
-		add("Interrupts", strconv.Itoa(m.interrupts))
+	if t.Interrupts > 0 {
+		add("Interrupts", strconv.Itoa(t.Interrupts))
 	}
-	add("Calls without a result", strconv.Itoa(len(open)))
+	add("Calls without a result", strconv.Itoa(max(len(open), f.open)))
 	if m.hidden > 0 {
 		add("Events not shown", strconv.Itoa(m.hidden)+" (progress, hook starts, partial-message deltas)")
 	}
@@ -777,14 +772,53 @@ func (m *markdownRenderer) Close(open []*stream.ToolCall) error {
 	return m.Flush()
 }
 
+// runFacts are what the closing summary states about the run.
+type runFacts struct {
+	tally stream.Tally
+	last  stream.Result
+	open  int // calls without a result
+}
+
+// runFacts are the run's: the tracker's, which saw every event, whatever the
+// report shows of them (text and errors show a few); without a tracker,
+// those of the events rendered.
+func (m *markdownRenderer) runFacts() runFacts {
+	tr := m.o.Tracker
+	if tr == nil {
+		return runFacts{tally: m.tally, last: m.last}
+	}
+	last := tr.Outcome().Last
+	last.StructuredOutput = nil
+	if len(last.ModelUsage) > mdMaxModels {
+		last.ModelUsage = last.ModelUsage[:mdMaxModels]
+	}
+	return runFacts{tally: tr.Tally(), last: last, open: len(tr.OpenCalls())}
+}
+
+// perResult is a figure summed over the results, with each result's own
+// when there are several: "5 (3 + 1 + 1)".
+func perResult(t stream.Tally, total string, each func(stream.ResultFigures) string) string {
+	if t.Results < 2 {
+		return total
+	}
+	if len(t.PerResult) < t.Results {
+		return total + " (over " + strconv.Itoa(t.Results) + " results)"
+	}
+	parts := make([]string, len(t.PerResult))
+	for i, r := range t.PerResult {
+		parts[i] = each(r)
+	}
+	return total + " (" + strings.Join(parts, " + ") + ")"
+}
+
 // toolSummary is "4: Agent 2, Bash 1, Write 1" (most used first).
-func (m *markdownRenderer) toolSummary() string {
+func toolSummary(t stream.Tally) string {
 	type kv struct {
 		k string
 		v int
 	}
 	var l []kv
-	for k, v := range m.tools {
+	for k, v := range t.Tools {
 		l = append(l, kv{k, v})
 	}
 	sort.Slice(l, func(i, j int) bool {
@@ -797,11 +831,11 @@ func (m *markdownRenderer) toolSummary() string {
 	for _, e := range l {
 		parts = append(parts, mdInline(e.k)+" "+strconv.Itoa(e.v))
 	}
-	if m.otherTools > 0 {
-		parts = append(parts, "others "+strconv.Itoa(m.otherTools))
+	if t.OtherTools > 0 {
+		parts = append(parts, "others "+strconv.Itoa(t.OtherTools))
 	}
 	if len(parts) == 0 {
-		return strconv.Itoa(m.calls)
+		return strconv.Itoa(t.ToolCalls)
 	}
-	return strconv.Itoa(m.calls) + ": " + strings.Join(parts, ", ")
+	return strconv.Itoa(t.ToolCalls) + ": " + strings.Join(parts, ", ")
 }

@@ -486,14 +486,16 @@ func TestBoundedState(t *testing.T) {
 		l = fmt.Sprintf(`{"type":"assistant","message":{"id":"n%d","model":"x","content":[{"type":"tool_use","id":"T%d","name":"tool%d","input":{}}]},"parent_tool_use_id":null}`, i, i, i)
 		ev, err = stream.NewEvent([]byte(l), "t", int64(i))
 		require.NoError(t, err)
+		tr.Observe(ev)
 		require.NoError(t, md.Render(Record{Event: ev}))
 		buf.Reset()
 	}
 	assert.LessOrEqual(t, len(text.agents.cur)+len(text.agents.old), 2*4096)
 	assert.LessOrEqual(t, len(md.agents.cur)+len(md.agents.old), 2*4096)
-	assert.LessOrEqual(t, len(md.tools), mdMaxTools)
-	assert.Equal(t, 20000, md.calls)
-	assert.Equal(t, md.calls, md.otherTools+sumValues(md.tools), "every call is counted, by name or as other")
+	tally := tr.Tally() // the markdown summary's counts
+	assert.LessOrEqual(t, len(tally.Tools), stream.MaxToolNames)
+	assert.Equal(t, 20000, tally.ToolCalls)
+	assert.Equal(t, tally.ToolCalls, tally.OtherTools+sumValues(tally.Tools), "every call is counted, by name or as other")
 }
 
 func sumValues(m map[string]int) int {

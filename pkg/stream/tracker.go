@@ -211,6 +211,7 @@ type Tracker struct {
 	lastParsed bool
 	lastText   textAcc
 	stats      Stats
+	tally      Tally
 }
 
 type usageKey struct {
@@ -272,16 +273,16 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 	}
 	t.stats.Events++
 	t.countType(e)
+	var done []*ToolCall
 	switch e.Kind {
 	case KindText, KindThinking, KindToolUse, KindAPIError, KindUnknown:
 		if e.Type == "assistant" {
 			t.observeAssistant(e)
 		}
 	case KindToolResult:
-		if t.o.Needs.Follow != FollowAll {
-			return nil
+		if t.o.Needs.Follow == FollowAll {
+			done = t.observeResults(e)
 		}
-		return t.observeResults(e)
 	case KindTask:
 		t.observeTask(e)
 	case KindDelta:
@@ -289,8 +290,16 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 	case KindResult:
 		t.observeResult(e)
 	}
-	return nil
+	// After the rest: the tool results the tally looks at are then found
+	// already, sized as the Needs ask.
+	t.tally.Add(e)
+	return done
 }
+
+// Tally returns the counts of the events the tracker followed (none when
+// it follows the outcome only). Its Tools map is the tracker's: read it,
+// do not change it.
+func (t *Tracker) Tally() Tally { return t.tally }
 
 // observeOutcome is Observe for FollowOutcome: the tool-call pairing and
 // usage work that dominates on long tool results is skipped.

@@ -1,0 +1,112 @@
+package stream
+
+import "github.com/ccfilter/ccfilter/internal/jsonx"
+
+// MaxToolNames caps the tool names a Tally counts one by one; calls of
+// further names are counted in OtherTools.
+const MaxToolNames = 200
+
+// maxResultFigures caps the results whose figures a Tally keeps one by one.
+const maxResultFigures = 8
+
+// Tally counts what a run's summary reports: tool calls by tool, the kinds
+// of trouble, and the results' turns and durations. A Tracker keeps one
+// over every event it follows (Tracker.Tally); a consumer that sees only
+// some events may keep its own. Its memory is bounded.
+type Tally struct {
+	ToolCalls  int
+	Tools      map[string]int // calls by tool name, MaxToolNames names at most
+	OtherTools int            // calls of the names beyond
+
+	ToolErrors   int // tool_result blocks with is_error
+	APIErrors    int // synthetic API-error messages
+	Retries      int // api_retry events and subagent retries (tool_progress)
+	Denials      int // permission_denied events
+	HookFailures int // hook_response events with outcome "error"
+	Interrupts   int
+
+	// Results counts the result events; Turns and DurationMs sum their
+	// num_turns and duration_ms (a run with background work prints one
+	// result per turn of it, each with its own figures); PerResult keeps
+	// the first few results' figures.
+	Results    int
+	Turns      int64
+	DurationMs int64
+	PerResult  []ResultFigures
+}
+
+// ResultFigures are one result event's own figures.
+type ResultFigures struct {
+	Turns      int64
+	DurationMs int64
+}
+
+// Add counts one event.
+func (t *Tally) Add(e *Event) {
+	switch e.Kind {
+	case KindInterrupt:
+		t.Interrupts++
+	case KindRetry:
+		t.Retries++
+	case KindPermissionDenied:
+		t.Denials++
+	case KindAPIError:
+		t.APIErrors++
+		return // its blocks are the error's text
+	case KindHook:
+		if e.Subtype == "hook_response" && e.Str("outcome") == "error" {
+			t.HookFailures++
+		}
+	case KindProgress:
+		if e.Type == "tool_progress" && e.Subtype != "task_progress" && e.field("subagent_retry").Type() == jsonx.Object {
+			t.Retries++
+		}
+	case KindToolResult:
+		for _, r := range e.toolResults(false) {
+			if r.IsError {
+				t.ToolErrors++
+			}
+		}
+	case KindResult:
+		t.addResult(e)
+	}
+	if e.Type == "assistant" {
+		t.addToolUses(e)
+	}
+}
+
+func (t *Tally) addResult(e *Event) {
+	f := ResultFigures{Turns: e.keys().Get("num_turns").Int(), DurationMs: e.keys().Get("duration_ms").Int()}
+	t.Results++
+	t.Turns += f.Turns
+	t.DurationMs += f.DurationMs
+	if len(t.PerResult) < maxResultFigures {
+		t.PerResult = append(t.PerResult, f)
+	}
+}
+
+// addToolUses counts the tool_use blocks of an assistant event.
+func (t *Tally) addToolUses(e *Event) {
+	if e.Kind != KindToolUse && e.Kind != KindUnknown && e.Kind != KindText && e.Kind != KindThinking {
+		return
+	}
+	e.keys().Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
+		switch typ := b.Get("type"); {
+		case typ.StrEqual("tool_use"), typ.StrEqual("server_tool_use"), typ.StrEqual("mcp_tool_use"):
+			t.addTool(b.Get("name").Str())
+		}
+		return true
+	})
+}
+
+func (t *Tally) addTool(name string) {
+	t.ToolCalls++
+	if t.Tools == nil {
+		t.Tools = map[string]int{}
+	}
+	if _, ok := t.Tools[name]; ok || len(t.Tools) < MaxToolNames {
+		t.Tools[name]++
+	} else {
+		t.OtherTools++
+	}
+}
