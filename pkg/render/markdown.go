@@ -45,10 +45,11 @@ type markdownRenderer struct {
 
 	// the closing summary: the run's facts from the tracker, or, without
 	// one, from the events rendered
-	records bool
-	tally   stream.Tally
-	hidden  int
-	last    stream.Result // StructuredOutput dropped: it aliases the event
+	records  bool
+	reported bool // a preset's report was written (Summary)
+	tally    stream.Tally
+	hidden   int
+	last     stream.Result // StructuredOutput dropped: it aliases the event
 }
 
 const ctxResult = "\x00result"
@@ -653,6 +654,7 @@ func (m *markdownRenderer) mdTable(header []string, align string, rows [][]strin
 }
 
 func (m *markdownRenderer) Summary(r *Report) error {
+	m.reported = true
 	m.start()
 	m.endTable()
 	m.heading(2, r.Title)
@@ -698,12 +700,18 @@ func (m *markdownRenderer) Close(open []*stream.ToolCall) error {
 			m.start()
 			m.note("No events.")
 		}
-		if m.o.Tracker == nil {
-			return m.Flush() // nothing seen, nothing to sum up
+		if m.o.Tracker == nil || m.reported {
+			return m.Flush() // nothing seen to sum up, or a preset's report
 		}
 		// The run's summary all the same: a report of its errors that
 		// has none still says how the run ended.
 	}
+	return m.summary(open)
+}
+
+// summary writes the closing summary: the run's facts, and the calls that
+// never got a result.
+func (m *markdownRenderer) summary(open []*stream.ToolCall) error {
 	m.start()
 	m.level = 1
 	m.heading(2, "Summary")
