@@ -13,6 +13,7 @@ import (
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/preset"
+	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -24,14 +25,20 @@ func presetsDoc() string {
 	var b strings.Builder
 	b.WriteString("# Presets, kinds and expression functions\n\n")
 	b.WriteString("<!-- Generated from the preset registry (pkg/preset), pkg/stream.Kinds and pkg/filter.Funcs by `go test ./cmd/ccfilter -update`. Do not edit. -->\n\n")
-	b.WriteString("## Presets\n\n`ccfilter PRESET [FILE...]`; every preset works with every `--format`.\n\n")
-	b.WriteString("| preset | prints | `.` for `--where` | default `--agent` |\n|---|---|---|---|\n")
+	b.WriteString("## Presets\n\n`ccfilter PRESET [FILE...]`. A preset refuses (exit 2) a `--format` it does not print; `--format json` is one document (an array of the records for `all`, `text`, `tools`, `errors`).\n\n")
+	b.WriteString("| preset | prints | `.` for `--where` | default `--agent` | formats |\n|---|---|---|---|---|\n")
 	for _, p := range preset.Builtin().List() {
 		dot := p.Dot
 		if dot == "" {
 			dot = "— (`--where` does not apply)"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", p.Name, p.Summary, dot, p.DefaultAgent)
+		var formats []string
+		for _, f := range render.Formats {
+			if p.Prints(f) {
+				formats = append(formats, string(f))
+			}
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", p.Name, p.Summary, dot, p.DefaultAgent, strings.Join(formats, ", "))
 	}
 	b.WriteString("\nExamples:\n\n```sh\n")
 	for _, p := range preset.Builtin().List() {

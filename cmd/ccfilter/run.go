@@ -65,6 +65,9 @@ func (o *options) resolve() (*plan, error) {
 		p.preset = preset.Expression(x)
 		args = args[1:]
 	}
+	if !p.preset.Prints(p.format) {
+		return nil, &flagError{o.formatRefused(p.preset, p.format)}
+	}
 	p.files = args
 	if len(p.files) == 0 {
 		p.files = []string{"-"}
@@ -87,6 +90,23 @@ func (o *options) resolve() (*plan, error) {
 		p.agent = filter.Agent(o.Agent)
 	}
 	return p, nil
+}
+
+// formatRefused says a preset does not print a format, and what does.
+func (o *options) formatRefused(pr preset.Preset, f render.Format) error {
+	var formats, presets []string
+	for _, g := range render.Formats {
+		if pr.Prints(g) {
+			formats = append(formats, string(g))
+		}
+	}
+	for _, q := range o.presets.List() {
+		if q.Prints(f) {
+			presets = append(presets, q.Name)
+		}
+	}
+	return fmt.Errorf("the %s preset does not print %s (it prints %s); %s is printed by %s",
+		pr.Name, f, strings.Join(formats, ", "), f, strings.Join(presets, ", "))
 }
 
 func compileError(err error) error {

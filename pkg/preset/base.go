@@ -26,10 +26,11 @@ type base struct {
 }
 
 // newBase opens the renderer; calls says the output is tool-call records
-// (render.Options.ToolCalls).
-func newBase(c *Config, tr *stream.Tracker, calls bool) (*base, error) {
+// (render.Options.ToolCalls), records that it is a record per event or
+// call, which the json format writes as one array (render.Options.Array).
+func newBase(c *Config, tr *stream.Tracker, calls, records bool) (*base, error) {
 	o := c.Render
-	o.Tracker, o.ToolCalls = tr, calls
+	o.Tracker, o.ToolCalls, o.Array = tr, calls, records
 	r, err := render.New(c.Format, c.Out, o)
 	if err != nil {
 		return nil, err

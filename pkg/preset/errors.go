@@ -2,6 +2,7 @@ package preset
 
 import (
 	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -12,6 +13,8 @@ var errorsPreset = Preset{
 	Summary: "everything that signals trouble: retries, denials, failed tools, API errors, interrupts, failed tasks and hooks, failed results, a missing result",
 	Dot:     "the event object",
 	Example: "ccfilter errors run.jsonl",
+	// Events of every kind, not a table: no csv.
+	Formats: []render.Format{render.Text, render.Markdown, render.NDJSON, render.JSON},
 	Needs:   eventsNeeds,
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		r, err := startEvents(c, tr, filter.IsTrouble)

@@ -35,7 +35,7 @@ func eventsNeeds(c *Config) stream.Needs {
 
 // startEvents starts an eventsRun.
 func startEvents(c *Config, tr *stream.Tracker, pick func(*stream.Event) bool) (*eventsRun, error) {
-	b, err := newBase(c, tr, false)
+	b, err := newBase(c, tr, false, true)
 	if err != nil {
 		return nil, err
 	}

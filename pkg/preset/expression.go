@@ -21,7 +21,7 @@ func Expression(x *filter.Expr) Preset {
 		// presets' needs.
 		Needs: eventsNeeds,
 		Start: func(c *Config, tr *stream.Tracker) (Run, error) {
-			b, err := newBase(c, tr, false)
+			b, err := newBase(c, tr, false, false)
 			if err != nil {
 				return nil, err
 			}

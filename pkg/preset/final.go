@@ -18,6 +18,8 @@ var final = Preset{
 	Name: "final", DefaultAgent: "all",
 	Summary: "the final answer only (exit 1 if the run failed, 4 if it has no result)",
 	Example: "answer=$(claude -p 'what is 2+2' --output-format stream-json --verbose | ccfilter final) || exit",
+	// One answer is not a table: no csv.
+	Formats: []render.Format{render.Text, render.Markdown, render.NDJSON, render.JSON},
 	Needs:   fixed(stream.Needs{Follow: stream.FollowOutcome}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		return &finalRun{c: c, tr: tr, w: plainWriter(c)}, nil

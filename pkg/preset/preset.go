@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/render"
@@ -33,6 +34,10 @@ type Preset struct {
 	DefaultAgent string
 	// Example is a command line shown in --help and docs.
 	Example string
+	// Formats lists the formats the preset prints (nil: all of them); the
+	// others are refused rather than printing something that is not what
+	// the format promises (a CSV with no rows).
+	Formats []render.Format
 	// Needs says what a run in configuration c needs from the tracker:
 	// the less, the faster (nil: everything).
 	Needs func(c *Config) stream.Needs
@@ -47,6 +52,11 @@ func (p Preset) NeedsOf(c *Config) stream.Needs {
 		return stream.Needs{}
 	}
 	return p.Needs(c)
+}
+
+// Prints reports whether p prints format f.
+func (p Preset) Prints(f render.Format) bool {
+	return p.Formats == nil || slices.Contains(p.Formats, f)
 }
 
 // CheckWhere says whether --where applies to p: the presets with no Dot

@@ -19,7 +19,7 @@ type reportRun struct {
 
 // startReport starts a report preset's run r.
 func startReport(c *Config, tr *stream.Tracker, r reportRun) (Run, error) {
-	b, err := newBase(c, tr, false)
+	b, err := newBase(c, tr, false, false)
 	if err != nil {
 		return nil, err
 	}

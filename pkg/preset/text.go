@@ -16,6 +16,8 @@ var text = Preset{
 	Summary: "what the assistant said (main agent unless --agent); live text deltas with --include-partial-messages",
 	Dot:     "the assistant event",
 	Example: "claude -p 'fix the bug' --output-format stream-json --verbose | ccfilter text",
+	// Words, not a table: no csv.
+	Formats: []render.Format{render.Text, render.Markdown, render.NDJSON, render.JSON},
 	Needs: func(c *Config) stream.Needs {
 		switch {
 		case c.Format != render.Text:

@@ -16,7 +16,7 @@ var tools = Preset{
 	Dot:     "a tool call object: {id, name, input, agent, subagent_type, is_error, result_bytes, duration_ms, line, done}",
 	Example: "ccfilter tools --where '.name == \"Bash\"' run.jsonl",
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
-		b, err := newBase(c, tr, true)
+		b, err := newBase(c, tr, true, true)
 		if err != nil {
 			return nil, err
 		}

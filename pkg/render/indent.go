@@ -8,12 +8,16 @@ import "github.com/ccfilter/ccfilter/internal/jsonx"
 // event into a buffer and escaping it into another cost four times its
 // size (712 MB for a 150 MB text line). b must be valid JSON (the events
 // a renderer gets are validated; jsonRenderer checks).
-func (o *out) indented(b []byte, indent string) {
+func (o *out) indented(b []byte, indent string) { o.indentedAt(b, indent, 0) }
+
+// indentedAt is indented for a value nested base levels deep (an element
+// of an array): its lines after the first are indented base levels more.
+func (o *out) indentedAt(b []byte, indent string, base int) {
 	depth := 0
 	open := false // after '{' or '[': the indent waits, so that {} and [] stay whole
 	newline := func() {
 		o.byte('\n')
-		for range depth {
+		for range base + depth {
 			o.str(indent)
 		}
 	}

@@ -1,28 +1,65 @@
 package render
 
 import (
+	"bytes"
 	"io"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
-// jsonRenderer writes pretty JSON documents, one after the other as jq
-// does: each event re-indented from its raw bytes (so its key order is the
-// stream's), each tool-call record, each value, each summary. With Compact
-// each is one line. Runes that could disturb a terminal (C1 and bidi
-// controls, U+2028/U+2029) are written as \u escapes, which is the same JSON.
+// jsonRenderer writes pretty JSON: each event re-indented from its raw
+// bytes (so its key order is the stream's), each tool-call record, each
+// value, each summary. With Options.Array the records are the elements of
+// one array, a single document ([] when there are none); without, they
+// are documents one after the other, as jq writes its outputs. With
+// Compact each record is one line. Runes that could disturb a terminal (C1
+// and bidi controls, U+2028/U+2029) are written as \u escapes, which is
+// the same JSON.
 type jsonRenderer struct {
 	out
 	o         Options
 	callsSeen bool
+	elems     int // array elements written (Options.Array)
 }
 
 func newJSON(w io.Writer, o Options) *jsonRenderer { return &jsonRenderer{out: newOut(w), o: o} }
 
+// begin starts a record: in an array, after the bracket or the comma,
+// and indented one level.
+func (r *jsonRenderer) begin() {
+	if !r.o.Array {
+		return
+	}
+	if r.elems == 0 {
+		r.str("[\n")
+	} else {
+		r.str(",\n")
+	}
+	r.elems++
+	if !r.o.Compact {
+		r.str(r.o.Indent)
+	}
+}
+
+// end ends a record: a document ends its line; an array element waits
+// for the comma or the bracket.
+func (r *jsonRenderer) end() {
+	if !r.o.Array {
+		r.byte('\n')
+	}
+}
+
+// doc writes one record given as JSON text, pretty or compact.
 func (r *jsonRenderer) doc(b []byte) {
+	r.begin()
+	if r.o.Array && !r.o.Compact {
+		// An element's lines after the first go one level deeper; JSON
+		// text has newlines only between its tokens.
+		b = bytes.ReplaceAll(b, []byte("\n"), []byte("\n"+r.o.Indent))
+	}
 	r.safe(b)
-	r.byte('\n')
+	r.end()
 }
 
 func (r *jsonRenderer) Render(rec Record) error {
@@ -34,8 +71,13 @@ func (r *jsonRenderer) Render(rec Record) error {
 		if err := jsonx.Validate(ev.Raw); err != nil {
 			return err // (as reindent would fail)
 		}
-		r.indented(ev.Raw, r.o.Indent)
-		r.byte('\n')
+		r.begin()
+		base := 0
+		if r.o.Array {
+			base = 1
+		}
+		r.indentedAt(ev.Raw, r.o.Indent, base)
+		r.end()
 		return r.err
 	}
 	r.callsSeen = true
@@ -55,6 +97,15 @@ func (r *jsonRenderer) call(c *stream.ToolCall) {
 }
 
 func (r *jsonRenderer) Value(v any) error {
+	if r.o.Array {
+		// A preset's own record (errors' missing result): an element.
+		b, err := encodeValue(v, r.o.Indent, r.o.Compact)
+		if err != nil {
+			return err
+		}
+		r.doc(b)
+		return r.err
+	}
 	if s, ok := v.(string); ok && (r.o.Raw || r.o.Join) {
 		r.str(s)
 	} else {
@@ -83,6 +134,13 @@ func (r *jsonRenderer) Close(open []*stream.ToolCall) error {
 	if r.o.ToolCalls || r.callsSeen {
 		for _, c := range open {
 			r.call(c)
+		}
+	}
+	if r.o.Array {
+		if r.elems == 0 {
+			r.str("[]\n")
+		} else {
+			r.str("\n]\n")
 		}
 	}
 	return r.Flush()

@@ -76,6 +76,11 @@ type Options struct {
 	Compact bool   // -c: one line per value
 	Raw     bool   // -r: a string value is written without quotes
 	Join    bool   // -j: like Raw, and no newline after each value
+	// Array has the json format write the records as the elements of one
+	// array, one document ([] when there are none), for the presets that
+	// print a record per event or call; without it, records are documents
+	// one after the other, as jq writes an expression's outputs.
+	Array bool
 	// ToolCalls says the output is tool-call records (the tools preset):
 	// Close then writes the calls that never got a result as records too.
 	// The CSV always does; the other formats only when this is set or a
