@@ -201,6 +201,11 @@ Expression functions (besides jq's): ` + funcNames() + `
 			o.args = args
 			o.ctx = cmd.Context()
 			o.agentChanged = cmd.Flags().Changed("agent")
+			for _, name := range []string{"arg", "argjson"} {
+				if cmd.Flags().Changed(name) {
+					return &flagError{fmt.Errorf("--%s takes two arguments: --%s NAME VALUE", name, name)}
+				}
+			}
 			if err := o.validate(); err != nil {
 				return err
 			}
@@ -218,6 +223,12 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.BoolVarP(&o.Compact, "compact-output", "c", false, "one line per JSON result")
 	f.BoolVar(&o.Tab, "tab", false, "indent JSON with tabs")
 	f.IntVar(&o.Indent, "indent", 2, "indent JSON with N spaces (0-7)")
+	// --arg and --argjson take two values, which pflag cannot parse:
+	// extractVars takes them out before it runs. They are declared for
+	// --help, the man page and completion; given as --arg=X, pflag would
+	// take them, which validate refuses.
+	f.String("arg", "", "set $NAME to the string VALUE in the expression (`NAME VALUE`: two arguments, as in jq)")
+	f.String("argjson", "", "set $NAME to the JSON value TEXT in the expression (`NAME TEXT`: two arguments, as in jq)")
 	f.BoolVarP(&o.ExitStatus, "exit-status", "e", false, "exit 1 if the run failed, 4 if it has no result (expressions: jq's -e)")
 	f.BoolVar(&o.Strict, "strict", false, "stop at the first malformed line (exit 5)")
 	f.BoolVar(&o.FullCheck, "full-check", false, "validate every byte of every line, as jq does (by default lines that are passed over are only checked to be one whole object)")

@@ -38,6 +38,36 @@ type Expr struct {
 	agent func(*stream.Event) string
 }
 
+// SetAgent has the agent function answer with resolve (nil: AgentOf
+// without a tracker). A caller that follows the stream's subagents sets it
+// for each input, before the expression runs on it.
+func (x *Expr) SetAgent(resolve func(*stream.Event) string) {
+	if resolve == nil {
+		resolve = func(e *stream.Event) string { return AgentOf(e, nil) }
+	}
+	x.agent = resolve
+}
+
+// AgentOf is whose an event is: "main", or its subagent's agent id (the
+// event's agent_id, else the one tr knows for its Agent call), else the
+// id of that Agent call. One identity, the one the subagents preset, the
+// tools preset and --agent show.
+func AgentOf(e *stream.Event, tr *stream.Tracker) string {
+	p := e.ParentToolUseID()
+	if p == "" {
+		return stream.MainAgent
+	}
+	if id := e.AgentID(); id != "" {
+		return id
+	}
+	if tr != nil {
+		if s := tr.Subagent(p); s != nil {
+			return s.Label()
+		}
+	}
+	return p
+}
+
 // FuncDoc documents one of ccfilter's extra expression functions.
 type FuncDoc struct {
 	Name string
@@ -48,7 +78,7 @@ type FuncDoc struct {
 // currently being processed, whatever `.` is at the point of the call.
 var Funcs = []FuncDoc{
 	{"kind", `the event's classification, e.g. "tool_use", "text", "result" (see docs/stream-format.md)`},
-	{"agent", `"main", or the id of the subagent the event belongs to`},
+	{"agent", `"main", or the id of the subagent the event belongs to: its agent id, as subagents, tools and --agent show it (the id of the Agent call that started it when the stream never says the agent id)`},
 	{"is_subagent", "true when the event comes from a subagent"},
 	{"line", "the event's line number in its input"},
 	{"source", `the input's name ("<stdin>" or the file name)`},
@@ -88,7 +118,7 @@ func (e *ParseError) Caret() string {
 }
 
 // Compile parses and compiles an expression once. agent resolves the
-// `agent` function (nil: "main" or the parent_tool_use_id); environ gives
+// `agent` function (nil: AgentOf); environ gives
 // $ENV and env (nil: empty, so a library caller's environment never leaks
 // in unasked).
 func Compile(src string, vars []Var, agent func(*stream.Event) string, environ func() []string) (*Expr, error) {
@@ -113,12 +143,7 @@ func Compile(src string, vars []Var, agent func(*stream.Event) string, environ f
 	}
 	x := &Expr{src: src, agent: agent}
 	if x.agent == nil {
-		x.agent = func(e *stream.Event) string {
-			if p := e.ParentToolUseID(); p != "" {
-				return p
-			}
-			return stream.MainAgent
-		}
+		x.agent = func(e *stream.Event) string { return AgentOf(e, nil) }
 	}
 	if m := typeGuardRE.FindStringSubmatch(src); m != nil {
 		x.typeGuard = m[1]

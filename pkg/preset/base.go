@@ -23,6 +23,8 @@ type base struct {
 	// the first is reported, the others are summed up at the end.
 	runtimeErr    int
 	lastErrorLine int64
+	// matched: --agent let an event or a call through.
+	matched bool
 }
 
 // newBase opens the renderer; calls says the output is tool-call records
@@ -35,7 +37,17 @@ func newBase(c *Config, tr *stream.Tracker, calls, records bool) (*base, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &base{c: c, tr: tr, r: r}, nil
+	b := &base{c: c, tr: tr, r: r}
+	b.resolveAgents(c.Where)
+	return b, nil
+}
+
+// resolveAgents has x's agent function name subagents as the tracker
+// knows them.
+func (b *base) resolveAgents(x *filter.Expr) {
+	if x != nil {
+		x.SetAgent(func(e *stream.Event) string { return filter.AgentOf(e, b.tr) })
+	}
 }
 
 func (b *base) Flush() error { return b.r.Flush() }
@@ -46,7 +58,34 @@ func (b *base) agentMatch(ev *stream.Event) bool {
 		return true
 	}
 	parent := ev.ParentToolUseID()
-	return b.c.Agent.Match(parent, b.tr.Subagent(parent))
+	ok := b.c.Agent.Match(parent, b.tr.Subagent(parent))
+	b.matched = b.matched || ok
+	return ok
+}
+
+// agentCallMatch applies --agent to a tool call.
+func (b *base) agentCallMatch(c *stream.ToolCall) bool {
+	ok := b.c.Agent.Match(c.ParentToolUseID, c.Agent)
+	b.matched = b.matched || ok
+	return ok
+}
+
+// unmatchedAgent warns, at the end of a run that picks by --agent, when
+// the subagent it names matched nothing, and names the ones there are: a
+// mistyped id otherwise printed nothing and exited 0.
+func (b *base) unmatchedAgent() {
+	if agentByKind(b.c.Agent) || b.matched {
+		return
+	}
+	var ids []string
+	for _, s := range b.tr.Subagents() {
+		ids = append(ids, s.Label())
+	}
+	msg := fmt.Sprintf("%s: --agent %s matches no event; the run has no subagent", b.c.Source, b.c.Agent)
+	if len(ids) > 0 {
+		msg = fmt.Sprintf("%s: --agent %s matches no event; its subagents are %s (main, sub and all also work)", b.c.Source, b.c.Agent, strings.Join(ids, ", "))
+	}
+	warn(b.c.Stderr, msg)
 }
 
 // openCalls are the calls that never got a result, of the agents --agent
@@ -54,7 +93,7 @@ func (b *base) agentMatch(ev *stream.Event) bool {
 func (b *base) openCalls() []*stream.ToolCall {
 	var open []*stream.ToolCall
 	for _, c := range b.tr.OpenCalls() {
-		if b.c.Agent.Match(c.ParentToolUseID, c.Agent) {
+		if b.agentCallMatch(c) {
 			open = append(open, c)
 		}
 	}

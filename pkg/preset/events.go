@@ -81,5 +81,6 @@ func (r *eventsRun) Finish() (Status, error) {
 	if err := r.r.Close(open); err != nil {
 		return 0, err
 	}
+	r.unmatchedAgent()
 	return r.status(), nil
 }

@@ -25,6 +25,7 @@ func Expression(x *filter.Expr) Preset {
 			if err != nil {
 				return nil, err
 			}
+			b.resolveAgents(x)
 			return &exprRun{base: b, x: x}, nil
 		},
 	}
@@ -63,6 +64,7 @@ func (r *exprRun) Finish() (Status, error) {
 		return 0, err
 	}
 	r.errorSummary()
+	r.unmatchedAgent()
 	switch {
 	case r.runtimeErr > 0:
 		return BadInput, nil

@@ -29,7 +29,9 @@ var text = Preset{
 	},
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		if c.Format == render.Text {
-			return &textRun{base: &base{c: c, tr: tr}, p: newTextPrinter(plainWriter(c), c.Terminal), wordsOnly: wordsOnly(c)}, nil
+			b := &base{c: c, tr: tr}
+			b.resolveAgents(c.Where)
+			return &textRun{base: b, p: newTextPrinter(plainWriter(c), c.Terminal), wordsOnly: wordsOnly(c)}, nil
 		}
 		return startEvents(c, tr, isText)
 	},
@@ -95,6 +97,7 @@ func (r *textRun) Finish() (Status, error) {
 	if err := r.p.w.Flush(); err != nil {
 		return 0, err
 	}
+	r.unmatchedAgent()
 	return r.status(), nil
 }
 

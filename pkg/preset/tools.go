@@ -33,7 +33,7 @@ func (r *toolsRun) Prepare(ev *stream.Event) error { return validateIf(keepsFact
 func (r *toolsRun) Event(ctx context.Context, ev *stream.Event, done []*stream.ToolCall) error {
 	var keep []*stream.ToolCall
 	for _, c := range done {
-		if !r.c.Agent.Match(c.ParentToolUseID, c.Agent) {
+		if !r.agentCallMatch(c) {
 			continue
 		}
 		if r.c.Where != nil {
@@ -57,6 +57,7 @@ func (r *toolsRun) Finish() (Status, error) {
 	if err := r.r.Close(r.openCalls()); err != nil {
 		return 0, err
 	}
+	r.unmatchedAgent()
 	return r.status(), nil
 }
 
