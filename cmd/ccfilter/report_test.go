@@ -52,3 +52,24 @@ func TestMarkdownSummaryStatesTheRun(t *testing.T) {
 	got = runIn(t, []string{"text", "--format", "markdown", events + "09c-auth-401-killed.jsonl"}, "")
 	assert.Equal(t, "no result (the stream ended without one)", summaryRow(t, got.Stdout, "Result"))
 }
+
+// TestMarkdownAsyncReport proves the markdown report of a run with
+// background subagents reads as one: no heading of the main agent's that
+// holds only a list of background tasks, the final answer written once
+// (not again under the result that repeats it), and the model's line
+// breaks kept.
+func TestMarkdownAsyncReport(t *testing.T) {
+	got := runIn(t, []string{"all", "--format", "markdown", "../../testdata/events/05-subagents-async.jsonl"}, "")
+	md := got.Stdout
+	for _, answer := range []string{"Both subagents reported: alpha.txt was created", "Both subagents are running in the background"} {
+		assert.Equal(t, 1, strings.Count(md, answer), answer)
+	}
+	assert.NotContains(t, md, "Background tasks:")
+	for _, part := range strings.Split(md, "\n### Main agent\n")[1:] {
+		body, _, _ := strings.Cut(part, "\n#")
+		assert.Greater(t, len(strings.TrimSpace(body)), 100, "a main agent's section with something in it:\n%s", body)
+	}
+	// A text of several lines keeps them (hard breaks), as the model wrote them.
+	got = runIn(t, []string{"text", "--format", "markdown", "../../testdata/events/20-unicode-ansi.jsonl"}, "")
+	assert.Contains(t, got.Stdout, "  \n", "line breaks kept")
+}

@@ -47,9 +47,13 @@ type markdownRenderer struct {
 	// one, from the events rendered
 	records  bool
 	reported bool // a preset's report was written (Summary)
-	tally    stream.Tally
-	hidden   int
-	last     stream.Result // StructuredOutput dropped: it aliases the event
+	// said holds the hashes of the main agent's last texts: a result's
+	// text that repeats one (the final answer) is not written again.
+	said   [16]uint64
+	saidN  int
+	tally  stream.Tally
+	hidden int
+	last   stream.Result // StructuredOutput dropped: it aliases the event
 }
 
 const ctxResult = "\x00result"
@@ -320,6 +324,10 @@ func (m *markdownRenderer) assistant(ev *stream.Event) {
 		switch b.Type {
 		case "text":
 			m.block(m.prose.safeProse(b.Text))
+			if ctx == "" {
+				m.said[m.saidN%len(m.said)] = textHash(b.Text)
+				m.saidN++
+			}
 		case "thinking", "redacted_thinking":
 			if strings.TrimSpace(b.Thinking) == "" {
 				m.note("Thinking (no text)")
@@ -422,17 +430,10 @@ func (m *markdownRenderer) hook(ev *stream.Event) {
 func (m *markdownRenderer) task(ev *stream.Event) {
 	task := ev.Task()
 	if ev.Subtype == "background_tasks_changed" {
-		m.section("", "", "")
-		var descs []string
-		jsonx.Value(ev.Get("tasks")).Each(func(_ int, v jsonx.Value) bool {
-			descs = append(descs, v.Get("description").Str())
-			return true
-		})
-		if len(descs) == 0 {
-			m.note("Background tasks: none")
-		} else {
-			m.note("Background tasks: " + strings.Join(descs, ", "))
-		}
+		// The list of what runs in the background repeats the task
+		// notes; placed in the main agent's part, each made a heading
+		// of its own between the subagents' sections.
+		m.hidden++
 		return
 	}
 	ctx, desc := m.taskAgent(task)
@@ -534,6 +535,17 @@ func (m *markdownRenderer) notice(ev *stream.Event) {
 	}
 }
 
+// wasSaid reports whether the main agent's text s was written lately.
+func (m *markdownRenderer) wasSaid(s string) bool {
+	h := textHash(s)
+	for i := range min(m.saidN, len(m.said)) {
+		if m.said[i] == h {
+			return true
+		}
+	}
+	return false
+}
+
 func (m *markdownRenderer) result(ev *stream.Event) {
 	r := ev.Result()
 	structured := r.StructuredOutput
@@ -577,7 +589,7 @@ func (m *markdownRenderer) result(ev *stream.Event) {
 	switch {
 	case r.IsError && r.Text != "":
 		m.callout("Error", r.Text)
-	case r.Text != "":
+	case r.Text != "" && !m.wasSaid(r.Text):
 		m.block(m.prose.safeProse(r.Text))
 	}
 	if len(structured) > 0 && string(structured) != "null" {

@@ -256,7 +256,7 @@ func TestMarkdownHostile(t *testing.T) {
 		"## Summary",
 	}, o.headings)
 	assert.Equal(t, 4, o.details, "thinking, two tool results, the synthetic message, and nothing else")
-	assert.Contains(t, md, "Intro &lt;b>bold&lt;/b>\n\\# Injected H1\nSetext\n\\===\n&lt;/details>\n&lt;script>alert(5)&lt;/script>\n> \\## quoted\n```\nunclosed </details>\n```\n",
+	assert.Contains(t, md, "Intro &lt;b>bold&lt;/b>  \n\\# Injected H1  \nSetext  \n\\===  \n&lt;/details>  \n&lt;script>alert(5)&lt;/script>  \n> \\## quoted\n```\nunclosed </details>\n```\n",
 		"prose that can be escaped in place is: headings and HTML neutralized, the open fence closed")
 	for _, l := range strings.Split(md, "\n") {
 		if strings.Contains(l, "\x1b") || strings.Contains(l, "\u202e") {
@@ -292,7 +292,13 @@ func TestProseEscaping(t *testing.T) {
 		{"plain **bold** text", "plain **bold** text\n"},
 		{"# heading", "\\# heading\n"},
 		{"> ## quoted", "> \\## quoted\n"},
-		{"para\n===", "para\n\\===\n"},
+		{"para\n===", "para  \n\\===\n"},
+		// The model's line breaks are kept (hard breaks), not in tables,
+		// not after a line that has one already.
+		{"one\ntwo\n\nthree", "one  \ntwo\n\nthree\n"},
+		{"a  \nb\\\nc", "a  \nb\\\nc\n"},
+		{"intro\n| a | b |\n|---|---|\n| 1 | 2 |", "intro\n| a | b |\n|---|---|\n| 1 | 2 |\n"},
+		{"- x\n- y", "- x  \n- y\n"},
 		{"a <b> `<code>` c", "a &lt;b> `<code>` c\n"},
 		{"``` go\n<x>\n```\nafter <y>", "``` go\n<x>\n```\nafter &lt;y>\n"},
 		{"```\nopen", "```\nopen\n```\n"},

@@ -183,7 +183,7 @@ func mdProse(text string) string {
 	var para []string
 	flush := func() {
 		if len(para) > 0 {
-			b.WriteString(escapeHTMLOutsideCode(strings.Join(para, "\n")))
+			b.WriteString(escapeHTMLOutsideCode(joinLines(para)))
 			b.WriteByte('\n')
 			para = para[:0]
 		}
@@ -220,6 +220,30 @@ func mdProse(text string) string {
 	}
 	return b.String()
 }
+
+// joinLines joins the lines of a paragraph keeping each line break: the
+// model writes a line per item, step or sentence, which markdown would
+// join into one paragraph. A line ends in a hard break (two spaces), unless
+// it ends in one already; at the end of a block (a list item's last line)
+// the spaces are ignored.
+func joinLines(lines []string) string {
+	var b strings.Builder
+	for i, l := range lines {
+		b.WriteString(l)
+		if i == len(lines)-1 {
+			break
+		}
+		if !strings.HasSuffix(l, "  ") && !strings.HasSuffix(l, `\`) && !tableRow(l) && !tableRow(lines[i+1]) {
+			b.WriteString("  ")
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// tableRow reports whether a line is a row of a GFM table, whose rows stay
+// rows without a hard break.
+func tableRow(l string) bool { return strings.HasPrefix(strings.TrimSpace(l), "|") }
 
 // escapeLineStart escapes what would make a line a heading: a '#' or a
 // setext underline (=== or ---) at its start, after any indentation,
