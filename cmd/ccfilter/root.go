@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
@@ -32,6 +34,7 @@ type options struct {
 	Color        string
 	LineBuffered bool
 	MaxLineBytes int
+	Input        string
 	Vars         []filter.Var
 
 	args []string // FILTER and FILEs as given
@@ -235,9 +238,11 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.StringVar(&o.Color, "color", "auto", "colors: auto (terminal only, NO_COLOR respected), always, never")
 	f.BoolVar(&o.LineBuffered, "line-buffered", false, "flush after every event (e.g. into tee)")
 	f.IntVar(&o.MaxLineBytes, "max-line-bytes", 1<<30, "longest line accepted; longer lines are reported and skipped")
+	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line), "+inputKinds())
 	f.SortFlags = false
 	mustComplete(cmd, "format", formatNames()...)
 	mustComplete(cmd, "color", "auto", "always", "never")
+	mustComplete(cmd, "input", append([]string{"auto"}, strings.Fields(strings.ReplaceAll(inputKinds(), ",", ""))...)...)
 	mustComplete(cmd, "agent", "main", "sub", "all")
 	cmd.SetVersionTemplate("ccfilter {{.Version}}\n")
 	cmd.AddCommand(newPresetsCmd(o))
@@ -309,8 +314,20 @@ func formatNames() []string {
 	return out
 }
 
+// inputKinds lists the kinds of input, as --input takes them.
+func inputKinds() string {
+	var out []string
+	for _, k := range input.Kinds() {
+		out = append(out, string(k))
+	}
+	return strings.Join(out, ", ")
+}
+
 // validate checks flag values that pflag cannot.
 func (o *options) validate() error {
+	if o.Input != "auto" && !slices.Contains(input.Kinds(), input.Kind(o.Input)) {
+		return &flagError{fmt.Errorf("invalid --input %q (want auto, %s)", o.Input, inputKinds())}
+	}
 	if _, err := render.ParseFormat(o.Format); err != nil {
 		return &flagError{err}
 	}

@@ -206,7 +206,9 @@ func (o *options) width(out io.Writer) int {
 func (o *options) openInput(name string) (*input.Input, func(), error) {
 	var r io.Reader
 	closeFile := func() {}
+	path := name
 	if name == "-" {
+		path = ""
 		r = o.stdin
 		widenPipe(r)
 		if o.stdinTerminal(r) {
@@ -226,7 +228,11 @@ func (o *options) openInput(name string) (*input.Input, func(), error) {
 		r = f
 		closeFile = func() { f.Close() }
 	}
-	in, err := input.Open(r, "")
+	kind := input.Kind(o.Input)
+	if o.Input == "auto" {
+		kind = ""
+	}
+	in, err := input.Open(r, path, kind)
 	if err != nil {
 		closeFile()
 		return nil, nil, err

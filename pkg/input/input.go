@@ -33,12 +33,14 @@ type Format struct {
 	// is head is of this kind; nil accepts any input: the last format,
 	// which takes what no other recognises.
 	Detect func(head []byte) bool
-	// Events returns the reader of the input's events.
-	Events func(r io.Reader, opts stream.DecoderOptions) stream.Reader
+	// Events returns the reader of the input's events; path is the file
+	// the input was opened from ("" for stdin), for kinds that read the
+	// files beside it.
+	Events func(r io.Reader, path string, opts stream.DecoderOptions) stream.Reader
 }
 
 // Formats returns the kinds of input, in the order Open tries them.
-func Formats() []Format { return []Format{streamFormat} }
+func Formats() []Format { return []Format{transcriptFormat, streamFormat} }
 
 // Kinds returns the names of the kinds, for --help and flag checks.
 func Kinds() []Kind {
@@ -52,6 +54,7 @@ func Kinds() []Kind {
 // Input is an opened input whose kind is known.
 type Input struct {
 	r      io.Reader
+	path   string
 	format Format
 	close  func()
 	empty  bool
@@ -63,14 +66,17 @@ type Input struct {
 // per line.
 var ErrPrettyJSON = errors.New("this looks like pretty-printed JSON, not one event per line (try jq -c . first)")
 
-// Open opens r: it undoes gzip or zstd compression, looks at the first
+// Open opens r, read from the file path ("" for stdin): it undoes gzip or
+// zstd compression, looks at the first
 // line (ErrPrettyJSON; Empty), and picks the kind of input, want or (when
 // want is empty) the first format that recognises that line. It reads no
 // more of r than that: on a live pipe, the first line.
-func Open(r io.Reader, want Kind) (*Input, error) { return open(r, want, Formats()) }
+func Open(r io.Reader, path string, want Kind) (*Input, error) {
+	return open(r, path, want, Formats())
+}
 
-func open(r io.Reader, want Kind, formats []Format) (*Input, error) {
-	in := &Input{close: func() {}}
+func open(r io.Reader, path string, want Kind, formats []Format) (*Input, error) {
+	in := &Input{close: func() {}, path: path}
 	var err error
 	if in.r, in.close, err = decompress(r); err != nil {
 		return nil, err
@@ -104,7 +110,7 @@ func (in *Input) Kind() Kind { return in.format.Kind }
 
 // Events returns the input's events, read by its kind's reader.
 func (in *Input) Events(opts stream.DecoderOptions) Source {
-	return source{in.format.Events(in.r, opts), in.format.Kind}
+	return source{in.format.Events(in.r, in.path, opts), in.format.Kind}
 }
 
 // Close lets go of the decompressor (not of the reader Open was given).

@@ -46,7 +46,7 @@ func probe(got *io.Reader) Format {
 	return Format{
 		Kind:   "probe",
 		Detect: func(head []byte) bool { return bytes.HasPrefix(head, []byte(`{"probe"`)) },
-		Events: func(r io.Reader, opts stream.DecoderOptions) stream.Reader {
+		Events: func(r io.Reader, _ string, opts stream.DecoderOptions) stream.Reader {
 			*got = r
 			return stream.NewDecoder(r, opts)
 		},
@@ -73,7 +73,7 @@ func TestOpenUndoesCompression(t *testing.T) {
 		f, err := os.Open(path)
 		require.NoError(t, err)
 		for how, r := range map[string]io.Reader{"file": f, "pipe": io.MultiReader(bytes.NewReader(b))} {
-			in, err := Open(r, "")
+			in, err := Open(r, "", "")
 			require.NoError(t, err, name)
 			assert.Equal(t, Stream, in.Kind())
 			src := in.Events(stream.DecoderOptions{})
@@ -83,7 +83,7 @@ func TestOpenUndoesCompression(t *testing.T) {
 		}
 		f.Close()
 	}
-	_, err = Open(bytes.NewReader([]byte{0x1f, 0x8b, 'x', 'x'}), "")
+	_, err = Open(bytes.NewReader([]byte{0x1f, 0x8b, 'x', 'x'}), "", "")
 	assert.ErrorContains(t, err, "gzip: ")
 }
 
@@ -97,7 +97,7 @@ func TestDetectReadsTheFirstLineOnly(t *testing.T) {
 	go pw.Write([]byte(`{"probe":1}` + "\n" + `{"type":"x"`))
 	opened := make(chan *Input)
 	go func() {
-		in, err := open(pr, "", formats)
+		in, err := open(pr, "", "", formats)
 		assert.NoError(t, err)
 		opened <- in
 	}()
@@ -115,11 +115,11 @@ func TestDetectReadsTheFirstLineOnly(t *testing.T) {
 	assert.Equal(t, []string{`{"probe":1}`, `{"type":"x"}`}, lines(t, in.Events(stream.DecoderOptions{})))
 
 	// Another first line goes to the stream.
-	in, err := open(strings.NewReader(`{"type":"system"}`+"\n"), "", formats)
+	in, err := open(strings.NewReader(`{"type":"system"}`+"\n"), "", "", formats)
 	require.NoError(t, err)
 	assert.Equal(t, Stream, in.Kind())
 	// A head without a newline (a one-line input) is shown as it is.
-	in, err = open(strings.NewReader(`{"probe":2}`), "", formats)
+	in, err = open(strings.NewReader(`{"probe":2}`), "", "", formats)
 	require.NoError(t, err)
 	assert.Equal(t, Kind("probe"), in.Kind())
 	// Compressed, the head is the decompressed one.
@@ -127,7 +127,7 @@ func TestDetectReadsTheFirstLineOnly(t *testing.T) {
 	w := gzip.NewWriter(&gz)
 	w.Write([]byte(`{"probe":3}` + "\n"))
 	w.Close()
-	in, err = open(&gz, "", formats)
+	in, err = open(&gz, "", "", formats)
 	require.NoError(t, err)
 	assert.Equal(t, Kind("probe"), in.Kind())
 	assert.Equal(t, []string{`{"probe":3}`}, lines(t, in.Events(stream.DecoderOptions{})))
@@ -145,16 +145,16 @@ func TestOpenKeepsAFileAFile(t *testing.T) {
 	defer f.Close()
 	var got io.Reader
 	formats := []Format{probe(&got), streamFormat}
-	in, err := open(f, "", formats)
+	in, err := open(f, "", "", formats)
 	require.NoError(t, err)
 	assert.Equal(t, []string{`{"probe":1}`, `{"type":"x"}`}, lines(t, in.Events(stream.DecoderOptions{})))
 	assert.Same(t, f, got)
 
 	f.Seek(0, io.SeekStart)
-	in, err = open(f, Stream, formats)
+	in, err = open(f, "", Stream, formats)
 	require.NoError(t, err)
 	assert.Equal(t, Stream, in.Kind(), "asked for, the stream reads a probe's head")
-	_, err = open(f, "nope", formats)
+	_, err = open(f, "", "nope", formats)
 	assert.ErrorContains(t, err, `unknown input kind "nope"`)
 }
 
@@ -162,21 +162,21 @@ func TestOpenKeepsAFileAFile(t *testing.T) {
 // written over several lines is refused at once (ErrPrettyJSON), a blank
 // input is Empty, and blank lines before a stream change nothing.
 func TestOpenDiagnoses(t *testing.T) {
-	_, err := Open(strings.NewReader("{\n  \"type\": \"system\"\n}\n"), "")
+	_, err := Open(strings.NewReader("{\n  \"type\": \"system\"\n}\n"), "", "")
 	assert.ErrorIs(t, err, ErrPrettyJSON)
-	_, err = Open(strings.NewReader("\n\n  {\n"), "")
+	_, err = Open(strings.NewReader("\n\n  {\n"), "", "")
 	assert.ErrorIs(t, err, ErrPrettyJSON)
 	for _, blank := range []string{"", "\n", " \n\t\r\n"} {
-		in, err := Open(strings.NewReader(blank), "")
+		in, err := Open(strings.NewReader(blank), "", "")
 		require.NoError(t, err)
 		assert.True(t, in.Empty(), "%q", blank)
 	}
-	in, err := Open(strings.NewReader("\n\n"+`{"type":"system"}`+"\n"), "")
+	in, err := Open(strings.NewReader("\n\n"+`{"type":"system"}`+"\n"), "", "")
 	require.NoError(t, err)
 	assert.False(t, in.Empty())
 	assert.Equal(t, []string{`{"type":"system"}`}, lines(t, in.Events(stream.DecoderOptions{})))
 	// A JSON array, pretty or not, is the stream of --output-format json.
-	in, err = Open(strings.NewReader("[\n  {\"type\": \"result\"}\n]\n"), "")
+	in, err = Open(strings.NewReader("[\n  {\"type\": \"result\"}\n]\n"), "", "")
 	require.NoError(t, err)
 	assert.Equal(t, Stream, in.Kind())
 }

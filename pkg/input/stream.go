@@ -14,6 +14,8 @@ const Stream Kind = "stream"
 // streamFormat takes any input no other format recognises: a stream's
 // lines are read and reported one by one, whatever they hold.
 var streamFormat = Format{
-	Kind:   Stream,
-	Events: func(r io.Reader, opts stream.DecoderOptions) stream.Reader { return stream.NewReader(r, opts) },
+	Kind: Stream,
+	Events: func(r io.Reader, _ string, opts stream.DecoderOptions) stream.Reader {
+		return stream.NewReader(r, opts)
+	},
 }

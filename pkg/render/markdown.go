@@ -247,6 +247,8 @@ func (m *markdownRenderer) Render(rec Record) error {
 	case stream.KindInfo:
 		m.section("", "", "")
 		m.block("*Event:* " + mdCode(typeName(ev)))
+	case stream.KindRecord:
+		m.hidden++ // a transcript's bookkeeping
 	default:
 		if ev.Type == "assistant" {
 			m.assistant(ev)
@@ -528,7 +530,7 @@ func (m *markdownRenderer) notice(ev *stream.Event) {
 		m.callout("Warning", "refusal: "+content)
 	case "notification":
 		m.callout("Note", ev.Str("text"))
-	case "local_command_output":
+	case "local_command_output", "local_command":
 		m.block(m.prose.safeProse(content))
 	default:
 		m.callout("Note", ev.Subtype+": "+content)

@@ -222,6 +222,8 @@ func (t *textRenderer) Render(rec Record) error {
 	case stream.KindInfo:
 		t.enter("", "", "")
 		t.simple(0, stDim, "·", line(typeName(ev)))
+	case stream.KindRecord:
+		// A transcript's bookkeeping: nothing a reader of the run follows.
 	default:
 		if ev.Type == "assistant" {
 			t.assistant(ev)
@@ -582,7 +584,7 @@ func (t *textRenderer) notice(ev *stream.Event) {
 		t.simple(0, stYellow, "!", line("refusal: "+content))
 	case "notification":
 		t.simple(0, "", "i", line("notification: "+ev.Str("text")))
-	case "local_command_output":
+	case "local_command_output", "local_command":
 		t.prose(0, "", content, "")
 	default:
 		t.simple(0, "", "i", line(ev.Subtype+": "+content))

@@ -41,12 +41,26 @@ func (e *LineTooLongError) Error() string {
 	return fmt.Sprintf("%s:%d: line of %d bytes exceeds the limit of %d bytes (skipped)", sourceName(e.Source), e.Line, e.Size, e.Max)
 }
 
+// PassedOver reports a part of an input that could not be read and was
+// passed over (a transcript's subagent file that is missing or unreadable);
+// reading goes on.
+type PassedOver struct {
+	Source string
+	Err    error
+}
+
+func (e *PassedOver) Error() string { return fmt.Sprintf("%s: %v", sourceName(e.Source), e.Err) }
+
+func (e *PassedOver) Unwrap() error { return e.Err }
+
 // IsLineError reports whether err concerns one input line only (a malformed
-// or over-long line), so that reading can go on after it.
+// or over-long line) or a part of the input passed over, so that reading
+// can go on after it.
 func IsLineError(err error) bool {
 	var se *SyntaxError
 	var le *LineTooLongError
-	return errors.As(err, &se) || errors.As(err, &le)
+	var po *PassedOver
+	return errors.As(err, &se) || errors.As(err, &le) || errors.As(err, &po)
 }
 
 func sourceName(s string) string {

@@ -36,6 +36,12 @@ type Event struct {
 	// valid: the line is known to be valid JSON (a CheckAll decoder, or
 	// Validate, checked it), so Validate need not walk it again.
 	valid bool
+	// parent, when set (hasParent), is the Agent call the event's subagent
+	// was started by, given by the reader: a session transcript keeps a
+	// subagent's records in a file of their own, without
+	// parent_tool_use_id.
+	parent    string
+	hasParent bool
 	// top indexes the top-level members, built by the first lookup (or by a
 	// CheckFraming decoder, whose framing walk finds them anyway): the keys
 	// after a long "message" are then found without walking it again.
@@ -228,14 +234,37 @@ func (t topLevel) Path(keys ...string) jsonx.Value {
 
 // ParentToolUseID returns the id of the Agent tool call whose subagent
 // produced this event, or "" for the main agent.
-func (e *Event) ParentToolUseID() string { return e.field("parent_tool_use_id").Str() }
+func (e *Event) ParentToolUseID() string {
+	if e.hasParent {
+		return e.parent
+	}
+	return e.field("parent_tool_use_id").Str()
+}
+
+// setParent attributes the event to the subagent the Agent call id
+// started (a transcript's sidechain record): a prompt becomes the
+// subagent's prompt.
+func (e *Event) setParent(id string) {
+	e.parent, e.hasParent = id, true
+	if e.Kind == KindPrompt && id != "" {
+		e.Kind = KindSubagentPrompt
+	}
+}
 
 // AgentID returns the subagent id claude-code 2.1.328 writes on subagent
 // events ("agent_id"; it equals the task_id of the task_* events), or "".
-func (e *Event) AgentID() string { return e.field("agent_id").Str() }
+func (e *Event) AgentID() string {
+	if id := e.field("agent_id").Str(); id != "" {
+		return id
+	}
+	return e.field("agentId").Str() // a transcript's sidechain record
+}
 
 // IsSubagent reports whether the event belongs to a subagent.
 func (e *Event) IsSubagent() bool {
+	if e.hasParent {
+		return e.parent != ""
+	}
 	p := e.field("parent_tool_use_id")
 	return p.Type() == jsonx.String && len(p) > 2
 }
@@ -423,7 +452,9 @@ func classifyUser(e *Event) Kind {
 	switch {
 	case text.StrHasPrefix(interruptPrefix):
 		return KindInterrupt
-	case e.field("isSynthetic").Bool():
+	case e.field("isSynthetic").Bool(), e.field("isMeta").Bool(), e.field("isCompactSummary").Bool():
+		// (isMeta, isCompactSummary: a transcript's reminders and
+		// compaction summaries, which no one typed)
 		return KindSynthetic
 	case e.field("parent_tool_use_id").Type() == jsonx.String:
 		return KindSubagentPrompt

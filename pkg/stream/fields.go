@@ -286,7 +286,15 @@ func eachToolResult(v jsonx.Value, sizes bool, fn func(ToolResult)) {
 
 // ToolUseResult returns the raw "tool_use_result" of a user event: the
 // tool's structured output (an object for most tools, a string for errors).
-func (e *Event) ToolUseResult() json.RawMessage { return e.Get("tool_use_result") }
+func (e *Event) ToolUseResult() json.RawMessage { return json.RawMessage(e.toolUseResult()) }
+
+// toolUseResult is "tool_use_result", or a transcript's "toolUseResult".
+func (e *Event) toolUseResult() jsonx.Value {
+	if v := e.field("tool_use_result"); v != nil {
+		return v
+	}
+	return e.field("toolUseResult")
+}
 
 // ModelUsage is one entry of a result's modelUsage.
 type ModelUsage struct {

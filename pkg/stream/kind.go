@@ -28,6 +28,7 @@ const (
 	KindDelta
 	KindResult
 	KindInfo
+	KindRecord
 	numKinds
 )
 
@@ -62,6 +63,7 @@ var Kinds = [numKinds]KindDoc{
 	{KindDelta, "delta", "stream_event (partial-message deltas)"},
 	{KindResult, "result", "result (every subtype)"},
 	{KindInfo, "info", "other known informational events: rate_limit_event, active_goal, autocompact_state, auth_status, tool_use_summary, prompt_suggestion, conversation_reset, control_*, keep_alive, and system/task_summary, post_turn_summary, session_state_changed, files_persisted, memory_recall, plugin_install, commands_changed, and other documented system subtypes"},
+	{KindRecord, "record", "a session transcript's bookkeeping: attachment, queue-operation, api-request, api-request-shape, api-request-blob, last-prompt, tools-used, cost-state, atis-latch, mode, summary, custom-title, file-history-snapshot (not shown by the views, counted by types, passed through by ndjson)"},
 }
 
 // String returns the kind's name, e.g. "tool_use".
@@ -105,6 +107,9 @@ var systemKinds = map[string]Kind{
 	"model_refusal_no_fallback": KindNotice,
 	"notification":              KindNotice,
 	"local_command_output":      KindNotice,
+	"local_command":             KindNotice, // a transcript's /context, /cost output
+	"api_error":                 KindRetry,  // a transcript's failed API call, retried
+	"stop_hook_summary":         KindHook,   // a transcript's Stop hooks
 	"task_summary":              KindInfo,
 	"post_turn_summary":         KindInfo,
 	"session_state_changed":     KindInfo,
@@ -138,6 +143,20 @@ var otherKinds = map[string]Kind{
 	"keep_alive":             KindInfo,
 	"transcript_mirror":      KindInfo,
 	"command_lifecycle":      KindInfo,
+	// A session transcript's records besides user/assistant/system.
+	"attachment":            KindRecord,
+	"queue-operation":       KindRecord,
+	"api-request":           KindRecord,
+	"api-request-shape":     KindRecord,
+	"api-request-blob":      KindRecord,
+	"last-prompt":           KindRecord,
+	"tools-used":            KindRecord,
+	"cost-state":            KindRecord,
+	"atis-latch":            KindRecord,
+	"mode":                  KindRecord,
+	"summary":               KindRecord,
+	"custom-title":          KindRecord,
+	"file-history-snapshot": KindRecord,
 }
 
 // Known reports whether ccfilter knows the (type, subtype) pair. The types

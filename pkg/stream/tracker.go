@@ -609,7 +609,7 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 		}
 		c.Duration, c.HasDuration = between(c.Timestamp, ts)
 		if s := t.agents[id]; s != nil {
-			t.agentResult(s, e.field("tool_use_result"), r, e)
+			t.agentResult(s, e.toolUseResult(), r, e)
 		}
 		done = append(done, c)
 	}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// transcriptRuns are the real runs whose session folder the CLI left with
+// the stream of the same run beside it (testdata/transcripts, and the big
+// one in ../shared when it is there).
+func transcriptRuns(t *testing.T) map[string]string {
+	t.Helper()
+	dirs, err := filepath.Glob("../../testdata/transcripts/*/stream.jsonl")
+	require.NoError(t, err)
+	if extra, _ := filepath.Glob("../../../shared/transcripts/19-*/stream.jsonl"); len(extra) > 0 {
+		dirs = append(dirs, extra...)
+	}
+	require.GreaterOrEqual(t, len(dirs), 17)
+	runs := map[string]string{}
+	for _, s := range dirs {
+		dir := filepath.Dir(s)
+		files, err := filepath.Glob(filepath.Join(dir, "home/.claude/projects/*/*.jsonl"))
+		require.NoError(t, err)
+		require.NotEmpty(t, files, dir)
+		sort.Strings(files)
+		runs[dir] = files[0]
+	}
+	return runs
+}
+
+// ndjsonSet runs a preset with --format ndjson and returns the set of the
+// given fields of each record.
+func jsonLines(t *testing.T, args []string, fields ...string) []string {
+	t.Helper()
+	got := runIn(t, args, "")
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(got.Stdout))
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &m), sc.Text())
+		var parts []string
+		for _, f := range fields {
+			b, _ := json.Marshal(m[f])
+			parts = append(parts, string(b))
+		}
+		out = append(out, strings.Join(parts, " "))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestTranscriptMatchesItsStream proves a session transcript, recognised
+// with no flag and read with its subagents' files, gives what the stream
+// of the same run gives: the final answer and the exit code, the tool
+// calls (id, tool, is_error), the subagents. Where the two differ by
+// nature the test says so: 09's failure is told in other words (the
+// stream's result has a subtype and an HTTP status, the transcript an API
+// error record); 50's transcript holds three runs (a resume and a continue
+// appended to the same file), its stream the first only.
+func TestTranscriptMatchesItsStream(t *testing.T) {
+	for dir, transcript := range transcriptRuns(t) {
+		name := filepath.Base(dir)
+		stream := filepath.Join(dir, "stream.jsonl")
+		tf := runIn(t, []string{"final", transcript}, "")
+		sf := runIn(t, []string{"final", stream}, "")
+		assert.Equal(t, sf.Code, tf.Code, "%s: final's exit code: %s", name, tf.Stderr)
+		if !strings.HasPrefix(name, "50-") {
+			if sf.Code == 0 {
+				assert.Equal(t, sf.Stdout, tf.Stdout, "%s: the final answer", name)
+			}
+			assert.Equal(t, jsonLines(t, []string{"tools", "--format", "ndjson", stream}, "tool_use_id", "tool", "is_error"),
+				jsonLines(t, []string{"tools", "--format", "ndjson", transcript}, "tool_use_id", "tool", "is_error"), "%s: the tool calls", name)
+		}
+		var ss, ts []map[string]any
+		require.NoError(t, json.Unmarshal([]byte(runIn(t, []string{"subagents", "--format", "json", stream}, "").Stdout), &ss))
+		require.NoError(t, json.Unmarshal([]byte(runIn(t, []string{"subagents", "--format", "json", transcript}, "").Stdout), &ts))
+		ids := func(rows []map[string]any) []string {
+			var out []string
+			for _, r := range rows {
+				out = append(out, r["agent_id"].(string)+" "+r["status"].(string))
+			}
+			sort.Strings(out)
+			return out
+		}
+		assert.Equal(t, ids(ss), ids(ts), "%s: the subagents and how they ended", name)
+		// The views show no bookkeeping record as an unknown event.
+		all := runIn(t, []string{"all", transcript}, "")
+		assert.NotRegexp(t, `(?m)^\s*\? `, all.Stdout, name)
+		assert.Empty(t, all.Stderr, name)
+	}
+}
+
+// TestTranscriptPassesRecordsThrough proves --format ndjson writes every
+// record of a transcript byte for byte, in order (the subagents' records
+// inserted after the call that started them, and the two synthetic events
+// marked as such), and that --input stream reads a transcript as lines
+// of unknown events, with no synthetic result.
+func TestTranscriptPassesRecordsThrough(t *testing.T) {
+	transcript := transcriptRuns(t)["../../testdata/transcripts/05-subagents-async"]
+	data, err := os.ReadFile(transcript)
+	require.NoError(t, err)
+	want := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	got := runIn(t, []string{"all", "--format", "ndjson", transcript}, "")
+	lines := strings.Split(strings.TrimSuffix(got.Stdout, "\n"), "\n")
+	i, synthetic := 0, 0
+	for _, l := range lines {
+		if i < len(want) && l == want[i] {
+			i++
+		}
+		if strings.Contains(l, `"ccfilter":"synthetic"`) {
+			synthetic++
+		}
+	}
+	assert.Equal(t, len(want), i, "every record of the main file, in order")
+	assert.Equal(t, 4, synthetic, "an init, two task notifications, a result")
+	assert.Greater(t, len(lines), len(want)+synthetic, "the subagents' records are in")
+	got = runIn(t, []string{"final", "--input", "stream", transcript}, "")
+	assert.Equal(t, exitNoResult, got.Code)
+	got = runIn(t, []string{"final", "--input", "nope", transcript}, "")
+	assert.Equal(t, exitUsage, got.Code)
+}
+
+// TestTranscriptHostile proves a damaged session folder gets a warning and
+// the rest of the session, never a panic: a subagent's file missing, a
+// .meta.json that is not JSON or names no call, the last line cut.
+func TestTranscriptHostile(t *testing.T) {
+	src := "../../testdata/transcripts/05-subagents-async/home/.claude/projects/-home-user-project"
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS(src)))
+	files, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	require.Len(t, files, 1)
+	main := files[0]
+	metas, _ := filepath.Glob(filepath.Join(dir, "*/subagents/*.meta.json"))
+	require.Len(t, metas, 2)
+	require.NoError(t, os.Remove(strings.TrimSuffix(metas[0], ".meta.json")+".jsonl"))
+	require.NoError(t, os.WriteFile(metas[1], []byte("{not json"), 0o644))
+	data, err := os.ReadFile(main)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(main, data[:len(data)-40], 0o644))
+
+	got := runIn(t, []string{"tools", main}, dir)
+	assert.Equal(t, 0, got.Code)
+	assert.Contains(t, got.Stderr, "no toolUseId: the subagent's records are not joined")
+	assert.Contains(t, got.Stderr, "are missing")
+	assert.Contains(t, got.Stderr, "truncated JSON")
+	assert.Contains(t, got.Stdout, "Agent", "the rest of the session")
+	got = runIn(t, []string{"final", main}, dir)
+	assert.Equal(t, "Both subagents reported: alpha.txt was created, and the command printed beta-output and Linux.\n", got.Stdout)
+}

@@ -1,0 +1,42 @@
+package input
+
+import (
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// Transcript is a session transcript: the file Claude Code keeps of every
+// session in ~/.claude/projects/<escaped-cwd>/<session-id>.jsonl, with its
+// subagents' files beside it (stream.NewTranscriptReader).
+const Transcript Kind = "transcript"
+
+// transcriptFormat recognises a transcript by its first record: a
+// transcript's records carry "sessionId" (the stream's events,
+// "session_id") and a type of its own or a conversation type.
+var transcriptFormat = Format{
+	Kind:   Transcript,
+	Detect: isTranscriptRecord,
+	Events: stream.NewTranscriptReader,
+}
+
+// transcriptTypes are the types a transcript's first record can have.
+var transcriptTypes = []string{"queue-operation", "user", "assistant", "system", "attachment", "summary",
+	"custom-title", "file-history-snapshot", "last-prompt", "mode", "atis-latch", "api-request",
+	"api-request-shape", "api-request-blob", "tools-used", "cost-state"}
+
+func isTranscriptRecord(head []byte) bool {
+	if jsonx.Validate(head) != nil {
+		return false
+	}
+	v := jsonx.Value(head)
+	if v.Get("sessionId").Type() != jsonx.String || v.Get("session_id").Type() == jsonx.String {
+		return false
+	}
+	typ := v.Get("type")
+	for _, t := range transcriptTypes {
+		if typ.StrEqual(t) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,413 @@
+package stream
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+)
+
+// A session transcript (~/.claude/projects/<cwd>/<session>.jsonl) holds a
+// session's records: the conversation (user, assistant, system lines much
+// like the stream's events) and bookkeeping (KindRecord). Its subagents'
+// records are in files of their own, <session>/subagents/agent-<id>.jsonl,
+// each with a .meta.json that names the Agent call that started it. It
+// has no system/init and no result.
+//
+// The transcript reader yields the session as a stream: the main file's
+// records, each subagent's records right after the Agent call that started
+// it (nested ones inside their parent's), attributed to that call, and two
+// events made from the records, marked "ccfilter":"synthetic": an init
+// first (cwd, version, model, permission mode, session) and a result last
+// (the final answer, success or failure, turns, cost), so that every
+// preset reads a session as it reads a stream.
+
+// maxHeld bounds the records held back until the init can be made.
+const maxHeld = 64
+
+// Synthetic is the value of the "ccfilter" key of the events the
+// transcript reader makes.
+const Synthetic = "synthetic"
+
+type transcriptReader struct {
+	opts    DecoderOptions
+	frames  []frame
+	agents  map[string]sidechain // by the Agent call's tool_use id
+	pending []string             // Agent calls whose sidechain opens next
+	queue   []*Event             // to hand out before reading on
+	held    bool                 // records are held back until the init is made
+	inited  bool
+	ended   bool
+	facts   sessionFacts
+	warn    []error // sidechains that could not be read, reported in turn
+}
+
+type frame struct {
+	r      Reader
+	f      *os.File // nil for the main input
+	parent string   // the Agent call of a sidechain ("" for the main file)
+}
+
+type sidechain struct{ path, agentID string }
+
+// sessionFacts are what the synthetic init and result are made of.
+type sessionFacts struct {
+	cwd, sessionID, version, branch, model, mode string
+	lastText                                     string
+	failed                                       string // why the last turn failed ("" when it did not)
+	turns                                        int
+	cost                                         json.RawMessage // the last cost-state's totalCostUSD
+	modelUsage                                   json.RawMessage
+	durationMs                                   int64
+}
+
+// NewTranscriptReader returns the reader of a session transcript read
+// from r. path is the transcript's file ("" when it is read from stdin:
+// its subagents' files are then not found); the subagents' files are read
+// when the session reaches the calls that started them.
+func NewTranscriptReader(r io.Reader, path string, opts DecoderOptions) Reader {
+	t := &transcriptReader{opts: opts, held: true}
+	t.frames = []frame{{r: NewReader(r, opts)}}
+	t.agents, t.warn = sidechains(path)
+	return t
+}
+
+// sidechains reads the .meta.json files beside a transcript: which file
+// holds the records of the subagent each Agent call started.
+func sidechains(path string) (map[string]sidechain, []error) {
+	out := map[string]sidechain{}
+	if path == "" {
+		return out, nil
+	}
+	dir := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+	metas, _ := filepath.Glob(filepath.Join(dir, "agent-*.meta.json"))
+	var errs []error
+	for _, m := range metas {
+		b, err := os.ReadFile(m)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var meta struct {
+			ToolUseID string `json:"toolUseId"`
+		}
+		if err := json.Unmarshal(b, &meta); err != nil || meta.ToolUseID == "" {
+			errs = append(errs, fmt.Errorf("%s: no toolUseId: the subagent's records are not joined", m))
+			continue
+		}
+		jsonl := strings.TrimSuffix(m, ".meta.json") + ".jsonl"
+		id := strings.TrimPrefix(filepath.Base(strings.TrimSuffix(jsonl, ".jsonl")), "agent-")
+		out[meta.ToolUseID] = sidechain{path: jsonl, agentID: id}
+	}
+	return out, errs
+}
+
+func (t *transcriptReader) Next() (*Event, error) {
+	for {
+		if len(t.warn) > 0 {
+			err := t.warn[0]
+			t.warn = t.warn[1:]
+			return nil, &PassedOver{Source: t.opts.Source, Err: err}
+		}
+		if len(t.queue) > 0 && !t.held {
+			ev := t.queue[0]
+			t.queue = t.queue[1:]
+			return ev, nil
+		}
+		if len(t.pending) > 0 {
+			t.openSidechain()
+			continue
+		}
+		if len(t.frames) == 0 {
+			if t.held {
+				t.release()
+				continue
+			}
+			if !t.ended {
+				t.ended = true
+				return t.synthetic(t.result())
+			}
+			return nil, io.EOF
+		}
+		top := &t.frames[len(t.frames)-1]
+		ev, err := top.r.Next()
+		if err == io.EOF {
+			t.pop()
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var follow *Event
+		if top.parent != "" {
+			ev.setParent(top.parent)
+		} else {
+			follow = t.observe(ev)
+		}
+		t.spawns(ev)
+		if t.held {
+			t.hold(ev)
+			if follow != nil {
+				t.hold(follow)
+			}
+			continue
+		}
+		if follow != nil {
+			t.queue = append(t.queue, follow)
+		}
+		return ev, nil
+	}
+}
+
+// hold keeps a record back until the init can be made (the model is
+// known), at most maxHeld of them.
+func (t *transcriptReader) hold(ev *Event) {
+	t.queue = append(t.queue, ev.Clone())
+	if t.facts.model != "" || len(t.queue) >= maxHeld {
+		t.release()
+	}
+}
+
+// release puts the synthetic init before the held records.
+func (t *transcriptReader) release() {
+	t.held = false
+	if t.inited {
+		return
+	}
+	t.inited = true
+	if init, err := t.synthetic(t.init()); err == nil {
+		t.queue = append([]*Event{init}, t.queue...)
+	}
+}
+
+// spawns notes the Agent calls of an event whose subagents' records are to
+// be read next.
+func (t *transcriptReader) spawns(ev *Event) {
+	if ev.Kind != KindToolUse || len(t.agents) == 0 {
+		return
+	}
+	ev.keys().Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
+		if id := b.Get("id").Str(); id != "" {
+			if _, ok := t.agents[id]; ok {
+				t.pending = append(t.pending, id)
+			}
+		}
+		return true
+	})
+}
+
+func (t *transcriptReader) openSidechain() {
+	id := t.pending[0]
+	t.pending = t.pending[1:]
+	sc := t.agents[id]
+	delete(t.agents, id) // read once
+	f, err := os.Open(sc.path)
+	if err != nil {
+		t.warn = append(t.warn, fmt.Errorf("the records of subagent %s are missing: %v", sc.agentID, err))
+		return
+	}
+	opts := t.opts
+	opts.Source = sc.path
+	t.frames = append(t.frames, frame{r: NewReader(f, opts), f: f, parent: id})
+}
+
+func (t *transcriptReader) pop() {
+	top := t.frames[len(t.frames)-1]
+	top.r.Close()
+	if top.f != nil {
+		top.f.Close()
+	}
+	t.frames = t.frames[:len(t.frames)-1]
+}
+
+// observe gathers the session's facts from a record of the main file, and
+// returns the event a background subagent's completion makes, if ev is
+// its notification.
+func (t *transcriptReader) observe(ev *Event) *Event {
+	f := &t.facts
+	k := ev.keys()
+	if ev.Kind == KindPrompt && k.Get("turnOrigin").Str() == "task_notification" {
+		// Not a prompt anyone typed: the note of a background task's end,
+		// which the stream reports as a system/task_notification.
+		ev.Kind = KindSynthetic
+		return t.taskNotification(ev.Text())
+	}
+	if f.sessionID == "" {
+		f.sessionID = k.Get("sessionId").Str()
+	}
+	if ev.Type == "user" || ev.Type == "assistant" || ev.Type == "system" {
+		if f.cwd == "" {
+			f.cwd, f.version, f.branch = k.Get("cwd").Str(), k.Get("version").Str(), k.Get("gitBranch").Str()
+		}
+	}
+	switch ev.Kind {
+	case KindPrompt:
+		f.turns++
+		f.failed = ""
+		if f.mode == "" {
+			f.mode = k.Get("permissionMode").Str()
+		}
+	case KindText:
+		if ev.Type == "assistant" {
+			f.lastText = ev.Text()
+			f.failed = ""
+			if f.model == "" {
+				f.model = k.Path("message", "model").Str()
+			}
+		}
+	case KindToolUse, KindThinking:
+		if f.model == "" {
+			f.model = k.Path("message", "model").Str()
+		}
+	case KindAPIError:
+		f.failed = "the last turn ended in an API error"
+		if t := ev.Text(); t != "" {
+			f.failed += ": " + t
+		}
+	case KindInterrupt:
+		f.failed = "the last turn was interrupted"
+	case KindNotice:
+		if ev.Subtype == "local_command" {
+			// /cost, /context: the turn's output (the stream's result
+			// text), though no model wrote it.
+			c := strings.TrimSpace(k.Get("content").Str())
+			c = strings.TrimPrefix(c, "<local-command-stdout>")
+			f.lastText = strings.TrimSuffix(c, "</local-command-stdout>")
+			f.failed = ""
+		}
+	case KindRecord:
+		return t.record(ev)
+	}
+	return nil
+}
+
+// record gathers the facts of a bookkeeping record: the model, the cost;
+// a queued task notification makes its event.
+func (t *transcriptReader) record(ev *Event) *Event {
+	f := &t.facts
+	k := ev.keys()
+	switch ev.Type {
+	case "attachment":
+		a := k.Get("attachment")
+		switch {
+		case f.model == "" && a.Get("type").StrEqual("model"):
+			f.model = a.Path("identity", "modelId").Str()
+		case a.Get("type").StrEqual("queued_command") && a.Get("commandMode").StrEqual("task-notification"):
+			// A background task ended while the main agent was busy:
+			// its notification was queued into the turn.
+			return t.taskNotification(a.Get("prompt").Str())
+		}
+	case "cost-state":
+		f.cost = json.RawMessage(k.Get("totalCostUSD").Trim())
+		f.modelUsage = json.RawMessage(k.Get("modelUsage").Trim())
+		f.durationMs = k.Get("totalDuration").Int()
+	}
+	return nil
+}
+
+// taskTag matches one <tag>value</tag> of a task notification.
+var taskTag = regexp.MustCompile(`<(task-id|tool-use-id|status|summary|subagent_tokens|tool_uses|duration_ms)>([^<]*)</`)
+
+// taskNotification makes the system/task_notification the stream has for
+// a background task's end from the <task-notification> prompt that
+// carries it in a transcript.
+func (t *transcriptReader) taskNotification(text string) *Event {
+	tags := map[string]string{}
+	for _, m := range taskTag.FindAllStringSubmatch(text, -1) {
+		if _, ok := tags[m[1]]; !ok {
+			tags[m[1]] = m[2]
+		}
+	}
+	if tags["task-id"] == "" {
+		return nil
+	}
+	num := func(k string) int64 { n, _ := strconv.ParseInt(tags[k], 10, 64); return n }
+	v := map[string]any{
+		"type": "system", "subtype": "task_notification", "ccfilter": Synthetic,
+		"task_id": tags["task-id"], "tool_use_id": tags["tool-use-id"], "status": tags["status"],
+		"summary": html.UnescapeString(tags["summary"]), "session_id": t.facts.sessionID,
+	}
+	if _, ok := tags["subagent_tokens"]; ok {
+		v["usage"] = map[string]int64{"total_tokens": num("subagent_tokens"), "tool_uses": num("tool_uses"), "duration_ms": num("duration_ms")}
+	}
+	n, err := t.synthetic(v)
+	if err != nil {
+		return nil
+	}
+	return n
+}
+
+// init is the synthetic system/init of the session.
+func (t *transcriptReader) init() map[string]any {
+	f := t.facts
+	return map[string]any{
+		"type": "system", "subtype": "init", "ccfilter": Synthetic,
+		"cwd": f.cwd, "session_id": f.sessionID, "model": f.model, "permissionMode": f.mode,
+		"claude_code_version": f.version, "git_branch": f.branch, "tools": []string{}, "mcp_servers": []string{},
+	}
+}
+
+// result is the synthetic result of the session: the main agent's last
+// text is the answer; the run failed when its last turn ended in an API
+// error or was interrupted; turns are the prompts; cost and model usage
+// are the last cost-state's (cumulative over the runs that wrote to the
+// file).
+func (t *transcriptReader) result() map[string]any {
+	f := t.facts
+	m := map[string]any{
+		"type": "result", "subtype": "success", "is_error": false, "ccfilter": Synthetic,
+		"result": f.lastText, "num_turns": f.turns, "session_id": f.sessionID, "duration_ms": f.durationMs,
+	}
+	if f.failed != "" {
+		m["subtype"], m["is_error"], m["result"] = "error_during_execution", true, f.failed
+	}
+	if len(f.cost) > 0 && jsonx.Validate(f.cost) == nil {
+		m["total_cost_usd"] = f.cost
+	}
+	if len(f.modelUsage) > 0 && jsonx.Validate(f.modelUsage) == nil {
+		m["modelUsage"] = f.modelUsage
+	}
+	return m
+}
+
+// synthetic makes an event of the reader's own.
+func (t *transcriptReader) synthetic(v map[string]any) (*Event, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := NewEvent(b, t.opts.Source, 0)
+	if err != nil {
+		return nil, err
+	}
+	if t.opts.Prepare != nil {
+		if err := t.opts.Prepare(ev); err != nil {
+			return nil, err
+		}
+	}
+	return ev, nil
+}
+
+func (t *transcriptReader) Buffered() bool {
+	if len(t.queue) > 0 && !t.held {
+		return true
+	}
+	if len(t.frames) == 0 {
+		return true
+	}
+	return t.frames[len(t.frames)-1].r.Buffered()
+}
+
+func (t *transcriptReader) Close() error {
+	for len(t.frames) > 0 {
+		t.pop()
+	}
+	return nil
+}
