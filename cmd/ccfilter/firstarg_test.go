@@ -32,7 +32,7 @@ func TestFirstArgumentAsMeant(t *testing.T) {
 		{"frobnicate", exitCompile, "invalid filter: function not defined: frobnicate/0"},
 		{"run.jsonl", exitInput, "ccfilter: run.jsonl: no such file or directory"},
 		{"runs/today", exitInput, "ccfilter: runs/today: no such file or directory"},
-		{"../../testdata/events", exitInput, "ccfilter: ../../testdata/events: is a directory"},
+		{"../../testdata/golden", exitInput, "ccfilter: ../../testdata/golden: is a directory, and not a project folder or a session's folder"},
 		{"(type)", exitOK, ""},
 		{"select(.usage) | .usage.output_tokens/2", exitOK, ""},
 	}

@@ -129,8 +129,13 @@ func (o *options) run(ctx context.Context) (int, error) {
 	out := o.stdout
 	tty := isTerminal(out)
 	code := exitOK
-	for _, name := range p.files {
-		c, err := o.runOne(ctx, p, name, out, tty)
+	for _, name := range o.sessionFiles(p.files) {
+		if name.err != nil {
+			printError(o.stderr, name.err.Error())
+			code = worse(code, exitInput)
+			continue
+		}
+		c, err := o.runOne(ctx, p, name.path, out, tty)
 		if err != nil {
 			if isBrokenPipe(err) {
 				return exitOK, nil
@@ -155,6 +160,34 @@ func (o *options) stdinTerminal(r io.Reader) bool {
 	}
 	f, ok := r.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// inputFile is one input to read, or why a directory holds none.
+type inputFile struct {
+	path string
+	err  error
+}
+
+// sessionFiles expands the directories among the inputs into the session
+// transcripts they hold (input.SessionFiles): a project folder is every
+// session in it, each its own run, oldest first.
+func (o *options) sessionFiles(names []string) []inputFile {
+	var out []inputFile
+	for _, name := range names {
+		if fi, err := os.Stat(name); name == "-" || err != nil || !fi.IsDir() {
+			out = append(out, inputFile{path: name})
+			continue
+		}
+		files, err := input.SessionFiles(name)
+		if err != nil {
+			out = append(out, inputFile{err: fmt.Errorf("%s: %w", name, err)})
+			continue
+		}
+		for _, f := range files {
+			out = append(out, inputFile{path: f})
+		}
+	}
+	return out
 }
 
 func isTerminal(w io.Writer) bool {

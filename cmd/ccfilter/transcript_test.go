@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -155,4 +156,31 @@ func TestTranscriptHostile(t *testing.T) {
 	assert.Contains(t, got.Stdout, "Agent", "the rest of the session")
 	got = runIn(t, []string{"final", main}, dir)
 	assert.Equal(t, "Both subagents reported: alpha.txt was created, and the command printed beta-output and Linux.\n", got.Stdout)
+}
+
+// TestSessionFolders proves a directory argument is read as Claude Code
+// lays sessions out: a project folder is every session in it, each its
+// own run, oldest first; a session's folder is its transcript; a
+// .meta.json whose call the session never reaches is reported.
+func TestSessionFolders(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS("../../testdata/transcripts/50-multi-turn/home/.claude/projects/-home-user-project")))
+	older := filepath.Join(dir, "68992e40-6f27-496d-8514-27ef389eef23.jsonl") // the fork, made older here
+	old := time.Now().Add(-time.Hour)
+	require.NoError(t, os.Chtimes(older, old, old))
+	got := runIn(t, []string{"final", dir}, dir)
+	assert.Equal(t, "In the forked session I changed Bob to Alice.\nContinuing the same conversation: nothing else to do.\n", got.Stdout, got.Stderr)
+
+	src := "../../testdata/transcripts/05-subagents-async/home/.claude/projects/-home-user-project"
+	session := filepath.Join(src, "cb10905b-9d5a-4d11-a6f3-8e2e6e2068cd")
+	got = runIn(t, []string{"final", session + "/"}, "")
+	assert.Equal(t, "Both subagents reported: alpha.txt was created, and the command printed beta-output and Linux.\n", got.Stdout)
+
+	dir = t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS(src)))
+	metas, _ := filepath.Glob(filepath.Join(dir, "*/subagents/*.meta.json"))
+	require.NotEmpty(t, metas)
+	require.NoError(t, os.WriteFile(metas[0], []byte(`{"toolUseId":"toolu_nowhere"}`), 0o644))
+	got = runIn(t, []string{"tools", dir}, dir)
+	assert.Contains(t, got.Stderr, "no call toolu_nowhere in the session started this subagent: its records are not joined")
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -130,6 +131,10 @@ func (t *transcriptReader) Next() (*Event, error) {
 				t.release()
 				continue
 			}
+			if len(t.agents) > 0 {
+				t.unjoined()
+				continue
+			}
 			if !t.ended {
 				t.ended = true
 				return t.synthetic(t.result())
@@ -216,6 +221,20 @@ func (t *transcriptReader) openSidechain() {
 	opts := t.opts
 	opts.Source = sc.path
 	t.frames = append(t.frames, frame{r: NewReader(f, opts), f: f, parent: id})
+}
+
+// unjoined reports the subagent files whose Agent call the session never
+// reached (a .meta.json that points nowhere).
+func (t *transcriptReader) unjoined() {
+	ids := make([]string, 0, len(t.agents))
+	for id := range t.agents {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		t.warn = append(t.warn, fmt.Errorf("%s: no call %s in the session started this subagent: its records are not joined", t.agents[id].path, id))
+	}
+	clear(t.agents)
 }
 
 func (t *transcriptReader) pop() {
