@@ -245,7 +245,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	mustComplete(cmd, "input", append([]string{"auto"}, strings.Fields(strings.ReplaceAll(inputKinds(), ",", ""))...)...)
 	mustComplete(cmd, "agent", "main", "sub", "all")
 	cmd.SetVersionTemplate("ccfilter {{.Version}}\n")
-	cmd.AddCommand(newPresetsCmd(o))
+	cmd.AddCommand(newPresetsCmd(o), newSessionsCmd(o))
 	cmd.CompletionOptions.HiddenDefaultCmd = false
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,10 @@ func (o *options) resolve() (*plan, error) {
 		if pr, ok := o.presets.Lookup(args[0]); ok {
 			p.preset = pr
 			args = args[1:]
+			break
+		}
+		if o.sessionPath(args[0]) != "" {
+			p.preset = all // a session, named by its id
 			break
 		}
 		x, err := filter.Compile(args[0], o.Vars, nil, func() []string { return o.environ })
@@ -162,6 +167,24 @@ func (o *options) stdinTerminal(r io.Reader) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
+// sessionID matches what may be a session's id or the start of one.
+var sessionID = regexp.MustCompile(`^[0-9a-f]{6}[0-9a-f-]{0,30}$`)
+
+// sessionPath returns the transcript under ~/.claude/projects of the
+// session whose id is (or starts with) name, when name is no file here;
+// "" otherwise.
+func (o *options) sessionPath(name string) string {
+	if !sessionID.MatchString(name) || exists(name) {
+		return ""
+	}
+	path, err := input.FindSession(o.projectsDir(), name)
+	if err != nil {
+		printError(o.stderr, "warning: "+err.Error())
+		return ""
+	}
+	return path
+}
+
 // inputFile is one input to read, or why a directory holds none.
 type inputFile struct {
 	path string
@@ -174,6 +197,10 @@ type inputFile struct {
 func (o *options) sessionFiles(names []string) []inputFile {
 	var out []inputFile
 	for _, name := range names {
+		if path := o.sessionPath(name); path != "" {
+			out = append(out, inputFile{path: path})
+			continue
+		}
 		if fi, err := os.Stat(name); name == "-" || err != nil || !fi.IsDir() {
 			out = append(out, inputFile{path: name})
 			continue

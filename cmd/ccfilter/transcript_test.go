@@ -184,3 +184,54 @@ func TestSessionFolders(t *testing.T) {
 	got = runIn(t, []string{"tools", dir}, dir)
 	assert.Contains(t, got.Stderr, "no call toolu_nowhere in the session started this subagent: its records are not joined")
 }
+
+// runHome runs ccfilter with HOME set to home.
+func runHome(home string, args ...string) runResult {
+	var stdout, stderr strings.Builder
+	code := run(args, strings.NewReader(""), &stdout, &stderr, []string{"NO_COLOR=1", "HOME=" + home})
+	return runResult{stdout.String(), stderr.String(), code}
+}
+
+// TestSessionsListing proves `ccfilter sessions` lists the sessions under
+// ~/.claude/projects with what each holds, shows a resumed session as one
+// (three runs in one file) and a fork with the session it came from, in
+// every format; and that a session is found by (the start of) its id.
+func TestSessionsListing(t *testing.T) {
+	home, err := filepath.Abs("../../testdata/transcripts/50-multi-turn/home")
+	require.NoError(t, err)
+	got := runHome(home, "sessions", "--format", "json")
+	require.Equal(t, 0, got.Code, got.Stderr)
+	var list []struct {
+		ID         string `json:"session_id"`
+		Runs       int    `json:"runs"`
+		Turns      int    `json:"turns"`
+		ToolCalls  int    `json:"tool_calls"`
+		ForkedFrom string `json:"forked_from"`
+		Title      string `json:"title"`
+		HaveCost   bool   `json:"have_cost"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(got.Stdout), &list))
+	require.Len(t, list, 2)
+	byID := map[string]int{}
+	for i, s := range list {
+		byID[s.ID] = i
+		assert.Equal(t, "Create notes.txt with a short to-do list.", s.Title, "the first line of the first prompt")
+		assert.True(t, s.HaveCost)
+	}
+	main, fork := list[byID["50505050-aaaa-4bbb-8ccc-000000000050"]], list[byID["68992e40-6f27-496d-8514-27ef389eef23"]]
+	assert.Equal(t, 3, main.Runs, "the first run, --resume and --continue wrote to one file")
+	assert.Equal(t, 6, main.Turns)
+	assert.Empty(t, main.ForkedFrom)
+	assert.Equal(t, "50505050-aaaa-4bbb-8ccc-000000000050", fork.ForkedFrom)
+	assert.Equal(t, 7, fork.Turns, "the fork's copy and its own turn")
+	for _, f := range []string{"text", "markdown", "csv", "ndjson"} {
+		got := runHome(home, "sessions", "--format", f)
+		assert.Equal(t, 0, got.Code, f)
+		assert.Contains(t, got.Stdout, "68992e40-6f27-496d-8514-27ef389eef23", f)
+	}
+	got = runHome(home, "final", "68992e40")
+	assert.Equal(t, "In the forked session I changed Bob to Alice.\n", got.Stdout, got.Stderr)
+	got = runHome(t.TempDir(), "sessions")
+	assert.Equal(t, exitInput, got.Code)
+	assert.Contains(t, got.Stderr, "no session transcript under")
+}

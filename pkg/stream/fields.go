@@ -499,6 +499,9 @@ func (e *Event) Str(name string) string { return e.field(name).Str() }
 // Int returns the top-level integer field name of e, or 0.
 func (e *Event) Int(name string) int64 { return e.field(name).Int() }
 
+// Float returns a top-level number field, or 0.
+func (e *Event) Float(name string) float64 { return e.field(name).Float() }
+
 // Has reports whether e has a non-null top-level field name.
 func (e *Event) Has(name string) bool { return !e.field(name).IsNull() }
 
