@@ -235,3 +235,29 @@ func TestSessionsListing(t *testing.T) {
 	assert.Equal(t, exitInput, got.Code)
 	assert.Contains(t, got.Stderr, "no session transcript under")
 }
+
+// TestPersistedOutputFullSize proves a tool result the transcript keeps as
+// a preview (<persisted-output>) counts the size of the output saved in
+// the session's tool-results/ folder, which the stream cannot know.
+func TestPersistedOutputFullSize(t *testing.T) {
+	runs := transcriptRuns(t)
+	dir := "../../testdata/transcripts/60-long-session"
+	sizes := func(path string) map[string]float64 {
+		out := map[string]float64{}
+		for _, l := range strings.Split(strings.TrimSpace(runIn(t, []string{"tools", "--format", "ndjson", path}, "").Stdout), "\n") {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal([]byte(l), &m))
+			if b, ok := m["result_bytes"].(float64); ok {
+				out[m["tool_use_id"].(string)] = b
+			}
+		}
+		return out
+	}
+	tr, st := sizes(runs[dir]), sizes(filepath.Join(dir, "stream.jsonl"))
+	files, _ := filepath.Glob(filepath.Join(dir, "home/.claude/projects/*/*/tool-results/*.txt"))
+	require.Len(t, files, 2)
+	fi, err := os.Stat(filepath.Join(filepath.Dir(files[0]), "toolu_01Bkubf2VYjQfY1jziRqCAcF.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, float64(fi.Size()), tr["toolu_01Bkubf2VYjQfY1jziRqCAcF"], "the saved output's size")
+	assert.Less(t, st["toolu_01Bkubf2VYjQfY1jziRqCAcF"], float64(fi.Size()), "the stream has the preview only")
+}

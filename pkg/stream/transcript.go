@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -39,6 +40,7 @@ const Synthetic = "synthetic"
 
 type transcriptReader struct {
 	opts    DecoderOptions
+	dir     string // the session's folder (subagents/, tool-results/); "" from stdin
 	frames  []frame
 	agents  map[string]sidechain // by the Agent call's tool_use id
 	pending []string             // Agent calls whose sidechain opens next
@@ -75,6 +77,9 @@ type sessionFacts struct {
 // when the session reaches the calls that started them.
 func NewTranscriptReader(r io.Reader, path string, opts DecoderOptions) Reader {
 	t := &transcriptReader{opts: opts, held: true}
+	if path != "" {
+		t.dir = strings.TrimSuffix(path, ".jsonl")
+	}
 	t.frames = []frame{{r: NewReader(r, opts)}}
 	t.agents, t.warn = sidechains(path)
 	return t
@@ -150,6 +155,9 @@ func (t *transcriptReader) Next() (*Event, error) {
 		if err != nil {
 			return nil, err
 		}
+		if ev.Kind == KindToolResult {
+			t.persisted(ev)
+		}
 		var follow *Event
 		if top.parent != "" {
 			ev.setParent(top.parent)
@@ -221,6 +229,35 @@ func (t *transcriptReader) openSidechain() {
 	opts := t.opts
 	opts.Source = sc.path
 	t.frames = append(t.frames, frame{r: NewReader(f, opts), f: f, parent: id})
+}
+
+// persistedNote starts a tool result whose output was too large to keep
+// in the transcript; the path of the file that holds it follows savedTo.
+const (
+	persistedNote = "<persisted-output>"
+	savedTo       = "Full output saved to: "
+)
+
+// persisted gives a tool result that points to its output saved in the
+// session's tool-results/ folder the size of that output, not the size of
+// the preview the transcript holds.
+func (t *transcriptReader) persisted(ev *Event) {
+	if t.dir == "" || !bytes.Contains(ev.Raw, []byte(persistedNote)) {
+		return
+	}
+	results := ev.toolResults(true)
+	for i, r := range results {
+		text := r.Text()
+		_, after, ok := strings.Cut(text, savedTo)
+		if !ok || !strings.HasPrefix(strings.TrimSpace(text), persistedNote) {
+			continue
+		}
+		name, _, _ := strings.Cut(after, "\n")
+		fi, err := os.Stat(filepath.Join(t.dir, "tool-results", filepath.Base(strings.TrimSpace(name))))
+		if err == nil && fi.Mode().IsRegular() {
+			results[i].size = int(fi.Size()) + 1
+		}
+	}
 }
 
 // unjoined reports the subagent files whose Agent call the session never
