@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The examples in README.md and docs/cookbook.md are run by TestDocExamples
+// The examples in README.md, docs/cookbook.md and docs/transcripts.md are run by TestDocExamples
 // and must show what they really print. The convention:
 //
 //   - A fenced block whose info string is "console" is run. Lines that start
@@ -45,7 +45,7 @@ import (
 //
 // go test ./cmd/ccfilter -update rewrites every shown output (and [exit N]
 // line) with what the commands print now; review it with git diff.
-var docFiles = []string{"../../README.md", "../../docs/cookbook.md"}
+var docFiles = []string{"../../README.md", "../../docs/cookbook.md", "../../docs/transcripts.md"}
 
 // ciLacks are programs the docs may use that a fresh CI machine lacks.
 var ciLacks = []string{"sqlite3", "jq", "gojq", "zstd", "yq", "csvlook"}
