@@ -261,3 +261,33 @@ func TestPersistedOutputFullSize(t *testing.T) {
 	assert.Equal(t, float64(fi.Size()), tr["toolu_01Bkubf2VYjQfY1jziRqCAcF"], "the saved output's size")
 	assert.Less(t, st["toolu_01Bkubf2VYjQfY1jziRqCAcF"], float64(fi.Size()), "the stream has the preview only")
 }
+
+// TestTranscriptReportGoldens keeps the markdown report and the text view
+// of every real session in testdata/golden/transcripts (go test
+// ./cmd/ccfilter -update rewrites them; review the diff): the prompts, the
+// assistant's text with its markdown, tool calls with their results,
+// subagents where they were started, the totals.
+func TestTranscriptReportGoldens(t *testing.T) {
+	dir := "../../testdata/golden/transcripts"
+	if *update {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+	}
+	for run, transcript := range transcriptRuns(t) {
+		name := filepath.Base(run)
+		if !strings.HasPrefix(run, "../../testdata/") {
+			continue // not in the repository
+		}
+		for _, f := range []struct{ format, ext string }{{"markdown", ".md"}, {"text", ".txt"}} {
+			got := runIn(t, []string{"all", "--format", f.format, transcript}, "")
+			require.Equal(t, 0, got.Code, "%s: %s", name, got.Stderr)
+			golden := filepath.Join(dir, name+f.ext)
+			if *update {
+				require.NoError(t, os.WriteFile(golden, []byte(got.Stdout), 0o644))
+				continue
+			}
+			want, err := os.ReadFile(golden)
+			require.NoError(t, err, "go test ./cmd/ccfilter -update")
+			assert.Equal(t, string(want), got.Stdout, "%s --format %s (go test ./cmd/ccfilter -update, then review the diff)", name, f.format)
+		}
+	}
+}
