@@ -291,3 +291,44 @@ func TestTranscriptReportGoldens(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptNestedSubagent proves a subagent started by a subagent
+// (its .meta.json names a call in its parent's file; Claude Code stores
+// it flat beside its parent) is joined inside its parent's records, right
+// after that call, and that a sidechain whose records carry another
+// sessionId is read all the same.
+func TestTranscriptNestedSubagent(t *testing.T) {
+	src := "../../testdata/transcripts/05-subagents-async/home/.claude/projects/-home-user-project"
+	dir := t.TempDir()
+	require.NoError(t, os.CopyFS(dir, os.DirFS(src)))
+	sub := filepath.Join(dir, "cb10905b-9d5a-4d11-a6f3-8e2e6e2068cd", "subagents")
+	// agent-aaf4… (alpha) calls Write toolu_…; make agent-a2ef… (beta) its child.
+	alpha, err := os.ReadFile(filepath.Join(sub, "agent-aaf4be6061cae469c.jsonl"))
+	require.NoError(t, err)
+	var writeID string
+	for _, l := range strings.Split(string(alpha), "\n") {
+		var m struct {
+			Message struct {
+				Content []struct{ Type, ID, Name string } `json:"content"`
+			} `json:"message"`
+		}
+		if json.Unmarshal([]byte(l), &m) == nil {
+			for _, b := range m.Message.Content {
+				if b.Type == "tool_use" && b.Name == "Write" {
+					writeID = b.ID
+				}
+			}
+		}
+	}
+	require.NotEmpty(t, writeID)
+	require.NoError(t, os.WriteFile(filepath.Join(sub, "agent-a2efea0094b20e458.meta.json"), []byte(`{"toolUseId":"`+writeID+`","spawnDepth":2,"parentAgentId":"aaf4be6061cae469c"}`), 0o644))
+	beta := filepath.Join(sub, "agent-a2efea0094b20e458.jsonl")
+	data, err := os.ReadFile(beta)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(beta, []byte(strings.ReplaceAll(string(data), "cb10905b-9d5a-4d11-a6f3-8e2e6e2068cd", "00000000-0000-0000-0000-000000000000")), 0o644))
+
+	got := runIn(t, []string{"-r", `select(kind == "tool_use") | .message.content[0].name + " " + agent`, dir}, dir)
+	require.Equal(t, 0, got.Code, got.Stderr)
+	assert.Equal(t, "Agent main\nWrite aaf4be6061cae469c\nBash a2efea0094b20e458\nAgent main\n", got.Stdout,
+		"beta's Bash comes right after alpha's Write, before the second Agent call")
+}

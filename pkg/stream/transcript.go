@@ -94,6 +94,9 @@ func sidechains(path string) (map[string]sidechain, []error) {
 	}
 	dir := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
 	metas, _ := filepath.Glob(filepath.Join(dir, "agent-*.meta.json"))
+	// A Workflow's agents are under subagents/workflows/<run>/.
+	wf, _ := filepath.Glob(filepath.Join(dir, "workflows", "*", "agent-*.meta.json"))
+	metas = append(metas, wf...)
 	var errs []error
 	for _, m := range metas {
 		b, err := os.ReadFile(m)
