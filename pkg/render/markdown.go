@@ -236,8 +236,11 @@ func (m *markdownRenderer) Render(rec Record) error {
 		m.progress(ev)
 	case stream.KindCompact:
 		m.section("", "", "")
-		md := jsonx.Value(ev.Get("compact_metadata"))
-		m.note(fmt.Sprintf("Compacted (%s): %d → %d tokens", md.Get("trigger").Str(), md.Get("pre_tokens").Int(), md.Get("post_tokens").Int()))
+		c := ev.Compaction()
+		// A divider: what follows was written from the summary, not from
+		// the conversation above.
+		m.block("---")
+		m.note(fmt.Sprintf("Compacted (%s): %d → %d tokens", c.Trigger, c.PreTokens, c.PostTokens))
 	case stream.KindNotice:
 		m.notice(ev)
 	case stream.KindDelta:

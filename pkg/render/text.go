@@ -206,11 +206,11 @@ func (t *textRenderer) Render(rec Record) error {
 	case stream.KindProgress:
 		t.progress(ev)
 	case stream.KindCompact:
-		m := jsonx.Value(ev.Get("compact_metadata"))
+		c := ev.Compaction()
 		t.enter("", "", "")
-		s := fmt.Sprintf("compacted (%s)  %d → %d tokens", m.Get("trigger").Str(), m.Get("pre_tokens").Int(), m.Get("post_tokens").Int())
-		if d := m.Get("duration_ms"); d.Exists() {
-			s += ", " + fmtMs(d.Int())
+		s := fmt.Sprintf("compacted (%s)  %d → %d tokens", c.Trigger, c.PreTokens, c.PostTokens)
+		if c.HasDuration {
+			s += ", " + fmtMs(c.DurationMs)
 		}
 		t.simple(0, stCyan, "◇", line(s))
 	case stream.KindNotice:

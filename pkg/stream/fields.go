@@ -560,3 +560,31 @@ func members(v jsonx.Value, dst []jsonx.Member) []jsonx.Member {
 	ms, _ := jsonx.Members(v, dst)
 	return ms
 }
+
+// Compaction is the view of a system/compact_boundary event.
+type Compaction struct {
+	Trigger               string // "manual" or "auto"
+	PreTokens, PostTokens int64
+	DurationMs            int64
+	HasDuration           bool
+}
+
+// Compaction returns the compaction a compact_boundary event reports:
+// the stream's compact_metadata, or a transcript's compactMetadata.
+func (e *Event) Compaction() Compaction {
+	m := e.field("compact_metadata")
+	pick := func(snake, camel string) jsonx.Value {
+		if v := m.Get(snake); v != nil {
+			return v
+		}
+		return m.Get(camel)
+	}
+	if m == nil {
+		m = e.field("compactMetadata")
+	}
+	c := Compaction{Trigger: m.Get("trigger").Str(), PreTokens: pick("pre_tokens", "preTokens").Int(), PostTokens: pick("post_tokens", "postTokens").Int()}
+	if d := pick("duration_ms", "durationMs"); d.Exists() {
+		c.DurationMs, c.HasDuration = d.Int(), true
+	}
+	return c
+}
