@@ -29,8 +29,11 @@ func IsTrouble(e *stream.Event) bool {
 			}
 		}
 	case stream.KindHook:
-		if e.Subtype == "hook_response" {
+		switch e.Subtype {
+		case "hook_response":
 			return e.Int("exit_code") != 0 || e.Str("outcome") == "error"
+		case "stop_hook_summary": // a transcript's
+			return len(e.Get("hookErrors")) > 2 // not []
 		}
 	case stream.KindResult:
 		return string(e.Get("is_error")) == "true"

@@ -220,7 +220,8 @@ func (m *markdownRenderer) Render(rec Record) error {
 		m.assistant(ev)
 	case stream.KindRetry:
 		m.section("", "", "")
-		m.callout("Warning", retryText(ev.Int("attempt"), ev.Int("max_retries"), ev.Str("error"), ev.Int("error_status"), ev.Int("retry_delay_ms")))
+		r := ev.Retry()
+		m.callout("Warning", retryText(r.Attempt, r.MaxRetries, r.Error, r.Status, r.DelayMs))
 	case stream.KindPermissionDenied:
 		m.section("", "", "")
 		s := ev.Str("tool_name")

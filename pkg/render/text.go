@@ -196,7 +196,8 @@ func (t *textRenderer) Render(rec Record) error {
 	case stream.KindText, stream.KindThinking, stream.KindToolUse, stream.KindAPIError:
 		t.assistant(ev)
 	case stream.KindRetry:
-		t.retry(0, ev.Int("attempt"), ev.Int("max_retries"), ev.Str("error"), ev.Int("error_status"), ev.Int("retry_delay_ms"))
+		r := ev.Retry()
+		t.retry(0, r.Attempt, r.MaxRetries, r.Error, r.Status, r.DelayMs)
 	case stream.KindPermissionDenied:
 		t.denied(ev)
 	case stream.KindHook:
@@ -406,6 +407,22 @@ func (t *textRenderer) hook(ev *stream.Event) {
 		t.simple(0, stDim, "·", line("hook "+name+" started"))
 	case "hook_progress":
 		t.simple(0, stDim, "·", line("hook "+name+" running"))
+	case "stop_hook_summary": // a transcript's Stop hooks
+		var cmds, errs []string
+		jsonx.Value(ev.Get("hookInfos")).Each(func(_ int, h jsonx.Value) bool {
+			cmds = append(cmds, h.Get("command").Str())
+			return true
+		})
+		jsonx.Value(ev.Get("hookErrors")).Each(func(_ int, e jsonx.Value) bool {
+			errs = append(errs, e.Str())
+			return true
+		})
+		s := "stop hooks ran: " + strings.Join(cmds, "; ")
+		if len(errs) > 0 {
+			t.simple(0, stRed, "✗", line(s+": "+strings.Join(errs, "; ")))
+			return
+		}
+		t.simple(0, stDim, "·", line(s))
 	default:
 		first := func(s string) string {
 			l, _ := firstLines(s, 1)

@@ -588,3 +588,26 @@ func (e *Event) Compaction() Compaction {
 	}
 	return c
 }
+
+// Retry is the view of an API retry: the stream's system/api_retry, or a
+// transcript's system/api_error.
+type Retry struct {
+	Attempt, MaxRetries int64
+	Error               string // the error's name, or its text
+	Status              int64  // the HTTP status, 0 when unknown
+	DelayMs             int64
+}
+
+// Retry returns the retry an api_retry (or a transcript's api_error)
+// event reports.
+func (e *Event) Retry() Retry {
+	if e.Subtype == "api_error" {
+		errv := e.field("error")
+		r := Retry{Attempt: e.Int("retryAttempt"), MaxRetries: e.Int("maxRetries"), DelayMs: e.Int("retryInMs"), Status: errv.Get("status").Int()}
+		if r.Error = errv.Get("formatted").Str(); r.Error == "" {
+			r.Error = errv.Str()
+		}
+		return r
+	}
+	return Retry{Attempt: e.Int("attempt"), MaxRetries: e.Int("max_retries"), Error: e.Str("error"), Status: e.Int("error_status"), DelayMs: e.Int("retry_delay_ms")}
+}
