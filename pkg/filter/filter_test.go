@@ -221,3 +221,24 @@ func TestVarsAndEnviron(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []any{"/h"}, run(t, x, e))
 }
+
+// TestTroubleOfSubagentsAndCompaction proves the errors preset's rule
+// takes a subagent's retry (tool_progress with subagent_retry) and a
+// failed compaction (system/status), on lines derived from the captures'
+// shapes, and not their ordinary counterparts.
+func TestTroubleOfSubagentsAndCompaction(t *testing.T) {
+	for _, tc := range []struct {
+		line    string
+		trouble bool
+	}{
+		{`{"type":"tool_progress","tool_use_id":"toolu_1","tool_name":"Agent","parent_tool_use_id":null,"elapsed_time_seconds":3,"subagent_retry":{"agent_id":"a1","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":529,"error_category":"overloaded"}}`, true},
+		{`{"type":"tool_progress","tool_use_id":"toolu_1","tool_name":"Agent","parent_tool_use_id":null,"elapsed_time_seconds":3}`, false},
+		{`{"type":"system","subtype":"status","status":null,"compact_result":"failed","compact_error":"Conversation too long","session_id":"s"}`, true},
+		{`{"type":"system","subtype":"status","status":null,"compact_result":"success","session_id":"s"}`, false},
+		{`{"type":"system","subtype":"status","status":"compacting","session_id":"s"}`, false},
+	} {
+		e, err := stream.NewEvent([]byte(tc.line), "t", 1)
+		require.NoError(t, err)
+		assert.Equal(t, tc.trouble, IsTrouble(e), tc.line)
+	}
+}

@@ -6,8 +6,8 @@ package filter
 
 import "github.com/ccfilter/ccfilter/pkg/stream"
 
-// IsTrouble reports whether an event signals trouble: an API retry, a
-// permission denial, a tool result with is_error, a synthetic API-error
+// IsTrouble reports whether an event signals trouble: an API retry (the
+// main agent's or a subagent's), a failed compaction, a permission denial, a tool result with is_error, a synthetic API-error
 // message, an interrupt, a killed, stopped or failed task, a hook that
 // failed, or a result with is_error.
 func IsTrouble(e *stream.Event) bool {
@@ -37,6 +37,13 @@ func IsTrouble(e *stream.Event) bool {
 		}
 	case stream.KindResult:
 		return string(e.Get("is_error")) == "true"
+	case stream.KindProgress:
+		// A subagent's API retry (the stream's api_retry is the main
+		// agent's only), and a compaction that failed.
+		if e.Type == "tool_progress" {
+			return e.Has("subagent_retry")
+		}
+		return e.Subtype == "status" && (e.Str("compact_error") != "" || e.Str("compact_result") == "failed")
 	case stream.KindNotice:
 		return e.Str("level") == "warning" || e.Subtype == "model_fallback"
 	}

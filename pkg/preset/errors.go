@@ -10,7 +10,7 @@ import (
 // and a record of its own when the stream has no result.
 var errorsPreset = Preset{
 	Name: "errors", DefaultAgent: "all",
-	Summary: "everything that signals trouble: retries, denials, failed tools, API errors, interrupts, failed tasks and hooks, failed results, a missing result",
+	Summary: "everything that signals trouble: retries (subagents' too), denials, failed tools, API errors, interrupts, failed tasks, hooks and compactions, failed results, a missing result",
 	Dot:     "the event object",
 	Example: "ccfilter errors run.jsonl",
 	// Events of every kind, not a table: no csv.
