@@ -88,3 +88,25 @@ func TestTerminalStdinHint(t *testing.T) {
 		}
 	}
 }
+
+// TestStderrOnTerminalIsEscaped proves a message that quotes the stream
+// (final's account of a failed run) reaches a terminal with its control
+// characters escaped (an OSC 52 clipboard write, BEL, a bidi override),
+// and a file or pipe with its bytes.
+func TestStderrOnTerminalIsEscaped(t *testing.T) {
+	line := `{"type":"result","subtype":"error_during_execution","is_error":true,"result":"x\u001b]52;c;ZXZpbA==\u0007 \u202e y","errors":["e\u001b[2J"]}`
+	for _, terminal := range []bool{true, false} {
+		var stdout, stderr bytes.Buffer
+		o := &options{terminalErr: func() bool { return terminal }}
+		code := runWith(o, []string{"final"}, strings.NewReader(line+"\n"), &stdout, &stderr, nil)
+		assert.Equal(t, exitFailed, code)
+		if terminal {
+			assert.NotContains(t, stderr.String(), "\x1b", "no raw ESC on a terminal")
+			assert.NotContains(t, stderr.String(), "\u202e")
+			assert.NotContains(t, stderr.String(), "\a")
+			assert.Contains(t, stderr.String(), `\x1b]52;c;ZXZpbA==`)
+		} else {
+			assert.Contains(t, stderr.String(), "\x1b]52;c;ZXZpbA==\a", "a file gets the bytes")
+		}
+	}
+}

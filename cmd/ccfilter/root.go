@@ -54,9 +54,9 @@ type options struct {
 	// the tests that prove a preset prints the same with everything
 	// tracked.
 	needs func(stream.Needs) stream.Needs
-	// terminalIn, when set, says whether stdin is a terminal (for tests,
-	// which have none).
-	terminalIn func() bool
+	// terminalIn and terminalErr, when set, say whether stdin and stderr
+	// are terminals (for tests, which have none).
+	terminalIn, terminalErr func() bool
 }
 
 // run is main without os.Exit: it parses args, runs, and maps the outcome
@@ -67,6 +67,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []str
 
 // runWith is run with options set up beforehand (presets, test hooks).
 func runWith(o *options, args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
+	if o.terminalErr == nil {
+		o.terminalErr = func() bool { return isTerminal(stderr) }
+	}
+	if o.terminalErr() {
+		// Messages quote the stream (a failed run's errors, a bad line):
+		// on a terminal its control characters are escaped, as the text
+		// view escapes them.
+		stderr = safeWriter{stderr}
+	}
 	o.stdin, o.stdout, o.stderr, o.environ = stdin, stdout, stderr, environ
 	rest, vars, err := extractVars(args)
 	if err != nil {
@@ -343,4 +352,16 @@ func (o *options) validate() error {
 		return &flagError{fmt.Errorf("--max-line-bytes must be positive")}
 	}
 	return nil
+}
+
+// safeWriter escapes what a terminal would interpret in everything written
+// through it (render.Sanitize, keeping newlines and tabs). A write is a
+// whole message, never cut inside a character.
+type safeWriter struct{ w io.Writer }
+
+func (s safeWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(s.w, render.Sanitize(string(p), true)); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }
