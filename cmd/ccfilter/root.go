@@ -35,6 +35,7 @@ type options struct {
 	LineBuffered bool
 	MaxLineBytes int
 	Input        string
+	FullOutput   bool
 	Vars         []filter.Var
 
 	args []string // FILTER and FILEs as given
@@ -247,6 +248,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.StringVar(&o.Color, "color", "auto", "colors: auto (terminal only, NO_COLOR respected), always, never")
 	f.BoolVar(&o.LineBuffered, "line-buffered", false, "flush after every event (e.g. into tee)")
 	f.IntVar(&o.MaxLineBytes, "max-line-bytes", 1<<30, "longest line accepted; longer lines are reported and skipped")
+	f.BoolVar(&o.FullOutput, "full-output", false, "text and markdown: show a tool output a session transcript saved in its tool-results/ folder, not the preview the transcript holds")
 	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line), "+inputKinds())
 	f.SortFlags = false
 	mustComplete(cmd, "format", formatNames()...)

@@ -322,6 +322,8 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 			Compact: o.Compact || o.Indent == 0 && !o.Tab,
 			Raw:     o.Raw || o.Join,
 			Join:    o.Join,
+
+			SavedOutputs: o.FullOutput,
 		},
 		Out:        out,
 		Stderr:     o.stderr,

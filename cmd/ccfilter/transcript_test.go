@@ -332,3 +332,27 @@ func TestTranscriptNestedSubagent(t *testing.T) {
 	assert.Equal(t, "Agent main\nWrite aaf4be6061cae469c\nBash a2efea0094b20e458\nAgent main\n", got.Stdout,
 		"beta's Bash comes right after alpha's Write, before the second Agent call")
 }
+
+// TestFullOutput proves --full-output shows, in the markdown report and
+// the text view, the output a session saved in tool-results/ rather than
+// the <persisted-output> preview, and that without it the preview is
+// shown.
+func TestFullOutput(t *testing.T) {
+	transcript := transcriptRuns(t)["../../testdata/transcripts/60-long-session"]
+	files, _ := filepath.Glob("../../testdata/transcripts/60-long-session/home/.claude/projects/*/*/tool-results/toolu_01Bkubf2VYjQfY1jziRqCAcF.txt")
+	require.Len(t, files, 1)
+	saved, err := os.ReadFile(files[0])
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(saved)), "\n")
+	beyond := lines[60] // past the 2 KB preview
+	for _, f := range []string{"markdown", "text"} {
+		full := runIn(t, []string{"all", "--format", f, "--full-output", "--agent", "main", transcript}, "")
+		preview := runIn(t, []string{"all", "--format", f, "--agent", "main", transcript}, "")
+		assert.NotContains(t, full.Stdout, "<persisted-output>", f)
+		assert.Contains(t, preview.Stdout, "<persisted-output>", f)
+		if f == "markdown" {
+			assert.Contains(t, full.Stdout, beyond, "a line of the saved output beyond its preview")
+			assert.NotContains(t, preview.Stdout, beyond)
+		}
+	}
+}

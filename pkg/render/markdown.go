@@ -380,7 +380,7 @@ func (m *markdownRenderer) toolUse(ctx string, b stream.Block) {
 func (m *markdownRenderer) toolResults(ev *stream.Event, calls []*stream.ToolCall) {
 	for _, r := range ev.ToolResults() {
 		c := findCall(calls, r.ToolUseID)
-		text := resultText(r)
+		text := m.o.shownText(r, 4*mdBlockBytes)
 		name, size := "Tool", len(text)
 		if c != nil {
 			name, size = c.Name, c.ResultBytes

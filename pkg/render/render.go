@@ -76,6 +76,10 @@ type Options struct {
 	Compact bool   // -c: one line per value
 	Raw     bool   // -r: a string value is written without quotes
 	Join    bool   // -j: like Raw, and no newline after each value
+	// SavedOutputs has the text and markdown views show a tool output a
+	// session saved beside its transcript (ToolResult.Saved) rather than
+	// the preview the transcript holds, within their usual limits.
+	SavedOutputs bool
 	// Array has the json format write the records as the elements of one
 	// array, one document ([] when there are none), for the presets that
 	// print a record per event or call; without it, records are documents

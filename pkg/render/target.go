@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -139,6 +141,20 @@ func countLines(s string) int64 {
 
 // resultText returns a tool result's text for display: its text, and a
 // placeholder for each non-text block (images, tool references).
+// shownText is the result's text a view shows: with o.SavedOutputs, the
+// output saved in full (its first max bytes), else resultText.
+func (o Options) shownText(r stream.ToolResult, max int64) string {
+	if o.SavedOutputs && r.Saved != "" {
+		if f, err := os.Open(r.Saved); err == nil {
+			defer f.Close()
+			if b, err := io.ReadAll(io.LimitReader(f, max)); err == nil {
+				return string(b)
+			}
+		}
+	}
+	return resultText(r)
+}
+
 func resultText(r stream.ToolResult) string {
 	c := jsonx.Value(r.Content)
 	if c.Type() != jsonx.Array {

@@ -336,7 +336,7 @@ func (t *textRenderer) results(ev *stream.Event, calls []*stream.ToolCall) {
 	ind := t.eventCtx(ev)
 	for _, r := range ev.ToolResults() {
 		c := findCall(calls, r.ToolUseID)
-		text := resultText(r)
+		text := t.o.shownText(r, 64<<10)
 		name, target, size := "result", r.ToolUseID, len(text)
 		if c != nil {
 			name, target, size = c.Name, ToolTarget(c.Name, c.Input), c.ResultBytes

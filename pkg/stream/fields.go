@@ -198,6 +198,10 @@ type ToolResult struct {
 	IsError   bool
 	// Content is the raw content: a string or an array of blocks.
 	Content json.RawMessage
+	// Saved is the file that holds the whole output when Content is only
+	// its preview (a transcript's <persisted-output>, found in the
+	// session's tool-results/ folder), or "".
+	Saved string
 
 	size int // Size+1 once known (see Event.ToolResults)
 }

@@ -256,9 +256,10 @@ func (t *transcriptReader) persisted(ev *Event) {
 			continue
 		}
 		name, _, _ := strings.Cut(after, "\n")
-		fi, err := os.Stat(filepath.Join(t.dir, "tool-results", filepath.Base(strings.TrimSpace(name))))
-		if err == nil && fi.Mode().IsRegular() {
+		saved := filepath.Join(t.dir, "tool-results", filepath.Base(strings.TrimSpace(name)))
+		if fi, err := os.Stat(saved); err == nil && fi.Mode().IsRegular() {
 			results[i].size = int(fi.Size()) + 1
+			results[i].Saved = saved
 		}
 	}
 }
