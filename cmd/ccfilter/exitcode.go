@@ -95,15 +95,6 @@ func worse(a, b int) int {
 	return a
 }
 
-// printError writes one message line: "ccfilter: <what>\n".
-func printError(w io.Writer, msg string) {
-	msg = strings.TrimRight(msg, "\n")
-	if msg == "" {
-		return
-	}
-	fmt.Fprintf(w, "ccfilter: %s\n", msg)
-}
-
 // isBrokenPipe reports a write to a reader that went away. On stdout the
 // runtime's SIGPIPE normally ends the process first; this covers the cases
 // where SIGPIPE is ignored by the parent.

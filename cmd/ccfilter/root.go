@@ -80,7 +80,7 @@ func runWith(o *options, args []string, stdin io.Reader, stdout, stderr io.Write
 	o.stdin, o.stdout, o.stderr, o.environ = stdin, stdout, stderr, environ
 	rest, vars, err := extractVars(args)
 	if err != nil {
-		printError(stderr, err.Error())
+		preset.Warn(stderr, err.Error())
 		fmt.Fprintln(stderr, "Try 'ccfilter --help' for more information.")
 		return exitUsage
 	}
@@ -103,17 +103,17 @@ func runWith(o *options, args []string, stdin io.Reader, stdout, stderr io.Write
 	var ee *exitError
 	switch {
 	case errors.As(err, &ee):
-		printError(stderr, ee.msg)
+		preset.Warn(stderr, ee.msg)
 		return ee.code
 	case errors.As(err, &fe):
-		printError(stderr, fe.Error())
+		preset.Warn(stderr, fe.Error())
 		fmt.Fprintln(stderr, "Try 'ccfilter --help' for more information.")
 		return exitUsage
 	case isBrokenPipe(err):
 		return exitOK
 	default:
 		// cobra's own errors (unknown command, bad flag) are usage errors.
-		printError(stderr, err.Error())
+		preset.Warn(stderr, err.Error())
 		fmt.Fprintln(stderr, "Try 'ccfilter --help' for more information.")
 		return exitUsage
 	}

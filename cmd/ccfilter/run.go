@@ -46,8 +46,9 @@ func (o *options) resolve() (*plan, error) {
 			args = args[1:]
 			break
 		}
-		if o.sessionPath(args[0]) != "" {
-			p.preset = all // a session, named by its id
+		if path := o.sessionPath(args[0]); path != "" {
+			args[0] = path // a session, named by its id: found once
+			p.preset = all
 			break
 		}
 		x, err := filter.Compile(args[0], o.Vars, nil, func() []string { return o.environ })
@@ -136,7 +137,7 @@ func (o *options) run(ctx context.Context) (int, error) {
 	code := exitOK
 	for _, name := range o.sessionFiles(p.files) {
 		if name.err != nil {
-			printError(o.stderr, name.err.Error())
+			preset.Warn(o.stderr, name.err.Error())
 			code = worse(code, exitInput)
 			continue
 		}
@@ -147,7 +148,7 @@ func (o *options) run(ctx context.Context) (int, error) {
 			}
 			var ee *exitError
 			if errors.As(err, &ee) && ee.code == exitInput {
-				printError(o.stderr, ee.msg)
+				preset.Warn(o.stderr, ee.msg)
 				code = worse(code, exitInput)
 				continue
 			}
@@ -179,7 +180,7 @@ func (o *options) sessionPath(name string) string {
 	}
 	path, err := input.FindSession(o.projectsDir(), name)
 	if err != nil {
-		printError(o.stderr, "warning: "+err.Error())
+		preset.Warn(o.stderr, "warning: "+err.Error())
 		return ""
 	}
 	return path
@@ -274,16 +275,12 @@ func (o *options) openInput(name string) (*input.Input, func(), error) {
 		if o.stdinTerminal(r) {
 			// Nothing is piped in: say what ccfilter waits for, rather
 			// than sit silently on the keyboard.
-			printError(o.stderr, "reading a stream-json stream from stdin (a terminal): pipe claude -p ... --output-format stream-json --verbose into ccfilter, or name a file; Ctrl-D ends the input, Ctrl-C quits")
+			preset.Warn(o.stderr, "reading a stream-json stream from stdin (a terminal): pipe claude -p ... --output-format stream-json --verbose into ccfilter, or name a file; Ctrl-D ends the input, Ctrl-C quits")
 		}
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, nil, err
-		}
-		if fi, err := f.Stat(); err == nil && fi.IsDir() {
-			f.Close()
-			return nil, nil, errors.New("is a directory")
 		}
 		r = f
 		closeFile = func() { f.Close() }
@@ -400,7 +397,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 				run.Flush()
 				return exitInput, errorf(exitInput, "%v", err)
 			}
-			printError(o.stderr, "warning: "+err.Error())
+			preset.Warn(o.stderr, "warning: "+err.Error())
 			continue
 		}
 		memory.line(len(ev.Raw), perLine)
@@ -430,7 +427,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 // and tells the run (preset.Config.Diagnosis).
 func (o *options) diagnose(cfg *preset.Config, what string) {
 	cfg.Diagnosis = what
-	printError(o.stderr, cfg.Source+": "+what)
+	preset.Warn(o.stderr, cfg.Source+": "+what)
 }
 
 // knowsNoType reports whether the input had events and none of a type

@@ -27,3 +27,14 @@ func (a Agent) Match(parentToolUseID string, sub *stream.Subagent) bool {
 	}
 	return sub != nil && (sub.AgentID == id || strings.HasPrefix(sub.AgentID, id) && len(id) >= 6)
 }
+
+// ByKind reports whether a picks events by whose they are (main, sub,
+// all: Match's first cases), which each event says itself, rather than
+// naming a subagent, which takes the subagent tree.
+func (a Agent) ByKind() bool {
+	switch a {
+	case "", "all", "main", "sub":
+		return true
+	}
+	return false
+}

@@ -107,8 +107,7 @@ func ScanSession(path string) (Session, error) {
 	u := tr.Usage().Total
 	s.Tokens = u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
 	s.ToolCalls = tr.Tally().ToolCalls
-	metas, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "agent-*.meta.json"))
-	s.Subagents = len(metas)
+	s.Subagents = len(stream.SubagentMetas(stream.SessionDir(path)))
 	return s, nil
 }
 

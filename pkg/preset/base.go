@@ -37,9 +37,16 @@ func newBase(c *Config, tr *stream.Tracker, calls, records bool) (*base, error) 
 	if err != nil {
 		return nil, err
 	}
-	b := &base{c: c, tr: tr, r: r}
-	b.resolveAgents(c.Where)
+	b := bareBase(c, tr)
+	b.r = r
 	return b, nil
+}
+
+// bareBase is a base without a renderer, for a run that writes itself.
+func bareBase(c *Config, tr *stream.Tracker) *base {
+	b := &base{c: c, tr: tr}
+	b.resolveAgents(c.Where)
+	return b
 }
 
 // resolveAgents has x's agent function name subagents as the tracker
@@ -74,7 +81,7 @@ func (b *base) agentCallMatch(c *stream.ToolCall) bool {
 // the subagent it names matched nothing, and names the ones there are: a
 // mistyped id otherwise printed nothing and exited 0.
 func (b *base) unmatchedAgent() {
-	if agentByKind(b.c.Agent) || b.matched {
+	if b.c.Agent.ByKind() || b.matched {
 		return
 	}
 	var ids []string
@@ -85,7 +92,7 @@ func (b *base) unmatchedAgent() {
 	if len(ids) > 0 {
 		msg = fmt.Sprintf("%s: --agent %s matches no event; its subagents are %s (main, sub and all also work)", b.c.Source, b.c.Agent, strings.Join(ids, ", "))
 	}
-	warn(b.c.Stderr, msg)
+	Warn(b.c.Stderr, msg)
 }
 
 // openCalls are the calls that never got a result, of the agents --agent
@@ -148,7 +155,7 @@ func (b *base) runtime(err error) error {
 		return err
 	}
 	if b.runtimeErr == 0 {
-		warn(b.c.Stderr, re.Error())
+		Warn(b.c.Stderr, re.Error())
 	}
 	b.runtimeErr++
 	b.lastErrorLine = re.Line
@@ -161,14 +168,15 @@ func (b *base) runtime(err error) error {
 // errorSummary says, at the end, how many runtime errors were not shown.
 func (b *base) errorSummary() {
 	if n := b.runtimeErr - 1; n > 0 {
-		warn(b.c.Stderr, fmt.Sprintf("%s: %s on later events, the last on line %d (only the first is shown)",
+		Warn(b.c.Stderr, fmt.Sprintf("%s: %s on later events, the last on line %d (only the first is shown)",
 			b.c.Source, render.Plural(int64(n), "more jq error"), b.lastErrorLine))
 	}
 }
 
-// warn writes one message to stderr as the command writes its own:
-// "ccfilter: <msg>".
-func warn(w io.Writer, msg string) {
+// Warn writes one message line, as ccfilter writes all of its own on
+// stderr: "ccfilter: <msg>" (a message that is empty once its trailing
+// newlines are cut is not written). The command and the runs share it.
+func Warn(w io.Writer, msg string) {
 	if msg = strings.TrimRight(msg, "\n"); msg != "" {
 		fmt.Fprintf(w, "ccfilter: %s\n", msg)
 	}
@@ -216,6 +224,15 @@ func keepsOutcome(ev *stream.Event) bool {
 	return ev.Kind == stream.KindResult || ev.Kind == stream.KindText
 }
 
+// validateUsed validates in full an event the run uses; with --where,
+// which runs on it, building its tree on the way.
+func validateUsed(c *Config, ev *stream.Event) error {
+	if c.Where != nil {
+		return ev.ValidateValue()
+	}
+	return ev.Validate()
+}
+
 // validateIf validates ev in full when used says the run uses it.
 func validateIf(used bool, ev *stream.Event) error {
 	if !used {
@@ -232,17 +249,6 @@ func plainWriter(c *Config) *bufio.Writer { return bufio.NewWriterSize(c.Out, 64
 // the configuration.
 func fixed(n stream.Needs) func(*Config) stream.Needs {
 	return func(*Config) stream.Needs { return n }
-}
-
-// agentByKind reports whether --agent picks events by whose they are
-// (main, sub, all), which each event says itself, rather than naming a
-// subagent, which takes the subagent tree.
-func agentByKind(a filter.Agent) bool {
-	switch a {
-	case "", "all", "main", "sub":
-		return true
-	}
-	return false
 }
 
 // eventBytes says the format writes each event as its own bytes (NDJSON,

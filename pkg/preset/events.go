@@ -27,7 +27,7 @@ func eventsNeeds(c *Config) stream.Needs {
 	switch {
 	case !eventBytes(c):
 		return stream.Needs{}
-	case agentByKind(c.Agent):
+	case c.Agent.ByKind():
 		return stream.Needs{Follow: stream.FollowOutcome}
 	}
 	return stream.Needs{NoResultSizes: true}
@@ -49,10 +49,7 @@ func (r *eventsRun) Prepare(ev *stream.Event) error {
 	if !keepsFacts(ev) && !r.pick(ev) {
 		return nil
 	}
-	if r.c.Where != nil {
-		return ev.ValidateValue()
-	}
-	return ev.Validate()
+	return validateUsed(r.c, ev)
 }
 
 func (r *eventsRun) Event(ctx context.Context, ev *stream.Event, done []*stream.ToolCall) error {

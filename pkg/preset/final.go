@@ -43,11 +43,11 @@ func (r *finalRun) Finish() (Status, error) {
 	switch out.Status {
 	case stream.NoResult:
 		if r.c.Diagnosis == "" {
-			warn(r.c.Stderr, fmt.Sprintf("%s: no result: the stream ended without a result event (the run was killed or cut off)", r.c.Source))
+			Warn(r.c.Stderr, fmt.Sprintf("%s: no result: the stream ended without a result event (the run was killed or cut off)", r.c.Source))
 		}
 		return NoResult, r.w.Flush()
 	case stream.Failed:
-		warn(r.c.Stderr, failure(r.c.Source, out.Last))
+		Warn(r.c.Stderr, failure(r.c.Source, out.Last))
 		return Failed, r.w.Flush()
 	}
 	switch r.c.Format {
@@ -68,7 +68,7 @@ func (r *finalRun) Finish() (Status, error) {
 	default:
 		text, fellBack := r.tr.FinalText()
 		if fellBack {
-			warn(r.c.Stderr, fmt.Sprintf("note: %s: the result has no text; printing the main agent's last assistant text instead", r.c.Source))
+			Warn(r.c.Stderr, fmt.Sprintf("note: %s: the result has no text; printing the main agent's last assistant text instead", r.c.Source))
 		}
 		if r.c.Terminal {
 			text = render.Sanitize(text, true)

@@ -29,9 +29,7 @@ var text = Preset{
 	},
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		if c.Format == render.Text {
-			b := &base{c: c, tr: tr}
-			b.resolveAgents(c.Where)
-			return &textRun{base: b, p: newTextPrinter(plainWriter(c), c.Terminal), wordsOnly: wordsOnly(c)}, nil
+			return &textRun{base: bareBase(c, tr), p: newTextPrinter(plainWriter(c), c.Terminal), wordsOnly: wordsOnly(c)}, nil
 		}
 		return startEvents(c, tr, isText)
 	},
@@ -43,7 +41,7 @@ func isText(ev *stream.Event) bool { return ev.Kind == stream.KindText }
 // beyond the outcome: the main agent's words, the subagents' or all of
 // them (a subagent named by its id needs the subagent tree; --where may
 // look at anything).
-func wordsOnly(c *Config) bool { return agentByKind(c.Agent) && c.Where == nil }
+func wordsOnly(c *Config) bool { return c.Agent.ByKind() && c.Where == nil }
 
 // textRun is the text preset in text format: its printer writes, not a
 // renderer (base.r is nil).
@@ -62,10 +60,7 @@ func (r *textRun) Prepare(ev *stream.Event) error {
 	if !keepsFacts(ev) && ev.Kind != stream.KindText && ev.Kind != stream.KindDelta {
 		return nil
 	}
-	if r.c.Where != nil {
-		return ev.ValidateValue()
-	}
-	return ev.Validate()
+	return validateUsed(r.c, ev)
 }
 
 func (r *textRun) Event(ctx context.Context, ev *stream.Event, _ []*stream.ToolCall) error {

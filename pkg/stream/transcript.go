@@ -78,27 +78,35 @@ type sessionFacts struct {
 func NewTranscriptReader(r io.Reader, path string, opts DecoderOptions) Reader {
 	t := &transcriptReader{opts: opts, held: true}
 	if path != "" {
-		t.dir = strings.TrimSuffix(path, ".jsonl")
+		t.dir = SessionDir(path)
 	}
 	t.frames = []frame{{r: NewReader(r, opts)}}
-	t.agents, t.warn = sidechains(path)
+	t.agents, t.warn = sidechains(t.dir)
 	return t
 }
 
-// sidechains reads the .meta.json files beside a transcript: which file
-// holds the records of the subagent each Agent call started.
-func sidechains(path string) (map[string]sidechain, []error) {
-	out := map[string]sidechain{}
-	if path == "" {
-		return out, nil
+// SessionDir is the folder Claude Code keeps beside a session transcript
+// (<session>.jsonl → <session>/: subagents/, tool-results/).
+func SessionDir(transcript string) string { return strings.TrimSuffix(transcript, ".jsonl") }
+
+// SubagentMetas returns the .meta.json files of a session's subagents,
+// in its folder dir: subagents/agent-<id>.meta.json, and a Workflow's
+// agents' under subagents/workflows/<run>/.
+func SubagentMetas(dir string) []string {
+	if dir == "" {
+		return nil
 	}
-	dir := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
-	metas, _ := filepath.Glob(filepath.Join(dir, "agent-*.meta.json"))
-	// A Workflow's agents are under subagents/workflows/<run>/.
-	wf, _ := filepath.Glob(filepath.Join(dir, "workflows", "*", "agent-*.meta.json"))
-	metas = append(metas, wf...)
+	metas, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.meta.json"))
+	wf, _ := filepath.Glob(filepath.Join(dir, "subagents", "workflows", "*", "agent-*.meta.json"))
+	return append(metas, wf...)
+}
+
+// sidechains reads the .meta.json files of a session's folder dir: which
+// file holds the records of the subagent each Agent call started.
+func sidechains(dir string) (map[string]sidechain, []error) {
+	out := map[string]sidechain{}
 	var errs []error
-	for _, m := range metas {
+	for _, m := range SubagentMetas(dir) {
 		b, err := os.ReadFile(m)
 		if err != nil {
 			errs = append(errs, err)
