@@ -190,13 +190,16 @@ func newRootCmd(o *options, runF func(*options) error) *cobra.Command {
 		Short: "Filter and convert Claude Code's stream-json output",
 		Long: `ccfilter reads the event stream of
   claude -p --output-format stream-json --verbose
-(or the JSON array of --output-format json) from files or stdin, and prints
+(or the JSON array of --output-format json), or the session transcripts
+Claude Code keeps in ~/.claude/projects, from files or stdin, and prints
 what you ask for: a preset, or any jq expression (gojq), as text, markdown,
 NDJSON, CSV or JSON.
 
 FILTER is a preset name or a jq expression run per event; none means "all".
 FILE is zero or more files (.gz and .zst are read transparently); none or "-"
-reads stdin. Each file is its own run, output in argument order.
+reads stdin. A directory is every session (.jsonl) in it, oldest first; a
+session's id (or a unique prefix) is its transcript. Each file is its own
+run, output in argument order. 'ccfilter sessions' lists the sessions.
 
 ` + presetHelp(o.presets) + `
 Expression functions (besides jq's): ` + funcNames() + `
