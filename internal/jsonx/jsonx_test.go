@@ -78,6 +78,17 @@ func TestAccessors(t *testing.T) {
 	assert.True(t, v.Get("missing").IsNull())
 }
 
+// TestDuplicateKeyLastWins proves Get and Lookup read a key written twice
+// as its last value, as jq and JSON.parse do, also when one spelling is
+// escaped.
+func TestDuplicateKeyLastWins(t *testing.T) {
+	line := []byte(`{"is_error":true,"t":1,"is_\u0065rror":false}`)
+	assert.False(t, Parse(line).Get("is_error").Bool())
+	members, err := Members(line, nil)
+	require.NoError(t, err)
+	assert.Equal(t, "false", string(Lookup(members, "is_error")))
+}
+
 // TestDecodeMatchesEncodingJSON proves Decode builds the same tree as
 // encoding/json (numbers aside: ints stay ints, big ints stay exact).
 func TestDecodeMatchesEncodingJSON(t *testing.T) {

@@ -337,6 +337,9 @@ type Member struct {
 	Val Value
 }
 
+// Is reports whether the member's key, unescaped, is key.
+func (m Member) Is(key string) bool { return keyEqual(m.Key, key) }
+
 // Members checks the framing of the object b, as ValidateFraming does, and
 // appends its members to dst (reused, so a caller that keeps dst allocates
 // nothing). It is one walk over a line that then answers every top-level
@@ -398,10 +401,10 @@ func Members(b []byte, dst []Member) ([]Member, error) {
 	return dst, nil
 }
 
-// Lookup returns the value of key among members (the first one, as Get), or
+// Lookup returns the value of key among members (the last one, as Get), or
 // nil.
 func Lookup(members []Member, key string) Value {
-	for i := range members {
+	for i := len(members) - 1; i >= 0; i-- {
 		if keyEqual(members[i].Key, key) {
 			return members[i].Val
 		}

@@ -70,13 +70,16 @@ func (v Value) Exists() bool { return len(v) > 0 }
 // IsNull reports whether the value is missing or JSON null.
 func (v Value) IsNull() bool { t := v.Type(); return t == Missing || t == Null }
 
-// Get returns the member key of an object, or nil.
+// Get returns the member key of an object, or nil. When the key appears
+// more than once the last one wins, as in jq and JSON.parse: every reader
+// of a key (classification, the tracker, expressions) must agree on which
+// value a line holds, or "final" could call a run failed that jq calls a
+// success.
 func (v Value) Get(key string) Value {
 	var out Value
 	v.EachMember(func(k []byte, val Value) bool {
 		if keyEqual(k, key) {
 			out = val
-			return false
 		}
 		return true
 	})

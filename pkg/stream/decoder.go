@@ -64,6 +64,8 @@ const (
 	// which catches most cut lines but not two lines merged by a lost
 	// newline (the second event is then silently lost). For consumers that
 	// read the head of each line and accept that, at close to memory speed.
+	// It reads a key written twice as its first value; the other checks
+	// read the last, as jq does.
 	CheckEnds
 )
 
@@ -469,8 +471,11 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 	}
 	ev.point(line, opts.Source, n, off)
 	ev.valid = opts.Check == CheckAll
-	if opts.Check == CheckFraming {
-		// The framing walk indexes the top-level members on its way.
+	if opts.Check != CheckEnds {
+		// The framing walk indexes the top-level members on its way. The
+		// index is what classification reads, so a key written twice
+		// means its last value, as in jq (CheckEnds, which reads only the
+		// line's head, takes the first).
 		if err := ev.frame(); err != nil {
 			return badLine(opts, line, n, off, err)
 		}

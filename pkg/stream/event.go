@@ -54,19 +54,20 @@ type Event struct {
 	haveDelta   bool
 }
 
-// reset points the reused event at a new line and classifies it; the
-// member index keeps its capacity, so a reused event allocates nothing.
-func (e *Event) reset(raw []byte, source string, line, off int64) {
-	e.point(raw, source, line, off)
-	e.classify()
-}
-
+// point aims the reused event at a new line; the member index keeps its
+// capacity, so a reused event allocates nothing.
 func (e *Event) point(raw []byte, source string, line, off int64) {
 	*e = Event{Raw: raw, Source: source, Line: line, Offset: off, top: e.top[:0], results: e.results[:0]}
 }
 
 func (e *Event) classify() {
-	e.Type, e.Subtype = discriminators(e.Raw)
+	if e.haveTop {
+		// The index is built: read the discriminators from it, so that a
+		// key written twice means its last value here as in jq.
+		e.Type, e.Subtype = indexedDiscriminators(e.top)
+	} else {
+		e.Type, e.Subtype = discriminators(e.Raw)
+	}
 	e.Kind = classify(e)
 }
 
@@ -94,7 +95,9 @@ func NewEvent(raw []byte, source string, line int64) (*Event, error) {
 		return nil, newSyntaxError(source, line, 0, raw, err)
 	}
 	e := &Event{}
-	e.reset(bytes.Clone(raw), source, line, 0)
+	e.point(bytes.Clone(raw), source, line, 0)
+	e.frame()
+	e.classify()
 	e.valid = true
 	return e, nil
 }
@@ -354,6 +357,27 @@ func discriminators(raw []byte) (typ, subtype string) {
 		}
 		return tv == nil || sv == nil
 	})
+	return intern(tv), intern(sv)
+}
+
+// indexedDiscriminators is discriminators read from the member index, in
+// one pass over it: the last "type" and "subtype" win, as in jq.
+func indexedDiscriminators(top []jsonx.Member) (typ, subtype string) {
+	var tv, sv jsonx.Value
+	for i := range top {
+		k := top[i].Key
+		switch {
+		case string(k) == "type":
+			tv = top[i].Val
+		case string(k) == "subtype":
+			sv = top[i].Val
+		case bytes.IndexByte(k, '\\') < 0:
+		case top[i].Is("type"): // an escaped key, "\u0074ype"
+			tv = top[i].Val
+		case top[i].Is("subtype"):
+			sv = top[i].Val
+		}
+	}
 	return intern(tv), intern(sv)
 }
 
