@@ -65,3 +65,50 @@ func TestDuplicateKeysLastWins(t *testing.T) {
 		})
 	}
 }
+
+// TestNumbersThatDoNotFit proves that a cost past float64 (1e400) or a
+// count past int64 neither crashes a JSON report nor shows as a 0 that was
+// not written: the cost is kept as written, the count is left out, and
+// stderr names the line and the field.
+func TestNumbersThatDoNotFit(t *testing.T) {
+	cases := []struct {
+		name   string
+		edits  []string
+		args   []string
+		out    []string // in stdout
+		stderr string
+	}{
+		{"cost 1e400: usage json keeps it as written",
+			[]string{`"total_cost_usd":0.021856`, `"total_cost_usd":1e400`},
+			[]string{"usage", "--format", "json"},
+			[]string{`"have_cost": false`, `"cost_as_written": "1e400"`},
+			"line 3: total_cost_usd 1e400 does not fit a 64-bit number: read as missing"},
+		{"cost 1e400: usage text shows it as written",
+			[]string{`"total_cost_usd":0.021856`, `"total_cost_usd":-1e400`},
+			[]string{"usage"},
+			[]string{"cost $-1e400 (as written"},
+			"total_cost_usd -1e400 does not fit"},
+		{"cost 1e400: all shows it as written, not $+Inf",
+			[]string{`"total_cost_usd":0.021856`, `"total_cost_usd":1e400`},
+			[]string{"all", "--color", "never"},
+			[]string{"· $1e400"},
+			"total_cost_usd 1e400 does not fit"},
+		{"tokens past int64: left out and said, not a silent 0",
+			[]string{`"input_tokens":3,"cache_creation_input_tokens":2457,"cache_read_input_tokens":9840,"cache_creation"`,
+				`"input_tokens":99999999999999999999,"cache_creation_input_tokens":2457,"cache_read_input_tokens":9840,"cache_creation"`},
+			[]string{"usage", "--format", "csv"},
+			[]string{"claude-opus-5-5,main,1,0,1,2457,9840,"},
+			"line 2: input_tokens 99999999999999999999 does not fit a 64-bit number: read as missing"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := derived(t, "01-plain-text.jsonl", c.edits...)
+			r := runIn(t, append(c.args, path), "")
+			assert.Equal(t, 0, r.Code, r.Stderr)
+			for _, s := range c.out {
+				assert.Contains(t, r.Stdout, s)
+			}
+			assert.Contains(t, r.Stderr, c.stderr)
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -87,6 +88,37 @@ func TestDuplicateKeyLastWins(t *testing.T) {
 	members, err := Members(line, nil)
 	require.NoError(t, err)
 	assert.Equal(t, "false", string(Lookup(members, "is_error")))
+}
+
+// TestNumbersThatDoNotFit proves IntOK and FloatOK tell a number past
+// int64 or float64 from a 0 that was written, and Int/Float never give
+// +Inf or a wrapped-around value.
+func TestNumbersThatDoNotFit(t *testing.T) {
+	cases := []struct {
+		in  string
+		i   int64
+		iok bool
+		f   float64
+		fok bool
+	}{
+		{"0", 0, true, 0, true},
+		{"9223372036854775807", math.MaxInt64, true, 9223372036854775807, true},
+		{"9223372036854775808", 0, false, 9223372036854775808, true},
+		{"-9223372036854775808", math.MinInt64, true, -9223372036854775808, true},
+		{"1e30", 0, false, 1e30, true},
+		{"1e400", 0, false, 0, false},
+		{"-1e400", 0, false, 0, false},
+		{"1e-400", 0, true, 0, true},
+		{"2.5", 2, true, 2.5, true},
+		{`"7"`, 0, false, 0, false},
+	}
+	for _, c := range cases {
+		i, iok := Value(c.in).IntOK()
+		f, fok := Value(c.in).FloatOK()
+		assert.Equal(t, []any{c.i, c.iok, c.f, c.fok}, []any{i, iok, f, fok}, c.in)
+		assert.Equal(t, c.i, Value(c.in).Int(), c.in)
+		assert.Equal(t, c.f, Value(c.in).Float(), c.in)
+	}
 }
 
 // TestDecodeMatchesEncodingJSON proves Decode builds the same tree as

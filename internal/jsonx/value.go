@@ -470,28 +470,49 @@ func strLen(body []byte) int {
 // Bool returns a boolean value, false for any other type.
 func (v Value) Bool() bool { return len(v) == 4 && string(v) == "true" }
 
-// Int returns a number as int64 (truncating a fraction), 0 for other types.
+// Int returns a number as int64 (truncating a fraction), 0 for other types
+// and for numbers int64 cannot hold (IntOK tells those apart).
 func (v Value) Int() int64 {
-	if v.Type() != Number {
-		return 0
-	}
-	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
-		return n
-	}
-	f, _ := strconv.ParseFloat(string(v), 64)
-	if f > math.MaxInt64 || f < math.MinInt64 {
-		return 0
-	}
-	return int64(f)
+	n, _ := v.IntOK()
+	return n
 }
 
-// Float returns a number as float64, 0 for other types.
-func (v Value) Float() float64 {
+// IntOK returns a number as int64 (truncating a fraction), and whether it
+// is a number int64 holds: 1e30 or 99999999999999999999 give 0, false, so
+// that a caller can say so rather than show a 0 as if it were written.
+func (v Value) IntOK() (int64, bool) {
 	if v.Type() != Number {
-		return 0
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(string(v), 10, 64); err == nil {
+		return n, true
 	}
 	f, _ := strconv.ParseFloat(string(v), 64)
+	// 2^63 itself is out: float64(MaxInt64) rounds up to it.
+	if math.IsNaN(f) || f >= math.MaxInt64 || f < math.MinInt64 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// Float returns a number as float64, 0 for other types and for numbers
+// past float64's range (1e400; FloatOK tells those apart).
+func (v Value) Float() float64 {
+	f, _ := v.FloatOK()
 	return f
+}
+
+// FloatOK returns a number as float64, and whether it is a number float64
+// holds (1e400 is not: ParseFloat makes it +Inf, which no JSON can carry).
+func (v Value) FloatOK() (float64, bool) {
+	if v.Type() != Number {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
 }
 
 func hex4(b []byte) int {

@@ -173,6 +173,21 @@ func (b *base) errorSummary() {
 	}
 }
 
+// unfitSummary says which numbers did not fit where the figures keep them
+// and were read as missing, so that no figure is silently short.
+func (b *base) unfitSummary() {
+	nf := b.tr.Unfit()
+	if nf.Count == 0 {
+		return
+	}
+	msg := fmt.Sprintf("%s: line %d: %s %s does not fit a 64-bit number: read as missing",
+		b.c.Source, nf.First.Line, nf.First.Field, nf.First.Text)
+	if nf.Count > 1 {
+		msg += fmt.Sprintf(" (%s in all)", render.Plural(nf.Count, "such number"))
+	}
+	Warn(b.c.Stderr, msg)
+}
+
 // Warn writes one message line, as ccfilter writes all of its own on
 // stderr: "ccfilter: <msg>" (a message that is empty once its trailing
 // newlines are cut is not written). The command and the runs share it.
@@ -186,6 +201,7 @@ func Warn(w io.Writer, msg string) {
 // (summed up on stderr), then with -e the stream's outcome.
 func (b *base) status() Status {
 	b.errorSummary()
+	b.unfitSummary()
 	if b.runtimeErr > 0 {
 		return BadInput
 	}

@@ -25,6 +25,8 @@ func usageReport(b *base) (*render.Report, error) {
 	head := render.Plural(int64(d.Calls), "model call")
 	if d.HaveCost {
 		head += fmt.Sprintf(", cost $%.4f", d.CostUSD)
+	} else if d.CostWritten != "" {
+		head += ", cost $" + d.CostWritten + " (as written: too large to compute with)"
 	}
 	tokens := func(u stream.Usage) []render.Cell {
 		return []render.Cell{num(u.InputTokens), num(u.OutputTokens), num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens)}
@@ -43,6 +45,8 @@ func usageReport(b *base) (*render.Report, error) {
 	cost := ""
 	if d.HaveCost {
 		cost = strconv.FormatFloat(d.CostUSD, 'f', -1, 64)
+	} else {
+		cost = d.CostWritten
 	}
 	rows.Rows = append(rows.Rows, append(append([]render.Cell{plain(""), plain("total"), num(int64(d.Calls))}, tokens(d.Total)...), num0(cost)))
 

@@ -584,7 +584,7 @@ func (m *markdownRenderer) result(ev *stream.Event) {
 	if r.DurationAPIMs > 0 {
 		b.WriteString(" (API " + fmtMs(r.DurationAPIMs) + ")")
 	}
-	b.WriteString("\n- **Cost:** " + mdInline(fmt.Sprintf("$%.4f", r.TotalCostUSD)) + "\n")
+	b.WriteString("\n- **Cost:** " + mdInline(r.CostLabel()) + "\n")
 	if r.PermissionDenials > 0 {
 		b.WriteString("- **Permission denials:** " + strconv.Itoa(r.PermissionDenials) + "\n")
 	}
@@ -754,7 +754,7 @@ func (m *markdownRenderer) summary(open []*stream.ToolCall) error {
 		}
 		add("Turns", perResult(f.tally, i64(f.tally.Turns), func(r stream.ResultFigures) string { return i64(r.Turns) }))
 		add("Duration", perResult(f.tally, fmtMs(f.tally.DurationMs), func(r stream.ResultFigures) string { return fmtMs(r.DurationMs) }))
-		add("Cost", mdInline(fmt.Sprintf("$%.4f", r.TotalCostUSD)))
+		add("Cost", mdInline(r.CostLabel()))
 		for _, u := range r.ModelUsage {
 			add("Tokens: "+mdInline(u.Model), fmt.Sprintf("%d in, %d out, %d cache read, %d cache write", u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens))
 		}

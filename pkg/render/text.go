@@ -662,7 +662,7 @@ func (t *textRenderer) result(ev *stream.Event) {
 	if r.ResultIndex > 0 {
 		parts = append(parts, "result "+strconv.FormatInt(r.ResultIndex, 10))
 	}
-	parts = append(parts, plural(r.NumTurns, "turn"), fmtMs(r.DurationMs), fmt.Sprintf("$%.4f", r.TotalCostUSD))
+	parts = append(parts, plural(r.NumTurns, "turn"), fmtMs(r.DurationMs), r.CostLabel())
 	if r.PermissionDenials > 0 {
 		parts = append(parts, plural(int64(r.PermissionDenials), "permission denial"))
 	}

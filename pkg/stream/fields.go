@@ -2,7 +2,9 @@ package stream
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"strings"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
@@ -30,12 +32,85 @@ func (u Usage) Total() int64 {
 	return u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
 }
 
-func usageOf(v jsonx.Value) Usage {
+// usageOf reads a usage object, noting in nf (when not nil) a count that
+// does not fit.
+func usageOf(v jsonx.Value, nf *Unfits) Usage {
 	// One walk over the object, not one per field.
 	var buf [16]jsonx.Member
 	ms := members(v, buf[:0])
-	return Usage{jsonx.Lookup(ms, "input_tokens").Int(), jsonx.Lookup(ms, "output_tokens").Int(),
-		jsonx.Lookup(ms, "cache_creation_input_tokens").Int(), jsonx.Lookup(ms, "cache_read_input_tokens").Int()}
+	get := func(k string) int64 { return nf.Int(k, jsonx.Lookup(ms, k)) }
+	return Usage{get("input_tokens"), get("output_tokens"), get("cache_creation_input_tokens"), get("cache_read_input_tokens")}
+}
+
+// Unfit is a number the stream wrote that does not fit where ccfilter
+// keeps it: a count past int64, a cost past float64 (1e400). It is read as
+// missing (no cost; a count left out of the sums) and reported, so that no
+// report shows a 0 that was not written, and no JSON output fails on +Inf.
+type Unfit struct {
+	Line  int64  `json:"line"`
+	Field string `json:"field"`
+	Text  string `json:"text"` // as written
+}
+
+// Unfits counts the numbers that did not fit and keeps the first. The zero
+// value is ready; a nil *Unfits reads numbers without noting.
+type Unfits struct {
+	First Unfit
+	Count int64
+	line  int64
+}
+
+// Int reads v as a count (0 when missing), noting a number that int64
+// cannot hold.
+func (nf *Unfits) Int(field string, v jsonx.Value) int64 {
+	n, ok := v.IntOK()
+	if !ok && nf != nil && v.Type() == jsonx.Number {
+		nf.note(field, v)
+	}
+	return n
+}
+
+// Float reads v as a float (0 when missing), noting a number float64
+// cannot hold.
+func (nf *Unfits) Float(field string, v jsonx.Value) (float64, bool) {
+	f, ok := v.FloatOK()
+	if !ok && nf != nil && v.Type() == jsonx.Number {
+		nf.note(field, v)
+	}
+	return f, ok
+}
+
+func (nf *Unfits) note(field string, v jsonx.Value) {
+	if nf.Count == 0 {
+		nf.First = Unfit{Line: nf.line, Field: field, Text: numberText(v)}
+	}
+	nf.Count++
+}
+
+// numberText is a number as written, cut at 40 bytes; quoted when a line
+// that was not fully validated holds something else there.
+func numberText(v jsonx.Value) string {
+	for _, c := range v {
+		if !strings.ContainsRune("0123456789+-.eE", rune(c)) {
+			return preview(v)
+		}
+	}
+	if len(v) > 40 {
+		return string(v[:40]) + "…"
+	}
+	return string(v)
+}
+
+// Add counts o's numbers into nf, as read on line.
+func (nf *Unfits) Add(o Unfits, line int64) {
+	if o.Count == 0 {
+		return
+	}
+	if nf.Count == 0 {
+		nf.First = o.First
+		nf.First.Line = line
+	}
+	nf.Count += o.Count
 }
 
 // Block is one content block of an assistant message.
@@ -71,7 +146,7 @@ func (e *Event) Assistant() Assistant {
 		MessageID:      jsonx.Lookup(msg, "id").Str(),
 		Model:          jsonx.Lookup(msg, "model").Str(),
 		StopReason:     jsonx.Lookup(msg, "stop_reason").Str(),
-		Usage:          usageOf(jsonx.Lookup(msg, "usage")),
+		Usage:          usageOf(jsonx.Lookup(msg, "usage"), nil),
 		Error:          v.Get("error").Str(),
 		APIErrorStatus: int(v.Get("api_error_status").Int()),
 		Aborted:        v.Get("aborted").Bool(),
@@ -325,6 +400,14 @@ type Result struct {
 	DurationMs     int64
 	DurationAPIMs  int64
 	TotalCostUSD   float64
+	// HasCost is whether total_cost_usd is a number that fits (its text is
+	// in Unfit otherwise).
+	HasCost bool
+	// Unfit counts the numbers of the result that do not fit (read as
+	// missing).
+	Unfit Unfits
+	// CostWritten is total_cost_usd as written when it does not fit.
+	CostWritten string
 	// ResultIndex is result_index, or -1 when absent.
 	ResultIndex int64
 	Usage       Usage
@@ -346,17 +429,22 @@ func (e *Event) Result() Result {
 		TerminalReason:       v.Get("terminal_reason").Str(),
 		StopReason:           v.Get("stop_reason").Str(),
 		APIErrorStatus:       int(v.Get("api_error_status").Int()),
-		NumTurns:             v.Get("num_turns").Int(),
-		DurationMs:           v.Get("duration_ms").Int(),
-		DurationAPIMs:        v.Get("duration_api_ms").Int(),
-		TotalCostUSD:         v.Get("total_cost_usd").Float(),
 		ResultIndex:          -1,
-		Usage:                usageOf(v.Get("usage")),
 		StructuredOutput:     json.RawMessage(v.Get("structured_output")),
 		OriginKind:           v.Path("origin", "kind").Str(),
 		StartupFailureReason: v.Get("startup_failure_reason").Str(),
 		PermissionDenials:    v.Get("permission_denials").Len(),
 	}
+	nf := &r.Unfit
+	nf.line = e.Line
+	r.NumTurns = nf.Int("num_turns", v.Get("num_turns"))
+	r.DurationMs = nf.Int("duration_ms", v.Get("duration_ms"))
+	r.DurationAPIMs = nf.Int("duration_api_ms", v.Get("duration_api_ms"))
+	cost := v.Get("total_cost_usd")
+	if r.TotalCostUSD, r.HasCost = nf.Float("total_cost_usd", cost); !r.HasCost && cost.Type() == jsonx.Number {
+		r.CostWritten = numberText(cost)
+	}
+	r.Usage = usageOf(v.Get("usage"), nf)
 	if t := v.Get("result"); t.Type() == jsonx.String {
 		r.Text, r.HasText = t.Str(), true
 	}
@@ -379,15 +467,28 @@ func (e *Event) Result() Result {
 	v.Get("modelUsage").EachMember(func(k []byte, m jsonx.Value) bool {
 		r.ModelUsage = append(r.ModelUsage, ModelUsage{
 			Model:                    jsonx.Value(append(append([]byte{'"'}, k...), '"')).Str(),
-			InputTokens:              m.Get("inputTokens").Int(),
-			OutputTokens:             m.Get("outputTokens").Int(),
-			CacheReadInputTokens:     m.Get("cacheReadInputTokens").Int(),
-			CacheCreationInputTokens: m.Get("cacheCreationInputTokens").Int(),
-			CostUSD:                  m.Get("costUSD").Float(),
+			InputTokens:              nf.Int("inputTokens", m.Get("inputTokens")),
+			OutputTokens:             nf.Int("outputTokens", m.Get("outputTokens")),
+			CacheReadInputTokens:     nf.Int("cacheReadInputTokens", m.Get("cacheReadInputTokens")),
+			CacheCreationInputTokens: nf.Int("cacheCreationInputTokens", m.Get("cacheCreationInputTokens")),
 		})
+		r.ModelUsage[len(r.ModelUsage)-1].CostUSD, _ = nf.Float("costUSD", m.Get("costUSD"))
 		return true
 	})
 	return r
+}
+
+// CostLabel is the cost as people read it, "$0.1234"; a cost that does
+// not fit a float64 as it was written ("$1e400"), one that is missing as
+// "$?".
+func (r Result) CostLabel() string {
+	if r.HasCost {
+		return fmt.Sprintf("$%.4f", r.TotalCostUSD)
+	}
+	if r.CostWritten != "" {
+		return "$" + r.CostWritten
+	}
+	return "$?"
 }
 
 // TaskUsage is the usage a task_progress or task_notification reports.

@@ -165,6 +165,9 @@ type UsageReport struct {
 	// CostUSD is the last result's total_cost_usd (cumulative: never summed).
 	CostUSD  float64 `json:"cost_usd"`
 	HaveCost bool    `json:"have_cost"`
+	// CostWritten is total_cost_usd as written when it is a number that
+	// does not fit a float64 (1e400): then HaveCost is false.
+	CostWritten string `json:"cost_as_written,omitempty"`
 	// ModelCosts is the last result's modelUsage; Helper lists the entries of
 	// models that never answered an assistant message (the small helper
 	// model), whose cost is HelperCostUSD rather than the main model's.
@@ -212,6 +215,9 @@ type Tracker struct {
 	lastText   textAcc
 	stats      Stats
 	tally      Tally
+	// unfit counts the usage figures that did not fit (read as missing);
+	// the last result's own are added when it is parsed.
+	unfit Unfits
 }
 
 type usageKey struct {
@@ -382,7 +388,9 @@ func (t *Tracker) observeAssistant(e *Event) {
 	idv := jsonx.Lookup(msg, "id")
 	id := idv.Str()
 	model := jsonx.Lookup(msg, "model").Str()
-	u := usageOf(jsonx.Lookup(msg, "usage"))
+	var nf Unfits
+	u := usageOf(jsonx.Lookup(msg, "usage"), &nf)
+	t.unfit.Add(nf, e.Line)
 	if model != "<synthetic>" {
 		t.recordUsage(id, model, parent != "", agent, u, false)
 	}
@@ -583,10 +591,14 @@ func (t *Tracker) observeDelta(e *Event) {
 	case typ.StrEqual("message_start"):
 		msg := ev.Get("message")
 		parent := v.Get("parent_tool_use_id").Str()
-		t.recordUsage(msg.Get("id").Str(), msg.Get("model").Str(), parent != "", t.agentOf(parent, v.Get("agent_id").Str()), usageOf(msg.Get("usage")), true)
+		var nf Unfits
+		t.recordUsage(msg.Get("id").Str(), msg.Get("model").Str(), parent != "", t.agentOf(parent, v.Get("agent_id").Str()), usageOf(msg.Get("usage"), &nf), true)
+		t.unfit.Add(nf, e.Line)
 	case typ.StrEqual("message_delta"):
 		if id := v.Get("api_message_id").Str(); id != "" {
-			t.recordUsage(id, "", false, nil, usageOf(ev.Get("usage")), true)
+			var nf Unfits
+			t.recordUsage(id, "", false, nil, usageOf(ev.Get("usage"), &nf), true)
+			t.unfit.Add(nf, e.Line)
 		}
 	}
 }
@@ -749,9 +761,18 @@ func (t *Tracker) parseLast() {
 	e.point(t.lastResult, "", t.outcome.Line, 0)
 	e.classify()
 	t.outcome.Last, t.lastParsed = e.Result(), true
+	t.unfit.Add(t.outcome.Last.Unfit, t.outcome.Line)
 	// The view's raw parts alias the bytes it was made from, which the
 	// next result overwrites: the outcome owns its own.
 	t.outcome.Last.StructuredOutput = bytes.Clone(t.outcome.Last.StructuredOutput)
+}
+
+// Unfit counts the numbers of usage and of the last result that did not
+// fit where they are kept (read as missing), with the first of them: a
+// report that shows figures says so.
+func (t *Tracker) Unfit() Unfits {
+	t.parseLast()
+	return t.unfit
 }
 
 // LastResult returns the last result event's bytes (the tracker's own
@@ -806,8 +827,9 @@ func (t *Tracker) Usage() UsageReport {
 	})
 	if t.outcome.Results > 0 {
 		t.parseLast()
-		rep.HaveCost = true
+		rep.HaveCost = t.outcome.Last.HasCost
 		rep.CostUSD = t.outcome.Last.TotalCostUSD
+		rep.CostWritten = t.outcome.Last.CostWritten
 		rep.ModelCosts = t.outcome.Last.ModelUsage
 		for _, mu := range rep.ModelCosts {
 			if !seen[mu.Model] {
