@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -109,6 +111,34 @@ func TestNumbersThatDoNotFit(t *testing.T) {
 				assert.Contains(t, r.Stdout, s)
 			}
 			assert.Contains(t, r.Stderr, c.stderr)
+		})
+	}
+}
+
+// TestRawControlInStringIsPassedOver proves a line holding a control
+// character written raw inside a string (invalid JSON, which jq rejects)
+// is reported with its line number and passed over the same way in every
+// format and check, the rest of the output intact: JSON output stays
+// valid JSON, never thrown away with an exit 2.
+func TestRawControlInStringIsPassedOver(t *testing.T) {
+	path := derived(t, "01-plain-text.jsonl", "scripted fake", "scripted\x01fake")
+	const warning = ":2: invalid JSON: raw control character U+0001 in string"
+	for _, args := range [][]string{
+		{"all"}, {"all", "--format", "json"}, {"all", "--format", "ndjson"}, {"all", "--format", "markdown"},
+		{"all", "--full-check"}, {"text", "--format", "json"}, {"final"}, {"final", "--full-check"}, {".message.content[0].text"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := runIn(t, append(args, path), "")
+			assert.Equal(t, 0, r.Code, r.Stderr)
+			assert.Contains(t, r.Stderr, warning)
+			assert.NotContains(t, r.Stdout, "\x01")
+			assert.NotContains(t, r.Stdout, "scripted\\u0001fake")
+			if slices.Contains(args, "json") {
+				assert.True(t, json.Valid([]byte(r.Stdout)), r.Stdout)
+			}
+			if args[0] == "final" {
+				assert.Equal(t, "Hello! I am a scripted fake model. 2 + 2 = 4.\n", r.Stdout, "the result's line is kept")
+			}
 		})
 	}
 }

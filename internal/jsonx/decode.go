@@ -160,6 +160,9 @@ func (p *parser) str(i int) (any, int, bool) {
 		return nil, len(p.b), false
 	}
 	body := p.b[i+1 : end-1]
+	if controlAt(body) >= 0 {
+		return nil, end, false // (Validate says why)
+	}
 	if bytes.IndexByte(body, '\\') < 0 {
 		return validUTF8(body), end, true
 	}

@@ -27,6 +27,8 @@ func TestValidateAgreesWithEncodingJSON(t *testing.T) {
 		`{"a":"b`, `{"a":"b\"}`, `{"a":tru}`, `{"a":nul`, `"\x"`, `"\u12"`, `"\u12g4"`,
 		`{"a":1}}`, `{"a":1} x`, ``, `   `, `[`, `{`, `{"type":"result"`,
 		`{"a":[{"b":[{"c":"\\\\\"x"}]}]}`,
+		// A control character written raw in a string or a key.
+		"\"a\x01b\"", "{\"a\x1f\":1}", "[\"\x00\"]", "\"tab\there\"", "\"" + strings.Repeat("x", 200) + "\x1b[31m\"",
 	}
 	for _, c := range cases {
 		t.Run(c, func(t *testing.T) {
@@ -232,6 +234,9 @@ func FuzzValidateDecode(f *testing.F) {
 	f.Add([]byte(`[1,"\u2028",{"a":null}]`))
 	f.Add([]byte(`{"a":"\\\""}`))
 	f.Add([]byte(`[{"type":"tool_result","content":"x"},1,{},{"a":[{"b":2}]}]`))
+	f.Add([]byte("{\"type\":\"assistant\",\"text\":\"a\x01b\"}"))
+	f.Add([]byte(`{"is_error":true,"is_error":false}`))
+	f.Add([]byte(`{"total_cost_usd":1e400,"n":99999999999999999999}`))
 	f.Add([]byte(`"\\\\u0041\ud83d\ude00\ud83d\u0041\\\u00e9"`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		err := Validate(b)
@@ -270,11 +275,21 @@ func FuzzValidateDecode(f *testing.F) {
 		}
 		if json.Valid(b) {
 			require.NoError(t, err)
-			// The open-ended lookups find what the exact ones find.
+			// The open-ended lookups find what the exact ones find: Find
+			// the first of a key written twice, Get the last.
+			firstOf, lastOf := map[string]Value{}, map[string]Value{}
 			v.EachMember(func(k []byte, val Value) bool {
-				require.Equal(t, v.Get(string(k)), v.Find(string(k)).Trim(), "key %q", k)
+				key := Value(append(append([]byte{'"'}, k...), '"')).Str()
+				if _, ok := firstOf[key]; !ok {
+					firstOf[key] = val
+				}
+				lastOf[key] = val
 				return true
 			})
+			for key, val := range firstOf {
+				require.Equal(t, val, v.Find(key).Trim(), "key %q", key)
+				require.Equal(t, lastOf[key], v.Get(key), "key %q", key)
+			}
 			require.Equal(t, v.Index(0), v.First().Trim())
 			// Members lists what EachMember walks.
 			var walked []Member

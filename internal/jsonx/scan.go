@@ -16,6 +16,7 @@ package jsonx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 )
@@ -249,7 +250,7 @@ func validString(b []byte, i int) (int, error) {
 		case bad >= 0:
 			return bad, &SyntaxError{Offset: bad, Msg: "invalid escape in string"}
 		}
-		return end, nil
+		return end, rawControl(b, i+1, end-1)
 	}
 	end := stringEnd(b, i)
 	if end < 0 {
@@ -261,7 +262,40 @@ func validString(b []byte, i int) (int, error) {
 			return i + 1 + k + off, &SyntaxError{Offset: i + 1 + k + off, Msg: "invalid escape in string"}
 		}
 	}
-	return end, nil
+	// (After the escapes, as the block scanner's path: both give the
+	// same message.)
+	return end, rawControl(b, i+1, end-1)
+}
+
+// rawControl reports a control character (U+0000 to U+001F) written raw
+// in the string body b[from:to], which JSON forbids and jq rejects: a line
+// that holds one is not valid, whichever output it would go to.
+func rawControl(b []byte, from, to int) error {
+	if k := controlAt(b[from:to]); k >= 0 {
+		return &SyntaxError{Offset: from + k, Msg: fmt.Sprintf("raw control character U+%04X in string (JSON writes it escaped)", b[from+k])}
+	}
+	return nil
+}
+
+// controlAt returns the offset of the first byte below 0x20 in s, or -1.
+// It tests eight bytes at a time (a byte b is below 0x20 when b-0x20
+// borrows and b's top bit is clear), as a check that every string of a
+// fully validated line goes through.
+func controlAt(s []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(s[i:])
+		if (x-0x20*ones)&^x&highs != 0 {
+			break
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < 0x20 {
+			return i
+		}
+	}
+	return -1
 }
 
 // badEscape returns the offset of the first invalid escape sequence in s, or -1.
