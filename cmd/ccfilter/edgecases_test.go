@@ -142,3 +142,41 @@ func TestRawControlInStringIsPassedOver(t *testing.T) {
 		})
 	}
 }
+
+// TestHookHeartbeatIsNotASubagent proves that a tool_progress event whose
+// parent_tool_use_id is a main-agent Bash call (a hook's heartbeat) belongs
+// to the main agent in every view: no phantom subagent in all, --agent, the
+// subagents preset or the agent and is_subagent functions, whichever part
+// of the stream the tracker follows.
+func TestHookHeartbeatIsNotASubagent(t *testing.T) {
+	const heartbeat = `{"type":"tool_progress","tool_use_id":"hook-heartbeat-1","tool_name":"PreToolUse:Bash","parent_tool_use_id":"toolu_01CUHCBN3WmSK8nKLNBqbKSm","elapsed_time_seconds":2,"heartbeat":true,"uuid":"u-hb","session_id":"s"}` + "\n"
+	anchor := `{"type":"system","subtype":"hook_started","hook_id":"07f57e39-6e54-4f24-9000-88ad33b8aa7d","hook_name":"PreToolUse:Bash"`
+	path := derived(t, "16-hooks.jsonl", anchor, heartbeat+anchor)
+	cases := []struct {
+		args []string
+		want func(t *testing.T, out string)
+	}{
+		{[]string{`select(.type == "tool_progress") | [agent, is_subagent]`}, func(t *testing.T, out string) {
+			assert.JSONEq(t, `["main", false]`, out)
+		}},
+		{[]string{"all", "--agent", "main", "--format", "ndjson"}, func(t *testing.T, out string) {
+			assert.Contains(t, out, `"hook-heartbeat-1"`, "the heartbeat is the main agent's")
+		}},
+		{[]string{"all", "--agent", "sub", "--format", "ndjson"}, func(t *testing.T, out string) {
+			assert.Empty(t, out)
+		}},
+		{[]string{"all", "--color", "never"}, func(t *testing.T, out string) {
+			assert.NotContains(t, out, "▸ toolu_01CUHCBN3WmSK8nKLNBqbKSm", "no subagent header")
+		}},
+		{[]string{"subagents", "--format", "json"}, func(t *testing.T, out string) {
+			assert.JSONEq(t, `[]`, out)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			r := runIn(t, append(c.args, path), "")
+			assert.Equal(t, 0, r.Code, r.Stderr)
+			c.want(t, r.Stdout)
+		})
+	}
+}

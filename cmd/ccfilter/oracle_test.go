@@ -44,7 +44,7 @@ const (
 	// both checks log such a mismatch instead of failing; today it shows
 	// on the derived stream 16-hooks+hook-progress, line 7, agent
 	// "toolu_01CUHCBN3WmSK8nKLNBqbKSm" where "main" is right.
-	item6PhantomSubagentsFixed = false
+	item6PhantomSubagentsFixed = true
 	// TODO(item 7) item7SubagentTreeFixed: the subagents preset reports each subagent's
 	// parent (the Agent call that spawned it, "" for the main agent) and
 	// depth (1 for the main agent's, 2 for a subagent's subagent). The

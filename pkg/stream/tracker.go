@@ -215,6 +215,7 @@ type Tracker struct {
 	lastText   textAcc
 	stats      Stats
 	tally      Tally
+	callers    callers
 	// unfit counts the usage figures that did not fit (read as missing);
 	// the last result's own are added when it is parsed.
 	unfit Unfits
@@ -267,12 +268,16 @@ func NewTracker(o TrackerOptions) *Tracker {
 		closed:    map[usageKey]*ModelTokens{},
 		names:     map[string]string{},
 		types:     map[typeKey]int64{},
+		callers:   callers{max: o.MaxOpenCalls},
 	}
 }
 
 // Observe updates the state with e and returns the tool calls that e
 // completed (the calls whose tool_result e carries), in e's order.
 func (t *Tracker) Observe(e *Event) []*ToolCall {
+	if e.Type == "tool_progress" {
+		t.attributeProgress(e)
+	}
 	if t.o.Needs.Follow == FollowOutcome {
 		t.observeOutcome(e)
 		return nil
@@ -316,6 +321,10 @@ func (t *Tracker) observeOutcome(e *Event) {
 	case KindText:
 		if e.Type == "assistant" && !e.IsSubagent() {
 			t.lastText.add(e.keys().Path("message", "id"), e, t.o.MaxTextBytes)
+		}
+	case KindToolUse:
+		if e.Type == "assistant" {
+			t.noteCallers(e)
 		}
 	case KindResult:
 		t.observeResult(e)
@@ -397,7 +406,11 @@ func (t *Tracker) observeAssistant(e *Event) {
 	if e.Kind == KindText && parent == "" {
 		t.lastText.add(idv, e, t.o.MaxTextBytes)
 	}
-	if e.Kind != KindToolUse || t.o.Needs.Follow != FollowAll {
+	if e.Kind != KindToolUse {
+		return
+	}
+	if t.o.Needs.Follow != FollowAll {
+		t.noteCallers(e)
 		return
 	}
 	var blockBuf [8]jsonx.Member
@@ -422,7 +435,9 @@ func (t *Tracker) observeAssistant(e *Event) {
 			agent.ToolCalls++
 		}
 		t.openCall(c)
-		if c.Name == "Agent" || c.Name == "Task" || c.Name == "Workflow" {
+		if !startsSubagent(c.Name) {
+			t.callers.add(c.ID, parent)
+		} else {
 			in := jsonx.Value(c.Input)
 			s := t.agents[c.ID]
 			if s == nil {

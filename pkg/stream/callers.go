@@ -1,0 +1,79 @@
+package stream
+
+import "github.com/ccfilter/ccfilter/internal/jsonx"
+
+// callers remembers, for tool calls that do not start a subagent, the agent
+// that made each (its parent_tool_use_id, "" for the main agent). An event
+// whose parent_tool_use_id names such a call (a hook's tool_progress
+// heartbeat on a Bash call) belongs to that agent: a subagent is the child
+// of an Agent, Task or Workflow call, nothing else. At most max calls are
+// remembered, the oldest forgotten first.
+type callers struct {
+	by   map[string]string
+	ring []string // ids in the order they came, len ≤ max
+	next int      // where the next id goes once ring is full
+	max  int
+}
+
+func (m *callers) add(id, parent string) {
+	if id == "" {
+		return
+	}
+	if m.by == nil {
+		m.by = map[string]string{}
+	}
+	if _, ok := m.by[id]; ok {
+		m.by[id] = parent
+		return
+	}
+	if len(m.ring) < m.max {
+		m.ring = append(m.ring, id)
+	} else {
+		delete(m.by, m.ring[m.next])
+		m.ring[m.next] = id
+		m.next = (m.next + 1) % m.max
+	}
+	m.by[id] = parent
+}
+
+func (m *callers) get(id string) (parent string, ok bool) {
+	parent, ok = m.by[id]
+	return parent, ok
+}
+
+// startsSubagent reports whether a call of the named tool starts a
+// subagent (Task is Agent's older name; a Workflow runs agents).
+func startsSubagent(name string) bool {
+	return name == "Agent" || name == "Task" || name == "Workflow"
+}
+
+// noteCallers remembers the tool calls of an assistant event that start no
+// subagent, reading only each block's type, id and name: for trackers that
+// follow no tool calls, which still give events to the right agent.
+func (t *Tracker) noteCallers(e *Event) {
+	parent := e.ParentToolUseID()
+	var buf [8]jsonx.Member
+	e.keys().Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
+		block := members(b, buf[:0])
+		if jsonx.Lookup(block, "type").StrEqual("tool_use") {
+			if name := jsonx.Lookup(block, "name").Str(); !startsSubagent(name) {
+				t.callers.add(jsonx.Lookup(block, "id").Str(), parent)
+			}
+		}
+		return true
+	})
+}
+
+// attributeProgress gives a tool_progress event whose parent_tool_use_id
+// is a known call that starts no subagent to the agent that made the call.
+// An unknown parent (a call before the stream's start, or forgotten) keeps
+// the stream's word for it.
+func (t *Tracker) attributeProgress(e *Event) {
+	p := e.ParentToolUseID()
+	if p == "" || t.agents[p] != nil {
+		return
+	}
+	if caller, ok := t.callers.get(p); ok {
+		e.setParent(caller)
+	}
+}
