@@ -50,11 +50,11 @@ const (
 	// depth (1 for the main agent's, 2 for a subagent's subagent). The
 	// expected values are computed either way (oSub.parent, oSub.depth);
 	// this switch turns on the "tree" subtest that compares them.
-	item7SubagentTreeFixed = false
+	item7SubagentTreeFixed = true
 	// TODO(item 7) item7ReportsUnframedFixed: a subagent's report is the subagent's own
 	// text, without the hand-back framing ("[Subagent hand-back]",
 	// "agentId: …", "<usage>…</usage>", "<tools-used-before-summary>").
-	item7ReportsUnframedFixed = false
+	item7ReportsUnframedFixed = true
 )
 
 // workflowIsSubagent: a Workflow call is a row of the subagents preset

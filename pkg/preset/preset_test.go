@@ -134,3 +134,34 @@ func TestFinalStatusIsTheOutcome(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeOrder proves the subagents table lists each subagent's subagents
+// right under it, in the order they started, and loses no row when the
+// parents are not a tree (a parent not listed, a subagent its own parent,
+// two that name each other).
+func TestTreeOrder(t *testing.T) {
+	sa := func(id, parent string) *stream.Subagent { return &stream.Subagent{ToolUseID: id, Parent: parent} }
+	ids := func(subs []*stream.Subagent) string {
+		var out []string
+		for _, s := range subs {
+			out = append(out, s.ToolUseID)
+		}
+		return strings.Join(out, " ")
+	}
+	cases := []struct {
+		name string
+		in   []*stream.Subagent
+		want string
+	}{
+		{"flat keeps start order", []*stream.Subagent{sa("a", ""), sa("b", ""), sa("c", "")}, "a b c"},
+		{"children under their parent", []*stream.Subagent{sa("a", ""), sa("b", ""), sa("a1", "a"), sa("b1", "b"), sa("a2", "a"), sa("a11", "a1")}, "a a1 a11 a2 b b1"},
+		{"parent not listed: stays", []*stream.Subagent{sa("x", "gone"), sa("a", "")}, "x a"},
+		{"own parent", []*stream.Subagent{sa("s", "s"), sa("a", "")}, "s a"},
+		{"a cycle loses nothing", []*stream.Subagent{sa("a", ""), sa("p", "q"), sa("q", "p")}, "a p q"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, ids(treeOrder(c.in)))
+		})
+	}
+}

@@ -390,7 +390,7 @@ func (m *markdownRenderer) toolResults(ev *stream.Event, calls []*stream.ToolCal
 			stats += ", " + fmtDuration(d)
 		}
 		if c != nil && isAgentTool(c.Name) {
-			text = agentReport(text)
+			text = stream.HandBackReport(text)
 		}
 		summary := "✓ " + name + " result: " + stats
 		if r.IsError {

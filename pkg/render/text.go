@@ -351,7 +351,7 @@ func (t *textRenderer) results(ev *stream.Event, calls []*stream.ToolCall) {
 		}
 		t.emit(ind, []seg{{st, mark}, {stBold, line(name)}, {"", "  " + line(target)}, {stDim, "  (" + stats + ")"}}, 1)
 		if c != nil && isAgentTool(c.Name) {
-			text = agentReport(text)
+			text = stream.HandBackReport(text)
 		}
 		lines, more := firstLines(text, 3)
 		for _, l := range lines {

@@ -75,6 +75,11 @@ func (c *ToolCall) AgentLabel() string {
 // Subagent is a subagent started by an Agent tool call (or a Workflow).
 type Subagent struct {
 	ToolUseID   string // the Agent/Workflow call that started it
+	// Parent is the Agent call of the subagent whose call started this one
+	// ("" when the main agent's did, or when the start was not seen);
+	// Depth is 1 for the main agent's subagents, 2 for theirs, and so on.
+	Parent string
+	Depth  int
 	AgentID     string // task_id of its task_* events (= agent_id on its events)
 	Description string
 	Type        string // subagent_type, or "workflow" for a Workflow
@@ -365,7 +370,7 @@ func (t *Tracker) agentOf(parent string, agentID string) *Subagent {
 	}
 	s := t.agents[parent]
 	if s == nil {
-		s = t.addAgent(&Subagent{ToolUseID: parent, Status: "running"})
+		s = t.addAgent(&Subagent{ToolUseID: parent, Status: "running", Depth: 1})
 	}
 	if s != nil && s.AgentID == "" && agentID != "" {
 		s.AgentID = agentID
@@ -442,6 +447,10 @@ func (t *Tracker) observeAssistant(e *Event) {
 			s := t.agents[c.ID]
 			if s == nil {
 				s = t.addAgent(&Subagent{ToolUseID: c.ID, Status: "running"})
+			}
+			s.Parent, s.Depth = parent, 1
+			if agent != nil {
+				s.Depth = agent.Depth + 1
 			}
 			s.Description = in.Get("description").Str()
 			s.Type = in.Get("subagent_type").Str()
@@ -648,7 +657,7 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 func (t *Tracker) agentResult(s *Subagent, tur jsonx.Value, r ToolResult, e *Event) {
 	if tur.Get("status").StrEqual("completed") {
 		s.Status = "completed"
-		s.Report = truncate(r.Text(), t.o.MaxTextBytes)
+		s.Report = truncate(HandBackReport(r.Text()), t.o.MaxTextBytes)
 		s.Usage = TaskUsage{tur.Get("totalTokens").Int(), tur.Get("totalToolUseCount").Int(), tur.Get("totalDurationMs").Int()}
 		s.EndLine, s.End = e.Line, e.Timestamp()
 		if id := tur.Get("agentId").Str(); id != "" && s.AgentID == "" {
@@ -681,7 +690,7 @@ func (t *Tracker) observeTask(e *Event) {
 	switch e.Subtype {
 	case "task_started":
 		if s == nil && (task.TaskType == "local_agent" || task.TaskType == "remote_agent") && task.ToolUseID != "" {
-			s = t.addAgent(&Subagent{ToolUseID: task.ToolUseID, Status: "running", Description: task.Description, Type: task.SubagentType, StartLine: e.Line})
+			s = t.addAgent(&Subagent{ToolUseID: task.ToolUseID, Status: "running", Depth: 1, Description: task.Description, Type: task.SubagentType, StartLine: e.Line})
 		}
 		if s != nil {
 			s.AgentID = task.TaskID
