@@ -180,3 +180,25 @@ func TestHookHeartbeatIsNotASubagent(t *testing.T) {
 		})
 	}
 }
+
+// TestTextMarksAbandonedStreams proves text, which prints deltas as they
+// come, says that a model call's streamed text was abandoned when the CLI
+// gives up on its stream (message_stop with abandoned_blocks from that
+// block on) and retries; a block kept before the abandoned ones (an
+// interrupt's partial answer) is not marked.
+func TestTextMarksAbandonedStreams(t *testing.T) {
+	cases := []struct {
+		capture, want string
+	}{
+		{"28-midstream-error.jsonl", "Answer that streamed\n" + "[the stream above broke off and was abandoned; the call is retried]\n" +
+			"Answer that streamed completely on the retry.\n"},
+		{"17-sigint-streaming.jsonl", "This answer is streamed slowly so that the run can be interrupted. This answer is streamed slowly so that the run can be interrupted. This answe\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.capture, func(t *testing.T) {
+			r := runIn(t, []string{"text", "../../testdata/events/" + c.capture}, "")
+			assert.Equal(t, 0, r.Code, r.Stderr)
+			assert.Equal(t, c.want, r.Stdout)
+		})
+	}
+}

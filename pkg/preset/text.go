@@ -105,6 +105,9 @@ type textPrinter struct {
 	safe     bool     // writing to a terminal: escape control characters
 	open     bool     // a streamed block is being written
 	streamed []string // message ids whose text came as deltas (the last few)
+	// lastIndex is the index of the last text block streamed of the
+	// message streamed last (streamed's last id).
+	lastIndex int64
 }
 
 func newTextPrinter(w *bufio.Writer, terminal bool) *textPrinter {
@@ -143,10 +146,17 @@ func (t *textPrinter) event(ev *stream.Event) error {
 					t.streamed = t.streamed[1:]
 				}
 			}
-			t.open = true
+			t.open, t.lastIndex = true, d.Index
 			return t.write(d.Text)
 		case d.EventType == "content_block_stop" || d.EventType == "message_stop":
-			return t.endBlock()
+			if err := t.endBlock(); err != nil {
+				return err
+			}
+			if n := len(t.streamed); d.Abandoned && n > 0 && t.streamed[n-1] == d.MessageID && t.lastIndex >= d.AbandonedFrom {
+				// The text above was printed as it came and cannot be
+				// taken back: say that it is not part of the answer.
+				return t.write(abandonedNote)
+			}
 		}
 	case stream.KindText:
 		a := ev.Assistant()
@@ -170,6 +180,10 @@ func (t *textPrinter) event(ev *stream.Event) error {
 	}
 	return nil
 }
+
+// abandonedNote follows the text of a model call whose stream failed midway
+// (the CLI retries the call; its answer comes next).
+const abandonedNote = "[the stream above broke off and was abandoned; the call is retried]\n"
 
 func (t *textPrinter) endBlock() error {
 	if !t.open {

@@ -618,6 +618,11 @@ type Delta struct {
 	Text      string // text_delta text, thinking_delta thinking, input_json_delta partial_json
 	MessageID string // api_message_id, or message.id of message_start
 	BlockType string // content_block_start's block type
+	// Abandoned is set on the message_stop claude-code writes for a stream
+	// that failed midway (abandoned_blocks): the blocks streamed from
+	// AbandonedFrom on are not part of the answer, which the retry gives.
+	Abandoned     bool
+	AbandonedFrom int64
 }
 
 // Delta reads the stream_event view of e (once: a consumer that checks
@@ -641,6 +646,12 @@ func (e *Event) readDelta() Delta {
 	}
 	if d.MessageID == "" {
 		d.MessageID = jsonx.Lookup(ev, "message").Get("id").Str()
+	}
+	if ab := v.Get("abandoned_blocks"); ab.Type() == jsonx.Object {
+		d.Abandoned, d.AbandonedFrom = true, ab.Get("from_block_index").Int()
+		if id := ab.Get("api_message_id").Str(); id != "" {
+			d.MessageID = id
+		}
 	}
 	delta := jsonx.Lookup(ev, "delta")
 	d.DeltaType = intern(delta.Get("type"))
