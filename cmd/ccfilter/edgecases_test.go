@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -201,4 +203,41 @@ func TestTextMarksAbandonedStreams(t *testing.T) {
 			assert.Equal(t, c.want, r.Stdout)
 		})
 	}
+}
+
+// TestByteFormatsOnTerminalAreEscaped proves that NDJSON, CSV, JSON and raw
+// strings written to a terminal carry none of the characters a terminal
+// acts on (ESC, BEL and the other C0 controls, DEL, C1 controls such as
+// CSI, bidi overrides), while to a pipe NDJSON is the input byte for byte.
+func TestByteFormatsOnTerminalAreEscaped(t *testing.T) {
+	const hostile = "\u009b31m\u202e\x7f" + `\u001b]52;c;eA==\u0007\u001b[2J`
+	path := derived(t, "02-write-read.jsonl", `"file_path":"`, `"file_path":"`+hostile)
+	acts := func(r rune) bool {
+		return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f ||
+			r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029
+	}
+	run := func(terminal bool, args ...string) runResult {
+		var stdout, stderr bytes.Buffer
+		o := &options{presets: preset.Builtin(), terminalOut: func() bool { return terminal }}
+		code := runWith(o, append(args, path), strings.NewReader(""), &stdout, &stderr, []string{"NO_COLOR=1"})
+		return runResult{stdout.String(), stderr.String(), code}
+	}
+	for _, args := range [][]string{
+		{"all", "--format", "ndjson"}, {"all", "--format", "csv"}, {"tools", "--format", "csv"}, {"tools", "--format", "ndjson"},
+		{"all", "--format", "json"}, {"-r", `tool_uses[].input.file_path`}, {"-c", `tool_uses[].input`},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			r := run(true, args...)
+			require.Equal(t, 0, r.Code, r.Stderr)
+			require.NotEmpty(t, r.Stdout)
+			assert.Equal(t, -1, strings.IndexFunc(r.Stdout, acts), "no character a terminal acts on: %q", r.Stdout)
+			assert.Contains(t, r.Stdout, `\u202e`, "the override is shown, escaped")
+		})
+	}
+	t.Run("a pipe gets the bytes", func(t *testing.T) {
+		r := run(false, "all", "--format", "ndjson")
+		in, err := os.ReadFile(path)
+		require.NoError(t, err)
+		assert.Equal(t, string(in), r.Stdout)
+	})
 }

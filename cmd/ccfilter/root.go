@@ -55,9 +55,9 @@ type options struct {
 	// the tests that prove a preset prints the same with everything
 	// tracked.
 	needs func(stream.Needs) stream.Needs
-	// terminalIn and terminalErr, when set, say whether stdin and stderr
-	// are terminals (for tests, which have none).
-	terminalIn, terminalErr func() bool
+	// terminalIn, terminalOut and terminalErr, when set, say whether stdin,
+	// stdout and stderr are terminals (for tests, which have none).
+	terminalIn, terminalOut, terminalErr func() bool
 }
 
 // run is main without os.Exit: it parses args, runs, and maps the outcome
@@ -70,6 +70,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []str
 func runWith(o *options, args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
 	if o.terminalErr == nil {
 		o.terminalErr = func() bool { return isTerminal(stderr) }
+	}
+	if o.terminalOut == nil {
+		o.terminalOut = func() bool { return isTerminal(stdout) }
 	}
 	if o.terminalErr() {
 		// Messages quote the stream (a failed run's errors, a bad line):

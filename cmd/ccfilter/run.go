@@ -133,7 +133,7 @@ func (o *options) run(ctx context.Context) (int, error) {
 		return 0, err
 	}
 	out := o.stdout
-	tty := isTerminal(out)
+	tty := o.terminalOut()
 	code := exitOK
 	for _, name := range o.sessionFiles(p.files) {
 		if name.err != nil {
@@ -313,12 +313,13 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 	return &preset.Config{
 		Format: p.format,
 		Render: render.Options{
-			Color:   o.useColor(tty),
-			Width:   o.width(out),
-			Indent:  indent,
-			Compact: o.Compact || o.Indent == 0 && !o.Tab,
-			Raw:     o.Raw || o.Join,
-			Join:    o.Join,
+			Color:    o.useColor(tty),
+			Terminal: tty,
+			Width:    o.width(out),
+			Indent:   indent,
+			Compact:  o.Compact || o.Indent == 0 && !o.Tab,
+			Raw:      o.Raw || o.Join,
+			Join:     o.Join,
 
 			SavedOutputs: o.FullOutput,
 		},

@@ -69,7 +69,7 @@ func (o *options) listSessions(dirs []string, f render.Format) error {
 		list = append(list, s)
 	}
 	sort.SliceStable(list, func(i, j int) bool { return list[i].Start < list[j].Start })
-	r, err := render.New(f, o.stdout, render.Options{Color: o.useColor(isTerminal(o.stdout)), Width: o.width(o.stdout)})
+	r, err := render.New(f, o.stdout, render.Options{Color: o.useColor(o.terminalOut()), Terminal: o.terminalOut(), Width: o.width(o.stdout)})
 	if err != nil {
 		return &flagError{err}
 	}

@@ -80,11 +80,4 @@ func delimiter(c byte) bool {
 }
 
 // safe writes b as jsonSafe(b) would be, without a copy of it.
-func (o *out) safe(b []byte) {
-	for len(b) > 0 {
-		keep, repl, rest := jsonSafeStep(b, &o.esc) // (o's own: a local array would escape to the heap through Write)
-		o.bytes(keep)
-		o.bytes(repl)
-		b = rest
-	}
-}
+func (o *out) safe(b []byte) { o.escaped(b, false) }

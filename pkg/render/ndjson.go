@@ -15,7 +15,9 @@ type ndjsonRenderer struct {
 	callsSeen bool
 }
 
-func newNDJSON(w io.Writer, o Options) *ndjsonRenderer { return &ndjsonRenderer{out: newOut(w), o: o} }
+func newNDJSON(w io.Writer, o Options) *ndjsonRenderer {
+	return &ndjsonRenderer{out: newByteOut(w, o), o: o}
+}
 
 func (r *ndjsonRenderer) Render(rec Record) error {
 	if rec.Event != nil {

@@ -12,25 +12,66 @@ type out struct {
 	w   *bufio.Writer
 	err error
 	esc [6]byte // a \u escape being written (safe)
+	// terminal escapes everything written that a terminal would act on
+	// (C0 controls but newline and tab, DEL, C1 controls, bidi controls,
+	// line separators; invalid UTF-8 becomes \ufffd), as JSON escapes,
+	// which keep a JSON value the same: the formats that write the
+	// stream's bytes (NDJSON, CSV, JSON, raw strings) set it when stdout
+	// is a terminal, and write byte for byte to pipes and files.
+	terminal bool
 }
 
 func newOut(w io.Writer) out { return out{w: bufio.NewWriterSize(w, 64<<10)} }
 
+// newByteOut is newOut for a format that writes the stream's bytes.
+func newByteOut(w io.Writer, o Options) out {
+	b := newOut(w)
+	b.terminal = o.Terminal
+	return b
+}
+
 func (o *out) str(s string) {
+	if o.terminal {
+		o.escaped([]byte(s), true)
+		return
+	}
 	if o.err == nil {
 		_, o.err = o.w.WriteString(s)
 	}
 }
 
 func (o *out) bytes(b []byte) {
+	if o.terminal {
+		o.escaped(b, true)
+		return
+	}
+	o.raw(b)
+}
+
+func (o *out) raw(b []byte) {
 	if o.err == nil {
 		_, o.err = o.w.Write(b)
 	}
 }
 
 func (o *out) byte(c byte) {
+	if o.terminal && (c < 0x20 && c != '\n' && c != '\t' || c == 0x7f) {
+		o.escaped([]byte{c}, true)
+		return
+	}
 	if o.err == nil {
 		o.err = o.w.WriteByte(c)
+	}
+}
+
+// escaped writes b with the escapes of jsonSafe (and, with controls, of C0
+// controls but newline and tab), without a copy of it.
+func (o *out) escaped(b []byte, controls bool) {
+	for len(b) > 0 {
+		keep, repl, rest := jsonSafeStep(b, &o.esc, controls) // (o's own: a local array would escape to the heap through Write)
+		o.raw(keep)
+		o.raw(repl)
+		b = rest
 	}
 }
 

@@ -64,6 +64,10 @@ type Options struct {
 	// Color allows ANSI colors (text only). The caller decides (terminal,
 	// NO_COLOR, --color).
 	Color bool
+	// Terminal says the output is a terminal: NDJSON, CSV and JSON then
+	// escape what a terminal would act on (see out.terminal); to a pipe or
+	// a file they write the stream's bytes unchanged.
+	Terminal bool
 	// Width is the display width one-line summaries are truncated to
 	// (0: 120).
 	Width int

@@ -121,7 +121,7 @@ func line(s string) string { return Sanitize(s, false) }
 // is the same JSON value, safe to show on a terminal.
 func jsonSafe(b []byte) []byte {
 	var esc [6]byte
-	keep, repl, rest := jsonSafeStep(b, &esc)
+	keep, repl, rest := jsonSafeStep(b, &esc, false)
 	if len(keep) == len(b) {
 		return b // nothing to change: the common case, without a copy
 	}
@@ -131,7 +131,7 @@ func jsonSafe(b []byte) []byte {
 		if len(rest) == 0 {
 			return out
 		}
-		keep, repl, rest = jsonSafeStep(rest, &esc)
+		keep, repl, rest = jsonSafeStep(rest, &esc, false)
 	}
 }
 
@@ -140,9 +140,17 @@ func jsonSafe(b []byte) []byte {
 // constant), and the bytes after it (keep is all of b when nothing is to
 // change). jsonSafe and out.safe, which writes an event of any length
 // without a copy, are loops over it.
-func jsonSafeStep(b []byte, esc *[6]byte) (keep, repl, rest []byte) {
+//
+// With controls, the C0 controls but newline and tab are escaped too: for
+// output to a terminal that is not JSON text (a CSV cell, a raw string) or
+// not known to be valid.
+func jsonSafeStep(b []byte, esc *[6]byte, controls bool) (keep, repl, rest []byte) {
 	for i := 0; i < len(b); {
 		if c := b[i]; c < utf8.RuneSelf && c != 0x7f {
+			if controls && c < 0x20 && c != '\n' && c != '\t' {
+				*esc = [6]byte{'\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15]}
+				return b[:i], esc[:], b[i+1:]
+			}
 			i++
 			continue
 		}

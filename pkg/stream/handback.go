@@ -27,4 +27,3 @@ func HandBackReport(s string) string {
 	}
 	return strings.Join(lines, "\n")
 }
-

@@ -74,12 +74,12 @@ func (c *ToolCall) AgentLabel() string {
 
 // Subagent is a subagent started by an Agent tool call (or a Workflow).
 type Subagent struct {
-	ToolUseID   string // the Agent/Workflow call that started it
+	ToolUseID string // the Agent/Workflow call that started it
 	// Parent is the Agent call of the subagent whose call started this one
 	// ("" when the main agent's did, or when the start was not seen);
 	// Depth is 1 for the main agent's subagents, 2 for theirs, and so on.
-	Parent string
-	Depth  int
+	Parent      string
+	Depth       int
 	AgentID     string // task_id of its task_* events (= agent_id on its events)
 	Description string
 	Type        string // subagent_type, or "workflow" for a Workflow
