@@ -234,6 +234,17 @@ func TestByteFormatsOnTerminalAreEscaped(t *testing.T) {
 			assert.Contains(t, r.Stdout, `\u202e`, "the override is shown, escaped")
 		})
 	}
+	// final writes the result itself.
+	result := derived(t, "01-plain-text.jsonl", `"result":"`, `"result":"`+hostile)
+	for _, format := range []string{"ndjson", "json"} {
+		t.Run("final "+format, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			o := &options{presets: preset.Builtin(), terminalOut: func() bool { return true }}
+			require.Equal(t, 0, runWith(o, []string{"final", "--format", format, result}, strings.NewReader(""), &stdout, &stderr, []string{"NO_COLOR=1"}), stderr.String())
+			assert.Equal(t, -1, strings.IndexFunc(stdout.String(), acts), "no character a terminal acts on: %q", stdout.String())
+			assert.Contains(t, stdout.String(), `\u202e`)
+		})
+	}
 	t.Run("a pipe gets the bytes", func(t *testing.T) {
 		r := run(false, "all", "--format", "ndjson")
 		in, err := os.ReadFile(path)

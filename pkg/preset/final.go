@@ -61,9 +61,9 @@ func (r *finalRun) Finish() (Status, error) {
 			return 0, err
 		}
 		buf.WriteByte('\n')
-		r.w.Write(buf.Bytes())
+		r.w.Write(r.terminalSafe(buf.Bytes()))
 	case render.NDJSON:
-		r.w.Write(r.tr.LastResult())
+		r.w.Write(r.terminalSafe(r.tr.LastResult()))
 		r.w.WriteByte('\n')
 	default:
 		text, fellBack := r.tr.FinalText()
@@ -97,4 +97,13 @@ func failure(source string, r stream.Result) string {
 		msg += "\n  " + r.Text
 	}
 	return msg
+}
+
+// terminalSafe escapes the result's JSON text for a terminal, as the
+// renderers' byte formats do; to a pipe or a file it is kept as it is.
+func (r *finalRun) terminalSafe(b []byte) []byte {
+	if r.c.Terminal {
+		return render.TerminalSafe(b)
+	}
+	return b
 }

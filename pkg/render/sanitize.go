@@ -119,9 +119,17 @@ func line(s string) string { return Sanitize(s, false) }
 // replaces invalid UTF-8 with \ufffd. JSON has no raw control characters
 // below U+0020, and these runes can only occur inside strings, so the result
 // is the same JSON value, safe to show on a terminal.
-func jsonSafe(b []byte) []byte {
+func jsonSafe(b []byte) []byte { return escapeJSON(b, false) }
+
+// TerminalSafe is what the byte formats (NDJSON, CSV, JSON) write to a
+// terminal for b: jsonSafe, and the C0 controls but newline and tab
+// escaped too. For JSON text b it is the same JSON value. A writer of its
+// own (final's result) calls it when the output is a terminal.
+func TerminalSafe(b []byte) []byte { return escapeJSON(b, true) }
+
+func escapeJSON(b []byte, controls bool) []byte {
 	var esc [6]byte
-	keep, repl, rest := jsonSafeStep(b, &esc, false)
+	keep, repl, rest := jsonSafeStep(b, &esc, controls)
 	if len(keep) == len(b) {
 		return b // nothing to change: the common case, without a copy
 	}
@@ -131,7 +139,7 @@ func jsonSafe(b []byte) []byte {
 		if len(rest) == 0 {
 			return out
 		}
-		keep, repl, rest = jsonSafeStep(rest, &esc, false)
+		keep, repl, rest = jsonSafeStep(rest, &esc, controls)
 	}
 }
 
