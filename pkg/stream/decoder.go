@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
@@ -92,12 +93,15 @@ type Decoder struct {
 	array  bool // the input is one JSON array
 	arrEnd bool // its closing ']' was seen
 
-	next   int      // when > 0, Buffered found the next line's end this far ahead
-	long   []byte   // the buffer of lines longer than the read buffer, reused
-	pieces [][]byte // a long line read from a pipe, piece by piece
-	ahead  []byte   // lineSize's read buffer
-	ev     Event
-	closer io.Closer // what Close stops (NewReader's read-ahead)
+	next int // when > 0, Buffered found the next line's end this far ahead
+	// skipping: an over-long line was reported before its end, which the
+	// next read passes over.
+	skipping bool
+	long     []byte   // the buffer of lines longer than the read buffer, reused
+	pieces   [][]byte // a long line read from a pipe, piece by piece
+	ahead    []byte   // lineSize's read buffer
+	ev       Event
+	closer   io.Closer // what Close stops (NewReader's read-ahead)
 }
 
 // NewDecoder returns a Decoder reading from r.
@@ -118,6 +122,13 @@ func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 // seekable ReaderAt) tells a long line's size before it is read, so its
 // buffer is allocated once, at its size.
 func (d *Decoder) lookAheadIn(in io.Reader) {
+	if f, ok := in.(*os.File); ok {
+		// A character device (/dev/zero), a FIFO or a socket may be
+		// endless or read once: it is read like a pipe.
+		if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+			return
+		}
+	}
 	if ra, ok := in.(io.ReaderAt); ok {
 		if sk, ok := in.(io.Seeker); ok {
 			if pos, err := sk.Seek(0, io.SeekCurrent); err == nil {
@@ -134,6 +145,9 @@ func (d *Decoder) lookAheadIn(in io.Reader) {
 func (d *Decoder) Buffered() bool {
 	if d.next > 0 {
 		return true
+	}
+	if d.skipping {
+		return false // (the end found would be the skipped line's)
 	}
 	n := d.br.Buffered()
 	if n == 0 {
@@ -245,6 +259,9 @@ func (d *Decoder) discard(n int) {
 func (d *Decoder) readLine() ([]byte, int64, error) {
 	if d.err != nil {
 		return nil, 0, d.err
+	}
+	if err := d.skipRest(); err != nil {
+		return nil, 0, err
 	}
 	off := d.off
 	var b []byte
@@ -391,15 +408,16 @@ func (d *Decoder) longBuffer(n int) []byte {
 	return d.long[:0]
 }
 
-// skipLine reads past the rest of an over-long line, of which total bytes
-// were read, the last ones with err, and reports it.
+// skipLine reports an over-long line, of which total bytes were read, the
+// last ones with err. A line not yet at its end is reported at once, as it
+// passes the limit: its rest is passed over by the next read (skipRest),
+// never held, so an endless line (cat /dev/zero) is reported as soon as it
+// is too long, in the memory of the limit.
 func (d *Decoder) skipLine(total, off int64, last []byte, err error) error {
-	for err == bufio.ErrBufferFull {
-		var b []byte
-		b, err = d.br.ReadSlice('\n')
-		d.off += int64(len(b))
-		total += int64(len(b))
-		last = b
+	if err == bufio.ErrBufferFull {
+		d.skipping = true
+		d.line++
+		return &LineTooLongError{Source: d.opts.Source, Line: d.line, Offset: off, Size: total, Max: d.opts.MaxLineBytes, Unended: true}
 	}
 	if err != nil && err != io.EOF {
 		return d.fail(err)
@@ -412,6 +430,23 @@ func (d *Decoder) skipLine(total, off int64, last []byte, err error) error {
 	}
 	d.line++
 	return d.tooLong(total, off)
+}
+
+// skipRest reads past the rest of a line skipLine reported before its end.
+func (d *Decoder) skipRest() error {
+	for d.skipping {
+		b, err := d.br.ReadSlice('\n')
+		d.off += int64(len(b))
+		switch err {
+		case bufio.ErrBufferFull:
+		case nil:
+			d.skipping = false
+		default:
+			d.skipping = false
+			return d.fail(err) // (io.EOF too: the line was the last)
+		}
+	}
+	return nil
 }
 
 // lineSize looks ahead in a seekable input, without consuming it, for the

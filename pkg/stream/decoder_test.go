@@ -165,12 +165,67 @@ func TestDecoderHugeLine(t *testing.T) {
 	var tl *stream.LineTooLongError
 	require.ErrorAs(t, err, &tl)
 	assert.Equal(t, int64(2), tl.Line)
-	assert.Equal(t, int64(len(big)), tl.Size)
-	assert.Equal(t, fmt.Sprintf("<stdin>:2: line of %d bytes exceeds the limit of 1048576 bytes (skipped)", len(big)), err.Error())
+	assert.True(t, tl.Unended, "reported as it passed the limit, not at its end")
+	assert.Equal(t, "<stdin>:2: line longer than the limit of 1048576 bytes (skipped without reading it whole)", err.Error())
 	ev, err = dec.Next()
 	require.NoError(t, err)
 	assert.Equal(t, `{"type":"b"}`, string(ev.Raw))
 	assert.Equal(t, int64(3), ev.Line)
+}
+
+// endlessLine is an endless line: 'x' forever, counting what was read.
+type endlessLine struct{ read int64 }
+
+func (e *endlessLine) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	e.read += int64(len(p))
+	return len(p), nil
+}
+
+// TestEndlessLineIsReportedAtOnce proves a line that never ends (cat
+// /dev/zero) is reported as soon as it passes the limit, having read little
+// more than the limit, from a pipe and from a character device opened as a
+// file (read like a pipe: no look-ahead, which would never find the end).
+func TestEndlessLineIsReportedAtOnce(t *testing.T) {
+	const limit = 1 << 20
+	t.Run("pipe", func(t *testing.T) {
+		in := &endlessLine{}
+		dec := stream.NewDecoder(in, stream.DecoderOptions{MaxLineBytes: limit, BufferSize: 4096})
+		_, err := dec.Next()
+		var tl *stream.LineTooLongError
+		require.ErrorAs(t, err, &tl)
+		assert.Equal(t, int64(1), tl.Line)
+		assert.True(t, tl.Unended)
+		assert.Less(t, in.read, int64(limit+2*4096), "no more read than the limit and a buffer")
+	})
+	t.Run("character device", func(t *testing.T) {
+		f, err := os.Open("/dev/zero")
+		if err != nil {
+			t.Skip("no /dev/zero here:", err)
+		}
+		defer f.Close()
+		for _, r := range []stream.Reader{stream.NewDecoder(f, stream.DecoderOptions{MaxLineBytes: limit}), stream.NewReader(f, stream.DecoderOptions{MaxLineBytes: limit})} {
+			_, err = r.Next()
+			var tl *stream.LineTooLongError
+			require.ErrorAs(t, err, &tl)
+			assert.True(t, tl.Unended)
+			require.NoError(t, r.Close())
+		}
+	})
+	t.Run("the next line after the long one is read", func(t *testing.T) {
+		in := strings.Repeat("x", 3*limit) + "\n" + `{"type":"b"}` + "\n"
+		dec := stream.NewDecoder(iotest.HalfReader(strings.NewReader(in)), stream.DecoderOptions{MaxLineBytes: limit, BufferSize: 4096})
+		_, err := dec.Next()
+		require.True(t, stream.IsLineError(err), err)
+		ev, err := dec.Next()
+		require.NoError(t, err)
+		assert.Equal(t, int64(2), ev.Line)
+		assert.Equal(t, `{"type":"b"}`, string(ev.Raw))
+		_, err = dec.Next()
+		assert.Equal(t, io.EOF, err)
+	})
 }
 
 // TestDecoderReadErrorIsFinal proves an I/O error is returned as is, not as

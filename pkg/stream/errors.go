@@ -33,11 +33,17 @@ type LineTooLongError struct {
 	Source string
 	Line   int64
 	Offset int64
-	Size   int64 // length of the whole line in bytes
+	Size   int64 // length of the whole line in bytes (with Unended, the bytes read so far)
 	Max    int   // the cap in force
+	// Unended says the line was reported as soon as it passed the cap,
+	// before its end (which may never come): its length is not known.
+	Unended bool
 }
 
 func (e *LineTooLongError) Error() string {
+	if e.Unended {
+		return fmt.Sprintf("%s:%d: line longer than the limit of %d bytes (skipped without reading it whole)", sourceName(e.Source), e.Line, e.Max)
+	}
 	return fmt.Sprintf("%s:%d: line of %d bytes exceeds the limit of %d bytes (skipped)", sourceName(e.Source), e.Line, e.Size, e.Max)
 }
 
