@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -250,5 +252,87 @@ func TestByteFormatsOnTerminalAreEscaped(t *testing.T) {
 		in, err := os.ReadFile(path)
 		require.NoError(t, err)
 		assert.Equal(t, string(in), r.Stdout)
+	})
+}
+
+// lineOf returns the first line of a capture that contains marker.
+func lineOf(t *testing.T, name, marker string) string {
+	t.Helper()
+	for _, l := range strings.Split(capture(t, name), "\n") {
+		if strings.Contains(l, marker) {
+			return l
+		}
+	}
+	t.Fatalf("%s has no line with %s", name, marker)
+	return ""
+}
+
+// repeated writes n copies of line, each with the ids old1, old2 renamed
+// to fresh ones (old+i), then tail; it returns the file's path.
+func repeated(t *testing.T, line string, n int, ids []string, tail string) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range n {
+		l := line
+		for _, id := range ids {
+			l = strings.ReplaceAll(l, id, fmt.Sprintf("%s%07d", id, i))
+		}
+		b.WriteString(l + "\n")
+	}
+	b.WriteString(tail)
+	path := filepath.Join(t.TempDir(), "many.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(b.String()), 0o644))
+	return path
+}
+
+// TestBoundsSayWhatTheyLeaveOut proves that where the tracker and the
+// presets stay bounded (10,000 calls waiting for a result, 10,000
+// subagents, 1,000 inits, 1 MiB of fallback text, 4,096 model calls
+// followed at once) the output says what was left out, with a count on
+// stderr, instead of a listing silently short.
+func TestBoundsSayWhatTheyLeaveOut(t *testing.T) {
+	result := lineOf(t, "01-plain-text.jsonl", `"subtype":"success"`) + "\n"
+	t.Run("tools waiting for a result", func(t *testing.T) {
+		call := lineOf(t, "02-write-read.jsonl", `"type":"tool_use"`)
+		id := regexp.MustCompile(`"id":"(toolu_[A-Za-z0-9]+)"`).FindStringSubmatch(call)[1]
+		msg := regexp.MustCompile(`"id":"(msg_[A-Za-z0-9]+)"`).FindStringSubmatch(call)[1]
+		r := runIn(t, []string{"tools", "--format", "csv", repeated(t, call, 10_050, []string{id, msg}, result)}, "")
+		require.Equal(t, 0, r.Code, r.Stderr)
+		assert.Equal(t, 1+10_000, strings.Count(r.Stdout, "\n"), "the header and the 10,000 kept")
+		assert.Contains(t, r.Stderr, "50 tool calls forgotten while waiting for a result (at most 10000 are kept waiting")
+	})
+	t.Run("subagents", func(t *testing.T) {
+		call := lineOf(t, "05b-subagents-foreground.jsonl", `"name":"Agent"`)
+		id := regexp.MustCompile(`"id":"(toolu_[A-Za-z0-9]+)"`).FindStringSubmatch(call)[1]
+		r := runIn(t, []string{"subagents", "--format", "csv", repeated(t, call, 10_050, []string{id}, result)}, "")
+		require.Equal(t, 0, r.Code, r.Stderr)
+		assert.Equal(t, 1+10_000, strings.Count(r.Stdout, "\n"))
+		assert.Contains(t, r.Stderr, "50 subagents left out (at most 10000 are kept")
+	})
+	t.Run("inits", func(t *testing.T) {
+		init := lineOf(t, "01-plain-text.jsonl", `"subtype":"init"`)
+		r := runIn(t, []string{"init", "--format", "csv", repeated(t, init, 1_005, nil, result)}, "")
+		require.Equal(t, 0, r.Code, r.Stderr)
+		assert.Equal(t, 1+1_000, strings.Count(r.Stdout, "\n"))
+		assert.Contains(t, r.Stderr, "5 inits after the first 1000 left out")
+	})
+	t.Run("final's fallback text", func(t *testing.T) {
+		long := strings.Repeat("word ", 250_000) // 1.2 MB
+		path := derived(t, "01-plain-text.jsonl", "Hello! I am a scripted fake model. 2 + 2 = 4.", long,
+			`"result":"Hello! I am a scripted fake model. 2 + 2 = 4."`, `"result":""`)
+		r := runIn(t, []string{"final", path}, "")
+		require.Equal(t, 0, r.Code, r.Stderr)
+		assert.Equal(t, 1<<20+1, len(r.Stdout), "1 MiB and the newline")
+		assert.Contains(t, r.Stderr, "that text is longer than the 1.0 MB kept: only its start is printed")
+	})
+	t.Run("a model call that comes again after 4,096 others", func(t *testing.T) {
+		text := lineOf(t, "01-plain-text.jsonl", `"type":"text"`)
+		msg := regexp.MustCompile(`"id":"(msg_[A-Za-z0-9]+)"`).FindStringSubmatch(text)[1]
+		again := strings.ReplaceAll(text, msg, fmt.Sprintf("%s%07d", msg, 0)) + "\n"
+		r := runIn(t, []string{"usage", "--format", "json", repeated(t, text, 4_100, []string{msg}, again+result)}, "")
+		require.Equal(t, 0, r.Code, r.Stderr)
+		assert.Contains(t, r.Stderr, "1 model call came back after being counted (at most 4096 calls are followed at once): probably counted twice in usage")
+		r = runIn(t, []string{"usage", "--format", "json", repeated(t, text, 4_100, []string{msg}, result)}, "")
+		assert.Empty(t, r.Stderr, "folding calls that do not come again is not worth a word")
 	})
 }

@@ -188,6 +188,26 @@ func (b *base) unfitSummary() {
 	Warn(b.c.Stderr, msg)
 }
 
+// droppedSummary says what the tracker left out to stay bounded, so that
+// no listing is silently short and no count contradicts another: real runs
+// stay far below every bound (a run has tens of open calls at most), the
+// hostile and the concatenated inputs do not.
+func droppedSummary(c *Config, tr *stream.Tracker) {
+	s, lim := tr.Stats(), tr.Limits()
+	if s.EvictedCalls > 0 {
+		Warn(c.Stderr, fmt.Sprintf("%s: %s forgotten while waiting for a result (at most %d are kept waiting, the oldest let go first): not listed, nor are results that came for them later",
+			c.Source, render.Plural(int64(s.EvictedCalls), "tool call"), lim.MaxOpenCalls))
+	}
+	if s.EvictedSubagents > 0 {
+		Warn(c.Stderr, fmt.Sprintf("%s: %s left out (at most %d are kept, the oldest let go first)",
+			c.Source, render.Plural(int64(s.EvictedSubagents), "subagent"), lim.MaxSubagents))
+	}
+	if s.RecountedMessages > 0 {
+		Warn(c.Stderr, fmt.Sprintf("%s: %s came back after being counted (at most %d calls are followed at once): probably counted twice in usage",
+			c.Source, render.Plural(int64(s.RecountedMessages), "model call"), lim.MaxOpenMessages))
+	}
+}
+
 // Warn writes one message line, as ccfilter writes all of its own on
 // stderr: "ccfilter: <msg>" (a message that is empty once its trailing
 // newlines are cut is not written). The command and the runs share it.
@@ -202,6 +222,7 @@ func Warn(w io.Writer, msg string) {
 func (b *base) status() Status {
 	b.errorSummary()
 	b.unfitSummary()
+	droppedSummary(b.c, b.tr)
 	if b.runtimeErr > 0 {
 		return BadInput
 	}

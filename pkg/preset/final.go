@@ -69,6 +69,9 @@ func (r *finalRun) Finish() (Status, error) {
 		text, fellBack := r.tr.FinalText()
 		if fellBack {
 			Warn(r.c.Stderr, fmt.Sprintf("note: %s: the result has no text; printing the main agent's last assistant text instead", r.c.Source))
+			if r.tr.Stats().FinalTextCut {
+				Warn(r.c.Stderr, fmt.Sprintf("%s: that text is longer than the %s kept: only its start is printed", r.c.Source, render.Bytes(r.tr.Limits().MaxTextBytes)))
+			}
 		}
 		if r.c.Terminal {
 			text = render.Sanitize(text, true)

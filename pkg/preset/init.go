@@ -1,6 +1,7 @@
 package preset
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/ccfilter/ccfilter/pkg/render"
@@ -20,14 +21,24 @@ var initPreset = Preset{
 	Needs: fixed(stream.Needs{Follow: stream.FollowOutcome}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		var inits []stream.Init
+		left := 0
 		return startReport(c, tr, reportRun{
 			uses: keepsFacts,
 			keep: func(ev *stream.Event) {
-				if ev.Kind == stream.KindInit && len(inits) < maxInits {
+				switch {
+				case ev.Kind != stream.KindInit:
+				case len(inits) < maxInits:
 					inits = append(inits, ev.Init())
+				default:
+					left++
 				}
 			},
-			report: func(*base) (*render.Report, error) { return initReport(inits), nil },
+			report: func(*base) (*render.Report, error) {
+				if left > 0 {
+					Warn(c.Stderr, fmt.Sprintf("%s: %s after the first %d left out", c.Source, render.Plural(int64(left), "init"), maxInits))
+				}
+				return initReport(inits), nil
+			},
 		})
 	},
 }

@@ -223,3 +223,6 @@ func retryText(attempt, max int64, errName string, status, delayMs int64) string
 	}
 	return s + ", waiting " + fmtMs(delayMs)
 }
+
+// Bytes formats a size as every format shows one: "512 B", "1.0 MB".
+func Bytes(n int) string { return fmtBytes(n) }

@@ -184,6 +184,26 @@ func (e *Event) appendTextMax(dst []byte, max int) []byte {
 	return appendContentText(dst, e.keys().Path("message", "content"), "", max)
 }
 
+// textLen is the length of the text appendTextMax appends without a max,
+// measured without decoding it.
+func (e *Event) textLen() int {
+	content := e.keys().Path("message", "content")
+	if content.Type() == jsonx.String {
+		return content.StrLen()
+	}
+	n, first := 0, true
+	content.Each(func(_ int, b jsonx.Value) bool {
+		if t := b.Get("text"); t.Type() == jsonx.String {
+			if !first {
+				n++
+			}
+			n, first = n+t.StrLen(), false
+		}
+		return true
+	})
+	return n
+}
+
 // appendStrMax appends at most n bytes of the string value v decoded. It
 // decodes a prefix of the raw string that is long enough: an escape stands
 // for at least one byte in at most six (\u0041), so 6n+12 raw bytes, cut

@@ -3,8 +3,10 @@ package stream
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"sort"
 	"time"
+	"unicode/utf8"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
@@ -118,7 +120,16 @@ type Stats struct {
 	EvictedCalls     int // tool calls evicted before their result came
 	EvictedSubagents int
 	OrphanResults    int // tool results whose call was never seen (or evicted)
-	Events           int64
+	// EvictedMessages counts model calls folded into the totals to stay
+	// bounded (MaxOpenMessages others began after them); RecountedMessages
+	// the blocks that came for one of them afterwards, whose call was then
+	// probably counted twice (see foldedIDs).
+	EvictedMessages   int
+	RecountedMessages int
+	// FinalTextCut says the final answer's fallback text (FinalText) was
+	// longer than MaxTextBytes and is cut there.
+	FinalTextCut bool
+	Events       int64
 }
 
 // OutcomeStatus is how a run ended.
@@ -221,6 +232,7 @@ type Tracker struct {
 	stats      Stats
 	tally      Tally
 	callers    callers
+	folded     foldedIDs
 	// unfit counts the usage figures that did not fit (read as missing);
 	// the last result's own are added when it is parsed.
 	unfit Unfits
@@ -245,6 +257,7 @@ type typeKey struct{ typ, sub string }
 type textAcc struct {
 	msgID string
 	text  []byte
+	cut   bool // the message's text was longer than the cap
 }
 
 // NewTracker returns an empty Tracker.
@@ -482,9 +495,14 @@ func (l *textAcc) add(msgID jsonx.Value, e *Event, max int) {
 			l.text = append(l.text, '\n')
 		}
 	} else {
-		l.text = l.text[:0]
+		l.text, l.cut = l.text[:0], false
 	}
-	l.text = e.appendTextMax(l.text, max0(max-len(l.text)))
+	before, room := len(l.text), max0(max-len(l.text))
+	l.text = e.appendTextMax(l.text, room)
+	if len(l.text)-before == room && !l.cut {
+		// The room is full: was there more? (Measured, not decoded.)
+		l.cut = e.textLen() > room
+	}
 }
 
 // sameMessage reports whether id (a JSON string) names the message of
@@ -560,6 +578,9 @@ func (t *Tracker) recordUsage(id, model string, sub bool, agent *Subagent, u Usa
 	if delta && model == "" {
 		return // a message_delta for a call we never saw begin
 	}
+	if t.folded.has(id) {
+		t.stats.RecountedMessages++
+	}
 	m := &msgUsage{id: id, model: model, sub: sub, agent: agent, usage: u}
 	t.msgs[id] = m
 	t.msgOrder.pushBack(m)
@@ -568,6 +589,8 @@ func (t *Tracker) recordUsage(id, model string, sub bool, agent *Subagent, u Usa
 		delete(t.msgs, front.id)
 		t.msgOrder.remove(front)
 		t.fold(front)
+		t.folded.add(front.id)
+		t.stats.EvictedMessages++
 	}
 }
 
@@ -671,11 +694,17 @@ func (t *Tracker) agentResult(s *Subagent, tur jsonx.Value, r ToolResult, e *Eve
 	}
 }
 
+// truncate cuts a report kept of a subagent at max bytes (on a character
+// boundary) and says so at its end.
 func truncate(s string, max int) string {
-	if len(s) > max {
-		return s[:max]
+	if len(s) <= max {
+		return s
 	}
-	return s
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[… cut: %d of %d bytes kept]", cut, len(s))
 }
 
 func (t *Tracker) observeTask(e *Event) {
@@ -876,4 +905,12 @@ func (t *Tracker) Types() []TypeCount {
 }
 
 // Stats returns what the Tracker dropped to stay bounded.
-func (t *Tracker) Stats() Stats { return t.stats }
+func (t *Tracker) Stats() Stats {
+	s := t.stats
+	s.FinalTextCut = t.lastText.cut
+	return s
+}
+
+// Limits returns the bounds the Tracker keeps to (its options, defaults
+// filled in), for a consumer that says what Stats counts as dropped.
+func (t *Tracker) Limits() TrackerOptions { return t.o }
