@@ -300,6 +300,10 @@ func TestBoundsSayWhatTheyLeaveOut(t *testing.T) {
 		require.Equal(t, 0, r.Code, r.Stderr)
 		assert.Equal(t, 1+10_000, strings.Count(r.Stdout, "\n"), "the header and the 10,000 kept")
 		assert.Contains(t, r.Stderr, "50 tool calls forgotten while waiting for a result (at most 10000 are kept waiting")
+		r = runIn(t, []string{"all", "--format", "markdown", repeated(t, call, 10_050, []string{id, msg}, result)}, "")
+		assert.Contains(t, r.Stdout, "| Tool calls | 10050: Write 10050 |")
+		assert.Contains(t, r.Stdout, "| Calls without a result | 10000 listed, and 50 more forgotten while waiting (at most 10000 are kept) |",
+			"the report's numbers add up")
 	})
 	t.Run("subagents", func(t *testing.T) {
 		call := lineOf(t, "05b-subagents-foreground.jsonl", `"name":"Agent"`)

@@ -782,7 +782,12 @@ func (m *markdownRenderer) summary(open []*stream.ToolCall) error {
 	if t.Interrupts > 0 {
 		add("Interrupts", strconv.Itoa(t.Interrupts))
 	}
-	add("Calls without a result", strconv.Itoa(max(len(open), f.open)))
+	waiting := strconv.Itoa(max(len(open), f.open))
+	if tr := m.o.Tracker; tr != nil && tr.Stats().EvictedCalls > 0 {
+		// The report's own numbers must add up: say the ones not listed.
+		waiting += fmt.Sprintf(" listed, and %d more forgotten while waiting (at most %d are kept)", tr.Stats().EvictedCalls, tr.Limits().MaxOpenCalls)
+	}
+	add("Calls without a result", waiting)
 	if m.hidden > 0 {
 		add("Events not shown", strconv.Itoa(m.hidden)+" (progress, hook starts, partial-message deltas)")
 	}
