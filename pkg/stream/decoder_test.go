@@ -395,6 +395,7 @@ func FuzzDecoder(f *testing.F) {
 	f.Add([]byte(`{"type":"result","type":"mystery","is_error":true,"is_error":false,"result":"x"}` + "\n"))
 	f.Add([]byte(`{"type":"result","subtype":"success","is_error":false,"total_cost_usd":1e400,"num_turns":99999999999999999999,"usage":{"input_tokens":-1e400}}` + "\n"))
 	f.Add([]byte("{\"type\":\"assistant\",\"message\":{\"id\":\"m\",\"content\":[{\"type\":\"text\",\"text\":\"a\x01\x1b]52;c;eA==\x07b\"}]}}\n"))
+	f.Add(append(bytes.Repeat([]byte("x"), 70_000), "\n{\"type\":\"result\",\"is_error\":false}\n"...)) // over the limit, then a line
 	f.Add([]byte(`{"type":"tool_progress","parent_tool_use_id":"toolu_bash","tool_use_id":"toolu_bash","tool_name":"Bash","elapsed_time_seconds":1}` + "\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{BufferSize: 64, MaxLineBytes: 1 << 16})
