@@ -39,6 +39,13 @@ func eachLine(b *testing.B, check func(line []byte) error) {
 // BenchmarkValidate measures full validation, the default path of every line.
 func BenchmarkValidate(b *testing.B) { eachLine(b, Validate) }
 
+// BenchmarkValidMembers measures full validation that indexes the top
+// level on its way (the decoder's --full-check), against Validate.
+func BenchmarkValidMembers(b *testing.B) {
+	var ms []Member
+	eachLine(b, func(l []byte) (err error) { ms, err = ValidMembers(l, ms[:0]); return err })
+}
+
 // BenchmarkSkip measures jumping over each line's value without validating
 // (the framing walk).
 func BenchmarkSkip(b *testing.B) {

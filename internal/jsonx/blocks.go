@@ -21,6 +21,7 @@ import (
 // block's byte k.
 type blockMasks struct {
 	quote, backslash, open, close uint64 // '"'; '\\'; '{' or '['; '}' or ']'
+	control                       uint64 // bytes below 0x20 (raw in a string: invalid)
 }
 
 // maskBatch is how many blocks one call of the kernel covers: enough to
@@ -43,6 +44,10 @@ func fillMasksGeneric(b []byte, dst []blockMasks) {
 				m.open |= bit
 			case '}', ']':
 				m.close |= bit
+			default:
+				if c < 0x20 {
+					m.control |= bit
+				}
 			}
 		}
 		dst[k] = m
@@ -341,18 +346,20 @@ func b2i(b bool) int {
 }
 
 // blockValidString is validString's search for the string at b[i]: where
-// it ends (-1: it does not), and the offset of the backslash of its first
-// invalid escape (-1: none). Each escaped byte is one of the masks'; the
-// letter after each backslash is checked where the bit says.
-func blockValidString(b []byte, i int) (end, bad int) {
+// it ends (-1: it does not), the offset of the backslash of its first
+// invalid escape (-1: none), and the offset of its first control character
+// written raw (-1: none). Each escaped byte is one of the masks'; the
+// letter after each backslash is checked where the bit says; the control
+// characters are a mask of their own, found by the same pass.
+func blockValidString(b []byte, i int) (end, bad, ctl int) {
 	s := blockScanner{b: b, pos: i}
 	var carry uint64
 	first := uint64(1) // the opening quote
-	bad = -1
+	bad, ctl = -1, -1
 	for want := 2; ; want = maskBatch {
 		ms := s.next(want)
 		if ms == nil {
-			return -1, bad
+			return -1, bad, ctl
 		}
 		for _, m := range ms {
 			escaped := escapedBytes(m.backslash, &carry)
@@ -361,6 +368,12 @@ func blockValidString(b []byte, i int) (end, bad int) {
 			inside := ^uint64(0)
 			if quotes != 0 {
 				inside = quotes&-quotes - 1 // the bytes before the closing quote
+			}
+			if c := m.control & inside; c != 0 && ctl < 0 {
+				// (The last block is padded with zero bytes: past b, none.)
+				if p := s.pos + bits.TrailingZeros64(c); p < len(b) {
+					ctl = p
+				}
 			}
 			for x := escaped & inside; x != 0 && bad < 0; x &= x - 1 {
 				p := s.pos + bits.TrailingZeros64(x)
@@ -379,7 +392,7 @@ func blockValidString(b []byte, i int) (end, bad int) {
 				}
 			}
 			if quotes != 0 {
-				return s.pos + bits.TrailingZeros64(quotes) + 1, bad
+				return s.pos + bits.TrailingZeros64(quotes) + 1, bad, ctl
 			}
 			s.pos += 64
 		}

@@ -40,12 +40,14 @@
 //
 // For each 64-byte block: compare both 32-byte halves with '"', '\\',
 // '{' and '}' (a byte ORed with 0x20 is '{' when it was '{' or '[', '}'
-// when it was '}' or ']'), and pack each comparison into 64 bits.
+// when it was '}' or ']'), find the bytes below 0x20 (those equal to
+// their minimum with 0x1f, in Y10), and pack each into 64 bits.
 TEXT ·fillMasksAVX2(SB), NOSPLIT, $0-24
 	MOVQ src+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ dst+16(FP), DI
 	BLOCK_CONSTANTS
+	SPLAT(0x1f, X10, Y10)
 	TESTQ CX, CX
 	JEQ done
 
@@ -59,6 +61,16 @@ loop:
 	MASK64(Y1, AX, BX)
 	MOVQ AX, 8(DI)
 
+	VPMINUB Y10, Y5, Y7
+	VPMINUB Y10, Y6, Y8
+	VPCMPEQB Y5, Y7, Y7
+	VPCMPEQB Y6, Y8, Y8
+	VPMOVMSKB Y7, AX
+	VPMOVMSKB Y8, BX
+	SHLQ $32, BX
+	ORQ BX, AX
+	MOVQ AX, 32(DI)
+
 	VPOR Y2, Y5, Y5
 	VPOR Y2, Y6, Y6
 
@@ -69,7 +81,7 @@ loop:
 	MOVQ AX, 24(DI)
 
 	ADDQ $64, SI
-	ADDQ $32, DI
+	ADDQ $40, DI
 	DECQ CX
 	JNZ loop
 

@@ -297,3 +297,42 @@ func TestSkipLongStrings(t *testing.T) {
 		requireSameEnds(t, []byte(line[:r.IntN(len(line))]))
 	}
 }
+
+// TestPlainBodyMatchesScalar holds plainBody (words, and block masks on
+// long bodies) and controlAt to a byte loop: a control character or a
+// backslash at every offset of bodies around the word, block and
+// block-path lengths, and bodies of UTF-8 and bytes above 0x7f.
+func TestPlainBodyMatchesScalar(t *testing.T) {
+	plain := func(s []byte) bool {
+		for _, c := range s {
+			if c < 0x20 || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	ctl := func(s []byte) int {
+		for i, c := range s {
+			if c < 0x20 {
+				return i
+			}
+		}
+		return -1
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 255, 256, 257, 300, 1000} {
+		base := bytes.Repeat([]byte("aé\xff~ "), n)[:n]
+		for _, blocks := range []bool{false, true} {
+			withScanner(blocks, blocks, func() {
+				require.True(t, plainBody(base), "n=%d", n)
+				for at := 0; at < n; at++ {
+					for _, c := range []byte{0, 0x1f, '\n', '\\', 0x20, 0x7f, 0x80} {
+						s := bytes.Clone(base)
+						s[at] = c
+						require.Equal(t, plain(s), plainBody(s), "n=%d at=%d c=%#x blocks=%v", n, at, c, blocks)
+						require.Equal(t, ctl(s), controlAt(s), "n=%d at=%d c=%#x", n, at, c)
+					}
+				}
+			})
+		}
+	}
+}

@@ -1,7 +1,6 @@
 package jsonx
 
 import (
-	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
@@ -160,11 +159,11 @@ func (p *parser) str(i int) (any, int, bool) {
 		return nil, len(p.b), false
 	}
 	body := p.b[i+1 : end-1]
+	if plainBody(body) {
+		return validUTF8(body), end, true
+	}
 	if controlAt(body) >= 0 {
 		return nil, end, false // (Validate says why)
-	}
-	if bytes.IndexByte(body, '\\') < 0 {
-		return validUTF8(body), end, true
 	}
 	s, ok := unquote(body)
 	return s, end, ok

@@ -243,14 +243,21 @@ func validString(b []byte, i int) (int, error) {
 	if k := bytes.IndexByte(b[i+1:], '"'); useBlocks && (k < 0 || k >= blockStrLenMin || b[i+k] == '\\') {
 		// Not a short string whose first quote closes it: one pass of the
 		// block scanner finds its end and checks its escapes.
-		end, bad := blockValidString(b, i)
+		end, bad, ctl := blockValidString(b, i)
 		switch {
 		case end < 0:
 			return len(b), &SyntaxError{Offset: len(b), Msg: "unterminated string: " + ErrUnexpectedEnd.Error()}
 		case bad >= 0:
 			return bad, &SyntaxError{Offset: bad, Msg: "invalid escape in string"}
+		case ctl >= 0:
+			return ctl, controlError(b, ctl)
 		}
-		return end, rawControl(b, i+1, end-1)
+		return end, nil
+	} else if useBlocks && plainBody(b[i+1:i+1+k]) {
+		// A short string whose first quote closes it, without escapes or
+		// control characters (most keys and values): one more pass over
+		// its few bytes.
+		return i + k + 2, nil
 	}
 	end := stringEnd(b, i)
 	if end < 0 {
@@ -272,9 +279,57 @@ func validString(b []byte, i int) (int, error) {
 // that holds one is not valid, whichever output it would go to.
 func rawControl(b []byte, from, to int) error {
 	if k := controlAt(b[from:to]); k >= 0 {
-		return &SyntaxError{Offset: from + k, Msg: fmt.Sprintf("raw control character U+%04X in string (JSON writes it escaped)", b[from+k])}
+		return controlError(b, from+k)
 	}
 	return nil
+}
+
+func controlError(b []byte, at int) error {
+	return &SyntaxError{Offset: at, Msg: fmt.Sprintf("raw control character U+%04X in string (JSON writes it escaped)", b[at])}
+}
+
+// plainBody reports whether the string body s holds neither a backslash
+// nor a byte below 0x20, eight bytes at a time (see controlAt).
+func plainBody(s []byte) bool {
+	if useBlocks && len(s) >= blockStrLenMin {
+		return plainBlocks(s)
+	}
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(s[i:])
+		bs := x ^ 0x5c*ones // zero where a byte is '\\'
+		if ((x-0x20*ones)&^x|(bs-ones)&^bs)&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainBlocks is plainBody on a long body, with the block scanner's masks.
+func plainBlocks(s []byte) bool {
+	sc := blockScanner{b: s}
+	for {
+		ms := sc.next(maskBatch)
+		if ms == nil {
+			return true
+		}
+		for _, m := range ms {
+			hit := m.control | m.backslash
+			if rest := len(s) - sc.pos; rest < 64 {
+				hit &= 1<<rest - 1 // (the padding's zero bytes are no control characters)
+			}
+			if hit != 0 {
+				return false
+			}
+			sc.pos += 64
+		}
+	}
 }
 
 // controlAt returns the offset of the first byte below 0x20 in s, or -1.
@@ -283,10 +338,17 @@ func rawControl(b []byte, from, to int) error {
 // fully validated line goes through.
 func controlAt(s []byte) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := func(x uint64) uint64 { return (x - 0x20*ones) &^ x & highs }
 	i := 0
+	for ; i+32 <= len(s); i += 32 { // four words a step: the check is on every string byte
+		w := s[i : i+32 : i+32]
+		if below(binary.LittleEndian.Uint64(w))|below(binary.LittleEndian.Uint64(w[8:]))|
+			below(binary.LittleEndian.Uint64(w[16:]))|below(binary.LittleEndian.Uint64(w[24:])) != 0 {
+			break
+		}
+	}
 	for ; i+8 <= len(s); i += 8 {
-		x := binary.LittleEndian.Uint64(s[i:])
-		if (x-0x20*ones)&^x&highs != 0 {
+		if below(binary.LittleEndian.Uint64(s[i:])) != 0 {
 			break
 		}
 	}
@@ -431,6 +493,58 @@ func Members(b []byte, dst []Member) ([]Member, error) {
 	}
 	if i = skipSpace(b, i); i != len(b) {
 		return dst, &SyntaxError{Offset: i, Msg: fmt.Sprintf("unexpected %q after the value", b[i])}
+	}
+	return dst, nil
+}
+
+// ValidMembers validates b in full, as Validate does (the same errors),
+// and appends the members of the object b to dst on the way: one pass for
+// a line that is checked in full and then read by its members.
+func ValidMembers(b []byte, dst []Member) ([]Member, error) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		if err := Validate(b); err != nil {
+			return dst, err
+		}
+		return dst, &SyntaxError{Offset: i, Msg: "not an object"}
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return dst, errAt(b, i, "a string key")
+			}
+			ke, err := validString(b, i)
+			if err != nil {
+				return dst, err
+			}
+			key := b[i+1 : ke-1]
+			i = skipSpace(b, ke)
+			if i >= len(b) || b[i] != ':' {
+				return dst, errAt(b, i, "':'")
+			}
+			i = skipSpace(b, i+1)
+			vs := i
+			if i, err = validValue(b, i, 1); err != nil {
+				return dst, err
+			}
+			dst = append(dst, Member{Key: key, Val: Value(b[vs:i])})
+			i = skipSpace(b, i)
+			if i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == '}' {
+				i++
+				break
+			}
+			return dst, errAt(b, i, "',' or '}'")
+		}
+	}
+	if end := skipSpace(b, i); end != len(b) {
+		return dst, &SyntaxError{Offset: end, Msg: fmt.Sprintf("unexpected %q after the value", b[end])}
 	}
 	return dst, nil
 }

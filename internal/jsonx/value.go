@@ -6,7 +6,9 @@ import (
 	"math/big"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Value is the raw bytes of one JSON value inside a larger document, or nil
@@ -75,15 +77,42 @@ func (v Value) IsNull() bool { t := v.Type(); return t == Missing || t == Null }
 // of a key (classification, the tracker, expressions) must agree on which
 // value a line holds, or "final" could call a run failed that jq calls a
 // success.
+//
+// Walking past the first match to look for a second one would cost a pass
+// over the rest of the object (message.content: most of a line), so the
+// walk goes on only when the rest holds the key written plainly, "key"
+// (found at memory speed). A later duplicate spelled with escapes
+// ("is_\u0065rror") is therefore missed below the top level; the top level
+// (stream's member index, Lookup) takes every spelling.
 func (v Value) Get(key string) Value {
 	var out Value
 	v.EachMember(func(k []byte, val Value) bool {
 		if keyEqual(k, key) {
 			out = val
+			end := cap(v) - cap(val) + len(val) // (val is a slice of v)
+			return quotedIn(v[end:], key)
 		}
 		return true
 	})
 	return out
+}
+
+// quotedIn reports whether b holds "key", key written plainly in quotes.
+func quotedIn(b []byte, key string) bool {
+	s := unsafe.String(unsafe.SliceData(b), len(b))
+	if key == "" {
+		return strings.Contains(s, `""`)
+	}
+	for {
+		i := strings.Index(s, key)
+		if i < 0 {
+			return false
+		}
+		if i > 0 && s[i-1] == '"' && i+len(key) < len(s) && s[i+len(key)] == '"' {
+			return true
+		}
+		s = s[i+1:]
+	}
 }
 
 // Find is Get for reaching into the head of a long value: it returns the

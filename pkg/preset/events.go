@@ -28,7 +28,9 @@ func eventsNeeds(c *Config) stream.Needs {
 	case !eventBytes(c):
 		return stream.Needs{}
 	case c.Agent.ByKind():
-		return stream.Needs{Follow: stream.FollowOutcome}
+		// Whose an event is matters only to pick main or sub events, and
+		// to --where's agent functions.
+		return stream.Needs{Follow: stream.FollowOutcome, NoOwners: (c.Agent == "" || c.Agent == "all") && c.Where == nil}
 	}
 	return stream.Needs{NoResultSizes: true}
 }

@@ -18,8 +18,12 @@ func Expression(x *filter.Expr) Preset {
 		Summary: "a jq expression run per event",
 		Dot:     "the event object",
 		// An output that is the event is rendered as one: the events
-		// presets' needs.
-		Needs: eventsNeeds,
+		// presets' needs, and whose each event is (agent, is_subagent).
+		Needs: func(c *Config) stream.Needs {
+			n := eventsNeeds(c)
+			n.NoOwners = false
+			return n
+		},
 		Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 			b, err := newBase(c, tr, false, false)
 			if err != nil {

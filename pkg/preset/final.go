@@ -20,7 +20,7 @@ var final = Preset{
 	Example: "answer=$(claude -p 'what is 2+2' --output-format stream-json --verbose | ccfilter final) || exit",
 	// One answer is not a table: no csv.
 	Formats: []render.Format{render.Text, render.Markdown, render.NDJSON, render.JSON},
-	Needs:   fixed(stream.Needs{Follow: stream.FollowOutcome}),
+	Needs:   fixed(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		return &finalRun{c: c, tr: tr, w: plainWriter(c)}, nil
 	},

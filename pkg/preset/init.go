@@ -18,7 +18,7 @@ var initPreset = Preset{
 	Summary: "session facts: model, version, cwd, permission mode, tools, agents",
 	Example: "ccfilter init run.jsonl",
 	// The inits are the preset's own; the tracker gives the outcome.
-	Needs: fixed(stream.Needs{Follow: stream.FollowOutcome}),
+	Needs: fixed(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		var inits []stream.Init
 		left := 0

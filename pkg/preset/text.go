@@ -23,7 +23,7 @@ var text = Preset{
 		case c.Format != render.Text:
 			return eventsNeeds(c)
 		case wordsOnly(c):
-			return stream.Needs{Follow: stream.FollowOutcome}
+			return stream.Needs{Follow: stream.FollowOutcome, NoOwners: true} // (no tool_progress is words)
 		}
 		return stream.Needs{NoResultSizes: true}
 	},

@@ -14,7 +14,7 @@ var types = Preset{
 	Summary: "a count of each (type, subtype), with the ones ccfilter does not know marked",
 	Dot:     "a row: {type, subtype, count, known}",
 	Example: "ccfilter types run.jsonl",
-	Needs:   fixed(stream.Needs{Follow: stream.FollowOutcome}),
+	Needs:   fixed(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		return startReport(c, tr, reportRun{uses: keepsOutcome, report: typesReport})
 	},

@@ -49,7 +49,8 @@ func startsSubagent(name string) bool {
 
 // noteCallers remembers the tool calls of an assistant event that start no
 // subagent, reading only each block's type, id and name: for trackers that
-// follow no tool calls, which still give events to the right agent.
+// follow no tool calls (FollowAll's open calls say it), which still give
+// events to the right agent.
 func (t *Tracker) noteCallers(e *Event) {
 	parent := e.ParentToolUseID()
 	var buf [8]jsonx.Member
@@ -68,9 +69,20 @@ func (t *Tracker) noteCallers(e *Event) {
 // is a known call that starts no subagent to the agent that made the call.
 // An unknown parent (a call before the stream's start, or forgotten) keeps
 // the stream's word for it.
+//
+// A tracker that follows tool calls finds the call among the open ones (a
+// hook runs while its call waits for its result); the others remember the
+// calls themselves (noteCallers), unless no event's agent is shown
+// (Needs.NoOwners).
 func (t *Tracker) attributeProgress(e *Event) {
 	p := e.ParentToolUseID()
 	if p == "" || t.agents[p] != nil {
+		return
+	}
+	if t.o.Needs.Follow == FollowAll {
+		if c := t.calls[p]; c != nil && !startsSubagent(c.Name) {
+			e.setParent(c.ParentToolUseID)
+		}
 		return
 	}
 	if caller, ok := t.callers.get(p); ok {

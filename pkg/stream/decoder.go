@@ -495,6 +495,9 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 		}
 		err = jsonx.ValidateFraming(line)
 	default:
+		if line[0] == '{' {
+			break // checked in full by frame below
+		}
 		err = jsonx.Validate(line)
 	}
 	if err != nil {
@@ -506,7 +509,12 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 	}
 	ev.point(line, opts.Source, n, off)
 	ev.valid = opts.Check == CheckAll
-	if opts.Check != CheckEnds {
+	if opts.Check == CheckAll {
+		// Validated and indexed in one pass.
+		if err := ev.frameValid(); err != nil {
+			return badLine(opts, line, n, off, err)
+		}
+	} else if opts.Check != CheckEnds {
 		// The framing walk indexes the top-level members on its way. The
 		// index is what classification reads, so a key written twice
 		// means its last value, as in jq (CheckEnds, which reads only the

@@ -80,6 +80,14 @@ func (e *Event) frame() error {
 	return err
 }
 
+// frameValid is frame with the line validated in full on the way.
+func (e *Event) frameValid() error {
+	var err error
+	e.top, err = jsonx.ValidMembers(e.Raw, e.top[:0])
+	e.haveTop = true
+	return err
+}
+
 // field returns a top-level member's value, or nil.
 func (e *Event) field(key string) jsonx.Value {
 	if !e.haveTop {

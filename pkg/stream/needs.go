@@ -12,6 +12,12 @@ type Needs struct {
 	// decoded text of every tool result was a sixth to a quarter of a run
 	// that prints only text or usage.
 	NoResultSizes bool
+	// NoOwners says no event's agent is shown: the Tracker does not
+	// remember, for each tool call that starts no subagent, the agent that
+	// made it, which takes a look at every tool call (a tenth of final's
+	// time). Without that memory a tool_progress of a hook on a Bash call
+	// (parent_tool_use_id: that call) is taken for a subagent's event.
+	NoOwners bool
 }
 
 // Follow is how much of a stream a Tracker follows; each level does less

@@ -341,7 +341,7 @@ func (t *Tracker) observeOutcome(e *Event) {
 			t.lastText.add(e.keys().Path("message", "id"), e, t.o.MaxTextBytes)
 		}
 	case KindToolUse:
-		if e.Type == "assistant" {
+		if e.Type == "assistant" && !t.o.Needs.NoOwners {
 			t.noteCallers(e)
 		}
 	case KindResult:
@@ -428,7 +428,9 @@ func (t *Tracker) observeAssistant(e *Event) {
 		return
 	}
 	if t.o.Needs.Follow != FollowAll {
-		t.noteCallers(e)
+		if !t.o.Needs.NoOwners {
+			t.noteCallers(e)
+		}
 		return
 	}
 	var blockBuf [8]jsonx.Member
@@ -453,9 +455,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 			agent.ToolCalls++
 		}
 		t.openCall(c)
-		if !startsSubagent(c.Name) {
-			t.callers.add(c.ID, parent)
-		} else {
+		if startsSubagent(c.Name) {
 			in := jsonx.Value(c.Input)
 			s := t.agents[c.ID]
 			if s == nil {
