@@ -442,10 +442,23 @@ func (m Member) Is(key string) bool { return keyEqual(m.Key, key) }
 // lookup without walking again: the keys claude-code writes after a
 // megabyte "message" (parent_tool_use_id, timestamp, ...) would otherwise
 // cost a walk over the megabyte each.
-func Members(b []byte, dst []Member) ([]Member, error) {
+func Members(b []byte, dst []Member) ([]Member, error) { return walkMembers(b, dst, false) }
+
+// ValidMembers validates b in full, as Validate does (the same errors),
+// and appends the members of the object b to dst on the way: one pass for
+// a line that is checked in full and then read by its members.
+func ValidMembers(b []byte, dst []Member) ([]Member, error) { return walkMembers(b, dst, true) }
+
+// walkMembers is Members, checking b's framing, or with full ValidMembers,
+// validating every byte.
+func walkMembers(b []byte, dst []Member, full bool) ([]Member, error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
-		if err := ValidateFraming(b); err != nil {
+		check := ValidateFraming
+		if full {
+			check = Validate
+		}
+		if err := check(b); err != nil {
 			return dst, err
 		}
 		return dst, &SyntaxError{Offset: i, Msg: "not an object"}
@@ -458,8 +471,13 @@ func Members(b []byte, dst []Member) ([]Member, error) {
 			if i >= len(b) || b[i] != '"' {
 				return dst, errAt(b, i, "a string key")
 			}
-			ke := stringEnd(b, i)
-			if ke < 0 {
+			var ke int
+			if full {
+				var err error
+				if ke, err = validString(b, i); err != nil {
+					return dst, err
+				}
+			} else if ke = stringEnd(b, i); ke < 0 {
 				return dst, errAt(b, len(b), "'\"'")
 			}
 			key := b[i+1 : ke-1]
@@ -468,15 +486,22 @@ func Members(b []byte, dst []Member) ([]Member, error) {
 				return dst, errAt(b, i, "':'")
 			}
 			i = skipSpace(b, i+1)
-			if i >= len(b) {
-				return dst, errAt(b, i, "a value")
-			}
-			ve := skip(b, i)
-			if ve < 0 {
-				return dst, errAt(b, len(b), "the end of a value")
-			}
-			if ve <= i {
-				return dst, errAt(b, i, "a value")
+			var ve int
+			if full {
+				var err error
+				if ve, err = validValue(b, i, 1); err != nil {
+					return dst, err
+				}
+			} else {
+				if i >= len(b) {
+					return dst, errAt(b, i, "a value")
+				}
+				if ve = skip(b, i); ve < 0 {
+					return dst, errAt(b, len(b), "the end of a value")
+				}
+				if ve <= i {
+					return dst, errAt(b, i, "a value")
+				}
 			}
 			dst = append(dst, Member{Key: key, Val: Value(b[i:ve])})
 			i = skipSpace(b, ve)
@@ -493,58 +518,6 @@ func Members(b []byte, dst []Member) ([]Member, error) {
 	}
 	if i = skipSpace(b, i); i != len(b) {
 		return dst, &SyntaxError{Offset: i, Msg: fmt.Sprintf("unexpected %q after the value", b[i])}
-	}
-	return dst, nil
-}
-
-// ValidMembers validates b in full, as Validate does (the same errors),
-// and appends the members of the object b to dst on the way: one pass for
-// a line that is checked in full and then read by its members.
-func ValidMembers(b []byte, dst []Member) ([]Member, error) {
-	i := skipSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		if err := Validate(b); err != nil {
-			return dst, err
-		}
-		return dst, &SyntaxError{Offset: i, Msg: "not an object"}
-	}
-	i = skipSpace(b, i+1)
-	if i < len(b) && b[i] == '}' {
-		i++
-	} else {
-		for {
-			if i >= len(b) || b[i] != '"' {
-				return dst, errAt(b, i, "a string key")
-			}
-			ke, err := validString(b, i)
-			if err != nil {
-				return dst, err
-			}
-			key := b[i+1 : ke-1]
-			i = skipSpace(b, ke)
-			if i >= len(b) || b[i] != ':' {
-				return dst, errAt(b, i, "':'")
-			}
-			i = skipSpace(b, i+1)
-			vs := i
-			if i, err = validValue(b, i, 1); err != nil {
-				return dst, err
-			}
-			dst = append(dst, Member{Key: key, Val: Value(b[vs:i])})
-			i = skipSpace(b, i)
-			if i < len(b) && b[i] == ',' {
-				i = skipSpace(b, i+1)
-				continue
-			}
-			if i < len(b) && b[i] == '}' {
-				i++
-				break
-			}
-			return dst, errAt(b, i, "',' or '}'")
-		}
-	}
-	if end := skipSpace(b, i); end != len(b) {
-		return dst, &SyntaxError{Offset: end, Msg: fmt.Sprintf("unexpected %q after the value", b[end])}
 	}
 	return dst, nil
 }
