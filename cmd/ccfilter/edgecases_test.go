@@ -247,6 +247,26 @@ func TestByteFormatsOnTerminalAreEscaped(t *testing.T) {
 			assert.Contains(t, stdout.String(), `\u202e`)
 		})
 	}
+	// A CR between tokens is JSON whitespace: on a terminal it becomes a
+	// space, so that what is written stays JSON (an escape there would
+	// not be) and no raw CR gets through.
+	cr := derived(t, "01-plain-text.jsonl", `,"message"`, ",\r\"message\"")
+	for _, args := range [][]string{{"all", "--format", "ndjson"}, {"all", "--format", "json", "-c"}, {"all", "--format", "json"}} {
+		t.Run("CR between tokens "+strings.Join(args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			o := &options{presets: preset.Builtin(), terminalOut: func() bool { return true }}
+			require.Equal(t, 0, runWith(o, append(args, cr), strings.NewReader(""), &stdout, &stderr, []string{"NO_COLOR=1"}), stderr.String())
+			assert.Equal(t, -1, strings.IndexFunc(stdout.String(), acts), "no character a terminal acts on: %q", stdout.String())
+			for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+				if args[2] == "ndjson" {
+					assert.True(t, json.Valid([]byte(l)), "each line stays JSON: %q", l)
+				}
+			}
+			if args[2] == "json" {
+				assert.True(t, json.Valid(stdout.Bytes()), "the document stays JSON: %q", stdout.String())
+			}
+		})
+	}
 	t.Run("a pipe gets the bytes", func(t *testing.T) {
 		r := run(false, "all", "--format", "ndjson")
 		in, err := os.ReadFile(path)

@@ -44,7 +44,7 @@ type csvRenderer struct {
 }
 
 func newCSV(w io.Writer, o Options) *csvRenderer {
-	return &csvRenderer{o: o, out: newByteOut(w, o)}
+	return &csvRenderer{o: o, out: newByteOut(w, o, false)}
 }
 
 // cell protects a cell against formula injection.

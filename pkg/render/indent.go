@@ -79,5 +79,6 @@ func delimiter(c byte) bool {
 	return false
 }
 
-// safe writes b as jsonSafe(b) would be, without a copy of it.
-func (o *out) safe(b []byte) { o.escaped(b, false) }
+// safe writes the JSON text b as jsonSafe(b) would be (as TerminalSafe
+// to a terminal), without a copy of it.
+func (o *out) safe(b []byte) { o.escaped(b, o.controls()) }

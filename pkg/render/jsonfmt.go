@@ -23,7 +23,9 @@ type jsonRenderer struct {
 	elems     int // array elements written (Options.Array)
 }
 
-func newJSON(w io.Writer, o Options) *jsonRenderer { return &jsonRenderer{out: newByteOut(w, o), o: o} }
+func newJSON(w io.Writer, o Options) *jsonRenderer {
+	return &jsonRenderer{out: newByteOut(w, o, true), o: o}
+}
 
 // begin starts a record: in an array, after the bracket or the comma,
 // and indented one level.

@@ -16,7 +16,7 @@ type ndjsonRenderer struct {
 }
 
 func newNDJSON(w io.Writer, o Options) *ndjsonRenderer {
-	return &ndjsonRenderer{out: newByteOut(w, o), o: o}
+	return &ndjsonRenderer{out: newByteOut(w, o, true), o: o}
 }
 
 func (r *ndjsonRenderer) Render(rec Record) error {

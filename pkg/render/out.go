@@ -19,20 +19,35 @@ type out struct {
 	// stream's bytes (NDJSON, CSV, JSON, raw strings) set it when stdout
 	// is a terminal, and write byte for byte to pipes and files.
 	terminal bool
+	// jsonText says what is written is JSON text (NDJSON, JSON), where
+	// a control character can only be whitespace (jsonControls).
+	jsonText bool
 }
 
 func newOut(w io.Writer) out { return out{w: bufio.NewWriterSize(w, 64<<10)} }
 
-// newByteOut is newOut for a format that writes the stream's bytes.
-func newByteOut(w io.Writer, o Options) out {
+// newByteOut is newOut for a format that writes the stream's bytes, as
+// JSON text or not.
+func newByteOut(w io.Writer, o Options, jsonText bool) out {
 	b := newOut(w)
-	b.terminal = o.Terminal
+	b.terminal, b.jsonText = o.Terminal, jsonText
 	return b
+}
+
+// controls is what the terminal escaping does with control characters.
+func (o *out) controls() controls {
+	switch {
+	case !o.terminal:
+		return keepControls
+	case o.jsonText:
+		return jsonControls
+	}
+	return escapeControls
 }
 
 func (o *out) str(s string) {
 	if o.terminal {
-		o.escaped([]byte(s), true)
+		o.escaped([]byte(s), o.controls())
 		return
 	}
 	if o.err == nil {
@@ -42,7 +57,7 @@ func (o *out) str(s string) {
 
 func (o *out) bytes(b []byte) {
 	if o.terminal {
-		o.escaped(b, true)
+		o.escaped(b, o.controls())
 		return
 	}
 	o.raw(b)
@@ -56,7 +71,7 @@ func (o *out) raw(b []byte) {
 
 func (o *out) byte(c byte) {
 	if o.terminal && (c < 0x20 && c != '\n' && c != '\t' || c == 0x7f) {
-		o.escaped([]byte{c}, true)
+		o.escaped([]byte{c}, o.controls())
 		return
 	}
 	if o.err == nil {
@@ -64,11 +79,11 @@ func (o *out) byte(c byte) {
 	}
 }
 
-// escaped writes b with the escapes of jsonSafe (and, with controls, of C0
-// controls but newline and tab), without a copy of it.
-func (o *out) escaped(b []byte, controls bool) {
+// escaped writes b with the escapes of jsonSafe (and what ctl says of C0
+// controls), without a copy of it.
+func (o *out) escaped(b []byte, ctl controls) {
 	for len(b) > 0 {
-		keep, repl, rest := jsonSafeStep(b, &o.esc, controls) // (o's own: a local array would escape to the heap through Write)
+		keep, repl, rest := jsonSafeStep(b, &o.esc, ctl) // (o's own: a local array would escape to the heap through Write)
 		o.raw(keep)
 		o.raw(repl)
 		b = rest

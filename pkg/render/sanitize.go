@@ -119,17 +119,17 @@ func line(s string) string { return Sanitize(s, false) }
 // replaces invalid UTF-8 with \ufffd. JSON has no raw control characters
 // below U+0020, and these runes can only occur inside strings, so the result
 // is the same JSON value, safe to show on a terminal.
-func jsonSafe(b []byte) []byte { return escapeJSON(b, false) }
+func jsonSafe(b []byte) []byte { return escapeJSON(b, keepControls) }
 
-// TerminalSafe is what the byte formats (NDJSON, CSV, JSON) write to a
-// terminal for b: jsonSafe, and the C0 controls but newline and tab
-// escaped too. For JSON text b it is the same JSON value. A writer of its
+// TerminalSafe is what NDJSON and JSON write to a terminal for the JSON
+// text b: jsonSafe, and the C0 controls but newline and tab made harmless
+// (see jsonControls); the same JSON value. A writer of its
 // own (final's result) calls it when the output is a terminal.
-func TerminalSafe(b []byte) []byte { return escapeJSON(b, true) }
+func TerminalSafe(b []byte) []byte { return escapeJSON(b, jsonControls) }
 
-func escapeJSON(b []byte, controls bool) []byte {
+func escapeJSON(b []byte, ctl controls) []byte {
 	var esc [6]byte
-	keep, repl, rest := jsonSafeStep(b, &esc, controls)
+	keep, repl, rest := jsonSafeStep(b, &esc, ctl)
 	if len(keep) == len(b) {
 		return b // nothing to change: the common case, without a copy
 	}
@@ -139,7 +139,7 @@ func escapeJSON(b []byte, controls bool) []byte {
 		if len(rest) == 0 {
 			return out
 		}
-		keep, repl, rest = jsonSafeStep(rest, &esc, controls)
+		keep, repl, rest = jsonSafeStep(rest, &esc, ctl)
 	}
 }
 
@@ -149,13 +149,14 @@ func escapeJSON(b []byte, controls bool) []byte {
 // change). jsonSafe and out.safe, which writes an event of any length
 // without a copy, are loops over it.
 //
-// With controls, the C0 controls but newline and tab are escaped too: for
-// output to a terminal that is not JSON text (a CSV cell, a raw string) or
-// not known to be valid.
-func jsonSafeStep(b []byte, esc *[6]byte, controls bool) (keep, repl, rest []byte) {
+// ctl says what becomes of the C0 controls but newline and tab.
+func jsonSafeStep(b []byte, esc *[6]byte, ctl controls) (keep, repl, rest []byte) {
 	for i := 0; i < len(b); {
 		if c := b[i]; c < utf8.RuneSelf && c != 0x7f {
-			if controls && c < 0x20 && c != '\n' && c != '\t' {
+			if ctl != keepControls && c < 0x20 && c != '\n' && c != '\t' {
+				if c == '\r' && ctl == jsonControls {
+					return b[:i], space, b[i+1:]
+				}
 				*esc = [6]byte{'\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&15]}
 				return b[:i], esc[:], b[i+1:]
 			}
@@ -174,6 +175,25 @@ func jsonSafeStep(b []byte, esc *[6]byte, controls bool) (keep, repl, rest []byt
 	}
 	return b, nil, nil
 }
+
+// controls says what jsonSafeStep does with the C0 controls but newline
+// and tab.
+type controls uint8
+
+const (
+	// keepControls writes them as they are: JSON text, not for a terminal.
+	keepControls controls = iota
+	// escapeControls writes \u00XX: text that is not JSON (a CSV cell),
+	// for a terminal.
+	escapeControls
+	// jsonControls is for JSON text to a terminal, where a control
+	// character can only be whitespace between tokens (a valid line has
+	// none in a string): CR becomes a space, so that the text stays JSON;
+	// the others (invalid there anyway) \u00XX.
+	jsonControls
+)
+
+var space = []byte(" ")
 
 // replacementEscape stands for a byte that is not UTF-8 (U+FFFD).
 var replacementEscape = []byte(`\ufffd`)
