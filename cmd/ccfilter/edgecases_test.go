@@ -117,6 +117,16 @@ func TestNumbersThatDoNotFit(t *testing.T) {
 			assert.Contains(t, r.Stderr, c.stderr)
 		})
 	}
+	t.Run("counts that fit but add up past int64: held at its largest, said", func(t *testing.T) {
+		text := lineOf(t, "01-plain-text.jsonl", `"type":"text"`)
+		big := strings.Replace(text, `"output_tokens":1,`, `"output_tokens":4611686018427387904,`, 1)
+		msg := regexp.MustCompile(`"id":"(msg_[A-Za-z0-9]+)"`).FindStringSubmatch(text)[1]
+		r := runIn(t, []string{"usage", "--format", "csv", repeated(t, big, 3, []string{msg}, lineOf(t, "01-plain-text.jsonl", `"subtype":"success"`)+"\n")}, "")
+		require.Equal(t, 0, r.Code, r.Stderr)
+		assert.Contains(t, r.Stdout, ",9223372036854775807,", "not a negative count")
+		assert.NotContains(t, r.Stdout, ",-")
+		assert.Contains(t, r.Stderr, "token counts add up past 9223372036854775807")
+	})
 }
 
 // TestRawControlInStringIsPassedOver proves a line holding a control

@@ -2,6 +2,7 @@ package preset
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 
 	"github.com/ccfilter/ccfilter/pkg/render"
@@ -22,6 +23,10 @@ var usage = Preset{
 
 func usageReport(b *base) (*render.Report, error) {
 	d := b.tr.Usage()
+	if d.Total.Saturated() {
+		Warn(b.c.Stderr, fmt.Sprintf("%s: token counts add up past %d, the largest a 64-bit count holds: the sums past it are shown at it",
+			b.c.Source, int64(math.MaxInt64)))
+	}
 	head := render.Plural(int64(d.Calls), "model call")
 	if d.HaveCost {
 		head += fmt.Sprintf(", cost $%.4f", d.CostUSD)

@@ -21,15 +21,39 @@ type Usage struct {
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
 }
 
-// Add returns the sum of u and o.
+// Add returns the sum of u and o. A sum past int64 stays at int64's
+// largest (or smallest) value, which Saturated tells: hostile counts that
+// each fit could otherwise add up to a negative total.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{u.InputTokens + o.InputTokens, u.OutputTokens + o.OutputTokens,
-		u.CacheCreationInputTokens + o.CacheCreationInputTokens, u.CacheReadInputTokens + o.CacheReadInputTokens}
+	return Usage{addSat(u.InputTokens, o.InputTokens), addSat(u.OutputTokens, o.OutputTokens),
+		addSat(u.CacheCreationInputTokens, o.CacheCreationInputTokens), addSat(u.CacheReadInputTokens, o.CacheReadInputTokens)}
+}
+
+// Saturated reports whether a count of u is at int64's largest or smallest
+// value: a sum that went past it (see Add).
+func (u Usage) Saturated() bool {
+	for _, n := range []int64{u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens} {
+		if n == math.MaxInt64 || n == math.MinInt64 {
+			return true
+		}
+	}
+	return false
+}
+
+func addSat(a, b int64) int64 {
+	s := a + b
+	if (s > a) != (b > 0) { // it wrapped around
+		if b > 0 {
+			return math.MaxInt64
+		}
+		return math.MinInt64
+	}
+	return s
 }
 
 // Total is every token counted in u.
 func (u Usage) Total() int64 {
-	return u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+	return addSat(addSat(u.InputTokens, u.OutputTokens), addSat(u.CacheCreationInputTokens, u.CacheReadInputTokens))
 }
 
 // usageOf reads a usage object, noting in nf (when not nil) a count that
