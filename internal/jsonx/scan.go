@@ -49,8 +49,9 @@ func skipSpace(b []byte, i int) int {
 }
 
 // Validate reports whether b holds exactly one JSON value, surrounded by
-// optional whitespace. Raw control bytes inside strings and invalid UTF-8 are
-// accepted (as jq does for the latter); everything else follows RFC 8259.
+// optional whitespace, as RFC 8259 says: a control character written raw
+// in a string is an error, as in jq; invalid UTF-8 is accepted (jq reads
+// it as U+FFFD).
 func Validate(b []byte) error {
 	i := skipSpace(b, 0)
 	if i == len(b) {
