@@ -22,8 +22,11 @@ import (
 // (or when the expected field is missing). The result is the raw string
 // from the stream: callers that print it sanitize it.
 func ToolTarget(name string, input json.RawMessage) string {
-	v := jsonx.Value(input)
-	str := func(k string) string { return v.Get(k).Str() }
+	// The input indexed in one walk (a Write's content is walked over once,
+	// not once a key), where a later duplicate wins, as everywhere.
+	var buf [16]jsonx.Member
+	ms, _ := jsonx.Members(input, buf[:0])
+	str := func(k string) string { return jsonx.Lookup(ms, k).Str() }
 	var s string
 	switch name {
 	case "Bash", "PowerShell":
