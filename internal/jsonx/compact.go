@@ -1,7 +1,5 @@
 package jsonx
 
-import "encoding/binary"
-
 // AppendCompact appends src without the whitespace between its tokens, as
 // encoding/json's Compact writes it, copying each string whole (one jump
 // per string, not a state change per byte: tool inputs carry whole
@@ -10,7 +8,7 @@ import "encoding/binary"
 // would be an error: a raw control byte in a string), or nests deeper than
 // compactMaxDepth: the caller then asks encoding/json.
 func AppendCompact(dst, src []byte) (out []byte, ok bool) {
-	if hasControl(src) || Validate(src) != nil {
+	if controlAt(src) >= 0 || Validate(src) != nil {
 		return dst, false
 	}
 	start := len(dst)
@@ -47,21 +45,3 @@ func AppendCompact(dst, src []byte) (out []byte, ok bool) {
 // compactMaxDepth keeps AppendCompact well inside the nesting both it and
 // encoding/json accept.
 const compactMaxDepth = 1000
-
-// hasControl reports whether b holds a byte below 0x20, eight at a time.
-func hasControl(b []byte) bool {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		x := binary.LittleEndian.Uint64(b[i:])
-		if (x-0x20*ones)&^x&highs != 0 {
-			return true
-		}
-	}
-	for ; i < len(b); i++ {
-		if b[i] < 0x20 {
-			return true
-		}
-	}
-	return false
-}

@@ -242,15 +242,13 @@ func unquoteTo(out, body []byte) ([]byte, bool) {
 // before it are copied to dst (whole words: bytes past the backslash may be
 // written too, for the caller to overwrite).
 func nextEscape(b []byte, i int, dst []byte) int {
-	const lo, hi, bs = 0x0101010101010101, 0x8080808080808080, 0x5c5c5c5c5c5c5c5c
 	d := 0
 	for i+8 <= len(b) {
 		x := binary.LittleEndian.Uint64(b[i:])
 		if dst != nil {
 			binary.LittleEndian.PutUint64(dst[d:], x)
 		}
-		t := x ^ bs
-		if m := (t - lo) &^ t & hi; m != 0 {
+		if m := isBackslash(x); m != 0 {
 			// The lowest flagged byte is always a real backslash.
 			return i + bits.TrailingZeros64(m)>>3
 		}

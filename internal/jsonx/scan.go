@@ -289,18 +289,24 @@ func controlError(b []byte, at int) error {
 	return &SyntaxError{Offset: at, Msg: fmt.Sprintf("raw control character U+%04X in string (JSON writes it escaped)", b[at])}
 }
 
+// Word-at-a-time byte tests (SWAR): of each byte of x, the top bit of the
+// result is set when the byte is below 0x20, or equals '\\'. Exact for
+// whether any byte is; a bit above a hit may be set too.
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+func belowSpace(x uint64) uint64 { return (x - 0x20*ones) &^ x & highs }
+
+func isBackslash(x uint64) uint64 { x ^= 0x5c * ones; return (x - ones) &^ x & highs }
+
 // plainBody reports whether the string body s holds neither a backslash
-// nor a byte below 0x20, eight bytes at a time (see controlAt).
+// nor a byte below 0x20, eight bytes at a time.
 func plainBody(s []byte) bool {
 	if useBlocks && len(s) >= blockStrLenMin {
 		return plainBlocks(s)
 	}
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		x := binary.LittleEndian.Uint64(s[i:])
-		bs := x ^ 0x5c*ones // zero where a byte is '\\'
-		if ((x-0x20*ones)&^x|(bs-ones)&^bs)&highs != 0 {
+		if x := binary.LittleEndian.Uint64(s[i:]); belowSpace(x)|isBackslash(x) != 0 {
 			return false
 		}
 	}
@@ -333,23 +339,19 @@ func plainBlocks(s []byte) bool {
 	}
 }
 
-// controlAt returns the offset of the first byte below 0x20 in s, or -1.
-// It tests eight bytes at a time (a byte b is below 0x20 when b-0x20
-// borrows and b's top bit is clear), as a check that every string of a
-// fully validated line goes through.
+// controlAt returns the offset of the first byte below 0x20 in s, or -1,
+// as a check that every string of a fully validated line goes through.
 func controlAt(s []byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
-	below := func(x uint64) uint64 { return (x - 0x20*ones) &^ x & highs }
 	i := 0
-	for ; i+32 <= len(s); i += 32 { // four words a step: the check is on every string byte
+	for ; i+32 <= len(s); i += 32 { // four words a step
 		w := s[i : i+32 : i+32]
-		if below(binary.LittleEndian.Uint64(w))|below(binary.LittleEndian.Uint64(w[8:]))|
-			below(binary.LittleEndian.Uint64(w[16:]))|below(binary.LittleEndian.Uint64(w[24:])) != 0 {
+		if belowSpace(binary.LittleEndian.Uint64(w))|belowSpace(binary.LittleEndian.Uint64(w[8:]))|
+			belowSpace(binary.LittleEndian.Uint64(w[16:]))|belowSpace(binary.LittleEndian.Uint64(w[24:])) != 0 {
 			break
 		}
 	}
 	for ; i+8 <= len(s); i += 8 {
-		if below(binary.LittleEndian.Uint64(s[i:])) != 0 {
+		if belowSpace(binary.LittleEndian.Uint64(s[i:])) != 0 {
 			break
 		}
 	}
