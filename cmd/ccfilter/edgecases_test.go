@@ -228,10 +228,11 @@ func TestByteFormatsOnTerminalAreEscaped(t *testing.T) {
 		return r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r <= 0x9f ||
 			r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x2028 || r == 0x2029
 	}
+	// run runs the command with stdout a terminal or not.
 	run := func(terminal bool, args ...string) runResult {
 		var stdout, stderr bytes.Buffer
 		o := &options{presets: preset.Builtin(), terminalOut: func() bool { return terminal }}
-		code := runWith(o, append(args, path), strings.NewReader(""), &stdout, &stderr, []string{"NO_COLOR=1"})
+		code := runWith(o, args, strings.NewReader(""), &stdout, &stderr, []string{"NO_COLOR=1"})
 		return runResult{stdout.String(), stderr.String(), code}
 	}
 	for _, args := range [][]string{
@@ -239,7 +240,7 @@ func TestByteFormatsOnTerminalAreEscaped(t *testing.T) {
 		{"all", "--format", "json"}, {"-r", `tool_uses[].input.file_path`}, {"-c", `tool_uses[].input`},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			r := run(true, args...)
+			r := run(true, append(args, path)...)
 			require.Equal(t, 0, r.Code, r.Stderr)
 			require.NotEmpty(t, r.Stdout)
 			assert.Equal(t, -1, strings.IndexFunc(r.Stdout, acts), "no character a terminal acts on: %q", r.Stdout)
@@ -250,11 +251,10 @@ func TestByteFormatsOnTerminalAreEscaped(t *testing.T) {
 	result := derived(t, "01-plain-text.jsonl", `"result":"`, `"result":"`+hostile)
 	for _, format := range []string{"ndjson", "json"} {
 		t.Run("final "+format, func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			o := &options{presets: preset.Builtin(), terminalOut: func() bool { return true }}
-			require.Equal(t, 0, runWith(o, []string{"final", "--format", format, result}, strings.NewReader(""), &stdout, &stderr, []string{"NO_COLOR=1"}), stderr.String())
-			assert.Equal(t, -1, strings.IndexFunc(stdout.String(), acts), "no character a terminal acts on: %q", stdout.String())
-			assert.Contains(t, stdout.String(), `\u202e`)
+			r := run(true, "final", "--format", format, result)
+			require.Equal(t, 0, r.Code, r.Stderr)
+			assert.Equal(t, -1, strings.IndexFunc(r.Stdout, acts), "no character a terminal acts on: %q", r.Stdout)
+			assert.Contains(t, r.Stdout, `\u202e`)
 		})
 	}
 	// A CR between tokens is JSON whitespace: on a terminal it becomes a
@@ -263,22 +263,20 @@ func TestByteFormatsOnTerminalAreEscaped(t *testing.T) {
 	cr := derived(t, "01-plain-text.jsonl", `,"message"`, ",\r\"message\"")
 	for _, args := range [][]string{{"all", "--format", "ndjson"}, {"all", "--format", "json", "-c"}, {"all", "--format", "json"}} {
 		t.Run("CR between tokens "+strings.Join(args, " "), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			o := &options{presets: preset.Builtin(), terminalOut: func() bool { return true }}
-			require.Equal(t, 0, runWith(o, append(args, cr), strings.NewReader(""), &stdout, &stderr, []string{"NO_COLOR=1"}), stderr.String())
-			assert.Equal(t, -1, strings.IndexFunc(stdout.String(), acts), "no character a terminal acts on: %q", stdout.String())
-			for _, l := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
-				if args[2] == "ndjson" {
+			r := run(true, append(args, cr)...)
+			require.Equal(t, 0, r.Code, r.Stderr)
+			assert.Equal(t, -1, strings.IndexFunc(r.Stdout, acts), "no character a terminal acts on: %q", r.Stdout)
+			if args[2] == "ndjson" {
+				for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
 					assert.True(t, json.Valid([]byte(l)), "each line stays JSON: %q", l)
 				}
-			}
-			if args[2] == "json" {
-				assert.True(t, json.Valid(stdout.Bytes()), "the document stays JSON: %q", stdout.String())
+			} else {
+				assert.True(t, json.Valid([]byte(r.Stdout)), "the document stays JSON: %q", r.Stdout)
 			}
 		})
 	}
 	t.Run("a pipe gets the bytes", func(t *testing.T) {
-		r := run(false, "all", "--format", "ndjson")
+		r := run(false, "all", "--format", "ndjson", path)
 		in, err := os.ReadFile(path)
 		require.NoError(t, err)
 		assert.Equal(t, string(in), r.Stdout)

@@ -81,4 +81,4 @@ func delimiter(c byte) bool {
 
 // safe writes the JSON text b as jsonSafe(b) would be (as TerminalSafe
 // to a terminal), without a copy of it.
-func (o *out) safe(b []byte) { o.escaped(b, o.controls()) }
+func (o *out) safe(b []byte) { o.escaped(b, o.term) }

@@ -12,16 +12,15 @@ type out struct {
 	w   *bufio.Writer
 	err error
 	esc [6]byte // a \u escape being written (safe)
-	// terminal escapes everything written that a terminal would act on
+	// term is what becomes of the characters a terminal would act on
 	// (C0 controls but newline and tab, DEL, C1 controls, bidi controls,
-	// line separators; invalid UTF-8 becomes \ufffd), as JSON escapes,
-	// which keep a JSON value the same: the formats that write the
-	// stream's bytes (NDJSON, CSV, JSON, raw strings) set it when stdout
-	// is a terminal, and write byte for byte to pipes and files.
-	terminal bool
-	// jsonText says what is written is JSON text (NDJSON, JSON), where
-	// a control character can only be whitespace (jsonControls).
-	jsonText bool
+	// line separators; invalid UTF-8 becomes \ufffd): kept (keepControls)
+	// but where the formats that write the stream's bytes (NDJSON, CSV,
+	// JSON, raw strings) write to a terminal, which escape them as JSON
+	// does, keeping a JSON value the same (jsonControls for JSON text,
+	// escapeControls for the rest). To pipes and files they write byte for
+	// byte.
+	term controls
 }
 
 func newOut(w io.Writer) out { return out{w: bufio.NewWriterSize(w, 64<<10)} }
@@ -30,24 +29,19 @@ func newOut(w io.Writer) out { return out{w: bufio.NewWriterSize(w, 64<<10)} }
 // JSON text or not.
 func newByteOut(w io.Writer, o Options, jsonText bool) out {
 	b := newOut(w)
-	b.terminal, b.jsonText = o.Terminal, jsonText
+	switch {
+	case !o.Terminal:
+	case jsonText:
+		b.term = jsonControls
+	default:
+		b.term = escapeControls
+	}
 	return b
 }
 
-// controls is what the terminal escaping does with control characters.
-func (o *out) controls() controls {
-	switch {
-	case !o.terminal:
-		return keepControls
-	case o.jsonText:
-		return jsonControls
-	}
-	return escapeControls
-}
-
 func (o *out) str(s string) {
-	if o.terminal {
-		o.escaped([]byte(s), o.controls())
+	if o.term != keepControls {
+		o.escaped([]byte(s), o.term)
 		return
 	}
 	if o.err == nil {
@@ -56,8 +50,8 @@ func (o *out) str(s string) {
 }
 
 func (o *out) bytes(b []byte) {
-	if o.terminal {
-		o.escaped(b, o.controls())
+	if o.term != keepControls {
+		o.escaped(b, o.term)
 		return
 	}
 	o.raw(b)
@@ -70,8 +64,8 @@ func (o *out) raw(b []byte) {
 }
 
 func (o *out) byte(c byte) {
-	if o.terminal && (c < 0x20 && c != '\n' && c != '\t' || c == 0x7f) {
-		o.escaped([]byte{c}, o.controls())
+	if o.term != keepControls && (c < 0x20 && c != '\n' && c != '\t' || c == 0x7f) {
+		o.escaped([]byte{c}, o.term)
 		return
 	}
 	if o.err == nil {

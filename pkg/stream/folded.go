@@ -23,12 +23,17 @@ const (
 	foldedHashes = 4
 )
 
+// probes returns where id's bits are: h1 + i*h2 for i below foldedHashes.
+func (f *foldedIDs) probes(id string) (h1, h2 uint32) {
+	h := maphash.String(f.seed, id)
+	return uint32(h), uint32(h>>32) | 1
+}
+
 func (f *foldedIDs) add(id string) {
 	if f.bits == nil {
 		f.seed, f.bits = maphash.MakeSeed(), make([]uint64, foldedBits/64)
 	}
-	h := maphash.String(f.seed, id)
-	h1, h2 := uint32(h), uint32(h>>32)|1
+	h1, h2 := f.probes(id)
 	for i := range uint32(foldedHashes) {
 		p := (h1 + i*h2) % foldedBits
 		f.bits[p/64] |= 1 << (p % 64)
@@ -40,8 +45,7 @@ func (f *foldedIDs) has(id string) bool {
 	if f.bits == nil {
 		return false
 	}
-	h := maphash.String(f.seed, id)
-	h1, h2 := uint32(h), uint32(h>>32)|1
+	h1, h2 := f.probes(id)
 	for i := range uint32(foldedHashes) {
 		p := (h1 + i*h2) % foldedBits
 		if f.bits[p/64]&(1<<(p%64)) == 0 {

@@ -383,7 +383,7 @@ func (t *Tracker) agentOf(parent string, agentID string) *Subagent {
 	}
 	s := t.agents[parent]
 	if s == nil {
-		s = t.addAgent(&Subagent{ToolUseID: parent, Status: "running", Depth: 1})
+		s = t.addAgent(&Subagent{ToolUseID: parent, Status: "running"})
 	}
 	if s != nil && s.AgentID == "" && agentID != "" {
 		s.AgentID = agentID
@@ -392,7 +392,10 @@ func (t *Tracker) agentOf(parent string, agentID string) *Subagent {
 	return s
 }
 
+// addAgent adds s to the tree, at depth 1 until the call that started it
+// says otherwise.
 func (t *Tracker) addAgent(s *Subagent) *Subagent {
+	s.Depth = max(s.Depth, 1)
 	if len(t.agentOrder) >= t.o.MaxSubagents {
 		old := t.agentOrder[0]
 		t.agentOrder = t.agentOrder[1:]
@@ -415,9 +418,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 	idv := jsonx.Lookup(msg, "id")
 	id := idv.Str()
 	model := jsonx.Lookup(msg, "model").Str()
-	var nf Unfits
-	u := usageOf(jsonx.Lookup(msg, "usage"), &nf)
-	t.unfit.Add(nf, e.Line)
+	u := t.usageOf(jsonx.Lookup(msg, "usage"), e.Line)
 	if model != "<synthetic>" {
 		t.recordUsage(id, model, parent != "", agent, u, false)
 	}
@@ -638,14 +639,10 @@ func (t *Tracker) observeDelta(e *Event) {
 	case typ.StrEqual("message_start"):
 		msg := ev.Get("message")
 		parent := v.Get("parent_tool_use_id").Str()
-		var nf Unfits
-		t.recordUsage(msg.Get("id").Str(), msg.Get("model").Str(), parent != "", t.agentOf(parent, v.Get("agent_id").Str()), usageOf(msg.Get("usage"), &nf), true)
-		t.unfit.Add(nf, e.Line)
+		t.recordUsage(msg.Get("id").Str(), msg.Get("model").Str(), parent != "", t.agentOf(parent, v.Get("agent_id").Str()), t.usageOf(msg.Get("usage"), e.Line), true)
 	case typ.StrEqual("message_delta"):
 		if id := v.Get("api_message_id").Str(); id != "" {
-			var nf Unfits
-			t.recordUsage(id, "", false, nil, usageOf(ev.Get("usage"), &nf), true)
-			t.unfit.Add(nf, e.Line)
+			t.recordUsage(id, "", false, nil, t.usageOf(ev.Get("usage"), e.Line), true)
 		}
 	}
 }
@@ -719,7 +716,7 @@ func (t *Tracker) observeTask(e *Event) {
 	switch e.Subtype {
 	case "task_started":
 		if s == nil && (task.TaskType == "local_agent" || task.TaskType == "remote_agent") && task.ToolUseID != "" {
-			s = t.addAgent(&Subagent{ToolUseID: task.ToolUseID, Status: "running", Depth: 1, Description: task.Description, Type: task.SubagentType, StartLine: e.Line})
+			s = t.addAgent(&Subagent{ToolUseID: task.ToolUseID, Status: "running", Description: task.Description, Type: task.SubagentType, StartLine: e.Line})
 		}
 		if s != nil {
 			s.AgentID = task.TaskID
@@ -818,6 +815,15 @@ func (t *Tracker) parseLast() {
 	// The view's raw parts alias the bytes it was made from, which the
 	// next result overwrites: the outcome owns its own.
 	t.outcome.Last.StructuredOutput = bytes.Clone(t.outcome.Last.StructuredOutput)
+}
+
+// usageOf reads the usage object v of line, counting the numbers that do
+// not fit in t.unfit.
+func (t *Tracker) usageOf(v jsonx.Value, line int64) Usage {
+	var nf Unfits
+	u := usageOf(v, &nf)
+	t.unfit.Add(nf, line)
+	return u
 }
 
 // Unfit counts the numbers of usage and of the last result that did not
