@@ -11,29 +11,33 @@ build:
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/ccfilter
 
-# The README's test command, a few minutes on two cores: vet, the layering
-# check, every test in -short mode (the differential sweeps over the
-# captures take a sample of them), the packages with goroutines again under
-# the race detector (the read-ahead, the reader that uses it, the command:
-# signals, the pipe tests), and
-# jsonx once more built without its vector kernel (-tags purego: the path
-# of every other architecture).
-RACE_PKGS := ./internal/readahead ./pkg/stream ./cmd/ccfilter
+# The README's test command (CI runs it first): go vet, the layering check,
+# every test in -short mode (the differential sweeps over the captures take
+# a sample of them), and jsonx once more built without its vector kernel
+# (-tags purego: the path of every other architecture). No race detector
+# here: it makes the command's tests 4x slower and belongs in test-all.
+# About 1 minute on 2 quiet cores once the modules are downloaded (the first
+# run fetches them through the Go module proxy: go mod download), under 2
+# minutes beside two CPU-bound processes. -timeout: a hang fails the run
+# with a stack dump instead of stalling CI.
+TEST_TIMEOUT ?= 4m
 test: lint
-	$(GO) test -short -count=1 ./...
-	$(GO) test -short -count=1 -race $(RACE_PKGS)
-	$(GO) test -short -count=1 -tags purego ./internal/jsonx
+	$(GO) test -short -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(GO) test -short -count=1 -timeout $(TEST_TIMEOUT) -tags purego ./internal/jsonx
 
-# Every test at full size: the sweeps over every capture, two million
-# events through the tracker, the memory test at 300,000 lines. CI runs it
-# after make test. The full-size race run is of the packages that start
-# goroutines (the read-ahead and its reader); make test has run the
-# command's tests under the race detector already (-short: 2.5 minutes of
-# the 7.5 CI took when they ran twice).
+# Every test at full size (the sweeps over every capture, two million events
+# through the tracker, the memory test at 300,000 lines), then the race
+# detector over the packages that start goroutines or use them (the
+# read-ahead, the reader that uses it, the command: its signal handler, the
+# pipe and interrupt tests), in -short mode so the inputs suit -race. CI runs
+# it after make test. About 2.5 minutes on 2 quiet cores, under 6 beside two
+# CPU-bound processes.
+RACE_PKGS := ./internal/readahead ./pkg/stream ./cmd/ccfilter
+TEST_ALL_TIMEOUT ?= 10m
 test-all: lint
-	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./internal/readahead ./pkg/stream
-	$(GO) test -count=1 -tags purego ./internal/jsonx
+	$(GO) test -count=1 -timeout $(TEST_ALL_TIMEOUT) ./...
+	$(GO) test -short -count=1 -timeout $(TEST_ALL_TIMEOUT) -race $(RACE_PKGS)
+	$(GO) test -count=1 -timeout $(TEST_ALL_TIMEOUT) -tags purego ./internal/jsonx
 
 # go vet, plus the architecture rules: cobra and pflag live only in the
 # command layer, and imports go one way (docs/architecture.md): stream

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"os"
@@ -33,6 +34,10 @@ func TestInterruptEndsAtOnce(t *testing.T) {
 	for _, args := range [][]string{{"final"}, {"-c", "."}, {"tools", "--format", "markdown"}, {"final", fifo}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			cmd := exec.Command(exe, args...)
+			readyR, readyW, err := os.Pipe()
+			require.NoError(t, err)
+			cmd.ExtraFiles = []*os.File{readyW}
+			cmd.Env = append(os.Environ(), readyEnv+"=3")
 			r, w, err := os.Pipe()
 			require.NoError(t, err)
 			defer w.Close()
@@ -41,14 +46,29 @@ func TestInterruptEndsAtOnce(t *testing.T) {
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			require.NoError(t, cmd.Start())
 			r.Close()
+			readyW.Close()
 			w.WriteString(head) // some events, and the pipe stays open
-			time.Sleep(300 * time.Millisecond)
+			// Wait for the handler, however long a loaded machine takes to
+			// start the process; EOF here means it died first.
+			ready := make(chan string, 1)
+			go func() {
+				line, _ := bufio.NewReader(readyR).ReadString('\n')
+				ready <- line
+			}()
+			select {
+			case line := <-ready:
+				require.Equal(t, "ready\n", line, "the command ended before it was ready")
+			case <-time.After(liveTimeout):
+				cmd.Process.Kill()
+				t.Fatal("the command never said it was ready")
+			}
+			readyR.Close()
 			require.NoError(t, cmd.Process.Signal(os.Interrupt))
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
 			select {
 			case err = <-done:
-			case <-time.After(5 * time.Second):
+			case <-time.After(liveTimeout):
 				cmd.Process.Kill()
 				t.Fatal("Ctrl-C did not end the run")
 			}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/assert"
@@ -20,9 +21,33 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ccfilter": func() {
 			exitOnInterrupt()
+			sayReady()
 			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))
 		},
 	})
+}
+
+// liveTimeout bounds a wait for something that happens at once on a quiet
+// machine (output after an event, the end after Ctrl-C): generous, so that
+// a machine busy with other work passes, and still finite, so that a hang
+// fails instead of stalling the run.
+const liveTimeout = 30 * time.Second
+
+// readyEnv is the descriptor a test that signals the command passes it
+// (exec.Cmd.ExtraFiles[0]) to learn when its Ctrl-C handler is in place:
+// a signal sent earlier kills the process as the runtime's default does, and
+// a fixed sleep before the signal is a bet on the machine's load.
+const readyEnv = "CCFILTER_TEST_READY_FD"
+
+// sayReady writes one line to the descriptor readyEnv names, if any, and
+// closes it.
+func sayReady() {
+	if os.Getenv(readyEnv) == "" {
+		return
+	}
+	f := os.NewFile(3, "ready")
+	f.WriteString("ready\n")
+	f.Close()
 }
 
 // TestScripts runs the end-to-end cases in testdata/script: each runs the

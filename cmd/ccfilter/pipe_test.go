@@ -55,14 +55,14 @@ func TestLiveOutputIsFlushedPerEvent(t *testing.T) {
 				select {
 				case l := <-lines:
 					assert.Contains(t, l, tc.want(i), "event %d", i)
-				case <-time.After(5 * time.Second):
+				case <-time.After(liveTimeout):
 					t.Fatalf("event %d: no output before the next event was written", i)
 				}
 			}
 			inW.Close()
 			select {
 			case <-done:
-			case <-time.After(5 * time.Second):
+			case <-time.After(liveTimeout):
 				t.Fatal("ccfilter did not end at EOF")
 			}
 		})

@@ -77,38 +77,101 @@ type Session struct {
 	ForkedFrom string  `json:"forked_from,omitempty"` // the session a --fork-session copied
 }
 
+// ErrNotTranscript reports a .jsonl file in a project folder that is no
+// session transcript: empty, or a stream-json capture saved there, or any
+// other file whose first record is not a transcript's.
+var ErrNotTranscript = errors.New("not a session transcript")
+
+// ErrNotRegular reports a file found in a folder that is not a regular
+// file (a FIFO, a device): reading it could wait forever, so a listing
+// passes over it. A FIFO named on the command line is read, as any stream.
+var ErrNotRegular = errors.New("not a regular file")
+
 // ScanSession reads a session transcript for a listing: one pass over the
 // file, its lines framed, not validated, each record looked at for what
-// the listing shows.
+// the listing shows; and a framing pass over each subagent's file for its
+// tool calls, so the count is the session's, as its report shows it.
+// A file that is not a regular file or not a transcript is an error
+// (ErrNotRegular, ErrNotTranscript), for the listing to pass over.
 func ScanSession(path string) (Session, error) {
 	s := Session{Path: path, ID: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
-	f, err := os.Open(path)
+	calls, usage, first, err := scanRecords(path, s.add)
 	if err != nil {
 		return s, err
+	}
+	if first == nil || !isTranscriptRecord(first) {
+		what := "empty"
+		if first != nil {
+			what = "its first record is not a transcript's"
+		}
+		return s, fmt.Errorf("%s: %w (%s)", path, ErrNotTranscript, what)
+	}
+	s.Tokens = usage.InputTokens + usage.OutputTokens + usage.CacheCreationInputTokens + usage.CacheReadInputTokens
+	s.ToolCalls = calls
+	s.Subagents = len(stream.SubagentMetas(stream.SessionDir(path)))
+	for _, f := range subagentFiles(stream.SessionDir(path)) {
+		if n, _, _, err := scanRecords(f, nil); err == nil {
+			s.ToolCalls += n
+		}
+	}
+	return s, nil
+}
+
+// subagentFiles are the record files of a session's subagents (a
+// Workflow's agents' too), with or without their .meta.json.
+func subagentFiles(dir string) []string {
+	files, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.jsonl"))
+	wf, _ := filepath.Glob(filepath.Join(dir, "subagents", "workflows", "*", "agent-*.jsonl"))
+	return append(files, wf...)
+}
+
+// scanRecords counts one file's tool calls and adds up its usage (each
+// message once), and returns a copy of its first record; also, when not
+// nil, sees each record too.
+func scanRecords(path string, also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, err error) {
+	tr := stream.NewTracker(stream.TrackerOptions{Needs: stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true}})
+	err = eachRecord(path, func(ev *stream.Event) {
+		if first == nil {
+			first = append([]byte(nil), ev.Raw...) // Raw's bytes are the reader's until the next read
+		}
+		tr.Observe(ev)
+		if also != nil {
+			also(ev)
+		}
+	})
+	return tr.Tally().ToolCalls, tr.Usage().Total, first, err
+}
+
+// eachRecord calls fn with each record of a regular file, passing over
+// bad lines.
+func eachRecord(path string, fn func(*stream.Event)) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s: %w: skipped", path, ErrNotRegular)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
 	}
 	defer f.Close()
 	dec := stream.NewDecoder(f, stream.DecoderOptions{Source: path, Check: stream.CheckFraming})
 	defer dec.Close()
-	tr := stream.NewTracker(stream.TrackerOptions{Needs: stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true}})
 	for {
 		ev, err := dec.Next()
 		if err == io.EOF {
-			break
+			return nil
 		}
 		if err != nil {
 			if stream.IsLineError(err) {
 				continue // a listing passes over a bad line
 			}
-			return s, err
+			return err
 		}
-		tr.Observe(ev)
-		s.add(ev)
+		fn(ev)
 	}
-	u := tr.Usage().Total
-	s.Tokens = u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
-	s.ToolCalls = tr.Tally().ToolCalls
-	s.Subagents = len(stream.SubagentMetas(stream.SessionDir(path)))
-	return s, nil
 }
 
 // add takes from one record what the listing shows.

@@ -129,7 +129,7 @@ func whereRows[T any](b *base, rows []T, obj func(T) map[string]any) ([]T, error
 	if b.c.Where == nil {
 		return rows, nil
 	}
-	var keep []T
+	keep := []T{} // JSON: [] when nothing passes, not null
 	for _, r := range rows {
 		ok, err := b.where(context.Background(), &stream.Event{Source: b.c.Source}, obj(r))
 		if err != nil {

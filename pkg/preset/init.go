@@ -48,16 +48,20 @@ func initReport(inits []stream.Init) *render.Report {
 	rows := render.Table{Columns: columns([]string{"model", "claude_code_version", "cwd", "permission_mode", "session_id", "tools", "mcp_servers"})}
 	var blocks []render.Block
 	for _, in := range inits {
+		tools, toolCell := render.Plural(int64(len(in.Tools)), "tool")+": "+strings.Join(in.Tools, " "), num(int64(len(in.Tools)))
+		if in.Synthetic && len(in.Tools) == 0 {
+			tools, toolCell = "tools not recorded (a session transcript does not list them)", plain("not recorded")
+		}
 		e := &render.Entry{
 			Title:   strings.Join([]string{in.Model, "claude-code " + in.Version, in.CWD, in.PermissionMode}, " · "),
-			Details: []string{"session " + in.SessionID, render.Plural(int64(len(in.Tools)), "tool") + ": " + strings.Join(in.Tools, " ")},
+			Details: []string{"session " + in.SessionID, tools},
 		}
 		if len(in.MCPServers) > 0 {
 			e.Details = append(e.Details, "mcp: "+strings.Join(in.MCPServers, ", "))
 		}
 		blocks = append(blocks, render.Block{Only: render.Text, Entry: e})
 		table.Rows = append(table.Rows, []render.Cell{plain(in.Model), plain(in.Version), code(in.CWD), plain(in.PermissionMode), code(in.SessionID),
-			num(int64(len(in.Tools))), plain(strings.Join(in.MCPServers, ", "))})
+			toolCell, plain(strings.Join(in.MCPServers, ", "))})
 		rows.Rows = append(rows.Rows, []render.Cell{plain(in.Model), plain(in.Version), plain(in.CWD), plain(in.PermissionMode), plain(in.SessionID),
 			plain(strings.Join(in.Tools, " ")), plain(strings.Join(in.MCPServers, " "))})
 	}

@@ -49,11 +49,41 @@ type markdownRenderer struct {
 	reported bool // a preset's report was written (Summary)
 	// said holds the hashes of the main agent's last texts: a result's
 	// text that repeats one (the final answer) is not written again.
-	said   [16]uint64
-	saidN  int
-	tally  stream.Tally
-	hidden int
-	last   stream.Result // StructuredOutput dropped: it aliases the event
+	said     [16]uint64
+	saidN    int
+	tally    stream.Tally
+	hidden   int
+	last     stream.Result // StructuredOutput dropped: it aliases the event
+	apiError string        // the error category of an API error that ended the main agent's last turn
+}
+
+// outcomeTitle is what a result says happened: its subtype when the run
+// did not fail, else "failed (why)": the error subtype, or the terminal
+// reason with the last API error's category and HTTP status.
+func outcomeTitle(r stream.Result, apiError string) string {
+	if !r.IsError {
+		return r.Subtype
+	}
+	var why []string
+	switch {
+	case r.Subtype != "" && r.Subtype != "success":
+		why = append(why, r.Subtype)
+	case r.TerminalReason != "":
+		why = append(why, r.TerminalReason)
+	}
+	if apiError != "" && (r.Subtype == "success" || r.Subtype == "error_during_execution" || r.Subtype == "") {
+		// The subtype says nothing of why: the API error that ended the
+		// last turn does. A subtype that names a reason (max turns,
+		// budget) is the reason, whatever error came before it.
+		why = append(why, apiError)
+	}
+	if r.APIErrorStatus != 0 {
+		why = append(why, "HTTP "+strconv.Itoa(r.APIErrorStatus))
+	}
+	if len(why) == 0 {
+		return "failed"
+	}
+	return "failed (" + strings.Join(why, ", ") + ")"
 }
 
 const ctxResult = "\x00result"
@@ -223,7 +253,7 @@ func (m *markdownRenderer) Render(rec Record) error {
 		r := ev.Retry()
 		m.callout("Warning", retryText(r.Attempt, r.MaxRetries, r.Error, r.Status, r.DelayMs))
 	case stream.KindPermissionDenied:
-		m.section("", "", "")
+		m.eventSection(ev)
 		s := ev.Str("tool_name")
 		if r := ev.Str("decision_reason"); r != "" {
 			s += " (" + r + ")"
@@ -312,6 +342,14 @@ func (m *markdownRenderer) assistant(ev *stream.Event) {
 	ctx := ev.ParentToolUseID()
 	m.eventSection(ev)
 	a := ev.Assistant()
+	if ctx == "" {
+		// Only an API error that ended the main agent's last turn is a
+		// reason for the outcome; one that a later call got past is not.
+		m.apiError = ""
+		if ev.Kind == stream.KindAPIError {
+			m.apiError = a.Error
+		}
+	}
 	if ev.Kind == stream.KindAPIError {
 		s := "API error"
 		if a.Error != "" {
@@ -571,7 +609,7 @@ func (m *markdownRenderer) result(ev *stream.Event) {
 	if r.TerminalReason != "" {
 		detail += ", " + r.TerminalReason
 	}
-	title := "Result: " + r.Subtype
+	title := "Result: " + outcomeTitle(r, m.apiError)
 	if r.ResultIndex > 0 {
 		title += " (result " + strconv.FormatInt(r.ResultIndex, 10) + ")"
 	}

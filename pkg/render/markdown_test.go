@@ -252,7 +252,7 @@ func TestMarkdownHostile(t *testing.T) {
 		"### Subagent: gp|x — # Sub </details> <script>",
 		"### Main agent",
 		"### Result: success",
-		"### Result: error_max_turns",
+		"### Result: failed (error_max_turns)",
 		"## Summary",
 	}, o.headings)
 	assert.Equal(t, 4, o.details, "thinking, two tool results, the synthetic message, and nothing else")

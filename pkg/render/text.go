@@ -387,8 +387,7 @@ func (t *textRenderer) retry(ind int, attempt, max int64, errName string, status
 }
 
 func (t *textRenderer) denied(ev *stream.Event) {
-	t.enter("", "", "")
-	ind := 0
+	ind := t.eventCtx(ev)
 	s := "permission denied: " + ev.Str("tool_name")
 	if r := ev.Str("decision_reason"); r != "" {
 		s += " (" + r + ")"

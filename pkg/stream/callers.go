@@ -89,3 +89,20 @@ func (t *Tracker) attributeProgress(e *Event) {
 		e.setParent(caller)
 	}
 }
+
+// attributeDenial gives a permission_denied event without
+// parent_tool_use_id to the subagent it names (agent_id, the task_id of
+// its task_* events) or, failing that, to the agent that made the denied
+// call (tool_use_id).
+func (t *Tracker) attributeDenial(e *Event) {
+	if s := t.byAgentID[e.AgentID()]; s != nil {
+		e.setParent(s.ToolUseID)
+		return
+	}
+	id := e.field("tool_use_id").Str()
+	if c := t.calls[id]; c != nil {
+		e.setParent(c.ParentToolUseID)
+	} else if caller, ok := t.callers.get(id); ok {
+		e.setParent(caller)
+	}
+}

@@ -603,6 +603,10 @@ type Init struct {
 	Skills         []string `json:"skills"`
 	MCPServers     []string `json:"mcp_servers"` // "name (status)"
 	SlashCommands  []string `json:"slash_commands"`
+	// Synthetic: made by the transcript reader, which has no tool list
+	// (a session transcript does not record one): Tools is empty for that
+	// reason, not because the run had none.
+	Synthetic bool `json:"-"`
 }
 
 // Init reads the init view of e.
@@ -629,6 +633,7 @@ func (e *Event) Init() Init {
 		Skills:         strs(v.Get("skills")),
 		SlashCommands:  strs(v.Get("slash_commands")),
 		MCPServers:     []string{},
+		Synthetic:      v.Get("ccfilter").StrEqual(Synthetic),
 	}
 	v.Get("mcp_servers").Each(func(_ int, s jsonx.Value) bool {
 		name := s.Get("name").Str()

@@ -296,6 +296,9 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 	if e.Type == "tool_progress" {
 		t.attributeProgress(e)
 	}
+	if e.Kind == KindPermissionDenied && e.ParentToolUseID() == "" {
+		t.attributeDenial(e)
+	}
 	if t.o.Needs.Follow == FollowOutcome {
 		t.observeOutcome(e)
 		return nil
