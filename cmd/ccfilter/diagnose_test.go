@@ -41,7 +41,7 @@ func TestInputDiagnoses(t *testing.T) {
 		{"other JSON", write("other.jsonl", []byte(`{"level":"info","msg":"a"}`+"\n"+`{"level":"warn","msg":"b"}`+"\n")), []string{"all"}, exitInput, "not a Claude Code event stream: no line has a known type"},
 		{"other JSON final", filepath.Join(dir, "other.jsonl"), []string{"final"}, exitInput, "not a Claude Code event stream"},
 		{"empty", "../../testdata/events/22-missing-verbose.jsonl", []string{"final"}, exitNoResult, "empty input: claude -p --output-format stream-json prints nothing without --verbose"},
-		{"empty all", "../../testdata/events/22-missing-verbose.jsonl", []string{"all"}, exitOK, "empty input:"},
+		{"empty all", "../../testdata/events/22-missing-verbose.jsonl", []string{"all"}, exitNoResult, "empty input:"},
 		{"blank", write("blank.jsonl", []byte("\n \n\t\n")), []string{"final"}, exitNoResult, "empty input:"},
 	}
 	for _, tc := range cases {

@@ -29,8 +29,8 @@ var exitCodes = []struct {
 	{exitFailed, "the run failed (last result has is_error): always for final, otherwise with --exit-status; for expressions with -e: the last output was false or null"},
 	{exitUsage, "usage error: bad flag, unknown format or preset"},
 	{exitCompile, "the expression does not compile"},
-	{exitNoResult, "the stream ended without a result event (killed, cut off, empty): always for final, otherwise with --exit-status; expressions with -e: no output"},
-	{exitInput, "input error: a file cannot be read, a malformed line with --strict, an expression's runtime error"},
+	{exitNoResult, "the stream ended without a result event (killed, cut off): always for final, otherwise with --exit-status; an empty input, for every preset; expressions with -e: no output"},
+	{exitInput, "input error: a file cannot be read, input that is not a stream (not JSON lines, pretty-printed JSON), a malformed line with --strict, an expression's runtime error"},
 	{exitInterrupted, "interrupted (Ctrl-C): nothing more is written"},
 }
 

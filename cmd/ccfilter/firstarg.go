@@ -48,9 +48,12 @@ func (o *options) typo(arg string, compiled bool) error {
 	if !bareWord.MatchString(arg) {
 		return nil
 	}
+	// A preset, then a command, then a flag value: the nearer kind of
+	// thing first, so "session" is the sessions command, not --version.
+	lower := strings.ToLower(arg)
 	best, dist := "", 3
 	for _, name := range o.presets.Names() {
-		if d := editDistance(arg, name); d < dist && d > 0 {
+		if d := editDistance(lower, name); d < dist && (d > 0 || arg != name) {
 			best, dist = fmt.Sprintf("%q", name), d
 		}
 	}
@@ -60,9 +63,18 @@ func (o *options) typo(arg string, compiled bool) error {
 		}
 		return &flagError{fmt.Errorf("unknown preset %q (did you mean %s? to run jq's %s, write (%s))", arg, best, arg, arg)}
 	}
-	for _, v := range flagValues() {
-		if d := editDistance(strings.ToLower(arg), v.value); d < dist || d == 0 {
-			best, dist = fmt.Sprintf("%q", v.flag), d
+	for _, name := range commands {
+		if d := editDistance(lower, name); d < dist {
+			best, dist = fmt.Sprintf("the command 'ccfilter %s'", name), d
+		}
+	}
+	if dist > 2 || dist > len(arg)/2 {
+		// A flag value only when all but one letter is there: "cost" is
+		// not --format csv.
+		for _, v := range flagValues() {
+			if d := editDistance(lower, v.value); d <= 1 && d < dist {
+				best, dist = fmt.Sprintf("%q", v.flag), d
+			}
 		}
 	}
 	if dist > 2 || dist > len(arg)/2 {
@@ -70,6 +82,21 @@ func (o *options) typo(arg string, compiled bool) error {
 	}
 	return &flagError{fmt.Errorf("unknown preset %q (did you mean %s?)", arg, best)}
 }
+
+// notAnything is the error for a bare word that is no preset, no file, no
+// session and no typo of one: jq's exit code (an undefined function), in a
+// sentence rather than jq's "function not defined: word/0".
+func (o *options) notAnything(arg string, jqErr error) error {
+	what := "a preset, a file or a jq expression"
+	if shortSessionID.MatchString(arg) {
+		what = "a preset, a file, a session's id under " + o.projectsDir() + " or a jq expression"
+	}
+	return &exitError{code: exitCompile, msg: fmt.Sprintf("%q is not %s (jq: %v); presets: %s ('ccfilter presets' says what each prints)",
+		arg, what, jqErr, strings.Join(o.presets.Names(), ", "))}
+}
+
+// commands are ccfilter's commands, which a first argument may misspell.
+var commands = []string{"sessions", "presets"}
 
 // flagValue is a word a user may give as FILTER meaning a flag.
 type flagValue struct{ value, flag string }

@@ -29,7 +29,7 @@ func TestFirstArgumentAsMeant(t *testing.T) {
 		{"version", exitUsage, `unknown preset "version" (did you mean "--version"?)`},
 		{"error", exitUsage, `unknown preset "error" (did you mean "errors"? to run jq's error, write (error))`},
 		{"type", exitUsage, `unknown preset "type" (did you mean "types"?`},
-		{"frobnicate", exitCompile, "invalid filter: function not defined: frobnicate/0"},
+		{"frobnicate", exitCompile, `"frobnicate" is not a preset, a file or a jq expression (jq: function not defined: frobnicate/0)`},
 		{"run.jsonl", exitInput, "ccfilter: run.jsonl: no such file or directory"},
 		{"runs/today", exitInput, "ccfilter: runs/today: no such file or directory"},
 		{"../../testdata/golden", exitInput, "ccfilter: ../../testdata/golden: is a directory, and not a project folder or a session's folder"},

@@ -14,6 +14,38 @@ import (
 // version is set at build time: -ldflags "-X main.version=$(git describe)".
 var version = "dev"
 
+// buildVersion is version, or, when no -ldflags set it (go install, go
+// build), what the Go toolchain stamped in the binary.
+func buildVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	return versionOf(version, bi, ok)
+}
+
+// versionOf: v when set; else the main module's version (go install
+// ...@v1.2.3, or since Go 1.24 the pseudo-version of the checkout built,
+// +dirty when it has changes); else the VCS revision; else v.
+func versionOf(v string, bi *debug.BuildInfo, ok bool) string {
+	if v != "dev" || !ok {
+		return v
+	}
+	if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
+		return mv
+	}
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch {
+		case s.Key == "vcs.revision":
+			rev = s.Value[:min(12, len(s.Value))]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = "-dirty"
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	return v + "-" + rev + dirty
+}
+
 func main() {
 	exitOnInterrupt()
 	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {

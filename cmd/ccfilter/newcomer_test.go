@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -148,4 +149,123 @@ func TestSessionsListsOnlyTranscripts(t *testing.T) {
 func mkfifo(t *testing.T, path string) {
 	t.Helper()
 	require.NoError(t, syscall.Mkfifo(path, 0o644))
+}
+
+// TestIdentityIsAnExpression proves ".", jq's identity, is the expression
+// wherever it is typed, also in a project folder (where "./" names the
+// folder): each event as JSON, pretty without flags and one per line with
+// -c, as jq prints them.
+func TestIdentityIsAnExpression(t *testing.T) {
+	abs, err := filepath.Abs("../../testdata/events/01-plain-text.jsonl")
+	require.NoError(t, err)
+	proj, _ := filepath.Glob("../../testdata/transcripts/02-write-read/home/.claude/projects/*")
+	require.Len(t, proj, 1)
+	t.Chdir(proj[0]) // a project folder: "." is not it
+
+	r := runIn(t, []string{"-c", ".", abs}, "")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	lines := strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n")
+	require.Len(t, lines, 3, "the capture's three events, one per line")
+	for i, want := range []string{"system", "assistant", "result"} {
+		var ev map[string]any
+		require.NoError(t, json.Unmarshal([]byte(lines[i]), &ev))
+		assert.Equal(t, want, ev["type"])
+	}
+	r = runIn(t, []string{".", abs}, "")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.True(t, strings.HasPrefix(r.Stdout, "{\n  \"type\": \"system\",\n"), "pretty JSON as jq prints it: %.80s", r.Stdout)
+	r = runIn(t, []string{"tools", "./"}, "")
+	assert.Equal(t, 0, r.Code, "./ is the project folder: %s", r.Stderr)
+	assert.Contains(t, r.Stdout, "Write")
+}
+
+// TestNotAStreamIsSaidOnce proves a plain-text log or a binary file gives
+// one diagnosis and exit 5, not a warning per line; a stray line or two
+// before the events (stderr mixed in) is warned about and the run read;
+// an empty input exits 4 for every preset.
+func TestNotAStreamIsSaidOnce(t *testing.T) {
+	dir := t.TempDir()
+	var log strings.Builder
+	for i := 1; i <= 5000; i++ {
+		log.WriteString("2026-12-05 10:00:00 INFO log line " + strings.Repeat("x", i%40) + "\n")
+	}
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(s), 0o644))
+		return p
+	}
+	plain := write("app.log", log.String())
+	bin := write("blob.bin", "\x7fELF\x02\x01\x01\x00\x00\x00\n\x00\x00\x03\x00>\x00\n"+strings.Repeat("\x00\x01\x02\xff\n", 50))
+	for _, args := range [][]string{{plain}, {"final", plain}, {"tools", "-F", "csv", plain}, {"-c", ".", plain}, {bin}} {
+		r := runIn(t, args, dir)
+		assert.Equal(t, exitInput, r.Code, "%v", args)
+		assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "%v: one line: %s", args, r.Stderr)
+		assert.Contains(t, r.Stderr, "not a Claude Code event stream: its first 10 lines are not JSON (line 1: ")
+	}
+	stray := write("stray.jsonl", "Warning: something on stderr\n"+capture(t, "01-plain-text.jsonl"))
+	r := runIn(t, []string{"final", stray}, dir)
+	assert.Equal(t, 0, r.Code, r.Stderr)
+	assert.Equal(t, "Hello! I am a scripted fake model. 2 + 2 = 4.\n", r.Stdout)
+	assert.Contains(t, r.Stderr, "DIR/stray.jsonl:1: invalid JSON")
+
+	empty := write("empty.jsonl", "")
+	for _, p := range []string{"all", "tools", "usage", "final"} {
+		r := runIn(t, []string{p, empty}, dir)
+		assert.Equal(t, exitNoResult, r.Code, p)
+		assert.Equal(t, "ccfilter: DIR/empty.jsonl: "+"empty input: claude -p --output-format stream-json prints nothing without --verbose, or when it fails before it starts (see its stderr)\n", r.Stderr, p)
+	}
+}
+
+// TestBareWordsGetSuggestionsOrASentence proves a first argument that is
+// no preset gets the nearest preset, then command, then flag, and a bare
+// word near nothing a sentence instead of jq's "function not defined";
+// a short session prefix finds the session, an unknown one says where it
+// was looked for.
+func TestBareWordsGetSuggestionsOrASentence(t *testing.T) {
+	home, err := filepath.Abs("../../testdata/transcripts/02-write-read/home")
+	require.NoError(t, err)
+	projects := filepath.Join(home, ".claude", "projects")
+	cases := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"cost"}, exitCompile, `ccfilter: "cost" is not a preset, a file or a jq expression (jq: function not defined: cost/0); presets: all, text,`},
+		{[]string{"summary"}, exitCompile, `ccfilter: "summary" is not a preset, a file or a jq expression`},
+		{[]string{"session"}, exitUsage, `ccfilter: unknown preset "session" (did you mean the command 'ccfilter sessions'?)`},
+		{[]string{"sesions"}, exitUsage, `(did you mean the command 'ccfilter sessions'?)`},
+		{[]string{"FINAL"}, exitUsage, `ccfilter: unknown preset "FINAL" (did you mean "final"?)`},
+		{[]string{"abcd"}, exitCompile, `"abcd" is not a preset, a file, a session's id under ` + projects + ` or a jq expression`},
+		{[]string{"final", "abcdef12"}, exitInput, "ccfilter: abcdef12: no such file, and no session under " + projects + " has an id starting with it"},
+		{[]string{"12345678-aaaa-bbbb-cccc-000000000000"}, exitInput, "no session under " + projects},
+		{[]string{"final", "0db2"}, exitOK, ""},
+	}
+	for _, c := range cases {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			o := &options{}
+			code := runWith(o, c.args, strings.NewReader(""), &stdout, &stderr, []string{"HOME=" + home, "NO_COLOR=1"})
+			assert.Equal(t, c.code, code, stderr.String())
+			if c.msg == "" {
+				assert.Empty(t, stderr.String())
+				assert.Contains(t, stdout.String(), "probe", "the session 0db2… was read")
+				return
+			}
+			assert.Contains(t, stderr.String(), c.msg)
+			assert.NotContains(t, stderr.String(), "--format csv", "cost is not csv")
+			assert.NotContains(t, stderr.String(), "--version", "session is not version")
+		})
+	}
+}
+
+// TestVersionFromBuildInfo proves a binary built without -ldflags (go
+// install from a checkout) says the version Go stamped, not "dev".
+func TestVersionFromBuildInfo(t *testing.T) {
+	stamped := &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261204182919-e5dcfc25fcc2+dirty"}}
+	assert.Equal(t, "v0.0.0-20261204182919-e5dcfc25fcc2+dirty", versionOf("dev", stamped, true))
+	devel := &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+		{Key: "vcs.revision", Value: "e5dcfc25fcc2a1b2c3d4e5f60718293a4b5c6d7e"}, {Key: "vcs.modified", Value: "true"}}}
+	assert.Equal(t, "dev-e5dcfc25fcc2-dirty", versionOf("dev", devel, true))
+	assert.Equal(t, "v1.2.3", versionOf("v1.2.3", stamped, true), "-ldflags -X wins")
+	assert.Equal(t, "dev", versionOf("dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true), "nothing stamped")
 }

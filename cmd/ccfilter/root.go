@@ -46,7 +46,10 @@ type options struct {
 	environ []string
 
 	agentChanged bool
-	ctx          context.Context
+	// jsonChanged: --format not given, and one of jq's output flags
+	// (-c, -r, -j, --tab, --indent) given.
+	formatChanged, jsonFlags bool
+	ctx                      context.Context
 
 	// presets are the presets FILTER may name (preset.Builtin unless a
 	// test adds its own).
@@ -199,6 +202,10 @@ what you ask for: a preset, or any jq expression (gojq), as text, markdown,
 NDJSON, CSV or JSON.
 
 FILTER is a preset name or a jq expression run per event; none means "all".
+A FILTER that compiles as jq is an expression, as in jq: "." is jq's identity
+(each event as JSON), so to read the current directory write "./". An
+event an expression outputs is shown by --format (text: readably), or as
+JSON when -c, -r, -j, --tab or --indent is given and --format is not.
 FILE is zero or more files (.gz and .zst are read transparently); none or "-"
 reads stdin. A directory is every session (.jsonl) in it, oldest first; a
 session's id (or a unique prefix) is its transcript. Each file is its own
@@ -209,7 +216,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 (see docs/expressions.md). --where EXPR narrows a preset: ccfilter tools --where '.name == "Bash"'.
 
 ` + exitCodesHelp(),
-		Version:       version,
+		Version:       buildVersion(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		Args:          cobra.ArbitraryArgs,
@@ -220,6 +227,10 @@ Expression functions (besides jq's): ` + funcNames() + `
 			o.args = args
 			o.ctx = cmd.Context()
 			o.agentChanged = cmd.Flags().Changed("agent")
+			o.formatChanged = cmd.Flags().Changed("format")
+			for _, f := range []string{"compact-output", "raw-output", "join-output", "tab", "indent"} {
+				o.jsonFlags = o.jsonFlags || cmd.Flags().Changed(f)
+			}
 			for _, name := range []string{"arg", "argjson"} {
 				if cmd.Flags().Changed(name) {
 					return &flagError{fmt.Errorf("--%s takes two arguments: --%s NAME VALUE", name, name)}

@@ -59,8 +59,20 @@ func (o *options) resolve() (*plan, error) {
 				p.preset = all
 				break
 			}
+			path, serr := o.findSession(args[0], shortSessionID)
+			if path != "" {
+				args[0] = path // a prefix too short to be tried before the expression
+				p.preset = all
+				break
+			}
+			if serr != nil && !bareWord.MatchString(args[0]) {
+				return nil, &exitError{code: exitInput, msg: serr.Error()} // with where it looked
+			}
 			if err := o.typo(args[0], false); err != nil {
 				return nil, err
+			}
+			if bareWord.MatchString(args[0]) {
+				return nil, o.notAnything(args[0], err)
 			}
 			return nil, compileError(err)
 		}
@@ -69,6 +81,12 @@ func (o *options) resolve() (*plan, error) {
 		}
 		p.expr = x
 		p.preset = preset.Expression(x)
+		if !o.formatChanged && (o.jsonFlags || x.IsIdentity()) {
+			// jq's output flags ask for JSON, and so does jq's identity
+			// (the human view is ccfilter with no FILTER): an event an
+			// expression outputs is written as JSON, as jq writes it.
+			p.format = render.JSON
+		}
 		args = args[1:]
 	}
 	if !p.preset.Prints(p.format) {
@@ -168,22 +186,40 @@ func (o *options) stdinTerminal(r io.Reader) bool {
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 
-// sessionID matches what may be a session's id or the start of one.
-var sessionID = regexp.MustCompile(`^[0-9a-f]{6}[0-9a-f-]{0,30}$`)
+// sessionID matches what may be a session's id or the start of one, tried
+// before the first argument is compiled; shortSessionID, a shorter start,
+// only after it failed to (and for a FILE).
+var (
+	sessionID      = regexp.MustCompile(`^[0-9a-f]{6}[0-9a-f-]{0,30}$`)
+	shortSessionID = regexp.MustCompile(`^[0-9a-f]{4}[0-9a-f-]{0,32}$`)
+)
 
 // sessionPath returns the transcript under ~/.claude/projects of the
 // session whose id is (or starts with) name, when name is no file here;
-// "" otherwise.
+// "" otherwise (a prefix several sessions have is warned about).
 func (o *options) sessionPath(name string) string {
-	if !sessionID.MatchString(name) || exists(name) {
-		return ""
-	}
-	path, err := input.FindSession(o.projectsDir(), name)
-	if err != nil {
+	path, err := o.findSession(name, sessionID)
+	if err != nil && !errors.Is(err, errNoSession) {
 		preset.Warn(o.stderr, "warning: "+err.Error())
-		return ""
 	}
 	return path
+}
+
+// errNoSession: a name that looks like a session id, and no session has it.
+var errNoSession = errors.New("no such file, and no session")
+
+// findSession finds the session name (an id or its start, as id matches)
+// names, when no file has that name. With no session, the error says where
+// it looked.
+func (o *options) findSession(name string, id *regexp.Regexp) (string, error) {
+	if !id.MatchString(name) || exists(name) {
+		return "", nil
+	}
+	path, err := input.FindSession(o.projectsDir(), name)
+	if err == nil && path == "" {
+		err = fmt.Errorf("%s: %w under %s has an id starting with it", name, errNoSession, o.projectsDir())
+	}
+	return path, err
 }
 
 // inputFile is one input to read, or why a directory holds none.
@@ -198,8 +234,8 @@ type inputFile struct {
 func (o *options) sessionFiles(names []string) []inputFile {
 	var out []inputFile
 	for _, name := range names {
-		if path := o.sessionPath(name); path != "" {
-			out = append(out, inputFile{path: path})
+		if path, err := o.findSession(name, shortSessionID); path != "" || err != nil {
+			out = append(out, inputFile{path: path, err: err})
 			continue
 		}
 		if fi, err := os.Stat(name); name == "-" || err != nil || !fi.IsDir() {
@@ -376,6 +412,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	if p.expr != nil && p.expr.Paths() == nil {
 		perLine = 2
 	}
+	lead := &leading{stderr: o.stderr}
 	for {
 		if !dec.Buffered() || o.LineBuffered {
 			// About to wait for input (or asked to): show what we have.
@@ -398,9 +435,12 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 				run.Flush()
 				return exitInput, errorf(exitInput, "%v", err)
 			}
-			preset.Warn(o.stderr, "warning: "+err.Error())
+			if lead.hold(err) {
+				return o.notJSON(cfg, run, lead.held)
+			}
 			continue
 		}
+		lead.event()
 		memory.line(len(ev.Raw), perLine)
 		if err := run.Event(ctx, ev, tr.Observe(ev)); err != nil {
 			var h *filter.Halt
@@ -413,15 +453,84 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		}
 	}
 	memory.end()
-	if diagnose && cfg.Diagnosis == "" && knowsNoType(tr) {
-		o.diagnose(cfg, preset.NotAStream)
-	}
+	o.diagnoseEnd(cfg, tr, lead, diagnose)
 	st, err := run.Finish()
 	code = exitCodeOf[st]
-	if cfg.Diagnosis == preset.NotAStream {
+	switch {
+	case cfg.Diagnosis == preset.EmptyInput && diagnose:
+		// Nothing to show and no result, for every preset: a script
+		// learns it from the code, not only from stderr.
+		code = worse(code, exitNoResult)
+	case cfg.Diagnosis != "" && cfg.Diagnosis != preset.EmptyInput:
 		code = worse(code, exitInput)
 	}
 	return code, stopped(err)
+}
+
+// notJSONLines is how many malformed lines, with no event before them,
+// make an input that is not a stream.
+const notJSONLines = 10
+
+// leading holds the malformed lines before the first event: a stray line
+// or two (a message on the same pipe) is warned about when an event comes;
+// notJSONLines of them are an input that is no stream at all, said once.
+type leading struct {
+	stderr io.Writer
+	read   bool // an event was read
+	held   []error
+}
+
+// hold warns about a line error, or holds it before the first event; it
+// reports whether notJSONLines are held.
+func (l *leading) hold(err error) bool {
+	if l.read || !errors.As(err, new(*stream.SyntaxError)) {
+		preset.Warn(l.stderr, "warning: "+err.Error())
+		return false
+	}
+	l.held = append(l.held, err)
+	return len(l.held) >= notJSONLines
+}
+
+// event is called at each event: the first says the lines held.
+func (l *leading) event() {
+	if l.read {
+		return
+	}
+	l.read = true
+	for _, e := range l.held {
+		preset.Warn(l.stderr, "warning: "+e.Error())
+	}
+	l.held = nil
+}
+
+// diagnoseEnd diagnoses, at the end of the input, one whose only lines
+// were malformed (fewer than notJSONLines), or, for a preset, JSON lines
+// of no type ccfilter knows.
+func (o *options) diagnoseEnd(cfg *preset.Config, tr *stream.Tracker, lead *leading, preset_ bool) {
+	switch {
+	case len(lead.held) > 0:
+		o.diagnose(cfg, notJSONDiagnosis(lead.held))
+	case preset_ && cfg.Diagnosis == "" && knowsNoType(tr):
+		o.diagnose(cfg, preset.NotAStream)
+	}
+}
+
+// notJSON diagnoses an input whose first lines are not JSON (a log, a
+// binary file): once, with the first line's error, exit 5.
+func (o *options) notJSON(cfg *preset.Config, run preset.Run, held []error) (int, error) {
+	o.diagnose(cfg, notJSONDiagnosis(held))
+	run.Finish()
+	return exitInput, nil
+}
+
+func notJSONDiagnosis(held []error) string {
+	var se *stream.SyntaxError
+	errors.As(held[0], &se)
+	what := "no line is JSON"
+	if len(held) >= notJSONLines {
+		what = fmt.Sprintf("its first %d lines are not JSON", len(held))
+	}
+	return fmt.Sprintf("not a Claude Code event stream: %s (line %d: %v)", what, se.Line, se.Err)
 }
 
 // diagnose says on stderr, once, what is wrong with the input as a whole,

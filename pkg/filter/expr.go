@@ -38,6 +38,21 @@ type Expr struct {
 	agent func(*stream.Event) string
 }
 
+// UsesAgent reports whether the expression may call agent, whose answer
+// for a nested subagent comes from the subagent tree (a tracker that
+// follows everything). Conservative: the word anywhere in the source, a
+// string literal included, counts; a false yes only costs speed.
+func (x *Expr) UsesAgent() bool { return strings.Contains(x.src, "agent") && !onlyIsSubagent(x.src) }
+
+// onlyIsSubagent: every "agent" in src is part of is_subagent, which the
+// event answers alone.
+func onlyIsSubagent(src string) bool {
+	return strings.Count(src, "agent") == strings.Count(src, "is_subagent")
+}
+
+// IsIdentity reports whether the expression is jq's identity, ".".
+func (x *Expr) IsIdentity() bool { return strings.TrimSpace(x.src) == "." }
+
 // SetAgent has the agent function answer with resolve (nil: AgentOf
 // without a tracker). A caller that follows the stream's subagents sets it
 // for each input, before the expression runs on it.

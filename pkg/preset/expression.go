@@ -22,6 +22,11 @@ func Expression(x *filter.Expr) Preset {
 		Needs: func(c *Config) stream.Needs {
 			n := eventsNeeds(c)
 			n.NoOwners = false
+			if x.UsesAgent() {
+				// agent names a nested subagent only from the subagent
+				// tree, whatever the format.
+				n.Follow = stream.FollowAll
+			}
 			return n
 		},
 		Start: func(c *Config, tr *stream.Tracker) (Run, error) {
