@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -268,4 +269,55 @@ func TestVersionFromBuildInfo(t *testing.T) {
 	assert.Equal(t, "dev-e5dcfc25fcc2-dirty", versionOf("dev", devel, true))
 	assert.Equal(t, "v1.2.3", versionOf("v1.2.3", stamped, true), "-ldflags -X wins")
 	assert.Equal(t, "dev", versionOf("dev", &debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, true), "nothing stamped")
+}
+
+// TestUsagePlaceholdersAreMarked proves usage takes the total's output
+// from the result where the events carry placeholders, and marks the
+// per-call figures as such in every format: 08-thinking (no partial
+// messages: 2 on the events, 118 in the result) and 17-sigint-streaming
+// (partial messages on, the call interrupted before its final count: 1
+// and 48); 07-partial-messages (every count final) is left unmarked.
+func TestUsagePlaceholdersAreMarked(t *testing.T) {
+	for _, c := range []struct {
+		file            string
+		events, total   int64
+		why             string
+		placeholderRows bool
+	}{
+		{"08-thinking.jsonl", 2, 118, "final count comes only with --include-partial-messages", true},
+		{"17-sigint-streaming.jsonl", 1, 48, "partial messages were on, but these calls ended without their final count", true},
+		{"07-partial-messages.jsonl", 81, 81, "", false},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			path := "../../testdata/events/" + c.file
+			var rep struct {
+				Total struct {
+					Out int64 `json:"output_tokens"`
+				} `json:"total"`
+				Placeholders int    `json:"placeholder_output_calls"`
+				From         string `json:"total_output_from"`
+				Events       int64  `json:"events_output_tokens"`
+			}
+			r := runIn(t, []string{"usage", "-F", "json", path}, "")
+			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rep))
+			assert.Equal(t, c.total, rep.Total.Out)
+			assert.Equal(t, c.events, rep.Events)
+			r = runIn(t, []string{"usage", "-F", "csv", path}, "")
+			lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+			assert.True(t, strings.HasSuffix(lines[0], ",output_exact"))
+			assert.True(t, strings.HasSuffix(lines[len(lines)-1], ",true"), "the total is exact: %s", lines[len(lines)-1])
+			assert.Contains(t, lines[len(lines)-1], ","+strconv.FormatInt(c.total, 10)+",")
+			for _, f := range []string{"text", "markdown"} {
+				r = runIn(t, []string{"usage", "-F", f, path}, "")
+				if !c.placeholderRows {
+					assert.NotContains(t, r.Stdout, "placeholder", f)
+					continue
+				}
+				assert.Positive(t, rep.Placeholders)
+				assert.Regexp(t, `(?m)main .*\b`+strconv.FormatInt(c.events, 10)+`\*`, r.Stdout, f)
+				assert.Contains(t, r.Stdout, c.why, f)
+				assert.Contains(t, r.Stdout, "the total's output is the result's own (modelUsage: "+strconv.FormatInt(c.total, 10), f)
+			}
+		})
+	}
 }

@@ -122,7 +122,29 @@ type oUsage struct {
 	haveCost       bool
 	cost           float64
 	modelCosts     map[string]float64 // the last result's modelUsage: model -> costUSD
+	modelOutputs   map[string]int64   // the last result's modelUsage: model -> outputTokens
 	answeredModels map[string]bool    // models of real (non-synthetic) assistant messages
+	// placeholders: calls with no final output count (R2: the stream's
+	// assistant.message is the message_start snapshot, stop_reason null,
+	// output_tokens 1; the final count is in message_delta and the result).
+	placeholders int
+}
+
+// total is what usage's total should say: the calls' sums, but for the
+// output when some calls' counts are placeholders and the last result's
+// modelUsage says more for the models that answered (it is exact).
+func (u oUsage) total() oTokens {
+	t := u.main.add(u.subs)
+	var reported int64
+	for m, out := range u.modelOutputs {
+		if u.answeredModels[m] {
+			reported += out
+		}
+	}
+	if u.placeholders > 0 && reported > t.Out {
+		t.Out = reported
+	}
+	return t
 }
 
 type oFinal struct {
@@ -348,6 +370,7 @@ func oComputeUsage(evs []oEvent, only string) oUsage {
 		model  string
 		sub    bool
 		tokens oTokens
+		final  bool // the output count is the call's final one
 	}
 	calls := map[string]*call{}
 	var order []string
@@ -364,7 +387,12 @@ func oComputeUsage(evs []oEvent, only string) oUsage {
 				calls[id] = &call{}
 				order = append(order, id)
 			}
-			calls[id].model, calls[id].sub, calls[id].tokens = model, parent != "", oTokensOf(oObj(msg, "usage"))
+			tokens, final := oTokensOf(oObj(msg, "usage")), msg["stop_reason"] != nil
+			if calls[id].final && !final {
+				tokens.Out = calls[id].tokens.Out // a snapshot after the final count
+			}
+			calls[id].model, calls[id].sub, calls[id].tokens = model, parent != "", tokens
+			calls[id].final = calls[id].final || final
 		case "stream_event":
 			e := oObj(ev, "event")
 			switch oStr(e, "type") {
@@ -373,19 +401,23 @@ func oComputeUsage(evs []oEvent, only string) oUsage {
 				// but was made and billed: the turn's result.usage counts it.
 				msg, parent := oObj(e, "message"), oStr(ev, "parent_tool_use_id")
 				if id := oStr(msg, "id"); calls[id] == nil && (only == "" || parent == only) {
-					calls[id] = &call{oStr(msg, "model"), parent != "", oTokensOf(oObj(msg, "usage"))}
+					calls[id] = &call{oStr(msg, "model"), parent != "", oTokensOf(oObj(msg, "usage")), false}
 					order = append(order, id)
 				}
 			case "message_delta":
 				if c := calls[oStr(ev, "api_message_id")]; c != nil {
-					c.tokens = oMergeNonZero(c.tokens, oTokensOf(oObj(e, "usage")))
+					d := oTokensOf(oObj(e, "usage"))
+					c.tokens = oMergeNonZero(c.tokens, d)
+					c.final = c.final || oObj(e, "delta")["stop_reason"] != nil
 				}
 			}
 		case "result":
 			u.haveCost, u.cost = true, ev["total_cost_usd"].(float64) // cumulative: the latest (R2 §2.3)
-			u.modelCosts = map[string]float64{}
+			u.modelCosts, u.modelOutputs = map[string]float64{}, map[string]int64{}
 			for m, v := range oObj(ev, "modelUsage") {
 				u.modelCosts[m], _ = v.(map[string]any)["costUSD"].(float64)
+				out, _ := v.(map[string]any)["outputTokens"].(float64)
+				u.modelOutputs[m] = int64(out)
 			}
 		}
 	}
@@ -398,6 +430,9 @@ func oComputeUsage(evs []oEvent, only string) oUsage {
 		mt.tokens = mt.tokens.add(c.tokens)
 		u.byModel[k] = mt
 		u.answeredModels[c.model] = true
+		if !c.final {
+			u.placeholders++
+		}
 		if c.sub {
 			u.subs = u.subs.add(c.tokens)
 		} else {
@@ -855,6 +890,7 @@ func oCheckUsage(t *testing.T, c *oCapture, got runResult) {
 			Usage    tokens `json:"usage"`
 		} `json:"by_model"`
 		Main, Subagents, Total tokens
+		Placeholders           int     `json:"placeholder_output_calls"`
 		CostUSD                float64 `json:"cost_usd"`
 		HaveCost               bool    `json:"have_cost"`
 		ModelCosts             []struct {
@@ -871,7 +907,8 @@ func oCheckUsage(t *testing.T, c *oCapture, got runResult) {
 	assert.Equal(t, u.calls, rep.Calls, "model calls (distinct message.id)")
 	assert.Equal(t, u.main, tok(rep.Main), "main agent tokens")
 	assert.Equal(t, u.subs, tok(rep.Subagents), "subagent tokens")
-	assert.Equal(t, u.main.add(u.subs), tok(rep.Total), "total tokens")
+	assert.Equal(t, u.total(), tok(rep.Total), "total tokens (output from the result's modelUsage where the calls' are placeholders)")
+	assert.Equal(t, u.placeholders, rep.Placeholders, "calls whose output count is a placeholder")
 	have := map[oModelSide]oModelTokens{}
 	for _, m := range rep.ByModel {
 		have[oModelSide{m.Model, m.Subagent}] = oModelTokens{m.Calls, tok(m.Usage)}

@@ -33,29 +33,41 @@ func usageReport(b *base) (*render.Report, error) {
 	} else if d.CostWritten != "" {
 		head += ", cost $" + d.CostWritten + " (as written: too large to compute with)"
 	}
-	tokens := func(u stream.Usage) []render.Cell {
-		return []render.Cell{num(u.InputTokens), num(u.OutputTokens), num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens)}
+	// tokens are a row's four counts; its output marked with
+	// placeholderMark where it is not the calls' final count (the table
+	// a person reads; CSV and JSON say it in output_exact).
+	tokens := func(u stream.Usage, exact bool) []render.Cell {
+		out := num(u.OutputTokens)
+		if !exact {
+			out.Text += placeholderMark
+		}
+		return []render.Cell{num(u.InputTokens), out, num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens)}
 	}
 	byModel := &render.Table{Columns: columns([]string{"Model", "Side", "Calls", "Input", "Output", "Cache write", "Cache read"}, 2, 3, 4, 5, 6)}
-	rows := render.Table{Columns: columns([]string{"model", "side", "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cost_usd"})}
+	rows := render.Table{Columns: columns([]string{"model", "side", "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cost_usd", "output_exact"})}
 	for _, m := range d.ByModel {
 		side := "main"
 		if m.Subagent {
 			side = "subagent"
 		}
-		byModel.Rows = append(byModel.Rows, append([]render.Cell{plain(m.Model), plain(side), num(int64(m.Calls))}, tokens(m.Usage)...))
-		rows.Rows = append(rows.Rows, append(append([]render.Cell{plain(m.Model), plain(side), num(int64(m.Calls))}, tokens(m.Usage)...), num0("")))
+		exact := m.PlaceholderCalls == 0
+		byModel.Rows = append(byModel.Rows, append([]render.Cell{plain(m.Model), plain(side), num(int64(m.Calls))}, tokens(m.Usage, exact)...))
+		rows.Rows = append(rows.Rows, append(append([]render.Cell{plain(m.Model), plain(side), num(int64(m.Calls))}, tokens(m.Usage, true)...), num0(""), plain(strconv.FormatBool(exact))))
 	}
-	byModel.Rows = append(byModel.Rows, append([]render.Cell{strong("total"), plain(""), num(int64(d.Calls))}, tokens(d.Total)...))
+	totalExact := d.PlaceholderCalls == 0 || d.OutputFrom == "result"
+	byModel.Rows = append(byModel.Rows, append([]render.Cell{strong("total"), plain(""), num(int64(d.Calls))}, tokens(d.Total, totalExact)...))
 	cost := ""
 	if d.HaveCost {
 		cost = strconv.FormatFloat(d.CostUSD, 'f', -1, 64)
 	} else {
 		cost = d.CostWritten
 	}
-	rows.Rows = append(rows.Rows, append(append([]render.Cell{plain(""), plain("total"), num(int64(d.Calls))}, tokens(d.Total)...), num0(cost)))
+	rows.Rows = append(rows.Rows, append(append([]render.Cell{plain(""), plain("total"), num(int64(d.Calls))}, tokens(d.Total, true)...), num0(cost), plain(strconv.FormatBool(totalExact))))
 
 	blocks := []render.Block{{Only: render.Text, Line: "usage: " + head}, {Table: byModel}}
+	if note := placeholderNote(d); note != "" {
+		blocks = append(blocks, render.Block{Line: note})
+	}
 	if len(d.ModelCosts) > 0 {
 		reported := &render.Table{Columns: columns([]string{"Model", "Input", "Output", "Cache write", "Cache read", "Cost"}, 1, 2, 3, 4, 5)}
 		for _, mu := range d.ModelCosts {
@@ -81,17 +93,37 @@ func usageReport(b *base) (*render.Report, error) {
 func num0(s string) render.Cell { return render.Cell{Text: s, Style: render.Number} }
 
 // reportedNote introduces the last result's own per-model totals under the
-// usage table, and says why they can differ from the sums over the stream:
-// claude-code 2.1.328 writes a placeholder output_tokens (1) on its
-// assistant events and the real count only at the end of each call (a
-// message_delta, with --include-partial-messages) and in the result.
-func reportedNote(d stream.UsageReport) string {
-	var reported int64
-	for _, mu := range d.ModelCosts {
-		reported += mu.OutputTokens
-	}
-	if reported > d.Total.OutputTokens {
-		return "the result's own totals (modelUsage); the output above is what the events carry, placeholders unless partial messages are on:"
-	}
+// usage table.
+func reportedNote(stream.UsageReport) string {
 	return "the result's own totals (modelUsage):"
+}
+
+// placeholderMark follows an output count that is not the calls' final
+// count; placeholderNote says why, in the case at hand.
+const placeholderMark = "*"
+
+// placeholderNote says which output counts are placeholders and where the
+// total's comes from: claude-code writes output_tokens 1 on the stream's
+// assistant events (the message_start snapshot) and the final count only
+// at the end of each call (a message_delta, with
+// --include-partial-messages) and, cumulated, in the result's modelUsage.
+func placeholderNote(d stream.UsageReport) string {
+	if d.PlaceholderCalls == 0 {
+		return ""
+	}
+	calls := render.Plural(int64(d.PlaceholderCalls), "call")
+	why := "the stream's assistant events carry a placeholder, the final count comes only with --include-partial-messages"
+	if d.PartialMessages {
+		why = "partial messages were on, but these calls ended without their final count (interrupted or cut off)"
+	}
+	s := placeholderMark + " output of " + calls + " is a placeholder, not the count: " + why
+	switch {
+	case d.OutputFrom == "result":
+		s += fmt.Sprintf("; the total's output is the result's own (modelUsage: %d; the events add up to %d)", d.Total.OutputTokens, d.EventsOutputTokens)
+	case d.HaveCost || len(d.ModelCosts) > 0:
+		s += "; the result's modelUsage says no more"
+	default:
+		s += "; no result to take the real count from"
+	}
+	return s
 }

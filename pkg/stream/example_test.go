@@ -44,5 +44,5 @@ func Example() {
 	// line 20: Agent by main, error=false
 	// subagent Create alpha file (general-purpose): completed, 8821 tokens
 	// subagent Run beta command (general-purpose): completed, 8767 tokens
-	// outcome: success after 1 result(s); 4 model calls, 4 output tokens
+	// outcome: success after 1 result(s); 4 model calls, 256 output tokens
 }

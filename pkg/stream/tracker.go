@@ -168,6 +168,9 @@ type ModelTokens struct {
 	Subagent bool   `json:"subagent"`
 	Calls    int    `json:"calls"`
 	Usage    Usage  `json:"usage"`
+	// PlaceholderCalls are the calls whose output count is the stream's
+	// placeholder, not their final count: Usage.OutputTokens undercounts.
+	PlaceholderCalls int `json:"placeholder_output_calls"`
 }
 
 // UsageReport is token usage deduplicated by message.id, and the cost the
@@ -178,6 +181,20 @@ type UsageReport struct {
 	Main      Usage         `json:"main"`
 	Subagents Usage         `json:"subagents"`
 	Total     Usage         `json:"total"`
+	// PlaceholderCalls counts the calls whose output count is a
+	// placeholder (claude -p without --include-partial-messages writes 1
+	// on every assistant event; a call cut off before its message_delta).
+	PlaceholderCalls int `json:"placeholder_output_calls"`
+	// OutputFrom says where Total.OutputTokens comes from: "events", or
+	// "result" when the calls' counts are placeholders and the last
+	// result's modelUsage (exact, cumulative) says more for the models
+	// that answered. EventsOutputTokens is then the events' own sum.
+	OutputFrom         string `json:"total_output_from"`
+	EventsOutputTokens int64  `json:"events_output_tokens"`
+	// PartialMessages: the stream had partial messages
+	// (--include-partial-messages), whose message_delta gives each call's
+	// final count.
+	PartialMessages bool `json:"partial_messages"`
 	// CostUSD is the last result's total_cost_usd (cumulative: never summed).
 	CostUSD  float64 `json:"cost_usd"`
 	HaveCost bool    `json:"have_cost"`
@@ -233,6 +250,8 @@ type Tracker struct {
 	tally      Tally
 	callers    callers
 	folded     foldedIDs
+	// partials: the stream has partial messages (a message_start).
+	partials bool
 	// unfit counts the usage figures that did not fit (read as missing);
 	// the last result's own are added when it is parsed.
 	unfit Unfits
@@ -250,6 +269,10 @@ type msgUsage struct {
 	sub   bool
 	agent *Subagent
 	usage Usage
+	// exact: usage.OutputTokens is the call's final count (from a
+	// message_delta, or a message with its stop_reason), not the
+	// placeholder of the stream's assistant events.
+	exact bool
 }
 
 type typeKey struct{ typ, sub string }
@@ -423,7 +446,12 @@ func (t *Tracker) observeAssistant(e *Event) {
 	model := jsonx.Lookup(msg, "model").Str()
 	u := t.usageOf(jsonx.Lookup(msg, "usage"), e.Line)
 	if model != "<synthetic>" {
-		t.recordUsage(id, model, parent != "", agent, u, false)
+		// A message with its stop_reason carries its final usage (a
+		// transcript's records); the stream's assistant events are the
+		// snapshot at message_start, stop_reason null and output_tokens a
+		// placeholder (1).
+		final := !jsonx.Lookup(msg, "stop_reason").IsNull()
+		t.recordUsage(id, model, parent != "", agent, u, false, final)
 	}
 	if e.Kind == KindText && parent == "" {
 		t.lastText.add(idv, e, t.o.MaxTextBytes)
@@ -562,17 +590,24 @@ func (t *Tracker) openCall(c *ToolCall) {
 
 // recordUsage keeps the last usage seen for a message id; partial says the
 // update only carries the fields present (message_delta).
-func (t *Tracker) recordUsage(id, model string, sub bool, agent *Subagent, u Usage, delta bool) {
+func (t *Tracker) recordUsage(id, model string, sub bool, agent *Subagent, u Usage, delta, exact bool) {
 	if id == "" {
-		t.fold(&msgUsage{model: model, sub: sub, agent: agent, usage: u})
+		t.fold(&msgUsage{model: model, sub: sub, agent: agent, usage: u, exact: exact})
 		return
 	}
 	if m, ok := t.msgs[id]; ok {
-		if delta {
+		switch {
+		case delta:
 			m.usage = mergeUsage(m.usage, u)
-		} else {
+		case m.exact && !exact:
+			// A snapshot after the final count (an assistant event
+			// after its message_delta): keep the count.
+			u.OutputTokens = m.usage.OutputTokens
+			m.usage = u
+		default:
 			m.usage = u
 		}
+		m.exact = m.exact || exact
 		if model != "" {
 			m.model = model
 		}
@@ -585,7 +620,7 @@ func (t *Tracker) recordUsage(id, model string, sub bool, agent *Subagent, u Usa
 	if t.folded.has(id) {
 		t.stats.RecountedMessages++
 	}
-	m := &msgUsage{id: id, model: model, sub: sub, agent: agent, usage: u}
+	m := &msgUsage{id: id, model: model, sub: sub, agent: agent, usage: u, exact: exact}
 	t.msgs[id] = m
 	t.msgOrder.pushBack(m)
 	for t.msgOrder.len() > t.o.MaxOpenMessages {
@@ -633,6 +668,9 @@ func addTokens(into map[usageKey]*ModelTokens, m *msgUsage) {
 	}
 	mt.Calls++
 	mt.Usage = mt.Usage.Add(m.usage)
+	if !m.exact {
+		mt.PlaceholderCalls++
+	}
 }
 
 func (t *Tracker) observeDelta(e *Event) {
@@ -640,12 +678,16 @@ func (t *Tracker) observeDelta(e *Event) {
 	ev := v.Get("event")
 	switch typ := ev.Get("type"); {
 	case typ.StrEqual("message_start"):
+		t.partials = true
 		msg := ev.Get("message")
 		parent := v.Get("parent_tool_use_id").Str()
-		t.recordUsage(msg.Get("id").Str(), msg.Get("model").Str(), parent != "", t.agentOf(parent, v.Get("agent_id").Str()), t.usageOf(msg.Get("usage"), e.Line), true)
+		t.recordUsage(msg.Get("id").Str(), msg.Get("model").Str(), parent != "", t.agentOf(parent, v.Get("agent_id").Str()), t.usageOf(msg.Get("usage"), e.Line), true, false)
 	case typ.StrEqual("message_delta"):
 		if id := v.Get("api_message_id").Str(); id != "" {
-			t.recordUsage(id, "", false, nil, t.usageOf(ev.Get("usage"), e.Line), true)
+			// The call's final count when the call ended (a stop_reason):
+			// an interrupted call's delta carries the placeholder still.
+			final := !ev.Path("delta", "stop_reason").IsNull()
+			t.recordUsage(id, "", false, nil, t.usageOf(ev.Get("usage"), e.Line), true, final)
 		}
 	}
 }
@@ -867,11 +909,12 @@ func (t *Tracker) Usage() UsageReport {
 		all[k] = &c
 	}
 	t.msgOrder.each(func(m *msgUsage) { addTokens(all, m) })
-	var rep UsageReport
+	rep := UsageReport{OutputFrom: "events", PartialMessages: t.partials}
 	seen := map[string]bool{} // models that answered an assistant message
 	for _, v := range all {
 		rep.ByModel = append(rep.ByModel, *v)
 		rep.Calls += v.Calls
+		rep.PlaceholderCalls += v.PlaceholderCalls
 		rep.Total = rep.Total.Add(v.Usage)
 		if v.Subagent {
 			rep.Subagents = rep.Subagents.Add(v.Usage)
@@ -880,6 +923,7 @@ func (t *Tracker) Usage() UsageReport {
 		}
 		seen[v.Model] = true
 	}
+	rep.EventsOutputTokens = rep.Total.OutputTokens
 	sort.Slice(rep.ByModel, func(i, j int) bool {
 		a, b := rep.ByModel[i], rep.ByModel[j]
 		if a.Model != b.Model {
@@ -893,11 +937,17 @@ func (t *Tracker) Usage() UsageReport {
 		rep.CostUSD = t.outcome.Last.TotalCostUSD
 		rep.CostWritten = t.outcome.Last.CostWritten
 		rep.ModelCosts = t.outcome.Last.ModelUsage
+		var reported int64
 		for _, mu := range rep.ModelCosts {
 			if !seen[mu.Model] {
 				rep.Helper = append(rep.Helper, mu)
 				rep.HelperCostUSD += mu.CostUSD
+			} else {
+				reported += mu.OutputTokens
 			}
+		}
+		if rep.PlaceholderCalls > 0 && reported > rep.Total.OutputTokens {
+			rep.Total.OutputTokens, rep.OutputFrom = reported, "result"
 		}
 	}
 	return rep

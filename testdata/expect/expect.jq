@@ -83,17 +83,28 @@ def nz($new; $old): if ($new // 0) != 0 then $new else $old end;
     reduce ($ev[] | select((.type == "assistant" and .message.model != "<synthetic>") or (.type == "stream_event" and (.event.type == "message_start" or .event.type == "message_delta")))) as $e
       ({};
        if $e.type == "assistant" then
-         .[$e.message.id] = {sub: ($e.parent_tool_use_id != null), u: {i: $e.message.usage.input_tokens, o: $e.message.usage.output_tokens, cc: ($e.message.usage.cache_creation_input_tokens // 0), cr: ($e.message.usage.cache_read_input_tokens // 0)}}
+         (.[$e.message.id].x // false) as $x | (.[$e.message.id].u.o // 0) as $o
+         | .[$e.message.id] = {model: $e.message.model, sub: ($e.parent_tool_use_id != null), x: ($x or $e.message.stop_reason != null),
+             u: {i: $e.message.usage.input_tokens, o: (if $x and $e.message.stop_reason == null then $o else $e.message.usage.output_tokens end), cc: ($e.message.usage.cache_creation_input_tokens // 0), cr: ($e.message.usage.cache_read_input_tokens // 0)}}
        elif $e.event.type == "message_start" then
-         ($e.event.message.usage) as $u | .[$e.event.message.id] |= (if . == null then {sub: ($e.parent_tool_use_id != null), u: {i: 0, o: 0, cc: 0, cr: 0}} else . end)
+         ($e.event.message.usage) as $u | .[$e.event.message.id] |= (if . == null then {model: $e.event.message.model, sub: ($e.parent_tool_use_id != null), x: false, u: {i: 0, o: 0, cc: 0, cr: 0}} else . end)
          | .[$e.event.message.id].u |= {i: nz($u.input_tokens; .i), o: nz($u.output_tokens; .o), cc: nz($u.cache_creation_input_tokens; .cc), cr: nz($u.cache_read_input_tokens; .cr)}
        elif .[$e.api_message_id] != null then
          ($e.event.usage) as $u
          | .[$e.api_message_id].u |= {i: nz($u.input_tokens; .i), o: nz($u.output_tokens; .o), cc: nz($u.cache_creation_input_tokens; .cc), cr: nz($u.cache_read_input_tokens; .cr)}
+         | .[$e.api_message_id].x |= (. or ($e.event.delta.stop_reason != null))
        else . end)
     | [.[]] as $m
+    # A call's output count is a placeholder unless its final count came
+    # (a message_delta or a message with its stop_reason): else the total
+    # output is the last result's modelUsage for the models that answered,
+    # when that says more.
+    | ([$m[].u.o] | add // 0) as $events
+    | ([$m[].model] | unique) as $models
+    | ([$ev[] | select(.type == "result")][-1].modelUsage // {} | to_entries | map(select(.key as $k | $models | index($k))) | map(.value.outputTokens) | add // 0) as $reported
     | {calls: ($m|length),
-       input: ([$m[].u.i] | add // 0), output: ([$m[].u.o] | add // 0),
+       input: ([$m[].u.i] | add // 0),
+       output: (if any($m[]; .x | not) and $reported > $events then $reported else $events end),
        cache_creation: ([$m[].u.cc] | add // 0), cache_read: ([$m[].u.cr] | add // 0),
        subagent_output: ([$m[] | select(.sub) | .u.o] | add // 0)}),
   cost: ([$ev[] | select(.type == "result")][-1].total_cost_usd // null)
