@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -320,4 +321,50 @@ func TestUsagePlaceholdersAreMarked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSeveralRunsSayWhichIsWhich proves each run of an output with several
+// names itself: tools --where over a project folder of two sessions (25's
+// failed calls, 15's denials) marks each session's rows in text and CSV,
+// and a markdown report of three files titles each with its file.
+func TestSeveralRunsSayWhichIsWhich(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "-home-user-project")
+	require.NoError(t, os.MkdirAll(proj, 0o755))
+	var ids []string
+	for _, name := range []string{"25-tool-errors", "15-permission-denied"} {
+		files, _ := filepath.Glob("../../testdata/transcripts/" + name + "/home/.claude/projects/*/*.jsonl")
+		require.Len(t, files, 1)
+		b, err := os.ReadFile(files[0])
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(proj, filepath.Base(files[0])), b, 0o644))
+		ids = append(ids, strings.TrimSuffix(filepath.Base(files[0]), ".jsonl"))
+	}
+	r := runIn(t, []string{"tools", "--where", ".is_error", proj}, dir)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	for _, id := range ids {
+		assert.Contains(t, r.Stdout, "==> DIR/-home-user-project/"+id+".jsonl <==\n")
+	}
+	r = runIn(t, []string{"tools", "-F", "csv", "--where", ".is_error", proj}, dir)
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	assert.Equal(t, "source,"+strings.Join(render.CSVHeader, ","), lines[0])
+	assert.Equal(t, 1, strings.Count(r.Stdout, "source,line,"), "one header for both sessions")
+	for _, l := range lines[1:] {
+		assert.Regexp(t, `^DIR/-home-user-project/(`+ids[0]+`|`+ids[1]+`)\.jsonl,`, l)
+	}
+
+	r = runIn(t, []string{"all", "-F", "markdown", "../../testdata/events/01-plain-text.jsonl", "../../testdata/events/03-bash-fail.jsonl", "../../testdata/events/12-max-turns.jsonl"}, "")
+	var titles []string
+	for _, l := range strings.Split(r.Stdout, "\n") {
+		if strings.HasPrefix(l, "# ") {
+			titles = append(titles, l)
+		}
+	}
+	assert.Equal(t, []string{
+		"# Claude Code run: ../../testdata/events/01-plain-text.jsonl",
+		"# Claude Code run: ../../testdata/events/03-bash-fail.jsonl",
+		"# Claude Code run: ../../testdata/events/12-max-turns.jsonl",
+	}, titles)
+	r = runIn(t, []string{"all", "-F", "markdown", "../../testdata/events/01-plain-text.jsonl"}, "")
+	assert.True(t, strings.HasPrefix(r.Stdout, "# Claude Code run\n"), "one run: the title it always had")
 }

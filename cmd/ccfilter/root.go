@@ -39,6 +39,10 @@ type options struct {
 	Vars         []filter.Var
 
 	args []string // FILTER and FILEs as given
+	// multiRun: the output holds several runs (files, sessions);
+	// runsStarted counts those begun, so that later ones continue a CSV.
+	multiRun    bool
+	runsStarted int
 
 	stdin   io.Reader
 	stdout  io.Writer

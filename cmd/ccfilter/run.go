@@ -153,7 +153,10 @@ func (o *options) run(ctx context.Context) (int, error) {
 	out := o.stdout
 	tty := o.terminalOut()
 	code := exitOK
-	for _, name := range o.sessionFiles(p.files) {
+	files := o.sessionFiles(p.files)
+	// Several runs in one output each say which run they are.
+	o.multiRun = len(files) > 1
+	for _, name := range files {
 		if name.err != nil {
 			preset.Warn(o.stderr, name.err.Error())
 			code = worse(code, exitInput)
@@ -349,13 +352,15 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 	return &preset.Config{
 		Format: p.format,
 		Render: render.Options{
-			Color:    o.useColor(tty),
-			Terminal: tty,
-			Width:    o.width(out),
-			Indent:   indent,
-			Compact:  o.Compact || o.Indent == 0 && !o.Tab,
-			Raw:      o.Raw || o.Join,
-			Join:     o.Join,
+			Color:     o.useColor(tty),
+			Terminal:  tty,
+			Run:       o.runName(name),
+			Continued: o.runsStarted > 0,
+			Width:     o.width(out),
+			Indent:    indent,
+			Compact:   o.Compact || o.Indent == 0 && !o.Tab,
+			Raw:       o.Raw || o.Join,
+			Join:      o.Join,
 
 			SavedOutputs: o.FullOutput,
 		},
@@ -370,6 +375,14 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 	}
 }
 
+// runName names the run of the input name when the output holds several.
+func (o *options) runName(name string) string {
+	if !o.multiRun {
+		return ""
+	}
+	return displayName(name)
+}
+
 // runOne processes one input: its own tracker, its own run of the preset.
 func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Writer, tty bool) (code int, err error) {
 	in, closeIn, err := o.openInput(name)
@@ -378,6 +391,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	defer closeIn()
 	cfg := o.config(p, name, out, tty)
+	o.runsStarted++
 	// An expression is jq over JSON lines, any JSON: only a preset, which
 	// reads Claude Code events, diagnoses an input that holds none.
 	diagnose := p.expr == nil

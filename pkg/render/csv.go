@@ -105,13 +105,25 @@ func csvNeedsQuotes(f string) bool {
 func (r *csvRenderer) writeHeader() {
 	if !r.header {
 		r.header = true
-		r.write(CSVHeader)
+		switch {
+		case r.o.Continued:
+			// The CSV of several runs has one header.
+		case r.o.Run != "":
+			r.write(append([]string{"source"}, CSVHeader...))
+		default:
+			r.write(CSVHeader)
+		}
 	}
 }
 
 func (r *csvRenderer) call(c *stream.ToolCall) {
 	r.writeHeader()
-	row := append(r.row[:0],
+	row := r.row[:0]
+	if r.o.Run != "" {
+		row = append(row, cell(r.o.Run))
+	}
+	base := len(row)
+	row = append(row,
 		strconv.FormatInt(c.Line, 10),
 		cell(c.Timestamp),
 		cell(c.AgentLabel()),
@@ -122,10 +134,10 @@ func (r *csvRenderer) call(c *stream.ToolCall) {
 		cell(compactJSON(c.Input)),
 		"", "", "")
 	if c.Done {
-		row[8] = strconv.FormatBool(c.IsError)
-		row[9] = strconv.Itoa(c.ResultBytes)
+		row[base+8] = strconv.FormatBool(c.IsError)
+		row[base+9] = strconv.Itoa(c.ResultBytes)
 		if c.HasDuration {
-			row[10] = strconv.FormatInt(c.Duration.Milliseconds(), 10)
+			row[base+10] = strconv.FormatInt(c.Duration.Milliseconds(), 10)
 		}
 	}
 	r.row = row
@@ -155,7 +167,16 @@ func (r *csvRenderer) Value(v any) error {
 
 func (r *csvRenderer) Summary(rep *Report) error {
 	r.other = true
-	for _, row := range rep.Rows.lines(CSV) {
+	for i, row := range rep.Rows.lines(CSV) {
+		switch {
+		case r.o.Run == "":
+		case i == 0 && r.o.Continued:
+			continue // the CSV of several runs has one header
+		case i == 0:
+			row = append([]string{"source"}, row...)
+		default:
+			row = append([]string{cell(r.o.Run)}, row...)
+		}
 		r.write(row)
 	}
 	return r.err

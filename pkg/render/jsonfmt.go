@@ -90,7 +90,7 @@ func (r *jsonRenderer) Render(rec Record) error {
 }
 
 func (r *jsonRenderer) call(c *stream.ToolCall) {
-	b, err := marshal(newCallRecord(c), r.o.Indent, r.o.Compact)
+	b, err := marshal(newCallRecord(c, r.o.Run), r.o.Indent, r.o.Compact)
 	if err != nil {
 		r.err = err
 		return

@@ -108,7 +108,11 @@ func (m *markdownRenderer) block(s string) {
 func (m *markdownRenderer) start() {
 	if !m.started {
 		m.started = true
-		m.str("# Claude Code run\n\n")
+		if m.o.Run != "" {
+			m.str("# Claude Code run: " + mdInline(m.o.Run) + "\n\n")
+		} else {
+			m.str("# Claude Code run\n\n")
+		}
 		m.level = 1
 	}
 }

@@ -64,6 +64,14 @@ type Options struct {
 	// Color allows ANSI colors (text only). The caller decides (terminal,
 	// NO_COLOR, --color).
 	Color bool
+	// Run names this run (its file or session) when one output holds
+	// several runs, so a reader can tell them apart: in the markdown
+	// title, a "==> Run <==" line before the run's text, and a source
+	// column (key) of its tool-call rows. Empty for a single run.
+	Run string
+	// Continued: an earlier run of the same output wrote the tool-call CSV
+	// header already (the rows of several runs make one CSV).
+	Continued bool
 	// Terminal says the output is a terminal: NDJSON, CSV and JSON then
 	// escape what a terminal would act on (see out.terminal); to a pipe or
 	// a file they write the stream's bytes unchanged.

@@ -43,7 +43,12 @@ type textRenderer struct {
 }
 
 func newText(w io.Writer, o Options) *textRenderer {
-	return &textRenderer{out: newOut(w), o: o, agentBook: newAgentBook(": ", o.Tracker)}
+	t := &textRenderer{out: newOut(w), o: o, agentBook: newAgentBook(": ", o.Tracker)}
+	if o.Run != "" {
+		// As head and tail name each of several files.
+		t.str(t.paint(stBold, "==> "+line(o.Run)+" <==") + "\n")
+	}
+	return t
 }
 
 func (t *textRenderer) paint(st, s string) string {

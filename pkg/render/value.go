@@ -54,6 +54,7 @@ func marshal(v any, indent string, compact bool) ([]byte, error) {
 // CSV's columns, with the input as JSON and null for what an open call
 // lacks.
 type callRecord struct {
+	Source       string          `json:"source,omitempty"` // the run's file or session, when an output holds several
 	Line         int64           `json:"line"`
 	Timestamp    string          `json:"timestamp"`
 	Agent        string          `json:"agent"`
@@ -67,8 +68,9 @@ type callRecord struct {
 	DurationMs   *int64          `json:"duration_ms"`
 }
 
-func newCallRecord(c *stream.ToolCall) callRecord {
+func newCallRecord(c *stream.ToolCall, run string) callRecord {
 	r := callRecord{
+		Source:       run,
 		Line:         c.Line,
 		Timestamp:    c.Timestamp,
 		Agent:        c.AgentLabel(),
