@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -367,4 +368,36 @@ func TestSeveralRunsSayWhichIsWhich(t *testing.T) {
 	}, titles)
 	r = runIn(t, []string{"all", "-F", "markdown", "../../testdata/events/01-plain-text.jsonl"}, "")
 	assert.True(t, strings.HasPrefix(r.Stdout, "# Claude Code run\n"), "one run: the title it always had")
+}
+
+// TestLongSessionReportOpensWithItsOutcome proves the markdown report of a
+// long session (60: 246 calls, two failed) says at its top how it ended,
+// what it cost, its tokens and its two failures, each linked to an anchor
+// before the failed result in the report; from a pipe, which cannot be
+// read twice, the report is as before (the summary at its end only).
+func TestLongSessionReportOpensWithItsOutcome(t *testing.T) {
+	path := "../../testdata/real/60-long-session.jsonl"
+	r := runIn(t, []string{"all", "-F", "markdown", path}, "")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	head := r.Stdout[:strings.Index(r.Stdout, "\n- **Model:**")]
+	assert.Contains(t, head, "**At a glance:** ✓ ok (success) · ")
+	assert.Contains(t, head, "\\$14.3279")
+	assert.Contains(t, head, "246 tool calls · 2 failed tool results")
+	links := regexp.MustCompile(`\[line (\d+)\]\(#line-(\d+)\)`).FindAllStringSubmatch(head, -1)
+	require.Len(t, links, 2, head)
+	for _, l := range links {
+		assert.Equal(t, l[1], l[2])
+		assert.Equal(t, 1, strings.Count(r.Stdout, "\n<a id=\"line-"+l[1]+"\"></a>\n\n> **Error:** "), "one anchor, before the failure it links to")
+	}
+	assert.Contains(t, head, "✗ Read /home/user/project/http/transport\\_go\\_helpers.go failed")
+	assert.Contains(t, head, "✗ Edit /home/user/project/http/header.go failed")
+
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var stdout, stderr strings.Builder
+	code := runWith(&options{}, []string{"all", "-F", "markdown"}, strings.NewReader(string(b)), &stdout, &stderr, []string{"NO_COLOR=1"})
+	require.Equal(t, 0, code, stderr.String())
+	assert.NotContains(t, stdout.String(), "At a glance")
+	assert.NotContains(t, stdout.String(), "<a id=")
+	assert.Equal(t, strings.Count(r.Stdout, "\n"), strings.Count(stdout.String(), "\n")+7+2*2, "the same report but the glance (7 lines) and two anchors")
 }

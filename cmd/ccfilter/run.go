@@ -356,6 +356,7 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 			Terminal:  tty,
 			Run:       o.runName(name),
 			Continued: o.runsStarted > 0,
+			Glance:    o.glanceFor(p, name),
 			Width:     o.width(out),
 			Indent:    indent,
 			Compact:   o.Compact || o.Indent == 0 && !o.Tab,
@@ -373,6 +374,37 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 		ExitStatus: o.ExitStatus,
 		Strict:     o.Strict,
 	}
+}
+
+// glanceFor is the glance of the input name when p's report opens with
+// one.
+func (o *options) glanceFor(p *plan, name string) *render.Glance {
+	if p.format != render.Markdown || !p.preset.Glance {
+		return nil
+	}
+	return o.glance(name)
+}
+
+// glance reads the file name ahead of its report for the run in brief
+// (render.Glance); nil for stdin and anything but a regular file, which
+// cannot be read twice, and when the file cannot be read (the report's
+// own pass says why).
+func (o *options) glance(name string) *render.Glance {
+	if fi, err := os.Stat(name); name == "-" || err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	in, closeIn, err := o.openInput(name)
+	if err != nil {
+		return nil
+	}
+	defer closeIn()
+	events := in.Events(stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: stream.CheckFraming})
+	defer events.Close()
+	g, err := preset.ScanGlance(events)
+	if err != nil {
+		return nil
+	}
+	return g
 }
 
 // runName names the run of the input name when the output holds several.

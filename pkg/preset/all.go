@@ -4,7 +4,7 @@ import "github.com/ccfilter/ccfilter/pkg/stream"
 
 // all prints the whole run, every event as the format shows it.
 var all = Preset{
-	Name: "all", DefaultAgent: "all",
+	Name: "all", DefaultAgent: "all", Glance: true,
 	Summary: "the whole run, readable: prompts, text, tool calls and results, errors, results",
 	Dot:     "the event object",
 	Example: "ccfilter all run.jsonl",

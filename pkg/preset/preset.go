@@ -41,6 +41,10 @@ type Preset struct {
 	// Needs says what a run in configuration c needs from the tracker:
 	// the less, the faster (nil: everything).
 	Needs func(c *Config) stream.Needs
+	// Glance: the preset's markdown report opens with the whole run in
+	// brief (render.Glance), which the command reads ahead where it can
+	// (a file, read twice; not a pipe).
+	Glance bool
 	// Start begins a run on one input; tr is a tracker made from Needs,
 	// which the command feeds every event before Run.Event sees it.
 	Start func(c *Config, tr *stream.Tracker) (Run, error)

@@ -94,6 +94,16 @@ func newMarkdown(w io.Writer, o Options) *markdownRenderer {
 		prose:     newProseChecker()}
 }
 
+// anchor writes, before an event the glance links to, the place its link
+// lands: an HTML anchor, which GitHub keeps (as user-content-line-N, which
+// it resolves).
+func (m *markdownRenderer) anchor(ev *stream.Event) {
+	if m.o.Glance.anchored(ev.Line) {
+		m.start()
+		m.block(`<a id="` + anchorID(ev.Line) + `"></a>`)
+	}
+}
+
 // block writes a markdown block and the blank line after it.
 func (m *markdownRenderer) block(s string) {
 	m.endTable()
@@ -112,6 +122,9 @@ func (m *markdownRenderer) start() {
 			m.str("# Claude Code run: " + mdInline(m.o.Run) + "\n\n")
 		} else {
 			m.str("# Claude Code run\n\n")
+		}
+		if m.o.Glance != nil {
+			m.block(glanceMarkdown(m.o.Glance))
 		}
 		m.level = 1
 	}
@@ -226,6 +239,7 @@ func (m *markdownRenderer) Render(rec Record) error {
 	if m.o.Tracker == nil {
 		m.tally.Add(ev)
 	}
+	m.anchor(ev)
 	switch ev.Kind {
 	case stream.KindInit:
 		m.init(ev)

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/ccfilter/ccfilter/pkg/stream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"github.com/yuin/goldmark"
@@ -19,6 +21,7 @@ import (
 type mdOutline struct {
 	headings []string // "## Turn 1"
 	details  int      // <details> blocks
+	anchors  []string // <a id="line-N"></a> blocks
 }
 
 // nodeText is the plain text of an inline tree.
@@ -67,6 +70,10 @@ func blockText(n ast.Node, src []byte) string {
 	return b.String()
 }
 
+// anchorBlock is the one other HTML the renderer writes, a paragraph of
+// its own: where a glance's link lands.
+var anchorBlock = regexp.MustCompile(`^<a id="line-[1-9][0-9]*"></a>$`)
+
 // checkMarkdown parses a report with goldmark (CommonMark + GFM, as GitHub
 // renders it) and fails unless its structure is the renderer's own: one
 // title, headings only at the top level and never more than one level
@@ -94,6 +101,12 @@ func checkMarkdown(t *testing.T, md string) mdOutline {
 			}
 			level = h.Level
 			o.headings = append(o.headings, strings.Repeat("#", h.Level)+" "+unescapeMD(text))
+		case ast.KindParagraph:
+			// The anchor is inline HTML, alone in its paragraph
+			// (CommonMark reads "<a …></a>" on a line as inline).
+			if p := strings.TrimSpace(blockText(n, src)); anchorBlock.MatchString(p) {
+				o.anchors = append(o.anchors, p)
+			}
 		case ast.KindHTMLBlock:
 			html := strings.TrimSpace(blockText(n, src))
 			switch {
@@ -115,7 +128,9 @@ func checkMarkdown(t *testing.T, md string) mdOutline {
 		}
 		switch n.Kind() {
 		case ast.KindRawHTML:
-			t.Errorf("inline HTML in the report: %q", nodeText(n.Parent(), src))
+			if !anchorBlock.MatchString(strings.TrimSpace(blockText(n.Parent(), src))) {
+				t.Errorf("inline HTML in the report: %q", nodeText(n.Parent(), src))
+			}
 		case ast.KindHeading:
 			if n.Parent() != doc {
 				t.Errorf("heading inside a %s: %q", n.Parent().Kind(), nodeText(n, src))
@@ -311,4 +326,40 @@ func TestProseEscaping(t *testing.T) {
 	tricky := "- item\n    ```\n  ```\nafter"
 	assert.True(t, strings.HasPrefix(c.safeProse(tricky), "````text\n"), "prose the line rules misread is fenced")
 	assert.Equal(t, "fine\n", c.safeProse("fine"))
+}
+
+// TestMarkdownGlanceOpensTheReport proves a glance is written right under
+// the title (outcome, cost, tokens, each trouble linked), that every link
+// lands on an anchor before its event and nowhere else, that a trouble of
+// ccfilter's own (line 0) is listed without a link, and that the report
+// stays the renderer's structure (checkMarkdown).
+func TestMarkdownGlanceOpensTheReport(t *testing.T) {
+	lines := strings.Split(strings.TrimSpace(readCapture(t, "03-bash-fail.jsonl")), "\n")
+	g := &Glance{Tally: stream.Tally{Results: 1, Turns: 2, DurationMs: 275, ToolCalls: 1, ToolErrors: 1}, Tokens: 24775,
+		Result: stream.Result{Subtype: "success", HasCost: true, TotalCostUSD: 0.0262}}
+	g.AddTrouble(GlanceItem{Line: 3, Agent: "main", Text: "✗ Bash ls failed"})
+	g.AddTrouble(GlanceItem{Line: 0, Agent: "main", Text: "the run failed: <b>x</b>"})
+	md := renderEvents(t, Markdown, Options{Glance: g}, lines...)
+	o := checkMarkdown(t, md)
+	assert.Equal(t, []string{`<a id="line-3"></a>`}, o.anchors, "one anchor, for the event with a line")
+	assert.True(t, strings.HasPrefix(md, "# Claude Code run\n\n**At a glance:** ✓ ok (success) · 2 turns · 275ms · \\$0.0262 · 24775 tokens · 1 tool call · 1 failed tool result\n\n"+
+		"Trouble (2, each linked to its place below):\n\n- [line 3](#line-3): ✗ Bash ls failed\n- at the end: the run failed: \\<b\\>x\\</b\\>\n\n"), "%.500s", md)
+	anchor := strings.Index(md, `<a id="line-3"></a>`)
+	require.Positive(t, anchor)
+	assert.True(t, strings.HasPrefix(md[anchor:], "<a id=\"line-3\"></a>\n\n> **Error:** Bash failed"), "the anchor sits right before the failed result")
+
+	for i := 0; i < MaxGlanceTrouble+5; i++ {
+		g.AddTrouble(GlanceItem{Line: int64(100 + i), Text: "retry"})
+	}
+	md = renderEvents(t, Markdown, Options{Glance: g}, lines...)
+	assert.Contains(t, md, "- and 7 more (see the errors preset)\n", "the list is bounded, the rest counted")
+	assert.Equal(t, "# Claude Code run\n\n- **Model:**", renderEvents(t, Markdown, Options{}, lines...)[:len("# Claude Code run\n\n- **Model:**")], "no glance: the report as before")
+}
+
+// readCapture is a real capture's text.
+func readCapture(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("../../testdata/events", name))
+	require.NoError(t, err)
+	return string(b)
 }

@@ -12,7 +12,8 @@
 //     assistant text as is, subagent events indented under the call that
 //     started them; every stream string sanitized (see Sanitize) and
 //     one-line summaries cut to Options.Width columns.
-//   - markdown: a report for GitHub: a section per turn and per subagent,
+//   - markdown: a report for GitHub: the run at a glance first when the
+//     command read it ahead (Options.Glance), a section per turn and per subagent,
 //     tool inputs and results in fences (results folded in <details>),
 //     errors called out, the result, and a closing summary table. Stream
 //     text can never open or close a block of it.
@@ -69,6 +70,9 @@ type Options struct {
 	// title, a "==> Run <==" line before the run's text, and a source
 	// column (key) of its tool-call rows. Empty for a single run.
 	Run string
+	// Glance, when set, is the whole run in brief, read ahead of the
+	// report: the markdown report opens with it (see Glance).
+	Glance *Glance
 	// Continued: an earlier run of the same output wrote the tool-call CSV
 	// header already (the rows of several runs make one CSV).
 	Continued bool

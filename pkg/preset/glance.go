@@ -1,0 +1,86 @@
+package preset
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// ScanGlance reads a whole input ahead of its report and returns the run
+// in brief (render.Glance): outcome, cost, tokens, counts, and the events
+// that signal trouble (filter.IsTrouble, the errors preset's rule) with
+// their lines. Its memory is a tracker's and the first
+// render.MaxGlanceTrouble troubles; malformed lines are passed over (the
+// report's own pass reports them).
+func ScanGlance(events stream.Reader) (*render.Glance, error) {
+	tr := stream.NewTracker(stream.TrackerOptions{})
+	g := &render.Glance{}
+	for {
+		ev, err := events.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if stream.IsLineError(err) {
+				continue
+			}
+			return nil, err
+		}
+		done := tr.Observe(ev)
+		if ev.Type == "assistant" && ev.ParentToolUseID() == "" {
+			g.APIError = ""
+			if ev.Kind == stream.KindAPIError {
+				g.APIError = ev.Assistant().Error
+			}
+		}
+		if filter.IsTrouble(ev) {
+			g.AddTrouble(render.GlanceItem{Line: ev.Line, Agent: filter.AgentOf(ev, tr), Text: troubleText(ev, done)})
+		}
+	}
+	out := tr.Outcome()
+	g.Result, g.Tally = out.Last, tr.Tally()
+	u := tr.Usage().Total
+	g.Tokens = u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+	return g, nil
+}
+
+// troubleText says in a line what the trouble of ev is.
+func troubleText(ev *stream.Event, done []*stream.ToolCall) string {
+	switch ev.Kind {
+	case stream.KindToolResult:
+		for _, c := range done {
+			if c.IsError {
+				return "✗ " + c.Name + " " + render.ToolTarget(c.Name, c.Input) + " failed"
+			}
+		}
+		return "✗ a tool call failed"
+	case stream.KindRetry:
+		r := ev.Retry()
+		s := "API retry " + strconv.FormatInt(r.Attempt, 10) + "/" + strconv.FormatInt(r.MaxRetries, 10) + ": " + r.Error
+		if r.Status != 0 {
+			s += " (" + strconv.FormatInt(r.Status, 10) + ")"
+		}
+		return s
+	case stream.KindPermissionDenied:
+		return "permission denied: " + ev.Str("tool_name")
+	case stream.KindAPIError:
+		return "API error: " + ev.Assistant().Error + ": " + ev.Text()
+	case stream.KindInterrupt:
+		return "interrupted: " + ev.Text()
+	case stream.KindResult:
+		r := ev.Result()
+		s := "the run failed: " + r.Subtype
+		if r.TerminalReason != "" {
+			s += ", " + r.TerminalReason
+		}
+		return s
+	}
+	s := ev.Kind.String()
+	if ev.Subtype != "" {
+		s += " (" + ev.Subtype + ")"
+	}
+	return s
+}

@@ -1,0 +1,105 @@
+package render
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// MaxGlanceTrouble is how many troubles a glance lists; the rest are
+// counted.
+const MaxGlanceTrouble = 50
+
+// Glance is a whole run in brief, known before its report is written: the
+// command reads a file twice for it (a pipe cannot be), so that a long
+// session's report says how it ended, what it cost and what went wrong
+// at its top, not only at its end. Options.Glance; the markdown report
+// opens with it and anchors each trouble it links to.
+type Glance struct {
+	// Result is the last result's view when Results > 0; APIError is the
+	// category of an API error that ended the main agent's last turn.
+	Result   stream.Result
+	APIError string
+	Tally    stream.Tally
+	// Tokens are every model call's tokens, each call once (usage's
+	// total: output from the result where the calls' are placeholders).
+	Tokens int64
+	// Trouble are the first MaxGlanceTrouble events that signal trouble
+	// (filter.IsTrouble), MoreTrouble the count past them.
+	Trouble     []GlanceItem
+	MoreTrouble int
+	anchors     map[int64]bool
+}
+
+// GlanceItem is one trouble: its line, whose it is, and what it was.
+type GlanceItem struct {
+	Line  int64
+	Agent string
+	Text  string
+}
+
+// AddTrouble lists one trouble (or counts it past the first
+// MaxGlanceTrouble).
+func (g *Glance) AddTrouble(it GlanceItem) {
+	if len(g.Trouble) >= MaxGlanceTrouble {
+		g.MoreTrouble++
+		return
+	}
+	if g.anchors == nil {
+		g.anchors = map[int64]bool{}
+	}
+	if it.Line > 0 {
+		g.anchors[it.Line] = true // an event of ccfilter's own (line 0) has no place to link to
+	}
+	g.Trouble = append(g.Trouble, it)
+}
+
+// anchored reports whether the glance links to the event on line.
+func (g *Glance) anchored(line int64) bool { return g != nil && g.anchors[line] }
+
+// anchorID is the id of the anchor before the event on line.
+func anchorID(line int64) string { return "line-" + strconv.FormatInt(line, 10) }
+
+// glanceMarkdown is the glance as the markdown report's opening: one line
+// of facts, then the troubles, each linking to its place in the report.
+func glanceMarkdown(g *Glance) string {
+	var facts []string
+	if g.Tally.Results == 0 {
+		facts = append(facts, "no result (the stream ended without one)")
+	} else {
+		outcome := "✓ ok (" + outcomeTitle(g.Result, g.APIError) + ")"
+		if g.Result.IsError {
+			outcome = "✗ " + outcomeTitle(g.Result, g.APIError)
+		}
+		facts = append(facts, outcome, plural(g.Tally.Turns, "turn"),
+			fmtMs(g.Tally.DurationMs), g.Result.CostLabel())
+	}
+	facts = append(facts, plural(g.Tokens, "token"), plural(int64(g.Tally.ToolCalls), "tool call"))
+	if g.Tally.ToolErrors > 0 {
+		facts = append(facts, plural(int64(g.Tally.ToolErrors), "failed tool result"))
+	}
+	var b strings.Builder
+	b.WriteString("**At a glance:** " + mdInline(strings.Join(facts, " · ")) + "\n\n")
+	n := len(g.Trouble) + g.MoreTrouble
+	if n == 0 {
+		b.WriteString("No trouble: no error, retry, denial, failed tool call or interrupt.\n")
+		return b.String()
+	}
+	b.WriteString("Trouble (" + strconv.Itoa(n) + ", each linked to its place below):\n\n")
+	for _, it := range g.Trouble {
+		who := ""
+		if it.Agent != "" && it.Agent != stream.MainAgent {
+			who = " (" + it.Agent + ")"
+		}
+		where := "at the end"
+		if it.Line > 0 {
+			where = "[line " + strconv.FormatInt(it.Line, 10) + "](#" + anchorID(it.Line) + ")"
+		}
+		b.WriteString("- " + where + mdInline(who) + ": " + mdInline(truncate(line(it.Text), 160)) + "\n")
+	}
+	if g.MoreTrouble > 0 {
+		b.WriteString("- and " + strconv.Itoa(g.MoreTrouble) + " more (see the errors preset)\n")
+	}
+	return b.String()
+}
