@@ -62,6 +62,9 @@ type options struct {
 	// the tests that prove a preset prints the same with everything
 	// tracked.
 	needs func(stream.Needs) stream.Needs
+	// wrapInput, when set, wraps each input's reader: for the tests that
+	// prove the output does not depend on how the bytes arrive.
+	wrapInput func(io.Reader) io.Reader
 	// terminalIn, terminalOut and terminalErr, when set, say whether stdin,
 	// stdout and stderr are terminals (for tests, which have none).
 	terminalIn, terminalOut, terminalErr func() bool

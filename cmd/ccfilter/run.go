@@ -324,6 +324,9 @@ func (o *options) openInput(name string) (*input.Input, func(), error) {
 		r = f
 		closeFile = func() { f.Close() }
 	}
+	if o.wrapInput != nil {
+		r = o.wrapInput(r)
+	}
 	kind := input.Kind(o.Input)
 	if o.Input == "auto" {
 		kind = ""

@@ -14,7 +14,9 @@ import (
 type Event struct {
 	// Raw is the line exactly as read, without the line terminator (and
 	// without a UTF-8 BOM on the first line). For JSON-array input it is the
-	// element's bytes.
+	// element's bytes. A Reader's event and its Raw are valid until its
+	// next Next: the bytes are the reader's buffer, which the next lines
+	// overwrite; whatever outlives that is copied (bytes.Clone).
 	Raw []byte
 	// Source names the input ("<stdin>" or a file name); Line is the 1-based
 	// line number (element number for JSON-array input); Offset is the byte

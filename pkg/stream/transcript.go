@@ -373,8 +373,10 @@ func (t *transcriptReader) record(ev *Event) *Event {
 			return t.taskNotification(a.Get("prompt").Str())
 		}
 	case "cost-state":
-		f.cost = json.RawMessage(k.Get("totalCostUSD").Trim())
-		f.modelUsage = json.RawMessage(k.Get("modelUsage").Trim())
+		// Copied: the record's bytes are the reader's buffer, which the
+		// next lines overwrite (the cost was lost from a pipe or a .gz).
+		f.cost = json.RawMessage(bytes.Clone(k.Get("totalCostUSD").Trim()))
+		f.modelUsage = json.RawMessage(bytes.Clone(k.Get("modelUsage").Trim()))
 		f.durationMs = k.Get("totalDuration").Int()
 	}
 	return nil
