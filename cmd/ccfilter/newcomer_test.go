@@ -401,3 +401,32 @@ func TestLongSessionReportOpensWithItsOutcome(t *testing.T) {
 	assert.NotContains(t, stdout.String(), "<a id=")
 	assert.Equal(t, strings.Count(r.Stdout, "\n"), strings.Count(stdout.String(), "\n")+7+2*2, "the same report but the glance (7 lines) and two anchors")
 }
+
+// TestStrayArrayLineLosesNothing proves a first line that is a JSON array,
+// followed by a stream (03-bash-fail), is reported as a malformed line and
+// every later line is read (it dropped them all: final exited 4), numbered
+// as they are; an input that is one array is still read as one.
+func TestStrayArrayLineLosesNothing(t *testing.T) {
+	for _, first := range []string{"[]", `[{"type":"mystery"}]`, "[1, 2]"} {
+		path := filepath.Join(t.TempDir(), "stray.jsonl")
+		require.NoError(t, os.WriteFile(path, []byte(first+"\n"+capture(t, "03-bash-fail.jsonl")), 0o644))
+		r := runIn(t, []string{"final", path}, "")
+		assert.Equal(t, 0, r.Code, first)
+		assert.NotEmpty(t, r.Stdout, first)
+		assert.Contains(t, r.Stderr, "stray.jsonl:1: ", first)
+		assert.Contains(t, r.Stderr, "a JSON array among the event lines", first)
+		r = runIn(t, []string{"-c", `[line, .type]`, path}, "")
+		assert.Contains(t, r.Stdout, "[2,\"system\"]\n", "the lines after it keep their numbers")
+	}
+	var arr []json.RawMessage
+	for _, l := range strings.Split(strings.TrimSpace(capture(t, "03-bash-fail.jsonl")), "\n") {
+		arr = append(arr, json.RawMessage(l))
+	}
+	b, err := json.Marshal(arr)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "array.json")
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	r := runIn(t, []string{"final", path}, "")
+	assert.Equal(t, 0, r.Code, r.Stderr)
+	assert.Empty(t, r.Stderr, "one array is an input of its own")
+}

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,7 @@ func (d *Decoder) nextElement() (*Event, error) {
 		if size <= int64(d.opts.MaxLineBytes) {
 			elem = append(elem, b[:n]...)
 		}
+		d.arrLines += int64(bytes.Count(b[:n], []byte{'\n'}))
 		d.discard(n)
 		if done {
 			break
@@ -74,15 +76,24 @@ func (d *Decoder) skipSeparators() error {
 		switch {
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ',':
 			d.off++
-		case d.arrEnd:
-			err := &SyntaxError{Source: d.opts.Source, Line: d.line + 1, Offset: d.off,
-				Err: fmt.Errorf("unexpected %q after the closing ']' of a JSON array", c)}
-			n, rerr := io.Copy(io.Discard, d.br)
-			d.off += 1 + n
-			d.fail(rerr)
-			if rerr == nil {
-				d.err = io.EOF
+			if c == '\n' {
+				d.arrLines++
 			}
+		case d.arrEnd:
+			// More after the array: the input is not one array but lines,
+			// the first of them an array ('[]' before a stream, say). The
+			// array's line is reported, and the lines after it read as
+			// lines, numbered as they are, none of them dropped.
+			if err := d.br.UnreadByte(); err != nil {
+				return d.fail(err)
+			}
+			line := d.arrLines
+			if line == 0 {
+				line = 1
+			}
+			err := &SyntaxError{Source: d.opts.Source, Line: line, Offset: 0,
+				Err: fmt.Errorf("a JSON array among the event lines, not one event (its %d elements were read as events; an input that is one array, --output-format json, has nothing after it); the lines after it are read", d.line)}
+			d.array, d.line = false, d.arrLines // what follows on the array's own line is that line's
 			return err
 		case c == ']':
 			d.off++

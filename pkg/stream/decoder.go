@@ -92,6 +92,10 @@ type Decoder struct {
 	began  bool
 	array  bool // the input is one JSON array
 	arrEnd bool // its closing ']' was seen
+	// arrLines counts the line ends in the array read so far: if lines
+	// follow it, it was a stray line of its own, and they are numbered on
+	// from it.
+	arrLines int64
 
 	next int // when > 0, Buffered found the next line's end this far ahead
 	// skipping: an over-long line was reported before its end, which the

@@ -90,7 +90,14 @@ func TestDecoderFraming(t *testing.T) {
 		{"json array one line", "[" + a + "," + b + "]", []item{{1, a, ""}, {2, b, ""}}},
 		{"json array with bad element", "[" + a + ",{\"x\":1 2}," + b + "]", []item{{1, a, ""}, {Err: "<stdin>:2: invalid JSON: unexpected '2', want ',' or '}' at byte 7"}, {3, b, ""}}},
 		{"json array cut off", "[" + a + ",{\"x\":", []item{{1, a, ""}, {Err: "<stdin>:2: truncated JSON (the line ends mid-value): unexpected end of input at byte 5"}}},
-		{"json array then more", "[" + a + "] junk\n" + b + "\n", []item{{1, a, ""}, {Err: "<stdin>:2: invalid JSON: unexpected 'j' after the closing ']' of a JSON array"}}},
+		// Not one array: the array is a stray line, and nothing after it
+		// is lost (issue 33 item 3): the rest of its line, then line 2.
+		{"json array then more", "[" + a + "] junk\n" + b + "\n", []item{{1, a, ""},
+			{Err: "<stdin>:1: invalid JSON: a JSON array among the event lines, not one event (its 1 elements were read as events; an input that is one array, --output-format json, has nothing after it); the lines after it are read"},
+			{Err: "<stdin>:1: invalid JSON: unexpected 'j', want a value at byte 0"}, {2, b, ""}}},
+		{"empty array then a stream", "[]\n" + a + "\n" + b + "\n", []item{
+			{Err: "<stdin>:1: invalid JSON: a JSON array among the event lines, not one event (its 0 elements were read as events; an input that is one array, --output-format json, has nothing after it); the lines after it are read"},
+			{2, a, ""}, {3, b, ""}}},
 		{"empty input", "", nil},
 		{"only spaces", " \n\n", nil},
 	}
