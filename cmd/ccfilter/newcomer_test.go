@@ -430,3 +430,18 @@ func TestStrayArrayLineLosesNothing(t *testing.T) {
 	assert.Equal(t, 0, r.Code, r.Stderr)
 	assert.Empty(t, r.Stderr, "one array is an input of its own")
 }
+
+// TestJSONListsAreNeverNull proves -F json writes [] for an empty list
+// (issue 33 item 7): init on a stream without an init (01 without its
+// first line), usage's by_model, model_costs and helper on a run with no
+// model call (09c), types with nothing passing --where.
+func TestJSONListsAreNeverNull(t *testing.T) {
+	noInit := derived(t, "01-plain-text.jsonl", strings.SplitAfter(capture(t, "01-plain-text.jsonl"), "\n")[0], "")
+	r := runIn(t, []string{"init", "-F", "json", noInit}, "")
+	assert.Equal(t, "[]\n", r.Stdout)
+	r = runIn(t, []string{"usage", "-F", "json", "-c", "../../testdata/events/09c-auth-401-killed.jsonl"}, "")
+	for _, k := range []string{"by_model", "model_costs", "helper"} {
+		assert.Contains(t, r.Stdout, `"`+k+`":[]`)
+	}
+	assert.NotContains(t, r.Stdout, "null")
+}

@@ -20,7 +20,7 @@ var initPreset = Preset{
 	// The inits are the preset's own; the tracker gives the outcome.
 	Needs: fixed(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
-		var inits []stream.Init
+		inits := []stream.Init{} // JSON: [] when there is none, not null
 		left := 0
 		return startReport(c, tr, reportRun{
 			uses: keepsFacts,

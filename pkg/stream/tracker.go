@@ -909,7 +909,9 @@ func (t *Tracker) Usage() UsageReport {
 		all[k] = &c
 	}
 	t.msgOrder.each(func(m *msgUsage) { addTokens(all, m) })
-	rep := UsageReport{OutputFrom: "events", PartialMessages: t.partials}
+	// Lists are [] when empty, never null, in JSON.
+	rep := UsageReport{OutputFrom: "events", PartialMessages: t.partials,
+		ByModel: []ModelTokens{}, ModelCosts: []ModelUsage{}, Helper: []ModelUsage{}}
 	seen := map[string]bool{} // models that answered an assistant message
 	for _, v := range all {
 		rep.ByModel = append(rep.ByModel, *v)
@@ -936,7 +938,9 @@ func (t *Tracker) Usage() UsageReport {
 		rep.HaveCost = t.outcome.Last.HasCost
 		rep.CostUSD = t.outcome.Last.TotalCostUSD
 		rep.CostWritten = t.outcome.Last.CostWritten
-		rep.ModelCosts = t.outcome.Last.ModelUsage
+		if mu := t.outcome.Last.ModelUsage; mu != nil {
+			rep.ModelCosts = mu
+		}
 		var reported int64
 		for _, mu := range rep.ModelCosts {
 			if !seen[mu.Model] {
