@@ -445,3 +445,18 @@ func TestJSONListsAreNeverNull(t *testing.T) {
 	}
 	assert.NotContains(t, r.Stdout, "null")
 }
+
+// TestNoResultIsALineOfTrouble proves errors in text and markdown says a
+// missing result as a line of trouble (09c), not as ccfilter's own record
+// in a JSON block; ndjson still writes the record.
+func TestNoResultIsALineOfTrouble(t *testing.T) {
+	path := "../../testdata/events/09c-auth-401-killed.jsonl"
+	r := runIn(t, []string{"errors", path}, "")
+	assert.True(t, strings.HasSuffix(r.Stdout, "\n✗ no result: the stream ended without a result event (the run was killed or cut off)\n"), r.Stdout)
+	assert.NotContains(t, r.Stdout, `"type"`)
+	r = runIn(t, []string{"errors", "-F", "markdown", path}, "")
+	assert.Contains(t, r.Stdout, "\n> **Error:** no result: the stream ended without a result event (the run was killed or cut off)\n\n## Summary\n")
+	assert.NotContains(t, r.Stdout, "```json")
+	r = runIn(t, []string{"errors", "-F", "ndjson", path}, "")
+	assert.Contains(t, r.Stdout, `{"message":"the stream ended without a result event (the run was killed or cut off)","source":"../../testdata/events/09c-auth-401-killed.jsonl","subtype":"no_result","type":"ccfilter"}`)
+}

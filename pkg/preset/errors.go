@@ -36,5 +36,10 @@ func noResultRecord(r *eventsRun) error {
 	if r.c.Diagnosis != "" {
 		msg = r.c.Diagnosis
 	}
-	return r.r.Value(map[string]any{"type": "ccfilter", "subtype": "no_result", "source": r.c.Source, "message": msg})
+	rec := map[string]any{"type": "ccfilter", "subtype": "no_result", "source": r.c.Source, "message": msg}
+	if r.c.Format == render.Text || r.c.Format == render.Markdown {
+		// For people: a line of trouble like the others, not a JSON block.
+		return r.r.Summary(&render.Report{Trouble: "no result: " + msg, Data: rec})
+	}
+	return r.r.Value(rec)
 }

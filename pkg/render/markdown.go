@@ -728,6 +728,11 @@ func (m *markdownRenderer) mdTable(header []string, align string, rows [][]strin
 }
 
 func (m *markdownRenderer) Summary(r *Report) error {
+	if r.Trouble != "" {
+		m.start()
+		m.callout("Error", r.Trouble)
+		return m.err
+	}
 	m.reported = true
 	m.start()
 	m.endTable()

@@ -20,6 +20,11 @@ type Report struct {
 	Rows Table
 	// Data is the value NDJSON and JSON write (marshalled as JSON).
 	Data any
+	// Trouble, when set, makes the report one line of trouble in the
+	// run's flow rather than a report of its own: text prints it as a
+	// failure line, markdown as an error callout, with no heading and the
+	// run's closing summary still after it. Blocks are not used then.
+	Trouble string
 }
 
 // Block is one part of a report for people: a table, a sentence or an

@@ -699,6 +699,10 @@ func (t *textRenderer) Value(v any) error {
 }
 
 func (t *textRenderer) Summary(r *Report) error {
+	if r.Trouble != "" {
+		t.simple(0, stRed, "✗", line(r.Trouble))
+		return t.err
+	}
 	for _, b := range r.Blocks {
 		if !b.shows(Text) {
 			continue
