@@ -18,6 +18,10 @@ import (
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	gmtext "github.com/yuin/goldmark/text"
 )
 
 // subagentDenial is a permission_denied the beta subagent of
@@ -459,4 +463,45 @@ func TestNoResultIsALineOfTrouble(t *testing.T) {
 	assert.NotContains(t, r.Stdout, "```json")
 	r = runIn(t, []string{"errors", "-F", "ndjson", path}, "")
 	assert.Contains(t, r.Stdout, `{"message":"the stream ended without a result event (the run was killed or cut off)","source":"../../testdata/events/09c-auth-401-killed.jsonl","subtype":"no_result","type":"ccfilter"}`)
+}
+
+// TestMarkdownHasNoScriptsOrScriptLinks proves final -F markdown escapes
+// raw HTML as all and text do, and that a link to a script (javascript:,
+// data:, an entity-written scheme) in the model's text is no link in any
+// of the three: the output parsed as GitHub does (goldmark, GFM) has no
+// raw HTML and no link but to http(s)/mailto or a relative path.
+func TestMarkdownHasNoScriptsOrScriptLinks(t *testing.T) {
+	hostile := `<script>alert(1)</script><!-- [a](javascript:alert(1)) [b](JavaScript:x) [c](javascript&#58;x) [d]( data:text/html,x) [ok](https://example.com/x)\n\n[ref]: javascript:alert(2)\n\n[e][ref]`
+	path := derived(t, "01-plain-text.jsonl",
+		`"text":"Hello! I am a scripted fake model. 2 + 2 = 4."`, `"text":"`+strings.ReplaceAll(hostile, `"`, `\"`)+`"`,
+		`"result":"Hello! I am a scripted fake model. 2 + 2 = 4."`, `"result":"`+strings.ReplaceAll(hostile, `"`, `\"`)+`"`)
+	for _, args := range [][]string{{"final", "-F", "markdown"}, {"all", "-F", "markdown"}, {"text", "-F", "markdown"}} {
+		r := runIn(t, append(args, path), "")
+		require.Equal(t, 0, r.Code, r.Stderr)
+		src := []byte(r.Stdout)
+		doc := goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser().Parse(gmtext.NewReader(src))
+		var links []string
+		_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			if !entering {
+				return ast.WalkContinue, nil
+			}
+			switch n := n.(type) {
+			case *ast.Link:
+				links = append(links, string(n.Destination))
+			case *ast.RawHTML:
+				seg := n.Segments.At(0)
+				t.Errorf("%v: raw HTML: %q", args, seg.Value(src))
+			case *ast.HTMLBlock:
+				if l := n.Lines(); l.Len() > 0 {
+					seg := l.At(0)
+					if first := string(seg.Value(src)); !strings.HasPrefix(first, "<details>") && !strings.HasPrefix(first, "</details>") {
+						t.Errorf("%v: HTML block: %q", args, first)
+					}
+				}
+			}
+			return ast.WalkContinue, nil
+		})
+		assert.Equal(t, []string{"https://example.com/x"}, links, "%v: the one safe link is kept, no other", args)
+		assert.Contains(t, r.Stdout, "javascript:alert(1)", "%v: the text is shown as written", args)
+	}
 }

@@ -167,6 +167,11 @@ func fenceCloses(l string, c byte, n int) bool {
 	return m >= n && strings.TrimRight(l[i+m:], " \t") == ""
 }
 
+// MarkdownProse is text from the stream as markdown that is safe to paste
+// into a document: mdProse's rules (no raw HTML, no heading, no link to a
+// script, fences closed), for a preset that prints one text as markdown.
+func MarkdownProse(text string) string { return mdProse(text) }
+
 // mdProse returns prose from the stream as markdown that stays inside its
 // own blocks: its formatting, lists, quotes and fenced code are kept, but
 // no line can become a heading (ATX or setext) or an HTML block, '<' outside
@@ -299,7 +304,7 @@ func isBlank(c byte) bool { return c == ' ' || c == '\t' }
 // of n backticks up to the next run of exactly n), so that the paragraph
 // holds no raw HTML.
 func escapeHTMLOutsideCode(p string) string {
-	if strings.IndexByte(p, '<') < 0 {
+	if strings.IndexByte(p, '<') < 0 && !strings.Contains(p, "](") && !strings.Contains(p, "]:") {
 		return p
 	}
 	var b strings.Builder
@@ -325,12 +330,43 @@ func escapeHTMLOutsideCode(p string) string {
 		case c == '<':
 			b.WriteString("&lt;")
 			i++
+		case c == ']' && i+1 < len(p) && (p[i+1] == '(' || p[i+1] == ':') && unsafeLink(p[i+2:]):
+			// A link (or a link reference definition) to a script
+			// (javascript:, data:, vbscript:): the bracket escaped, it is
+			// text, shown as written, never a link.
+			b.WriteString("]\\")
+			b.WriteByte(p[i+1])
+			i += 2
 		default:
 			b.WriteByte(c)
 			i++
 		}
 	}
 	return b.String()
+}
+
+// unsafeLink reports whether a link destination (what follows "](" or
+// "]:") has a scheme other than http, https or mailto, or one written so
+// that a markdown renderer decodes it into one (an entity, a backslash
+// escape), as "javascript:alert(1)" and "javascript&#58;x" are.
+func unsafeLink(dest string) bool {
+	dest = strings.TrimLeft(dest, " \t\n<")
+	end := strings.IndexAny(dest, ":/?#) >")
+	if end < 0 {
+		end = len(dest)
+	}
+	scheme := dest[:end]
+	if strings.ContainsAny(scheme, "&\\") {
+		return true
+	}
+	if end == len(dest) || dest[end] != ':' {
+		return false // no scheme: a relative link
+	}
+	switch strings.ToLower(scheme) {
+	case "http", "https", "mailto":
+		return false
+	}
+	return true
 }
 
 // closingRun returns the index after the first run of exactly n backticks
