@@ -356,3 +356,28 @@ func TestFullOutput(t *testing.T) {
 		}
 	}
 }
+
+// TestBackgroundSubagentReportFromTranscript proves a background
+// subagent's report, read from a transcript, is its words (the <result>
+// of its task notification), as the stream of the same run says, not the
+// notification's "Agent … finished" (issue 33 item 2, 05-subagents-async).
+func TestBackgroundSubagentReportFromTranscript(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/transcripts/05-subagents-async/home/.claude/projects/*/*.jsonl")
+	require.Len(t, files, 1)
+	reports := func(path string) []string {
+		r := runIn(t, []string{"subagents", "-F", "json", path}, "")
+		require.Equal(t, 0, r.Code, r.Stderr)
+		var subs []struct {
+			Report string `json:"report"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(r.Stdout), &subs))
+		var out []string
+		for _, s := range subs {
+			out = append(out, s.Report)
+		}
+		return out
+	}
+	got := reports(files[0])
+	assert.Equal(t, []string{"Created alpha.txt containing the single line `alpha`.", "The command printed `beta-output` and `Linux`."}, got)
+	assert.Equal(t, reports("../../testdata/events/05-subagents-async.jsonl"), got, "the stream of the same run says the same")
+}

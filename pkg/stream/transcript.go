@@ -385,6 +385,10 @@ func (t *transcriptReader) record(ev *Event) *Event {
 // taskTag matches one <tag>value</tag> of a task notification.
 var taskTag = regexp.MustCompile(`<(task-id|tool-use-id|status|summary|subagent_tokens|tool_uses|duration_ms)>([^<]*)</`)
 
+// taskResult matches the <result> of a task notification: the subagent's
+// report, over any number of lines (and holding any '<' of its own).
+var taskResult = regexp.MustCompile(`(?s)<result>(.*?)</result>`)
+
 // taskNotification makes the system/task_notification the stream has for
 // a background task's end from the <task-notification> prompt that
 // carries it in a transcript.
@@ -403,6 +407,12 @@ func (t *transcriptReader) taskNotification(text string) *Event {
 		"type": "system", "subtype": "task_notification", "ccfilter": Synthetic,
 		"task_id": tags["task-id"], "tool_use_id": tags["tool-use-id"], "status": tags["status"],
 		"summary": html.UnescapeString(tags["summary"]), "session_id": t.facts.sessionID,
+	}
+	if m := taskResult.FindStringSubmatch(text); m != nil {
+		// The stream's notification carries the report as its summary
+		// (summary_is_report); the transcript's says "Agent … finished"
+		// there and puts the report in <result>.
+		v["summary"], v["summary_is_report"] = html.UnescapeString(strings.TrimSpace(m[1])), true
 	}
 	if _, ok := tags["subagent_tokens"]; ok {
 		v["usage"] = map[string]int64{"total_tokens": num("subagent_tokens"), "tool_uses": num("tool_uses"), "duration_ms": num("duration_ms")}
