@@ -245,7 +245,10 @@ func (o *options) sessionFiles(names []string) []inputFile {
 			out = append(out, inputFile{path: name})
 			continue
 		}
-		files, err := input.SessionFiles(name)
+		files, skipped, err := input.SessionFiles(name)
+		for _, s := range skipped {
+			preset.Warn(o.stderr, "warning: "+s.Error())
+		}
 		if err != nil {
 			out = append(out, inputFile{err: fmt.Errorf("%s: %w", name, err)})
 			continue

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/klauspost/compress/zstd"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -380,4 +383,102 @@ func TestBackgroundSubagentReportFromTranscript(t *testing.T) {
 	got := reports(files[0])
 	assert.Equal(t, []string{"Created alpha.txt containing the single line `alpha`.", "The command printed `beta-output` and `Linux`."}, got)
 	assert.Equal(t, reports("../../testdata/events/05-subagents-async.jsonl"), got, "the stream of the same run says the same")
+}
+
+// copySession copies the session folder of a transcript under
+// testdata/transcripts/NAME into a project folder of the test's own and
+// returns the transcript's path there.
+func copySession(t *testing.T, name string) string {
+	t.Helper()
+	files, _ := filepath.Glob("../../testdata/transcripts/" + name + "/home/.claude/projects/*/*.jsonl")
+	require.Len(t, files, 1)
+	src := filepath.Dir(files[0])
+	dst := filepath.Join(t.TempDir(), filepath.Base(src))
+	require.NoError(t, filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	}))
+	return filepath.Join(dst, filepath.Base(files[0]))
+}
+
+// TestTranscriptFactsDoNotDependOnItsPackaging proves a transcript gives
+// the same facts (tool calls, subagents, usage), its subagents joined,
+// read from the file, a .jsonl.gz or a .jsonl.zst beside its session
+// folder; and from stdin, where the folder cannot be found, says so once
+// (issue 33 item 4, 05-subagents-async: 4 calls, 2 of them a subagent's).
+func TestTranscriptFactsDoNotDependOnItsPackaging(t *testing.T) {
+	path := copySession(t, "05-subagents-async")
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var gz, zs bytes.Buffer
+	gw := gzip.NewWriter(&gz)
+	gw.Write(raw)
+	require.NoError(t, gw.Close())
+	zw, err := zstd.NewWriter(&zs)
+	require.NoError(t, err)
+	zw.Write(raw)
+	require.NoError(t, zw.Close())
+	require.NoError(t, os.WriteFile(path+".gz", gz.Bytes(), 0o644))
+	require.NoError(t, os.WriteFile(path+".zst", zs.Bytes(), 0o644))
+	require.NoError(t, os.Remove(path)) // only the compressed copies are left beside the folder
+	want := map[string]runResult{}
+	for _, args := range [][]string{{"tools", "-F", "csv"}, {"subagents", "-F", "json"}, {"usage", "-F", "json"}} {
+		for _, f := range []string{path + ".gz", path + ".zst"} {
+			r := runIn(t, append(args, f), "")
+			require.Equal(t, 0, r.Code, r.Stderr)
+			assert.Empty(t, r.Stderr)
+			r.Stdout = strings.ReplaceAll(r.Stdout, filepath.Base(f), "FILE")
+			if w, ok := want[args[0]]; ok {
+				assert.Equal(t, w.Stdout, r.Stdout, "%v: .gz and .zst agree", args)
+			}
+			want[args[0]] = r
+		}
+	}
+	assert.Equal(t, 5, strings.Count(want["tools"].Stdout, "\n"), "a header and 4 calls, 2 of them the subagents':\n%s", want["tools"].Stdout)
+
+	var stdout, stderr bytes.Buffer
+	code := runWith(&options{}, []string{"tools"}, bytes.NewReader(raw), &stdout, &stderr, []string{"NO_COLOR=1"})
+	assert.Equal(t, 0, code)
+	assert.Equal(t, 2, strings.Count(stdout.String(), "\n"), "from stdin, the main agent's two calls")
+	assert.Equal(t, "ccfilter: warning: <stdin>: a transcript read from stdin: its subagents' records, in the session's folder beside the file, cannot be joined (give the file's path to join them)\n", stderr.String())
+}
+
+// TestSubagentFilesThatCannotBeJoinedAreNamed proves a subagent file with
+// no .meta.json is named in a warning, not silently left out (issue 33
+// item 5); and that a FIFO in place of a subagent's file, its .meta.json,
+// or a session in a project folder is passed over with a note instead of
+// hanging the run (item 6), for every preset that reads subagents.
+func TestSubagentFilesThatCannotBeJoinedAreNamed(t *testing.T) {
+	path := copySession(t, "05-subagents-async")
+	subs := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+	require.NoError(t, os.Remove(filepath.Join(subs, "agent-aaf4be6061cae469c.meta.json")))
+	r := runIn(t, []string{"tools", path}, "")
+	assert.Equal(t, 0, r.Code)
+	assert.Contains(t, r.Stderr, "agent-aaf4be6061cae469c.jsonl: no .meta.json beside it says which Agent call started this subagent: its records are not joined")
+
+	fifoSub := filepath.Join(subs, "agent-a2efea0094b20e458.jsonl")
+	require.NoError(t, os.Remove(fifoSub))
+	mkfifo(t, fifoSub)
+	proj := filepath.Dir(path)
+	mkfifo(t, filepath.Join(proj, "fifo-session.jsonl"))
+	for _, args := range [][]string{{"all", path}, {"subagents", path}, {"usage", proj}, {"final", proj}, {"sessions", filepath.Dir(proj)}} {
+		done := make(chan runResult, 1)
+		go func() { done <- runIn(t, args, "") }()
+		select {
+		case r := <-done:
+			assert.Contains(t, r.Stderr, "not a regular file (a FIFO): skipped", "%v", args)
+		case <-time.After(liveTimeout):
+			t.Fatalf("%v hangs on a FIFO", args)
+		}
+	}
 }

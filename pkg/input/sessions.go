@@ -20,18 +20,20 @@ var ErrNotSessions = errors.New("is a directory, and not a project folder or a s
 // SessionFiles returns the transcripts a directory stands for: a project
 // folder's sessions, oldest first (by their files' modification time; a
 // resumed session is one file, its last activity decides), or the
-// transcript of a session's folder.
-func SessionFiles(dir string) ([]string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+// transcript of a session's folder. A .jsonl that is not a regular file
+// (a FIFO: reading it could wait forever) is skipped, and said in skipped;
+// a folder with nothing else is ErrNotSessions.
+func SessionFiles(dir string) (files []string, skipped []error, err error) {
+	files, err = filepath.Glob(filepath.Join(dir, "*.jsonl"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(files) == 0 {
 		session := strings.TrimSuffix(filepath.Clean(dir), string(filepath.Separator)) + ".jsonl"
 		if fi, err := os.Stat(session); err == nil && fi.Mode().IsRegular() {
-			return []string{session}, nil
+			return []string{session}, nil, nil
 		}
-		return nil, ErrNotSessions
+		return nil, nil, ErrNotSessions
 	}
 	type file struct {
 		name string
@@ -39,11 +41,18 @@ func SessionFiles(dir string) ([]string, error) {
 	}
 	var list []file
 	for _, f := range files {
-		fi, err := os.Stat(f)
-		if err != nil || !fi.Mode().IsRegular() {
+		fi, err := stream.RegularFile(f)
+		if errors.Is(err, stream.ErrNotRegular) {
+			skipped = append(skipped, err)
 			continue
 		}
+		if err != nil {
+			continue // gone since the listing
+		}
 		list = append(list, file{f, fi.ModTime().UnixNano()})
+	}
+	if len(list) == 0 {
+		return nil, skipped, ErrNotSessions
 	}
 	sort.SliceStable(list, func(i, j int) bool {
 		if list[i].mod != list[j].mod {
@@ -55,7 +64,7 @@ func SessionFiles(dir string) ([]string, error) {
 	for i, f := range list {
 		out[i] = f.name
 	}
-	return out, nil
+	return out, skipped, nil
 }
 
 // Session is what a listing says of one session transcript, read from
@@ -82,17 +91,12 @@ type Session struct {
 // other file whose first record is not a transcript's.
 var ErrNotTranscript = errors.New("not a session transcript")
 
-// ErrNotRegular reports a file found in a folder that is not a regular
-// file (a FIFO, a device): reading it could wait forever, so a listing
-// passes over it. A FIFO named on the command line is read, as any stream.
-var ErrNotRegular = errors.New("not a regular file")
-
 // ScanSession reads a session transcript for a listing: one pass over the
 // file, its lines framed, not validated, each record looked at for what
 // the listing shows; and a framing pass over each subagent's file for its
 // tool calls, so the count is the session's, as its report shows it.
 // A file that is not a regular file or not a transcript is an error
-// (ErrNotRegular, ErrNotTranscript), for the listing to pass over.
+// (stream.ErrNotRegular, ErrNotTranscript), for the listing to pass over.
 func ScanSession(path string) (Session, error) {
 	s := Session{Path: path, ID: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
 	calls, usage, first, err := scanRecords(path, s.add)
@@ -145,12 +149,8 @@ func scanRecords(path string, also func(*stream.Event)) (calls int, usage stream
 // eachRecord calls fn with each record of a regular file, passing over
 // bad lines.
 func eachRecord(path string, fn func(*stream.Event)) error {
-	fi, err := os.Stat(path)
-	if err != nil {
+	if _, err := stream.RegularFile(path); err != nil {
 		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s: %w: skipped", path, ErrNotRegular)
 	}
 	f, err := os.Open(path)
 	if err != nil {

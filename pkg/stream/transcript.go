@@ -3,12 +3,14 @@ package stream
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"html"
 	"io"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -50,6 +52,9 @@ type transcriptReader struct {
 	ended   bool
 	facts   sessionFacts
 	warn    []error // sidechains that could not be read, reported in turn
+	// toldStdin: said once that a transcript read from stdin has no
+	// session folder, so its subagents are not joined.
+	toldStdin bool
 }
 
 type frame struct {
@@ -86,8 +91,49 @@ func NewTranscriptReader(r io.Reader, path string, opts DecoderOptions) Reader {
 }
 
 // SessionDir is the folder Claude Code keeps beside a session transcript
-// (<session>.jsonl → <session>/: subagents/, tool-results/).
-func SessionDir(transcript string) string { return strings.TrimSuffix(transcript, ".jsonl") }
+// (<session>.jsonl → <session>/: subagents/, tool-results/), also beside
+// a compressed copy of it (<session>.jsonl.gz, .jsonl.zst).
+func SessionDir(transcript string) string {
+	for _, ext := range []string{".gz", ".zst"} {
+		transcript = strings.TrimSuffix(transcript, ext)
+	}
+	return strings.TrimSuffix(transcript, ".jsonl")
+}
+
+// ErrNotRegular: a file found in a folder that is not a regular file (a
+// FIFO, a device, a socket, a folder), which a reader opening it could
+// wait on forever. Such a file is passed over, with a note; a FIFO named
+// on the command line is read, as any stream.
+var ErrNotRegular = errors.New("not a regular file")
+
+// RegularFile returns path's file info, or why it is not a regular file
+// (wrapping ErrNotRegular), or the error of looking.
+func RegularFile(path string) (os.FileInfo, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		what := "a special file"
+		switch m := fi.Mode(); {
+		case m&os.ModeNamedPipe != 0:
+			what = "a FIFO"
+		case m&os.ModeSocket != 0:
+			what = "a socket"
+		case m&os.ModeDevice != 0:
+			what = "a device"
+		case m.IsDir():
+			what = "a folder"
+		}
+		return nil, fmt.Errorf("%s: %w (%s): skipped", path, ErrNotRegular, what)
+	}
+	return fi, nil
+}
+
+func regular(path string) error {
+	_, err := RegularFile(path)
+	return err
+}
 
 // SubagentMetas returns the .meta.json files of a session's subagents,
 // in its folder dir: subagents/agent-<id>.meta.json, and a Workflow's
@@ -106,7 +152,12 @@ func SubagentMetas(dir string) []string {
 func sidechains(dir string) (map[string]sidechain, []error) {
 	out := map[string]sidechain{}
 	var errs []error
-	for _, m := range SubagentMetas(dir) {
+	metas := SubagentMetas(dir)
+	for _, m := range metas {
+		if err := regular(m); err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		b, err := os.ReadFile(m)
 		if err != nil {
 			errs = append(errs, err)
@@ -122,6 +173,18 @@ func sidechains(dir string) (map[string]sidechain, []error) {
 		jsonl := strings.TrimSuffix(m, ".meta.json") + ".jsonl"
 		id := strings.TrimPrefix(filepath.Base(strings.TrimSuffix(jsonl, ".jsonl")), "agent-")
 		out[meta.ToolUseID] = sidechain{path: jsonl, agentID: id}
+	}
+	if dir == "" {
+		return out, errs
+	}
+	// A subagent's records with no .meta.json: nothing says which call
+	// started them, so they are not joined, and the reader says so.
+	files, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.jsonl"))
+	wf, _ := filepath.Glob(filepath.Join(dir, "subagents", "workflows", "*", "agent-*.jsonl"))
+	for _, f := range append(files, wf...) {
+		if !slices.Contains(metas, strings.TrimSuffix(f, ".jsonl")+".meta.json") {
+			errs = append(errs, fmt.Errorf("%s: no .meta.json beside it says which Agent call started this subagent: its records are not joined", f))
+		}
 	}
 	return out, errs
 }
@@ -214,7 +277,14 @@ func (t *transcriptReader) release() {
 // spawns notes the Agent calls of an event whose subagents' records are to
 // be read next.
 func (t *transcriptReader) spawns(ev *Event) {
-	if ev.Kind != KindToolUse || len(t.agents) == 0 {
+	if ev.Kind != KindToolUse {
+		return
+	}
+	if t.dir == "" && !t.toldStdin && ev.ParentToolUseID() == "" && callsSubagent(ev) {
+		t.toldStdin = true
+		t.warn = append(t.warn, errors.New("a transcript read from stdin: its subagents' records, in the session's folder beside the file, cannot be joined (give the file's path to join them)"))
+	}
+	if len(t.agents) == 0 {
 		return
 	}
 	ev.keys().Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
@@ -227,11 +297,25 @@ func (t *transcriptReader) spawns(ev *Event) {
 	})
 }
 
+// callsSubagent reports whether ev calls a tool that starts a subagent.
+func callsSubagent(ev *Event) bool {
+	found := false
+	ev.keys().Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
+		found = startsSubagent(b.Get("name").Str())
+		return !found
+	})
+	return found
+}
+
 func (t *transcriptReader) openSidechain() {
 	id := t.pending[0]
 	t.pending = t.pending[1:]
 	sc := t.agents[id]
 	delete(t.agents, id) // read once
+	if err := regular(sc.path); errors.Is(err, ErrNotRegular) {
+		t.warn = append(t.warn, fmt.Errorf("the records of subagent %s are not read: %v", sc.agentID, err))
+		return
+	}
 	f, err := os.Open(sc.path)
 	if err != nil {
 		t.warn = append(t.warn, fmt.Errorf("the records of subagent %s are missing: %v", sc.agentID, err))
