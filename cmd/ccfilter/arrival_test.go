@@ -78,9 +78,6 @@ func TestOutputDoesNotDependOnHowBytesArrive(t *testing.T) {
 			args := append(append([]string{}, args...), path)
 			want := runWrapped(t, args, nil)
 			for wname, wrap := range wraps {
-				if testing.Short() && name == "60-long-session.jsonl" && wname == "one byte at a time" {
-					continue // 4 MB a byte at a time: the full run's
-				}
 				t.Run(name+"/"+args[0]+"/"+wname, func(t *testing.T) {
 					got := runWrapped(t, args, wrap)
 					assert.Equal(t, want.Code, got.Code)
