@@ -68,7 +68,14 @@ func (o *options) listSessions(dirs []string, f render.Format) error {
 		}
 		list = append(list, s)
 	}
-	sort.SliceStable(list, func(i, j int) bool { return list[i].Start < list[j].Start })
+	// By start, then last activity: a fork starts with its parent's
+	// copied records and goes on after it (input.SessionFiles' order).
+	sort.SliceStable(list, func(i, j int) bool {
+		if list[i].Start != list[j].Start {
+			return list[i].Start < list[j].Start
+		}
+		return list[i].Last < list[j].Last
+	})
 	r, err := render.New(f, o.stdout, render.Options{Color: o.useColor(o.terminalOut()), Terminal: o.terminalOut(), Width: o.width(o.stdout)})
 	if err != nil {
 		return &flagError{err}

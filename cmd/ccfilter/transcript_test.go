@@ -166,13 +166,23 @@ func TestTranscriptHostile(t *testing.T) {
 // own run, oldest first; a session's folder is its transcript; a
 // .meta.json whose call the session never reaches is reported.
 func TestSessionFolders(t *testing.T) {
+	// The sessions of a folder in the order of the times inside them, as
+	// sessions lists them: the parent (started first, resumed and
+	// continued) before its fork, whatever the files' modification times
+	// say (a copy or a checkout changes them; issue 27 item 6).
 	dir := t.TempDir()
 	require.NoError(t, os.CopyFS(dir, os.DirFS("../../testdata/transcripts/50-multi-turn/home/.claude/projects/-home-user-project")))
-	older := filepath.Join(dir, "68992e40-6f27-496d-8514-27ef389eef23.jsonl") // the fork, made older here
-	old := time.Now().Add(-time.Hour)
-	require.NoError(t, os.Chtimes(older, old, old))
-	got := runIn(t, []string{"final", dir}, dir)
-	assert.Equal(t, "In the forked session I changed Bob to Alice.\nContinuing the same conversation: nothing else to do.\n", got.Stdout, got.Stderr)
+	fork := filepath.Join(dir, "68992e40-6f27-496d-8514-27ef389eef23.jsonl")
+	parent := filepath.Join(dir, "50505050-aaaa-4bbb-8ccc-000000000050.jsonl")
+	for _, older := range []string{fork, parent} {
+		old := time.Now().Add(-time.Hour)
+		require.NoError(t, os.Chtimes(older, old, old))
+		got := runIn(t, []string{"final", dir}, dir)
+		assert.Equal(t, "Continuing the same conversation: nothing else to do.\nIn the forked session I changed Bob to Alice.\n", got.Stdout, got.Stderr)
+		require.NoError(t, os.Chtimes(older, time.Now(), time.Now()))
+	}
+	got := runIn(t, []string{"sessions", "-F", "csv", filepath.Dir(dir)}, dir)
+	assert.Less(t, strings.Index(got.Stdout, "50505050-"), strings.Index(got.Stdout, "68992e40-"), "sessions lists them in the same order")
 
 	src := "../../testdata/transcripts/05-subagents-async/home/.claude/projects/-home-user-project"
 	session := filepath.Join(src, "cb10905b-9d5a-4d11-a6f3-8e2e6e2068cd")

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -18,8 +19,10 @@ import (
 var ErrNotSessions = errors.New("is a directory, and not a project folder or a session's folder of ~/.claude/projects")
 
 // SessionFiles returns the transcripts a directory stands for: a project
-// folder's sessions, oldest first (by their files' modification time; a
-// resumed session is one file, its last activity decides), or the
+// folder's sessions, oldest first (by the time of their first record, then
+// of their last: a fork starts with its parent's copied records, and goes
+// on after it; never by the files' modification times, which a copy or a
+// checkout changes), or the
 // transcript of a session's folder. A .jsonl that is not a regular file
 // (a FIFO: reading it could wait forever) is skipped, and said in skipped;
 // a folder with nothing else is ErrNotSessions.
@@ -36,8 +39,8 @@ func SessionFiles(dir string) (files []string, skipped []error, err error) {
 		return nil, nil, ErrNotSessions
 	}
 	type file struct {
-		name string
-		mod  int64
+		name        string
+		first, last string // RFC 3339 timestamps, which sort as text
 	}
 	var list []file
 	for _, f := range files {
@@ -49,22 +52,54 @@ func SessionFiles(dir string) (files []string, skipped []error, err error) {
 		if err != nil {
 			continue // gone since the listing
 		}
-		list = append(list, file{f, fi.ModTime().UnixNano()})
+		first, last := recordTimes(f, fi.Size())
+		list = append(list, file{f, first, last})
 	}
 	if len(list) == 0 {
 		return nil, skipped, ErrNotSessions
 	}
 	sort.SliceStable(list, func(i, j int) bool {
-		if list[i].mod != list[j].mod {
-			return list[i].mod < list[j].mod
+		a, b := list[i], list[j]
+		if a.first != b.first {
+			return a.first < b.first
 		}
-		return list[i].name < list[j].name
+		if a.last != b.last {
+			return a.last < b.last
+		}
+		return a.name < b.name
 	})
 	out := make([]string, len(list))
 	for i, f := range list {
 		out[i] = f.name
 	}
 	return out, skipped, nil
+}
+
+// timestampField finds a record's "timestamp" in a transcript's text.
+var timestampField = regexp.MustCompile(`"timestamp":"([0-9]{4}-[^"]+)"`)
+
+// recordTimes returns the timestamps of a transcript's first and last
+// records that have one, looked for in its first and last 256 KiB (the
+// lines between do not change the order; "" when none is there).
+func recordTimes(path string, size int64) (first, last string) {
+	const window = 256 << 10
+	f, err := os.Open(path)
+	if err != nil {
+		return "", ""
+	}
+	defer f.Close()
+	buf := make([]byte, min(size, window))
+	n, _ := f.ReadAt(buf, 0)
+	if m := timestampField.FindSubmatch(buf[:n]); m != nil {
+		first = string(m[1])
+	}
+	if size > window {
+		n, _ = f.ReadAt(buf, size-window)
+	}
+	if all := timestampField.FindAllSubmatch(buf[:n], -1); len(all) > 0 {
+		last = string(all[len(all)-1][1])
+	}
+	return first, last
 }
 
 // Session is what a listing says of one session transcript, read from
