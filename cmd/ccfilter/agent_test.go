@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -79,4 +80,41 @@ func TestHelpListsJqFlags(t *testing.T) {
 	assert.Contains(t, got.Stderr, "--arg takes two arguments: --arg NAME VALUE")
 	got = runIn(t, []string{"-r", "--arg", "n", "v", "--argjson", "j", `{"a":2}`, `"\($n) \($j.a)"`, "../../testdata/events/01-plain-text.jsonl"}, "")
 	assert.Equal(t, "v 2\nv 2\nv 2\n", got.Stdout)
+}
+
+// TestAgentIsNeverIgnored proves --agent is, on every preset, applied,
+// refused (exit 2, saying why) or warned about when it names no agent
+// there, never silently ignored (issue 27 item 4); and that the report
+// presets apply it: types counts that agent's events, usage its model
+// calls, subagents its rows (05-subagents-async: two subagents).
+func TestAgentIsNeverIgnored(t *testing.T) {
+	path := "../../testdata/events/05-subagents-async.jsonl"
+	for _, p := range preset.Builtin().List() {
+		r := runIn(t, []string{p.Name, "--agent", "nope", path}, "")
+		if p.NoAgent != "" {
+			assert.Equal(t, exitUsage, r.Code, p.Name)
+			assert.Contains(t, r.Stderr, "--agent does not apply to the "+p.Name+" preset: ", p.Name)
+			continue
+		}
+		assert.Contains(t, r.Stderr, "--agent nope matches no event; its subagents are ab38ee1e1381baf0b, a912b2e4c07df6bb2", p.Name)
+	}
+	for _, name := range []string{"types", "usage", "subagents"} {
+		outs := map[string]string{}
+		for _, a := range []string{"all", "main", "sub", "a912b2e4c07df6bb2"} {
+			r := runIn(t, []string{name, "-F", "json", "--agent", a, path}, "")
+			require.Equal(t, 0, r.Code, r.Stderr)
+			assert.Empty(t, r.Stderr, "%s --agent %s", name, a)
+			for b, o := range outs {
+				if name == "subagents" && a != "a912b2e4c07df6bb2" && b != "a912b2e4c07df6bb2" {
+					continue // every subagent of this run is the main agent's: main, sub and all list both
+				}
+				assert.NotEqual(t, o, r.Stdout, "%s: --agent %s and --agent %s", name, a, b)
+			}
+			outs[a] = r.Stdout
+		}
+	}
+	r := runIn(t, []string{"usage", "-F", "json", "-c", "--agent", "a912b2e4c07df6bb2", path}, "")
+	assert.Contains(t, r.Stdout, `"calls":2,`, "the beta subagent's two model calls")
+	r = runIn(t, []string{"types", "-F", "csv", "--agent", "sub", path}, "")
+	assert.Equal(t, "type,subtype,count,known\nassistant,,5,true\nuser,,2,true\n", r.Stdout)
 }

@@ -26,7 +26,8 @@ func presetsDoc() string {
 	b.WriteString("# Presets, kinds and expression functions\n\n")
 	b.WriteString("<!-- Generated from the preset registry (pkg/preset), pkg/stream.Kinds and pkg/filter.Funcs by `go test ./cmd/ccfilter -update`. Do not edit. -->\n\n")
 	b.WriteString("## Presets\n\n`ccfilter PRESET [FILE...]`. A preset refuses (exit 2) a `--format` it does not print; `--format json` is one document (an array of the records for `all`, `text`, `tools`, `errors`).\n\n")
-	b.WriteString("| preset | prints | `.` for `--where` | default `--agent` | formats |\n|---|---|---|---|---|\n")
+	b.WriteString("`--agent` picks whose events, calls or rows a preset shows (`types`: that agent's events; `usage`: its model calls; `subagents`: that subagent and the ones it started, `main` those the main agent started); a preset it does not apply to refuses it (exit 2), and one that finds no such agent says which there are.\n\n")
+	b.WriteString("| preset | prints | `.` for `--where` | `--agent` (default) | formats |\n|---|---|---|---|---|\n")
 	for _, p := range preset.Builtin().List() {
 		dot := p.Dot
 		if dot == "" {
@@ -38,7 +39,11 @@ func presetsDoc() string {
 				formats = append(formats, string(f))
 			}
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", p.Name, p.Summary, dot, p.DefaultAgent, strings.Join(formats, ", "))
+		agent := p.DefaultAgent
+		if p.NoAgent != "" {
+			agent = "— (refused: " + p.NoAgent + ")"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s |\n", p.Name, p.Summary, dot, agent, strings.Join(formats, ", "))
 	}
 	b.WriteString("\nExamples:\n\n```sh\n")
 	for _, p := range preset.Builtin().List() {

@@ -111,6 +111,9 @@ func (o *options) resolve() (*plan, error) {
 	}
 	p.agent = filter.Agent(p.preset.DefaultAgent)
 	if o.agentChanged {
+		if err := p.preset.CheckAgent(); err != nil {
+			return nil, &flagError{err}
+		}
 		p.agent = filter.Agent(o.Agent)
 	}
 	return p, nil

@@ -16,6 +16,7 @@ import (
 // is none; its status is the run's outcome, with or without -e.
 var final = Preset{
 	Name: "final", DefaultAgent: "all",
+	NoAgent: "the final answer is the run's (a subagent's report: ccfilter subagents; its words: ccfilter text --agent ID)",
 	Summary: "the final answer only (exit 1 if the run failed, 4 if it has no result)",
 	Example: "answer=$(claude -p 'what is 2+2' --output-format stream-json --verbose | ccfilter final) || exit",
 	// One answer is not a table: no csv.

@@ -15,6 +15,7 @@ const maxInits = 1000
 // initPreset reports the session facts of each init event.
 var initPreset = Preset{
 	Name: "init", DefaultAgent: "all",
+	NoAgent: "the init is the run's, which the main agent starts (the subagents preset describes each subagent)",
 	Summary: "session facts: model, version, cwd, permission mode, tools, agents",
 	Example: "ccfilter init run.jsonl",
 	// The inits are the preset's own; the tracker gives the outcome.

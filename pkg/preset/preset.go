@@ -32,6 +32,10 @@ type Preset struct {
 	Dot string
 	// DefaultAgent is the --agent value used when the flag is not given.
 	DefaultAgent string
+	// NoAgent, when set, says why --agent does not apply to the preset
+	// (the command refuses it, exit 2); otherwise the preset applies it:
+	// to its events, calls or rows.
+	NoAgent string
 	// Example is a command line shown in --help and docs.
 	Example string
 	// Formats lists the formats the preset prints (nil: all of them); the
@@ -68,6 +72,14 @@ func (p Preset) Prints(f render.Format) bool {
 func (p Preset) CheckWhere() error {
 	if p.Dot == "" {
 		return fmt.Errorf("--where does not apply to the %s preset", p.Name)
+	}
+	return nil
+}
+
+// CheckAgent says whether --agent applies to p.
+func (p Preset) CheckAgent() error {
+	if p.NoAgent != "" {
+		return fmt.Errorf("--agent does not apply to the %s preset: %s", p.Name, p.NoAgent)
 	}
 	return nil
 }

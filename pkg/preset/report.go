@@ -27,6 +27,17 @@ func startReport(c *Config, tr *stream.Tracker, r reportRun) (Run, error) {
 	return &r, nil
 }
 
+// agentNeeds is a report preset's needs, n, unless --agent names a
+// subagent: whose each event, call or row is then takes the subagent tree.
+func agentNeeds(n stream.Needs) func(c *Config) stream.Needs {
+	return func(c *Config) stream.Needs {
+		if c.Agent.ByKind() {
+			return n
+		}
+		return stream.Needs{NoResultSizes: true}
+	}
+}
+
 // Reporter is what a preset that prints one report at the end supplies;
 // StartReport runs it. It is the way to write a preset outside this
 // package: a Preset whose Start calls StartReport.

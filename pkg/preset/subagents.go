@@ -20,8 +20,42 @@ var subagents = Preset{
 	},
 }
 
+// agentSubagents are the subagents --agent picks: main, those the main
+// agent started; sub and all, every one; an id, that subagent and the
+// ones it started, and theirs.
+func agentSubagents(b *base, subs []*stream.Subagent) []*stream.Subagent {
+	switch b.c.Agent {
+	case "", "all", "sub":
+		return subs
+	}
+	by := make(map[string]*stream.Subagent, len(subs))
+	for _, s := range subs {
+		by[s.ToolUseID] = s
+	}
+	var out []*stream.Subagent
+	for _, s := range subs {
+		if b.c.Agent == stream.MainAgent {
+			if s.Parent == "" {
+				out = append(out, s)
+			}
+			continue
+		}
+		// s or one of its ancestors is the one named (depth bounds the
+		// walk: a cycle of parents cannot loop it).
+		for a, n := s, 0; a != nil && n <= len(subs); a, n = by[a.Parent], n+1 {
+			if b.c.Agent.Match(a.ToolUseID, a) {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	b.matched = len(out) > 0
+	b.unmatchedAgent()
+	return out
+}
+
 func subagentsReport(b *base) (*render.Report, error) {
-	subs, err := whereRows(b, b.tr.Subagents(), subagentObject)
+	subs, err := whereRows(b, agentSubagents(b, b.tr.Subagents()), subagentObject)
 	if err != nil {
 		return nil, err
 	}

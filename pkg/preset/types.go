@@ -14,14 +14,33 @@ var types = Preset{
 	Summary: "a count of each (type, subtype), with the ones ccfilter does not know marked",
 	Dot:     "a row: {type, subtype, count, known}",
 	Example: "ccfilter types run.jsonl",
-	Needs:   fixed(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true}),
+	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
-		return startReport(c, tr, reportRun{uses: keepsOutcome, report: typesReport})
+		if c.Agent == "" || c.Agent == "all" {
+			return startReport(c, tr, reportRun{uses: keepsOutcome, report: func(b *base) (*render.Report, error) { return typesReport(b, b.tr.Types()) }})
+		}
+		// --agent: the events of that agent, counted here (the
+		// tracker counts every event).
+		picked := stream.NewTypeCounter(0)
+		run, err := startReport(c, tr, reportRun{uses: keepsOutcome, report: func(b *base) (*render.Report, error) {
+			b.unmatchedAgent()
+			return typesReport(b, picked.Counts())
+		}})
+		if err != nil {
+			return nil, err
+		}
+		r := run.(*reportRun)
+		r.keep = func(ev *stream.Event) {
+			if r.agentMatch(ev) {
+				picked.Add(ev)
+			}
+		}
+		return r, nil
 	},
 }
 
-func typesReport(b *base) (*render.Report, error) {
-	counts, err := whereRows(b, b.tr.Types(), func(t stream.TypeCount) map[string]any {
+func typesReport(b *base, all []stream.TypeCount) (*render.Report, error) {
+	counts, err := whereRows(b, all, func(t stream.TypeCount) map[string]any {
 		return map[string]any{"type": t.Type, "subtype": t.Subtype, "count": int(t.Count), "known": t.Known}
 	})
 	if err != nil {

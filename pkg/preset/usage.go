@@ -15,14 +15,57 @@ var usage = Preset{
 	Name: "usage", DefaultAgent: "all",
 	Summary: "tokens (deduplicated by message.id) and cost, by model, main agent vs subagents, helper model apart",
 	Example: "ccfilter usage --format json run.jsonl",
-	Needs:   fixed(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true, NoOwners: true}),
+	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true, NoOwners: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		return startReport(c, tr, reportRun{uses: keepsFacts, report: usageReport})
 	},
 }
 
+// agentUsage narrows a usage report to the model calls of the agents
+// --agent picks: main or sub, that side's rows; an id, the calls of that
+// subagent. The cost and the result's own totals stay the run's (a result
+// does not split them by agent); the note says so.
+func agentUsage(b *base, d stream.UsageReport) (stream.UsageReport, string) {
+	a := b.c.Agent
+	if a == "" || a == "all" {
+		return d, ""
+	}
+	var rows []stream.ModelTokens
+	switch a {
+	case stream.MainAgent, "sub":
+		for _, m := range d.ByModel {
+			if m.Subagent == (a == "sub") {
+				rows = append(rows, m)
+			}
+		}
+	default:
+		for _, s := range b.tr.Subagents() {
+			if a.Match(s.ToolUseID, s) {
+				b.matched = true
+				rows = append(rows, b.tr.UsageOf(s)...)
+			}
+		}
+		b.unmatchedAgent()
+	}
+	n := stream.UsageReport{ByModel: []stream.ModelTokens{}, OutputFrom: "events", PartialMessages: d.PartialMessages,
+		CostUSD: d.CostUSD, HaveCost: d.HaveCost, CostWritten: d.CostWritten, ModelCosts: d.ModelCosts, Helper: d.Helper, HelperCostUSD: d.HelperCostUSD}
+	for _, m := range rows {
+		n.ByModel = append(n.ByModel, m)
+		n.Calls += m.Calls
+		n.PlaceholderCalls += m.PlaceholderCalls
+		n.Total = n.Total.Add(m.Usage)
+		if m.Subagent {
+			n.Subagents = n.Subagents.Add(m.Usage)
+		} else {
+			n.Main = n.Main.Add(m.Usage)
+		}
+	}
+	n.EventsOutputTokens = n.Total.OutputTokens
+	return n, "--agent " + string(a) + ": the model calls of that agent; the cost and the result's own totals below are the whole run's"
+}
+
 func usageReport(b *base) (*render.Report, error) {
-	d := b.tr.Usage()
+	d, agentNote := agentUsage(b, b.tr.Usage())
 	if d.Total.Saturated() {
 		Warn(b.c.Stderr, fmt.Sprintf("%s: token counts add up past %d, the largest a 64-bit count holds: the sums past it are shown at it",
 			b.c.Source, int64(math.MaxInt64)))
@@ -65,8 +108,11 @@ func usageReport(b *base) (*render.Report, error) {
 	rows.Rows = append(rows.Rows, append(append([]render.Cell{plain(""), plain("total"), num(int64(d.Calls))}, tokens(d.Total, true)...), num0(cost), plain(strconv.FormatBool(totalExact))))
 
 	blocks := []render.Block{{Only: render.Text, Line: "usage: " + head}, {Table: byModel}}
-	if note := placeholderNote(d); note != "" {
+	if note := placeholderNote(d, agentNote != ""); note != "" {
 		blocks = append(blocks, render.Block{Line: note})
+	}
+	if agentNote != "" {
+		blocks = append(blocks, render.Block{Line: agentNote})
 	}
 	if len(d.ModelCosts) > 0 {
 		reported := &render.Table{Columns: columns([]string{"Model", "Input", "Output", "Cache write", "Cache read", "Cost"}, 1, 2, 3, 4, 5)}
@@ -107,7 +153,7 @@ const placeholderMark = "*"
 // assistant events (the message_start snapshot) and the final count only
 // at the end of each call (a message_delta, with
 // --include-partial-messages) and, cumulated, in the result's modelUsage.
-func placeholderNote(d stream.UsageReport) string {
+func placeholderNote(d stream.UsageReport, oneAgent bool) string {
 	if d.PlaceholderCalls == 0 {
 		return ""
 	}
@@ -118,6 +164,8 @@ func placeholderNote(d stream.UsageReport) string {
 	}
 	s := placeholderMark + " output of " + calls + " is a placeholder, not the count: " + why
 	switch {
+	case oneAgent:
+		s += "; the result's exact counts are the whole run's, not split by agent"
 	case d.OutputFrom == "result":
 		s += fmt.Sprintf("; the total's output is the result's own (modelUsage: %d; the events add up to %d)", d.Total.OutputTokens, d.EventsOutputTokens)
 	case d.HaveCost || len(d.ModelCosts) > 0:

@@ -104,6 +104,8 @@ type Subagent struct {
 	End       string
 
 	closed Usage // tokens of its model calls that can no longer change
+	// models are those tokens by model (a subagent uses one or two).
+	models map[usageKey]*ModelTokens
 }
 
 // Label is the subagent's id as events name it: the agent id when known,
@@ -235,8 +237,7 @@ type Tracker struct {
 	msgOrder order[msgUsage, *msgUsage]
 	closed   map[usageKey]*ModelTokens
 
-	types     map[typeKey]int64
-	typeOrder []typeKey
+	types     *TypeCounter
 	names     map[string]string // tool names (toolName)
 
 	outcome Outcome
@@ -275,7 +276,6 @@ type msgUsage struct {
 	exact bool
 }
 
-type typeKey struct{ typ, sub string }
 
 type textAcc struct {
 	msgID string
@@ -308,7 +308,7 @@ func NewTracker(o TrackerOptions) *Tracker {
 		msgs:      map[string]*msgUsage{},
 		closed:    map[usageKey]*ModelTokens{},
 		names:     map[string]string{},
-		types:     map[typeKey]int64{},
+		types:     NewTypeCounter(o.MaxTypes),
 		callers:   callers{max: o.MaxOpenCalls},
 	}
 }
@@ -386,20 +386,7 @@ func (t *Tracker) observeResult(e *Event) {
 	}
 }
 
-func (t *Tracker) countType(e *Event) {
-	k := typeKey{e.Type, e.Subtype}
-	if _, ok := t.types[k]; !ok {
-		// e.Type and e.Subtype never alias Raw (intern returns a constant or a
-		// copy), so the key may be kept.
-		if len(t.types) >= t.o.MaxTypes {
-			k = typeKey{"(other)", ""}
-		}
-		if _, ok := t.types[k]; !ok {
-			t.typeOrder = append(t.typeOrder, k)
-		}
-	}
-	t.types[k]++
-}
+func (t *Tracker) countType(e *Event) { t.types.Add(e) }
 
 // agentOf returns the subagent an event with this parent id belongs to,
 // creating a placeholder for a parent never seen (a stream cut at the start).
@@ -655,6 +642,10 @@ func (t *Tracker) fold(m *msgUsage) {
 	addTokens(t.closed, m)
 	if m.agent != nil {
 		m.agent.closed = m.agent.closed.Add(m.usage)
+		if m.agent.models == nil {
+			m.agent.models = map[usageKey]*ModelTokens{}
+		}
+		addTokens(m.agent.models, m)
 	}
 }
 
@@ -828,6 +819,27 @@ func (t *Tracker) Subagents() []*Subagent {
 	return append([]*Subagent(nil), t.agentOrder...)
 }
 
+// UsageOf returns the tokens of s's own model calls by model, each call
+// once (its subagents' calls are theirs), for a report of one subagent.
+func (t *Tracker) UsageOf(s *Subagent) []ModelTokens {
+	all := map[usageKey]*ModelTokens{}
+	for k, v := range s.models {
+		c := *v
+		all[k] = &c
+	}
+	t.msgOrder.each(func(m *msgUsage) {
+		if m.agent == s {
+			addTokens(all, m)
+		}
+	})
+	out := make([]ModelTokens, 0, len(all))
+	for _, v := range all {
+		out = append(out, *v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Model < out[j].Model })
+	return out
+}
+
 // Subagent returns the subagent started by the given Agent call, or nil.
 func (t *Tracker) Subagent(toolUseID string) *Subagent { return t.agents[toolUseID] }
 
@@ -959,13 +971,7 @@ func (t *Tracker) Usage() UsageReport {
 
 // Types returns the count of each (type, subtype) pair in order of first
 // appearance, with Known telling the pairs ccfilter knows.
-func (t *Tracker) Types() []TypeCount {
-	out := make([]TypeCount, 0, len(t.typeOrder))
-	for _, k := range t.typeOrder {
-		out = append(out, TypeCount{Type: k.typ, Subtype: k.sub, Count: t.types[k], Known: k.typ != "(other)" && Known(k.typ, k.sub)})
-	}
-	return out
-}
+func (t *Tracker) Types() []TypeCount { return t.types.Counts() }
 
 // Stats returns what the Tracker dropped to stay bounded.
 func (t *Tracker) Stats() Stats {
