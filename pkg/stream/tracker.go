@@ -237,8 +237,8 @@ type Tracker struct {
 	msgOrder order[msgUsage, *msgUsage]
 	closed   map[usageKey]*ModelTokens
 
-	types     *TypeCounter
-	names     map[string]string // tool names (toolName)
+	types *TypeCounter
+	names map[string]string // tool names (toolName)
 
 	outcome Outcome
 	// lastResult is the last result event's bytes; outcome.Last is made
@@ -275,7 +275,6 @@ type msgUsage struct {
 	// placeholder of the stream's assistant events.
 	exact bool
 }
-
 
 type textAcc struct {
 	msgID string
