@@ -512,6 +512,8 @@ func oSystemTrouble(ev oEvent) string {
 		}
 	case "model_fallback":
 		return "model_fallback"
+	case "model_refusal_fallback", "model_refusal_no_fallback":
+		return "refusal" // R2: stop_reason refusal, retried on a fallback model or not
 	}
 	return ""
 }
@@ -534,6 +536,16 @@ func oUserTrouble(ev oEvent) string {
 	}
 	if strings.HasPrefix(text, "[Request interrupted by user") {
 		return "interrupt"
+	}
+	// An answer the API stopped: claude-code tells the model so in a
+	// synthetic user message (2.1.328; 2.1.332 marks a refusal's retry).
+	if ev["isSynthetic"] == true || ev["refusal_retry"] != nil {
+		switch {
+		case ev["refusal_retry"] != nil, strings.Contains(text, "stopped by a safety classifier"):
+			return "refusal"
+		case strings.HasPrefix(text, "Output token limit hit"):
+			return "max_tokens"
+		}
 	}
 	return ""
 }

@@ -4,13 +4,20 @@
 // what signals trouble.
 package filter
 
-import "github.com/ccfilter/ccfilter/pkg/stream"
+import (
+	"strings"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
 
 // IsTrouble reports whether an event signals trouble: an API retry (the
 // main agent's or a subagent's), a failed compaction, a permission denial, a tool result with is_error, a synthetic API-error
 // message, an interrupt, a killed, stopped or failed task, a hook that
 // failed, or a result with is_error.
 func IsTrouble(e *stream.Event) bool {
+	if Stopped(e) != "" {
+		return true
+	}
 	switch e.Kind {
 	case stream.KindRetry, stream.KindPermissionDenied, stream.KindAPIError, stream.KindInterrupt:
 		return true
@@ -48,4 +55,36 @@ func IsTrouble(e *stream.Event) bool {
 		return e.Str("level") == "warning" || e.Subtype == "model_fallback"
 	}
 	return false
+}
+
+// Stopped says whether an event tells of an answer the API stopped:
+// "refusal" (a safety classifier stopped it) or "max_tokens" (cut at the
+// output limit); "" otherwise. The stream of claude-code 2.1.328 says it
+// only in the synthetic message it adds for the model ("Output token limit
+// hit", "stopped by a safety classifier") and in a refusal's system
+// notice; a transcript's assistant records carry the stop_reason itself;
+// 2.1.332 marks the user message of a retried refusal (refusal_retry).
+func Stopped(e *stream.Event) string {
+	switch e.Kind {
+	case stream.KindSynthetic, stream.KindPrompt:
+		switch text := e.Text(); {
+		case e.Has("refusal_retry"), strings.Contains(text, "stopped by a safety classifier"):
+			return "refusal"
+		case strings.HasPrefix(text, "Output token limit hit"):
+			return "max_tokens"
+		}
+	case stream.KindNotice:
+		if e.Subtype == "model_refusal_fallback" || e.Subtype == "model_refusal_no_fallback" {
+			return "refusal"
+		}
+	case stream.KindText, stream.KindThinking, stream.KindToolUse:
+		// Read in place (no view built): every text block passes here.
+		switch string(e.Get("message", "stop_reason")) {
+		case `"refusal"`:
+			return "refusal"
+		case `"max_tokens"`, `"model_context_window_exceeded"`:
+			return "max_tokens"
+		}
+	}
+	return ""
 }
