@@ -29,6 +29,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -206,16 +207,25 @@ func oCompute(evs []oEvent) oExpect {
 	for _, s := range x.subagents {
 		s.tokens = oComputeUsage(evs, s.toolUseID).subs
 	}
-	for _, ev := range evs {
-		if l := oTroubleLabel(ev); l != "" {
-			x.troubles = append(x.troubles, oTrouble{l, oIdentity(ev)})
+	for i, ev := range evs {
+		line := strconv.Itoa(i + 1)
+		switch l := oTroubleLabel(ev); {
+		case l == "tool_error":
+			// A row per failed result (a user event can carry several).
+			for _, b := range oContent(ev) {
+				if oStr(b, "type") == "tool_result" && b["is_error"] == true {
+					x.troubles = append(x.troubles, oTrouble{l, line})
+				}
+			}
+		case l != "":
+			x.troubles = append(x.troubles, oTrouble{l, line})
 		}
 		if oStr(ev, "type") == "result" {
 			x.final = oFinal{haveResult: true, last: ev} // the last result wins (R2 §7.3)
 		}
 	}
 	if !x.final.haveResult {
-		x.troubles = append(x.troubles, oTrouble{"no_result", "ccfilter/no_result"})
+		x.troubles = append(x.troubles, oTrouble{"no_result", ""})
 	}
 	return x
 }
@@ -862,28 +872,47 @@ func oCheckTree(t *testing.T, x *oExpect, rows []map[string]any) {
 	assert.Equal(t, want, have, "subagent tree: id, parent Agent call, depth")
 }
 
+// oRowKind is the kind an errors row gives each trouble the oracle finds.
+var oRowKind = map[string]string{
+	"api_retry": "retry", "subagent_retry": "retry", "permission_denied": "permission_denied",
+	"hook_failed": "hook_failed", "compact_failed": "compaction_failed", "warning": "notice",
+	"model_fallback": "notice", "result_error": "result_failed", "tool_error": "tool_error",
+	"interrupt": "interrupt", "api_error": "api_error", "refusal": "refusal", "max_tokens": "max_tokens",
+	"no_result": "no_result",
+}
+
+// oCheckErrors compares errors' rows (line, kind) with the troubles the
+// oracle finds: a row per trouble event, one per failed result of a user
+// event, in stream order, and the missing result last.
 func oCheckErrors(t *testing.T, c *oCapture, got runResult) {
-	var rows []oEvent
+	var rows []struct {
+		Line *int64 `json:"line"`
+		Kind string `json:"kind"`
+	}
 	oDecode(t, c, got, &rows)
 	var want, have []oTrouble
 	wantN, haveN := map[string]int{}, map[string]int{}
 	for _, tr := range c.exp.troubles {
-		want = append(want, tr)
-		wantN[tr.label]++
+		k := oRowKind[tr.label]
+		if tr.label == "task_failed" {
+			k = "task_" // + its status
+		}
+		want = append(want, oTrouble{k, tr.id})
+		wantN[k]++
 	}
 	for _, r := range rows {
-		l := oTroubleLabel(r)
-		switch {
-		case oStr(r, "type") == "ccfilter" && oStr(r, "subtype") == "no_result":
-			l = "no_result"
-		case l == "":
-			l = "NOT TROUBLE " + oStr(r, "type") + "/" + oStr(r, "subtype")
+		line, k := "", r.Kind
+		if r.Line != nil {
+			line = strconv.FormatInt(*r.Line, 10)
 		}
-		haveN[l]++
-		have = append(have, oTrouble{l, oIdentity(r)})
+		if strings.HasPrefix(k, "task_") {
+			k = "task_"
+		}
+		haveN[k]++
+		have = append(have, oTrouble{k, line})
 	}
 	assert.Equal(t, wantN, haveN, "errors: count of each kind")
-	assert.Equal(t, want, have, "errors: the events listed, in order")
+	assert.Equal(t, want, have, "errors: the rows (kind, line), in order")
 }
 
 func oCheckUsage(t *testing.T, c *oCapture, got runResult) {

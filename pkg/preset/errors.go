@@ -1,29 +1,164 @@
 package preset
 
 import (
+	"context"
+	"strconv"
+	"strings"
+
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
 // errorsPreset prints every event that signals trouble (filter.IsTrouble),
-// and a record of its own when the stream has no result.
+// and a record of its own when the stream has no result: in text and
+// markdown as the events are shown; in CSV, NDJSON and JSON as a table
+// with a row per trouble (errorColumns), for a script or a spreadsheet.
 var errorsPreset = Preset{
 	Name: "errors", DefaultAgent: "all",
-	Summary: "everything that signals trouble: retries (subagents' too), denials, failed tools, API errors, interrupts, failed tasks, hooks and compactions, failed results, a missing result",
+	Summary: "everything that signals trouble: retries (subagents' too), denials, failed tools, API errors, interrupts, refusals, answers cut at the output limit, failed tasks, hooks and compactions, failed results, a missing result; csv, ndjson and json: a row each",
 	Dot:     "the event object",
-	Example: "ccfilter errors run.jsonl",
-	// Events of every kind, not a table: no csv.
-	Formats: []render.Format{render.Text, render.Markdown, render.NDJSON, render.JSON},
-	Needs:   eventsNeeds,
+	Example: "ccfilter errors --format csv run.jsonl",
+	Needs: func(c *Config) stream.Needs {
+		if rowFormat(c) {
+			// A row names the failed call's tool: the calls are followed.
+			return agentNeeds(stream.Needs{NoResultSizes: true})(c)
+		}
+		return eventsNeeds(c)
+	},
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		r, err := startEvents(c, tr, filter.IsTrouble)
 		if err != nil {
 			return nil, err
 		}
 		r.finish = noResultRecord
+		if rowFormat(c) {
+			return &errorRowsRun{r}, nil
+		}
 		return r, nil
 	},
+}
+
+// rowFormat: the errors are rows (CSV, NDJSON, JSON), not events.
+func rowFormat(c *Config) bool {
+	return c.Format == render.CSV || c.Format == render.NDJSON || c.Format == render.JSON
+}
+
+// errorColumns are the columns of an errors row: where (line, timestamp,
+// agent), what (kind, subtype), of which call (tool, tool_use_id), the
+// HTTP status of an API error or retry, and a one-line message.
+var errorColumns = []string{"line", "timestamp", "agent", "kind", "subtype", "tool", "tool_use_id", "status", "message"}
+
+// errorRowsRun writes the trouble as rows as it comes.
+type errorRowsRun struct{ *eventsRun }
+
+func (r *errorRowsRun) Event(ctx context.Context, ev *stream.Event, done []*stream.ToolCall) error {
+	if !r.pick(ev) || !r.agentMatch(ev) {
+		return nil
+	}
+	if r.c.Where != nil {
+		ok, err := r.where(ctx, ev, nil)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	return r.r.Render(render.Record{Rows: errorRows(ev, done, filter.AgentOf(ev, r.tr))})
+}
+
+// Finish writes the missing result's row, and the header of a table that
+// has no row.
+func (r *errorRowsRun) Finish() (Status, error) {
+	if err := r.r.Render(render.Record{Rows: []*render.Row{{Columns: errorColumns}}}); err != nil {
+		return 0, err
+	}
+	return r.eventsRun.Finish()
+}
+
+// errorRow is one row of errorColumns.
+func errorRow(ev *stream.Event, agent, kind, tool, id string, status int64, msg string) *render.Row {
+	var st any
+	if status != 0 {
+		st = status
+	}
+	var line any
+	if ev != nil && ev.Line > 0 {
+		line = ev.Line
+	}
+	ts, sub := "", ""
+	if ev != nil {
+		ts, sub = ev.Timestamp(), ev.Subtype
+	}
+	return &render.Row{Columns: errorColumns, Values: []any{line, ts, agent, kind, sub, tool, id, st, oneLine(msg)}}
+}
+
+// oneLine is a message as a row holds it: its first line, at most 500
+// bytes (on a character boundary).
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 500 {
+		i := 500
+		for i > 0 && s[i]&0xC0 == 0x80 {
+			i--
+		}
+		s = s[:i] + "…"
+	}
+	return s
+}
+
+// errorRows are the rows of one trouble event: one per failed tool result
+// of a user event, one for any other.
+func errorRows(ev *stream.Event, done []*stream.ToolCall, agent string) []*render.Row {
+	row := func(kind, tool, id string, status int64, msg string) []*render.Row {
+		return []*render.Row{errorRow(ev, agent, kind, tool, id, status, msg)}
+	}
+	if stop := filter.Stopped(ev); stop != "" {
+		return row(stop, "", "", 0, ev.Text())
+	}
+	switch ev.Kind {
+	case stream.KindToolResult:
+		names := map[string]string{}
+		for _, c := range done {
+			names[c.ID] = c.Name
+		}
+		var rows []*render.Row
+		for _, res := range ev.ToolResults() {
+			if res.IsError {
+				rows = append(rows, errorRow(ev, agent, "tool_error", names[res.ToolUseID], res.ToolUseID, 0, res.Text()))
+			}
+		}
+		return rows
+	case stream.KindRetry:
+		rt := ev.Retry()
+		return row("retry", "", "", rt.Status, "attempt "+strconv.FormatInt(rt.Attempt, 10)+"/"+strconv.FormatInt(rt.MaxRetries, 10)+": "+rt.Error)
+	case stream.KindPermissionDenied:
+		return row("permission_denied", ev.Str("tool_name"), ev.Str("tool_use_id"), 0, ev.Str("message"))
+	case stream.KindAPIError:
+		a := ev.Assistant()
+		return row("api_error", "", "", int64(a.APIErrorStatus), a.Error+": "+ev.Text())
+	case stream.KindInterrupt:
+		return row("interrupt", "", "", 0, ev.Text())
+	case stream.KindResult:
+		res := ev.Result()
+		msg := strings.Join(res.Errors, "; ")
+		if msg == "" {
+			msg = res.Text
+		}
+		return row("result_failed", "", "", int64(res.APIErrorStatus), msg)
+	case stream.KindTask:
+		t := ev.Task()
+		return row("task_"+t.Status, "", t.ToolUseID, 0, t.Description+": "+t.Summary)
+	case stream.KindHook:
+		return row("hook_failed", ev.Str("hook_name"), "", 0, ev.Str("stderr")+ev.Str("output"))
+	case stream.KindProgress:
+		if ev.Type == "tool_progress" {
+			return row("retry", "", ev.Str("tool_use_id"), 0, ev.Text())
+		}
+		return row("compaction_failed", "", "", 0, ev.Str("compact_error"))
+	}
+	return row(ev.Kind.String(), "", "", 0, ev.Str("content")+ev.Str("message"))
 }
 
 // noResultRecord writes, for a stream without a result, a record saying
@@ -36,10 +171,10 @@ func noResultRecord(r *eventsRun) error {
 	if r.c.Diagnosis != "" {
 		msg = r.c.Diagnosis
 	}
-	rec := map[string]any{"type": "ccfilter", "subtype": "no_result", "source": r.c.Source, "message": msg}
-	if r.c.Format == render.Text || r.c.Format == render.Markdown {
+	switch r.c.Format {
+	case render.Text, render.Markdown:
 		// For people: a line of trouble like the others, not a JSON block.
-		return r.r.Summary(&render.Report{Trouble: "no result: " + msg, Data: rec})
+		return r.r.Summary(&render.Report{Trouble: "no result: " + msg})
 	}
-	return r.r.Value(rec)
+	return r.r.Render(render.Record{Rows: []*render.Row{errorRow(nil, "", "no_result", "", "", 0, msg)}})
 }

@@ -145,6 +145,18 @@ func (r *csvRenderer) call(c *stream.ToolCall) {
 }
 
 func (r *csvRenderer) Render(rec Record) error {
+	for _, row := range rec.Rows {
+		row = row.withSource(r.o.Run)
+		if !r.header {
+			r.header = true
+			if !r.o.Continued {
+				r.write(row.Columns)
+			}
+		}
+		if row.Values != nil {
+			r.write(row.cells())
+		}
+	}
 	for _, c := range rec.Calls {
 		r.call(c)
 	}

@@ -65,6 +65,16 @@ func (r *jsonRenderer) doc(b []byte) {
 }
 
 func (r *jsonRenderer) Render(rec Record) error {
+	for _, row := range rec.Rows {
+		if row.Values == nil {
+			continue // a header only
+		}
+		b, err := marshal(row.withSource(r.o.Run), r.o.Indent, r.o.Compact)
+		if err != nil {
+			return err
+		}
+		r.doc(b)
+	}
 	if ev := rec.Event; ev != nil {
 		if r.o.Compact {
 			r.doc(ev.Raw)

@@ -97,7 +97,11 @@ func newMarkdown(w io.Writer, o Options) *markdownRenderer {
 // anchor writes, before an event the glance links to, the place its link
 // lands: an HTML anchor, which GitHub keeps (as user-content-line-N, which
 // it resolves).
+// (And counts the event for the summary when there is no tracker to.)
 func (m *markdownRenderer) anchor(ev *stream.Event) {
+	if m.o.Tracker == nil {
+		m.tally.Add(ev)
+	}
 	if m.o.Glance.anchored(ev.Line) {
 		m.start()
 		m.block(`<a id="` + anchorID(ev.Line) + `"></a>`)
@@ -228,6 +232,9 @@ func (m *markdownRenderer) code(info, content string) {
 }
 
 func (m *markdownRenderer) Render(rec Record) error {
+	if len(rec.Rows) > 0 {
+		return errNoRows{}
+	}
 	ev := rec.Event
 	if ev == nil {
 		for _, c := range rec.Calls {
@@ -236,9 +243,6 @@ func (m *markdownRenderer) Render(rec Record) error {
 		return m.err
 	}
 	m.records = true
-	if m.o.Tracker == nil {
-		m.tally.Add(ev)
-	}
 	m.anchor(ev)
 	switch ev.Kind {
 	case stream.KindInit:

@@ -20,6 +20,17 @@ func newNDJSON(w io.Writer, o Options) *ndjsonRenderer {
 }
 
 func (r *ndjsonRenderer) Render(rec Record) error {
+	for _, row := range rec.Rows {
+		if row.Values == nil {
+			continue // a header only
+		}
+		b, err := marshal(row.withSource(r.o.Run), "", true)
+		if err != nil {
+			return err
+		}
+		r.bytes(b)
+		r.byte('\n')
+	}
 	if rec.Event != nil {
 		r.bytes(rec.Event.Raw)
 		r.byte('\n')

@@ -116,6 +116,9 @@ type Record struct {
 	// Calls are tool calls that this record completes: the calls whose
 	// results Event carries, or, for the tools preset, the finished calls.
 	Calls []*stream.ToolCall
+	// Rows, when set, are rows of a streamed table (see Row): the record
+	// is only those.
+	Rows []*Row
 }
 
 // Renderer writes records in one format.

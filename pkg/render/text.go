@@ -170,6 +170,9 @@ func (t *textRenderer) seen(s string) bool {
 }
 
 func (t *textRenderer) Render(rec Record) error {
+	if len(rec.Rows) > 0 {
+		return errNoRows{}
+	}
 	ev := rec.Event
 	if ev == nil {
 		t.callsSeen = true

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestErrorsTableOnEveryCapture proves errors --format csv works on every
+// capture (issue 27 item 3): a header, then rows of its 9 columns, as
+// many as --format ndjson has lines, whose keys are the header.
+func TestErrorsTableOnEveryCapture(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	files = append(files, "../../testdata/real/60-long-session.jsonl")
+	header := []string{"line", "timestamp", "agent", "kind", "subtype", "tool", "tool_use_id", "status", "message"}
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			r := runIn(t, []string{"errors", "-F", "csv", f}, "")
+			require.Contains(t, []int{exitOK, exitNoResult}, r.Code, r.Stderr)
+			recs, err := csv.NewReader(strings.NewReader(r.Stdout)).ReadAll()
+			require.NoError(t, err, r.Stdout)
+			require.NotEmpty(t, recs)
+			assert.Equal(t, header, recs[0])
+			nd := runIn(t, []string{"errors", "-F", "ndjson", f}, "")
+			lines := strings.Split(strings.TrimSuffix(nd.Stdout, "\n"), "\n")
+			if nd.Stdout == "" {
+				lines = nil
+			}
+			assert.Len(t, lines, len(recs)-1, "a CSV row per NDJSON line")
+			for _, l := range lines {
+				var row map[string]any
+				require.NoError(t, json.Unmarshal([]byte(l), &row))
+				assert.Len(t, row, len(header))
+				for _, k := range header {
+					assert.Contains(t, row, k)
+				}
+			}
+		})
+	}
+	r := runIn(t, []string{"errors", "-F", "csv", "../../testdata/real/60-long-session.jsonl"}, "")
+	assert.Equal(t, 2, strings.Count(r.Stdout, ",tool_error,"), "its two failed calls")
+}
