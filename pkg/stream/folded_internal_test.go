@@ -27,5 +27,10 @@ func TestFoldedIDs(t *testing.T) {
 			wrong++
 		}
 	}
-	assert.Zero(t, wrong)
+	// A Bloom filter errs on "seen" by design, with a random seed each
+	// run: 67,000 ids fill 1.6% of the 2^24 bits, so an unseen id is
+	// "seen" with p = 0.016^4 = 6.3e-8, and 67,000 of them err 0.004 times
+	// on average: once in 240 runs (asserting zero was a flaky test). Three
+	// or more errors (p = 1e-8) mean the filter is broken.
+	assert.LessOrEqual(t, wrong, 2)
 }
