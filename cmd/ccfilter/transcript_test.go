@@ -492,3 +492,75 @@ func TestSubagentFilesThatCannotBeJoinedAreNamed(t *testing.T) {
 		}
 	}
 }
+
+// subagentRows runs subagents -F json on path.
+func subagentRows(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	r := runIn(t, []string{"subagents", "-F", "json", path}, "")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	require.Empty(t, r.Stderr)
+	var rows []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rows))
+	return rows
+}
+
+// TestTranscriptNestedSubagentFinished proves a finished subagent started
+// by a subagent (43-nested-subagent: 05's alpha calls Agent in the
+// foreground; its child's file is stored flat beside it, .meta.json
+// spawnDepth 2) is completed, with the usage of its hand-back, though the
+// tool result in its parent's file carries no toolUseResult (no tool
+// result in a subagent's file does).
+func TestTranscriptNestedSubagentFinished(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/transcripts/43-nested-subagent/home/.claude/projects/*/*.jsonl")
+	require.Len(t, files, 1)
+	rows := subagentRows(t, files[0])
+	require.Len(t, rows, 3)
+	var nested map[string]any
+	for _, r := range rows {
+		if r["depth"] == float64(2) {
+			nested = r
+		}
+		assert.Equal(t, "completed", r["status"], r["agent_id"])
+	}
+	require.NotNil(t, nested)
+	assert.Equal(t, "a7c3e5f9b1d2e4068", nested["agent_id"])
+	assert.Equal(t, "toolu_01GeueNaf35yNYc6unpBkPZK", nested["parent_tool_use_id"], "alpha's Agent call")
+	assert.Equal(t, map[string]any{"total_tokens": float64(7621), "tool_uses": float64(1), "duration_ms": float64(1370)}, nested["usage"])
+	assert.Equal(t, "The command printed `alpha`.", nested["report"])
+}
+
+// TestTranscriptWorkflowAgents proves a Workflow's agents
+// (subagents/workflows/<runId>/, .meta.json naming no call) are joined
+// after the Workflow's result, which names the run (37-workflow, made of
+// the 37 stream capture): no warning on any preset, their tokens counted
+// (the session's add up to the cost-state's modelUsage), and the workflow
+// shown as the stream of the same run shows it.
+func TestTranscriptWorkflowAgents(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/transcripts/37-workflow/home/.claude/projects/*/*.jsonl")
+	require.Len(t, files, 1)
+	for _, p := range []string{"final", "all", "usage", "tools", "errors"} {
+		r := runIn(t, []string{p, files[0]}, "")
+		assert.Empty(t, r.Stderr, p)
+	}
+	r := runIn(t, []string{"usage", "-F", "json", files[0]}, "")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var u struct {
+		Calls            int
+		Subagents, Total map[string]float64
+		ModelCosts       []map[string]any `json:"model_costs"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &u))
+	assert.Equal(t, 5, u.Calls, "3 of the main agent, 1 of each workflow agent")
+	assert.Equal(t, map[string]float64{"input_tokens": 6, "output_tokens": 2, "cache_creation_input_tokens": 2736, "cache_read_input_tokens": 10964}, u.Subagents)
+	require.Len(t, u.ModelCosts, 1)
+	for _, k := range []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"} {
+		assert.Equal(t, u.ModelCosts[0][k], u.Total[k], k)
+	}
+	got := subagentRows(t, files[0])
+	require.Len(t, got, 1)
+	assert.Equal(t, float64(13708), got[0]["tokens"].(map[string]any)["cache_read_input_tokens"].(float64)+2736+6+2)
+	want := subagentRows(t, "../../testdata/events/37-workflow.jsonl")
+	for _, k := range []string{"tool_use_id", "agent_id", "type", "description", "status", "usage"} {
+		assert.Equal(t, want[0][k], got[0][k], k)
+	}
+}

@@ -1,6 +1,9 @@
 package stream
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // HandBackReport returns the report inside an Agent tool result: the text
 // after the "[Subagent hand-back] … The report follows:" frame, without
@@ -26,4 +29,36 @@ func HandBackReport(s string) string {
 		lines[i] = strings.TrimPrefix(l, "  ")
 	}
 	return strings.Join(lines, "\n")
+}
+
+// handBackUsage returns what the last lines of an Agent tool result say
+// after the report: the subagent's id ("agentId: …") and its usage
+// ("<usage>subagent_tokens: N\ntool_uses: N\nduration_ms: N</usage>").
+// ok is false when the text ends with no such usage.
+func handBackUsage(s string) (id string, u TaskUsage, ok bool) {
+	s = strings.TrimSpace(s)
+	i := strings.LastIndex(s, "<usage>")
+	if i < 0 || !strings.HasSuffix(s, "</usage>") {
+		return "", u, false
+	}
+	for _, l := range strings.Split(s[i+len("<usage>"):len(s)-len("</usage>")], "\n") {
+		k, v, _ := strings.Cut(l, ":")
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			continue
+		}
+		switch strings.TrimSpace(k) {
+		case "subagent_tokens":
+			u.TotalTokens, ok = n, true
+		case "tool_uses":
+			u.ToolUses = n
+		case "duration_ms":
+			u.DurationMs = n
+		}
+	}
+	if j := strings.LastIndex(s[:i], "\nagentId: "); j >= 0 {
+		id, _, _ = strings.Cut(s[j+len("\nagentId: "):i], " ")
+		id = strings.TrimSpace(id)
+	}
+	return id, u, ok
 }

@@ -708,21 +708,44 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 }
 
 // agentResult records the Agent tool result: a foreground subagent's
-// report, or the launch notice of a background one.
+// report, or the launch notice of a background one (or of a Workflow).
 func (t *Tracker) agentResult(s *Subagent, tur jsonx.Value, r ToolResult, e *Event) {
 	if tur.Get("status").StrEqual("completed") {
 		s.Status = "completed"
 		s.Report = truncate(HandBackReport(r.Text()), t.o.MaxTextBytes)
 		s.Usage = TaskUsage{tur.Get("totalTokens").Int(), tur.Get("totalToolUseCount").Int(), tur.Get("totalDurationMs").Int()}
 		s.EndLine, s.End = e.Line, e.Timestamp()
-		if id := tur.Get("agentId").Str(); id != "" && s.AgentID == "" {
-			s.AgentID = id
-			t.byAgentID[id] = s
-		}
+		t.nameAgent(s, tur.Get("agentId").Str())
 	} else if r.IsError {
 		s.Status = "failed"
 		s.Report = truncate(r.Text(), t.o.MaxTextBytes)
 		s.EndLine, s.End = e.Line, e.Timestamp()
+	} else if id, u, ok := handBackUsage(r.Text()); ok && tur == nil {
+		// The result of a subagent's own Agent call (a nested subagent):
+		// tool results in a subagent's records carry no tool_use_result,
+		// in a transcript's sidechain files as in the stream, so the end
+		// and usage are the hand-back's last lines.
+		s.Status = "completed"
+		s.Report = truncate(HandBackReport(r.Text()), t.o.MaxTextBytes)
+		s.Usage = u
+		s.EndLine, s.End = e.Line, e.Timestamp()
+		t.nameAgent(s, id)
+	} else if tur.Get("status").StrEqual("async_launched") {
+		// A Workflow's launch: a transcript has no task_started to name
+		// it (task_id) and describe it, and its agents' records, joined
+		// after this result, each carry an agent id of their own.
+		t.nameAgent(s, tur.Get("taskId").Str())
+		if s.Description == "" {
+			s.Description = tur.Get("summary").Str()
+		}
+	}
+}
+
+// nameAgent gives s its agent id, when it has none yet.
+func (t *Tracker) nameAgent(s *Subagent, id string) {
+	if id != "" && s.AgentID == "" {
+		s.AgentID = id
+		t.byAgentID[id] = s
 	}
 }
 

@@ -22,12 +22,15 @@ import (
 // session's records: the conversation (user, assistant, system lines much
 // like the stream's events) and bookkeeping (KindRecord). Its subagents'
 // records are in files of their own, <session>/subagents/agent-<id>.jsonl,
-// each with a .meta.json that names the Agent call that started it. It
-// has no system/init and no result.
+// each with a .meta.json that names the Agent call that started it; a
+// Workflow's agents are in subagents/workflows/<runId>/, their .meta.json
+// naming no call: the Workflow's result names the run. It has no
+// system/init and no result.
 //
 // The transcript reader yields the session as a stream: the main file's
 // records, each subagent's records right after the Agent call that started
-// it (nested ones inside their parent's), attributed to that call, and two
+// it (nested ones inside their parent's), attributed to that call (a
+// Workflow's agents right after its result, attributed to it), and two
 // events made from the records, marked "ccfilter":"synthetic": an init
 // first (cwd, version, model, permission mode, session) and a result last
 // (the final answer, success or failure, turns, cost), so that every
@@ -44,10 +47,11 @@ type transcriptReader struct {
 	opts    DecoderOptions
 	dir     string // the session's folder (subagents/, tool-results/); "" from stdin
 	frames  []frame
-	agents  map[string]sidechain // by the Agent call's tool_use id
-	pending []string             // Agent calls whose sidechain opens next
-	queue   []*Event             // to hand out before reading on
-	held    bool                 // records are held back until the init is made
+	agents  map[string][]sidechain // by the Agent (or Workflow) call's tool_use id
+	runs    map[string][]sidechain // a Workflow's agents by its run id, until its result names the run
+	pending []string               // calls whose sidechains open next
+	queue   []*Event               // to hand out before reading on
+	held    bool                   // records are held back until the init is made
 	inited  bool
 	ended   bool
 	facts   sessionFacts
@@ -86,7 +90,7 @@ func NewTranscriptReader(r io.Reader, path string, opts DecoderOptions) Reader {
 		t.dir = SessionDir(path)
 	}
 	t.frames = []frame{{r: NewReader(r, opts)}}
-	t.agents, t.warn = sidechains(t.dir)
+	t.agents, t.runs, t.warn = sidechains(t.dir)
 	return t
 }
 
@@ -148,9 +152,11 @@ func SubagentMetas(dir string) []string {
 }
 
 // sidechains reads the .meta.json files of a session's folder dir: which
-// file holds the records of the subagent each Agent call started.
-func sidechains(dir string) (map[string]sidechain, []error) {
-	out := map[string]sidechain{}
+// file holds the records of the subagent each Agent call started, and
+// which hold a Workflow run's agents (by run id, the folder's name), in
+// the order the run's journal says they started.
+func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []error) {
+	out, runs := map[string][]sidechain{}, map[string][]sidechain{}
 	var errs []error
 	metas := SubagentMetas(dir)
 	for _, m := range metas {
@@ -166,16 +172,26 @@ func sidechains(dir string) (map[string]sidechain, []error) {
 		var meta struct {
 			ToolUseID string `json:"toolUseId"`
 		}
-		if err := json.Unmarshal(b, &meta); err != nil || meta.ToolUseID == "" {
+		jsonl := strings.TrimSuffix(m, ".meta.json") + ".jsonl"
+		id := strings.TrimPrefix(filepath.Base(strings.TrimSuffix(jsonl, ".jsonl")), "agent-")
+		err = json.Unmarshal(b, &meta)
+		if run := filepath.Dir(m); err == nil && meta.ToolUseID == "" && filepath.Base(filepath.Dir(run)) == "workflows" {
+			// A Workflow's agent: its .meta.json names no call; the
+			// Workflow's result names the run, the folder's name.
+			runs[filepath.Base(run)] = append(runs[filepath.Base(run)], sidechain{path: jsonl, agentID: id})
+			continue
+		}
+		if err != nil || meta.ToolUseID == "" {
 			errs = append(errs, fmt.Errorf("%s: no toolUseId: the subagent's records are not joined", m))
 			continue
 		}
-		jsonl := strings.TrimSuffix(m, ".meta.json") + ".jsonl"
-		id := strings.TrimPrefix(filepath.Base(strings.TrimSuffix(jsonl, ".jsonl")), "agent-")
-		out[meta.ToolUseID] = sidechain{path: jsonl, agentID: id}
+		out[meta.ToolUseID] = append(out[meta.ToolUseID], sidechain{path: jsonl, agentID: id})
+	}
+	for run, scs := range runs {
+		journalOrder(filepath.Join(dir, "subagents", "workflows", run, "journal.jsonl"), scs)
 	}
 	if dir == "" {
-		return out, errs
+		return out, runs, errs
 	}
 	// A subagent's records with no .meta.json: nothing says which call
 	// started them, so they are not joined, and the reader says so.
@@ -186,7 +202,38 @@ func sidechains(dir string) (map[string]sidechain, []error) {
 			errs = append(errs, fmt.Errorf("%s: no .meta.json beside it says which Agent call started this subagent: its records are not joined", f))
 		}
 	}
-	return out, errs
+	return out, runs, errs
+}
+
+// journalOrder sorts a Workflow run's agents in the order its journal
+// (journal.jsonl: launched, started{key, agentId, label, phase}, result)
+// says they started; agents it does not name come last, by file name.
+func journalOrder(journal string, scs []sidechain) {
+	started := map[string]int{}
+	if regular(journal) == nil {
+		if b, err := os.ReadFile(journal); err == nil {
+			for _, l := range bytes.Split(b, []byte("\n")) {
+				var j struct{ Type, AgentID string }
+				if json.Unmarshal(l, &j) == nil && j.Type == "started" && j.AgentID != "" {
+					if _, ok := started[j.AgentID]; !ok {
+						started[j.AgentID] = len(started)
+					}
+				}
+			}
+		}
+	}
+	rank := func(sc sidechain) int {
+		if i, ok := started[sc.agentID]; ok {
+			return i
+		}
+		return len(started)
+	}
+	sort.SliceStable(scs, func(i, j int) bool {
+		if rank(scs[i]) != rank(scs[j]) {
+			return rank(scs[i]) < rank(scs[j])
+		}
+		return scs[i].path < scs[j].path
+	})
 }
 
 func (t *transcriptReader) Next() (*Event, error) {
@@ -210,7 +257,7 @@ func (t *transcriptReader) Next() (*Event, error) {
 				t.release()
 				continue
 			}
-			if len(t.agents) > 0 {
+			if len(t.agents) > 0 || len(t.runs) > 0 {
 				t.unjoined()
 				continue
 			}
@@ -231,6 +278,7 @@ func (t *transcriptReader) Next() (*Event, error) {
 		}
 		if ev.Kind == KindToolResult {
 			t.persisted(ev)
+			t.launches(ev)
 		}
 		var follow *Event
 		if top.parent != "" {
@@ -307,23 +355,53 @@ func callsSubagent(ev *Event) bool {
 	return found
 }
 
+// launches notes the Workflow runs a tool result names whose agents'
+// records are to be read next: the run id is the Workflow result's runId
+// (or its text's "Run ID:" line: a subagent's tool results carry no
+// toolUseResult).
+func (t *transcriptReader) launches(ev *Event) {
+	if len(t.runs) == 0 {
+		return
+	}
+	run := ev.toolUseResult().Get("runId").Str()
+	for _, r := range ev.toolResults(false) {
+		id := run
+		if id == "" {
+			if _, after, ok := strings.Cut(r.Text(), "\nRun ID: "); ok {
+				id, _, _ = strings.Cut(after, "\n")
+				id = strings.TrimSpace(id)
+			}
+		}
+		if scs, ok := t.runs[id]; ok && r.ToolUseID != "" {
+			delete(t.runs, id) // read once
+			t.agents[r.ToolUseID] = append(t.agents[r.ToolUseID], scs...)
+			t.pending = append(t.pending, r.ToolUseID)
+		}
+	}
+}
+
 func (t *transcriptReader) openSidechain() {
 	id := t.pending[0]
 	t.pending = t.pending[1:]
-	sc := t.agents[id]
+	scs := t.agents[id]
 	delete(t.agents, id) // read once
-	if err := regular(sc.path); errors.Is(err, ErrNotRegular) {
-		t.warn = append(t.warn, fmt.Errorf("the records of subagent %s are not read: %v", sc.agentID, err))
-		return
+	// A Workflow's agents, one frame each: the last pushed is read
+	// first, so they are pushed last to first.
+	for i := len(scs) - 1; i >= 0; i-- {
+		sc := scs[i]
+		if err := regular(sc.path); errors.Is(err, ErrNotRegular) {
+			t.warn = append(t.warn, fmt.Errorf("the records of subagent %s are not read: %v", sc.agentID, err))
+			continue
+		}
+		f, err := os.Open(sc.path)
+		if err != nil {
+			t.warn = append(t.warn, fmt.Errorf("the records of subagent %s are missing: %v", sc.agentID, err))
+			continue
+		}
+		opts := t.opts
+		opts.Source = sc.path
+		t.frames = append(t.frames, frame{r: NewReader(f, opts), f: f, parent: id})
 	}
-	f, err := os.Open(sc.path)
-	if err != nil {
-		t.warn = append(t.warn, fmt.Errorf("the records of subagent %s are missing: %v", sc.agentID, err))
-		return
-	}
-	opts := t.opts
-	opts.Source = sc.path
-	t.frames = append(t.frames, frame{r: NewReader(f, opts), f: f, parent: id})
 }
 
 // persistedNote starts a tool result whose output was too large to keep
@@ -357,7 +435,8 @@ func (t *transcriptReader) persisted(ev *Event) {
 }
 
 // unjoined reports the subagent files whose Agent call the session never
-// reached (a .meta.json that points nowhere).
+// reached (a .meta.json that points nowhere), and the Workflow runs no
+// result named.
 func (t *transcriptReader) unjoined() {
 	ids := make([]string, 0, len(t.agents))
 	for id := range t.agents {
@@ -365,9 +444,20 @@ func (t *transcriptReader) unjoined() {
 	}
 	sort.Strings(ids)
 	for _, id := range ids {
-		t.warn = append(t.warn, fmt.Errorf("%s: no call %s in the session started this subagent: its records are not joined", t.agents[id].path, id))
+		for _, sc := range t.agents[id] {
+			t.warn = append(t.warn, fmt.Errorf("%s: no call %s in the session started this subagent: its records are not joined", sc.path, id))
+		}
 	}
 	clear(t.agents)
+	runs := make([]string, 0, len(t.runs))
+	for run := range t.runs {
+		runs = append(runs, run)
+	}
+	sort.Strings(runs)
+	for _, run := range runs {
+		t.warn = append(t.warn, fmt.Errorf("%s: no Workflow result in the session names run %s: its %d agents' records are not joined", filepath.Dir(t.runs[run][0].path), run, len(t.runs[run])))
+	}
+	clear(t.runs)
 }
 
 func (t *transcriptReader) pop() {
