@@ -505,3 +505,16 @@ func TestMarkdownHasNoScriptsOrScriptLinks(t *testing.T) {
 		assert.Contains(t, r.Stdout, "javascript:alert(1)", "%v: the text is shown as written", args)
 	}
 }
+
+// TestFinalMarkdownKeepsTheAnswer proves final -F markdown prints an
+// answer with no raw HTML and no script link as written (its headings and
+// lists are the document's: 60-long-session's report), only neutralising
+// what is unsafe.
+func TestFinalMarkdownKeepsTheAnswer(t *testing.T) {
+	path := "../../testdata/real/60-long-session.jsonl"
+	plain := runIn(t, []string{"final", path}, "")
+	md := runIn(t, []string{"final", "-F", "markdown", path}, "")
+	require.Equal(t, 0, md.Code, md.Stderr)
+	assert.True(t, strings.HasPrefix(md.Stdout, "# net/http: how a request flows"), "%.80s", md.Stdout)
+	assert.Equal(t, plain.Stdout, md.Stdout)
+}

@@ -71,7 +71,7 @@ func (r *finalRun) Finish() (Status, error) {
 		if r.c.Format == render.Markdown {
 			// A markdown answer is pasted into documents: its HTML and
 			// script links are neutralised as all's and text's are.
-			text = strings.TrimSuffix(render.MarkdownProse(text), "\n")
+			text = strings.TrimSuffix(render.MarkdownAnswer(text), "\n")
 		}
 		if fellBack {
 			Warn(r.c.Stderr, fmt.Sprintf("note: %s: the result has no text; printing the main agent's last assistant text instead", r.c.Source))

@@ -167,10 +167,37 @@ func fenceCloses(l string, c byte, n int) bool {
 	return m >= n && strings.TrimRight(l[i+m:], " \t") == ""
 }
 
-// MarkdownProse is text from the stream as markdown that is safe to paste
-// into a document: mdProse's rules (no raw HTML, no heading, no link to a
-// script, fences closed), for a preset that prints one text as markdown.
-func MarkdownProse(text string) string { return mdProse(text) }
+// MarkdownAnswer is an answer from the stream as a markdown document of
+// its own, safe to paste or render: as written (its headings, lists and
+// line breaks are the document's), but with no raw HTML ('<' outside code
+// is &lt;), no link to a script, and a fence left open closed. (mdProse is
+// the rule inside a report, which also keeps the text's headings out of
+// the report's outline.)
+func MarkdownAnswer(text string) string {
+	var b strings.Builder
+	var fc byte
+	fn := 0
+	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
+		switch {
+		case fn > 0:
+			if fenceCloses(l, fc, fn) {
+				fn = 0
+			}
+		default:
+			if c, n, ok := fenceOpen(l); ok {
+				fc, fn = c, n
+			} else {
+				l = escapeHTMLOutsideCode(l)
+			}
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	if fn > 0 {
+		b.WriteString(strings.Repeat(string(fc), fn) + "\n")
+	}
+	return b.String()
+}
 
 // mdProse returns prose from the stream as markdown that stays inside its
 // own blocks: its formatting, lists, quotes and fenced code are kept, but
