@@ -97,7 +97,8 @@ func TestTranscriptCostSurvivesLaterRecords(t *testing.T) {
 	files, _ := filepath.Glob("../../testdata/transcripts/02-write-read/home/.claude/projects/*/*.jsonl")
 	require.Len(t, files, 1)
 	want := runWrapped(t, []string{"usage", "-F", "json", files[0]}, nil)
-	require.Contains(t, want.Stdout, `"have_cost": true`)
+	require.Contains(t, want.Stdout, `"side": "total",`)
+	require.Contains(t, want.Stdout, `"cost_usd": 0.0297614,`)
 	got := runWrapped(t, []string{"usage", "-F", "json", files[0]}, func(r io.Reader) io.Reader { return scribbler{r} })
 	assert.Equal(t, want.Stdout, got.Stdout)
 }

@@ -140,7 +140,7 @@ func TestFastPathMatchesFullCheck(t *testing.T) {
 		[]string{"-c", "."},
 		[]string{"-r", `select(.type=="user") | .message.content[0].tool_use_id`},
 		[]string{"-c", `select(.type=="assistant") | [kind, agent, line]`},
-		[]string{"tools", "--where", `.name == "Bash"`},
+		[]string{"tools", "--where", `.tool == "Bash"`},
 		[]string{"text", "--agent", "all"},
 	)
 	// On the hostile variants, the runs that read each line differently.

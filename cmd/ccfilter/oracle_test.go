@@ -129,6 +129,8 @@ type oUsage struct {
 	// assistant.message is the message_start snapshot, stop_reason null,
 	// output_tokens 1; the final count is in message_delta and the result).
 	placeholders int
+	// byModelPlaceholders counts them by (model, side).
+	byModelPlaceholders map[oModelSide]int
 }
 
 // total is what usage's total should say: the calls' sums, but for the
@@ -384,7 +386,7 @@ func oComputeUsage(evs []oEvent, only string) oUsage {
 	}
 	calls := map[string]*call{}
 	var order []string
-	u := oUsage{byModel: map[oModelSide]oModelTokens{}, answeredModels: map[string]bool{}}
+	u := oUsage{byModel: map[oModelSide]oModelTokens{}, answeredModels: map[string]bool{}, byModelPlaceholders: map[oModelSide]int{}}
 	for _, ev := range evs {
 		switch oStr(ev, "type") {
 		case "assistant":
@@ -442,6 +444,7 @@ func oComputeUsage(evs []oEvent, only string) oUsage {
 		u.answeredModels[c.model] = true
 		if !c.final {
 			u.placeholders++
+			u.byModelPlaceholders[k]++
 		}
 		if c.sub {
 			u.subs = u.subs.add(c.tokens)
@@ -826,7 +829,7 @@ func oCheckSubagents(t *testing.T, c *oCapture, got runResult) {
 			continue
 		}
 		have = append(have, oSubRow{oStr(r, "tool_use_id"), oStr(r, "agent_id"), oStr(r, "type"), oStr(r, "description"), oStr(r, "status"),
-			int(oInt(r, "tool_calls")), oTokensOf(oObj(r, "tokens"))})
+			int(oInt(r, "tool_calls")), oTokensOf(r)})
 	}
 	assert.Equal(t, want, have, "subagents: ids, type, description, status, tool calls, tokens")
 
@@ -916,66 +919,79 @@ func oCheckErrors(t *testing.T, c *oCapture, got runResult) {
 }
 
 func oCheckUsage(t *testing.T, c *oCapture, got runResult) {
-	type tokens struct {
-		In          int64 `json:"input_tokens"`
-		Out         int64 `json:"output_tokens"`
-		CacheCreate int64 `json:"cache_creation_input_tokens"`
-		CacheRead   int64 `json:"cache_read_input_tokens"`
+	var rows []struct {
+		Model       string   `json:"model"`
+		Side        string   `json:"side"`
+		Calls       *int     `json:"calls"`
+		In          int64    `json:"input_tokens"`
+		Out         int64    `json:"output_tokens"`
+		CacheCreate int64    `json:"cache_creation_input_tokens"`
+		CacheRead   int64    `json:"cache_read_input_tokens"`
+		CostUSD     *float64 `json:"cost_usd"`
+		Exact       bool     `json:"output_exact"`
 	}
-	var rep struct {
-		Calls   int `json:"calls"`
-		ByModel []struct {
-			Model    string `json:"model"`
-			Subagent bool   `json:"subagent"`
-			Calls    int    `json:"calls"`
-			Usage    tokens `json:"usage"`
-		} `json:"by_model"`
-		Main, Subagents, Total tokens
-		Placeholders           int     `json:"placeholder_output_calls"`
-		CostUSD                float64 `json:"cost_usd"`
-		HaveCost               bool    `json:"have_cost"`
-		ModelCosts             []struct {
-			Model   string  `json:"model"`
-			CostUSD float64 `json:"cost_usd"`
-		} `json:"model_costs"`
-		Helper []struct {
-			Model string `json:"model"`
-		} `json:"helper"`
-	}
-	oDecode(t, c, got, &rep)
+	oDecode(t, c, got, &rows)
 	u := c.exp.usage
-	tok := func(x tokens) oTokens { return oTokens(x) }
-	assert.Equal(t, u.calls, rep.Calls, "model calls (distinct message.id)")
-	assert.Equal(t, u.main, tok(rep.Main), "main agent tokens")
-	assert.Equal(t, u.subs, tok(rep.Subagents), "subagent tokens")
-	assert.Equal(t, u.total(), tok(rep.Total), "total tokens (output from the result's modelUsage where the calls' are placeholders)")
-	assert.Equal(t, u.placeholders, rep.Placeholders, "calls whose output count is a placeholder")
 	have := map[oModelSide]oModelTokens{}
-	for _, m := range rep.ByModel {
-		have[oModelSide{m.Model, m.Subagent}] = oModelTokens{m.Calls, tok(m.Usage)}
-	}
-	assert.Equal(t, u.byModel, have, "tokens by (model, side)")
-	assert.Equal(t, u.haveCost, rep.HaveCost, "have_cost")
-	assert.Equal(t, u.cost, rep.CostUSD, "cost_usd: the last result's total_cost_usd")
+	var main, subs, total oTokens
+	var calls, inexact int
+	var cost *float64
 	costs := map[string]float64{}
-	for _, m := range rep.ModelCosts {
-		costs[m.Model] = m.CostUSD
+	var haveHelper, wantHelper []string
+	for _, r := range rows {
+		tok := oTokens{r.In, r.Out, r.CacheCreate, r.CacheRead}
+		switch r.Side {
+		case "main", "subagent":
+			require.NotNil(t, r.Calls)
+			have[oModelSide{r.Model, r.Side == "subagent"}] = oModelTokens{*r.Calls, tok}
+			if r.Side == "main" {
+				main = main.add(tok)
+			} else {
+				subs = subs.add(tok)
+			}
+			if !r.Exact {
+				inexact++
+			}
+		case "total":
+			require.NotNil(t, r.Calls)
+			total, calls, cost = tok, *r.Calls, r.CostUSD
+		case "result", "helper":
+			require.NotNil(t, r.CostUSD)
+			costs[r.Model] = *r.CostUSD
+			if r.Side == "helper" {
+				haveHelper = append(haveHelper, r.Model)
+			}
+		default:
+			t.Errorf("a usage row of side %q", r.Side)
+		}
 	}
-	var wantHelper, haveHelper []string
+	assert.Equal(t, u.calls, calls, "model calls (distinct message.id)")
+	assert.Equal(t, u.main, main, "main agent tokens")
+	assert.Equal(t, u.subs, subs, "subagent tokens")
+	assert.Equal(t, u.total(), total, "total tokens (output from the result's modelUsage where the calls' are placeholders)")
+	placeholderRows := 0
+	for _, m := range u.byModelPlaceholders {
+		if m > 0 {
+			placeholderRows++
+		}
+	}
+	assert.Equal(t, placeholderRows, inexact, "rows whose output count holds a placeholder")
+	assert.Equal(t, u.byModel, have, "tokens by (model, side)")
+	assert.Equal(t, u.haveCost, cost != nil, "the total's cost_usd is there when a result has one")
+	if cost != nil {
+		assert.Equal(t, u.cost, *cost, "cost_usd: the last result's total_cost_usd")
+	}
 	for m := range u.modelCosts {
 		if !u.answeredModels[m] {
 			wantHelper = append(wantHelper, m)
 		}
-	}
-	for _, h := range rep.Helper {
-		haveHelper = append(haveHelper, h.Model)
 	}
 	sort.Strings(wantHelper)
 	sort.Strings(haveHelper)
 	if u.modelCosts == nil {
 		u.modelCosts = map[string]float64{}
 	}
-	assert.Equal(t, u.modelCosts, costs, "model_costs: the last result's modelUsage costUSD")
+	assert.Equal(t, u.modelCosts, costs, "result and helper rows: the last result's modelUsage costUSD")
 	assert.Equal(t, wantHelper, haveHelper, "helper: modelUsage models that answered no assistant message")
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -38,18 +37,13 @@ func thinkingPreset() preset.Preset {
 				},
 				Report: func(*stream.Tracker) (*render.Report, error) {
 					count := func(n int64) render.Cell { return render.Cell{Text: render.Plural(n, "block"), Style: render.Number} }
-					number := func(n int64) render.Cell { return render.Cell{Text: strconv.FormatInt(n, 10), Style: render.Number} }
 					return &render.Report{
 						Title: "Thinking",
 						Blocks: []render.Block{{Table: &render.Table{
 							Columns: []render.Column{{Name: "Agent"}, {Name: "Thinking", Right: true}},
 							Rows:    [][]render.Cell{{{Text: "main"}, count(main)}, {{Text: "subagents"}, count(sub)}},
 						}}},
-						Rows: render.Table{
-							Columns: []render.Column{{Name: "main"}, {Name: "subagents"}},
-							Rows:    [][]render.Cell{{number(main), number(sub)}},
-						},
-						Data: map[string]int64{"main": main, "subagents": sub},
+						Rows: &render.RowSet{Columns: []string{"main", "subagents"}, Rows: [][]any{{main, sub}}},
 					}, nil
 				},
 			})
@@ -66,7 +60,7 @@ func TestPresetAddedThroughTheRegistry(t *testing.T) {
 		render.Markdown: "# Claude Code run\n\n## Thinking\n\n| Agent | Thinking |\n|---|---:|\n| main | 2 blocks |\n| subagents | 0 blocks |\n\n",
 		render.NDJSON:   "{\"main\":2,\"subagents\":0}\n",
 		render.CSV:      "main,subagents\n2,0\n",
-		render.JSON:     "{\n  \"main\": 2,\n  \"subagents\": 0\n}\n",
+		render.JSON:     "[\n  {\n    \"main\": 2,\n    \"subagents\": 0\n  }\n]\n",
 	}
 	registry := func() *preset.Registry {
 		r := preset.Builtin()

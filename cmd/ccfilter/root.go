@@ -220,7 +220,7 @@ run, output in argument order. 'ccfilter sessions' lists the sessions.
 
 ` + presetHelp(o.presets) + `
 Expression functions (besides jq's): ` + funcNames() + `
-(see docs/expressions.md). --where EXPR narrows a preset: ccfilter tools --where '.name == "Bash"'.
+(see docs/expressions.md). --where EXPR narrows a preset: ccfilter tools --where '.tool == "Bash"'.
 
 ` + exitCodesHelp(),
 		Version:       buildVersion(),

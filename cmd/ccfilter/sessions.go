@@ -100,23 +100,20 @@ func sessionsReport(list []input.Session) *render.Report {
 		{Name: "Title"}, {Name: "Runs", Right: true}, {Name: "Turns", Right: true}, {Name: "Tool calls", Short: "tools", Right: true},
 		{Name: "Subagents", Short: "agents", Right: true}, {Name: "Main tokens", Short: "tokens", Right: true}, {Name: "Cost", Right: true}, {Name: "Forked from", Short: "from"}}
 	table := &render.Table{Columns: cols}
-	rows := render.Table{Columns: []render.Column{{Name: "session_id"}, {Name: "path"}, {Name: "cwd"}, {Name: "start"}, {Name: "last_activity"},
-		{Name: "runs"}, {Name: "turns"}, {Name: "tool_calls"}, {Name: "subagents"}, {Name: "main_tokens"}, {Name: "cost_usd"}, {Name: "forked_from"}, {Name: "title"}}}
+	// What CSV, NDJSON and JSON write: cost_usd is null (empty) when the
+	// session's file has no cost-state.
+	rows := render.NewRowSet("session_id", "path", "cwd", "start", "last_activity", "runs", "turns", "tool_calls", "subagents", "main_tokens", "cost_usd", "forked_from", "title")
 	for _, s := range list {
 		table.Rows = append(table.Rows, []render.Cell{plain(when(s.Start)), plain(when(s.Last)), {Text: s.ID, Style: render.Code}, {Text: s.CWD, Style: render.Prose},
 			{Text: s.Title, Style: render.Prose}, num(int64(s.Runs)), num(int64(s.Turns)), num(int64(s.ToolCalls)), num(int64(s.Subagents)), num(s.Tokens),
 			plain(cost(s)), {Text: s.ForkedFrom, Style: render.Code}})
-		c := ""
+		var c any
 		if s.HaveCost {
-			c = strconv.FormatFloat(s.CostUSD, 'f', -1, 64)
+			c = s.CostUSD
 		}
-		rows.Rows = append(rows.Rows, []render.Cell{plain(s.ID), plain(s.Path), plain(s.CWD), plain(s.Start), plain(s.Last),
-			num(int64(s.Runs)), num(int64(s.Turns)), num(int64(s.ToolCalls)), num(int64(s.Subagents)), num(s.Tokens), {Text: c, Style: render.Number}, plain(s.ForkedFrom), plain(s.Title)})
+		rows.Add(s.ID, s.Path, s.CWD, s.Start, s.Last, s.Runs, s.Turns, s.ToolCalls, s.Subagents, s.Tokens, c, s.ForkedFrom, s.Title)
 	}
-	if list == nil {
-		list = []input.Session{}
-	}
-	return &render.Report{Title: "Sessions", Blocks: []render.Block{{Table: table}}, Rows: rows, Data: list}
+	return &render.Report{Title: "Sessions", Blocks: []render.Block{{Table: table}}, Rows: rows}
 }
 
 // when is a timestamp as a listing shows it: "2026-12-03 15:10".

@@ -215,13 +215,13 @@ func TestSessionsListing(t *testing.T) {
 	got := runHome(home, "sessions", "--format", "json")
 	require.Equal(t, 0, got.Code, got.Stderr)
 	var list []struct {
-		ID         string `json:"session_id"`
-		Runs       int    `json:"runs"`
-		Turns      int    `json:"turns"`
-		ToolCalls  int    `json:"tool_calls"`
-		ForkedFrom string `json:"forked_from"`
-		Title      string `json:"title"`
-		HaveCost   bool   `json:"have_cost"`
+		ID         string   `json:"session_id"`
+		Runs       int      `json:"runs"`
+		Turns      int      `json:"turns"`
+		ToolCalls  int      `json:"tool_calls"`
+		ForkedFrom string   `json:"forked_from"`
+		Title      string   `json:"title"`
+		Cost       *float64 `json:"cost_usd"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(got.Stdout), &list))
 	require.Len(t, list, 2)
@@ -229,7 +229,7 @@ func TestSessionsListing(t *testing.T) {
 	for i, s := range list {
 		byID[s.ID] = i
 		assert.Equal(t, "Create notes.txt with a short to-do list.", s.Title, "the first line of the first prompt")
-		assert.True(t, s.HaveCost)
+		assert.NotNil(t, s.Cost)
 	}
 	main, fork := list[byID["50505050-aaaa-4bbb-8ccc-000000000050"]], list[byID["68992e40-6f27-496d-8514-27ef389eef23"]]
 	assert.Equal(t, 3, main.Runs, "the first run, --resume and --continue wrote to one file")
@@ -525,7 +525,7 @@ func TestTranscriptNestedSubagentFinished(t *testing.T) {
 	require.NotNil(t, nested)
 	assert.Equal(t, "a7c3e5f9b1d2e4068", nested["agent_id"])
 	assert.Equal(t, "toolu_01GeueNaf35yNYc6unpBkPZK", nested["parent_tool_use_id"], "alpha's Agent call")
-	assert.Equal(t, map[string]any{"total_tokens": float64(7621), "tool_uses": float64(1), "duration_ms": float64(1370)}, nested["usage"])
+	assert.Equal(t, []any{float64(7621), float64(1), float64(1370)}, []any{nested["total_tokens"], nested["tool_uses"], nested["duration_ms"]}, "total_tokens, tool_uses, duration_ms")
 	assert.Equal(t, "The command printed `alpha`.", nested["report"])
 }
 
@@ -544,23 +544,26 @@ func TestTranscriptWorkflowAgents(t *testing.T) {
 	}
 	r := runIn(t, []string{"usage", "-F", "json", files[0]}, "")
 	require.Equal(t, 0, r.Code, r.Stderr)
-	var u struct {
-		Calls            int
-		Subagents, Total map[string]float64
-		ModelCosts       []map[string]any `json:"model_costs"`
+	var rows []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rows))
+	bySide := map[string]map[string]any{}
+	for _, row := range rows {
+		bySide[row["side"].(string)] = row
 	}
-	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &u))
-	assert.Equal(t, 5, u.Calls, "3 of the main agent, 1 of each workflow agent")
-	assert.Equal(t, map[string]float64{"input_tokens": 6, "output_tokens": 2, "cache_creation_input_tokens": 2736, "cache_read_input_tokens": 10964}, u.Subagents)
-	require.Len(t, u.ModelCosts, 1)
+	require.Contains(t, bySide, "subagent")
+	require.Contains(t, bySide, "result")
+	assert.Equal(t, float64(5), bySide["total"]["calls"], "3 of the main agent, 1 of each workflow agent")
+	sub := bySide["subagent"]
+	assert.Equal(t, []any{float64(6), float64(2), float64(2736), float64(10964)},
+		[]any{sub["input_tokens"], sub["output_tokens"], sub["cache_creation_input_tokens"], sub["cache_read_input_tokens"]})
 	for _, k := range []string{"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"} {
-		assert.Equal(t, u.ModelCosts[0][k], u.Total[k], k)
+		assert.Equal(t, bySide["result"][k], bySide["total"][k], k)
 	}
 	got := subagentRows(t, files[0])
 	require.Len(t, got, 1)
-	assert.Equal(t, float64(13708), got[0]["tokens"].(map[string]any)["cache_read_input_tokens"].(float64)+2736+6+2)
+	assert.Equal(t, float64(13708), got[0]["cache_read_input_tokens"].(float64)+2736+6+2)
 	want := subagentRows(t, "../../testdata/events/37-workflow.jsonl")
-	for _, k := range []string{"tool_use_id", "agent_id", "type", "description", "status", "usage"} {
+	for _, k := range []string{"tool_use_id", "agent_id", "type", "description", "status", "total_tokens", "tool_uses", "duration_ms"} {
 		assert.Equal(t, want[0][k], got[0][k], k)
 	}
 }

@@ -123,23 +123,30 @@ func (b *base) where(ctx context.Context, ev *stream.Event, root any) (bool, err
 	return ok, nil
 }
 
-// whereRows keeps the summary rows --where is true for, each seen as
-// obj(row); all of them without --where.
-func whereRows[T any](b *base, rows []T, obj func(T) map[string]any) ([]T, error) {
-	if b.c.Where == nil {
-		return rows, nil
+// rowsWhere makes the rows of a report's items (row gives an item's values,
+// one per column) and keeps the items --where is true for, each seen as
+// its row's object: the one set of columns CSV, NDJSON and JSON write. All
+// of them without --where.
+func rowsWhere[T any](b *base, items []T, columns []string, row func(T) []any) ([]T, *render.RowSet, error) {
+	all := render.NewRowSet(columns...)
+	for _, it := range items {
+		all.Add(row(it)...)
 	}
-	keep := []T{} // JSON: [] when nothing passes, not null
-	for _, r := range rows {
-		ok, err := b.where(context.Background(), &stream.Event{Source: b.c.Source}, obj(r))
+	if b.c.Where == nil {
+		return items, all, nil
+	}
+	keep, kept := []T{}, render.NewRowSet(columns...)
+	for i, it := range items {
+		ok, err := b.where(context.Background(), &stream.Event{Source: b.c.Source}, all.Object(i))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if ok {
-			keep = append(keep, r)
+			keep = append(keep, it)
+			kept.Add(all.Rows[i]...)
 		}
 	}
-	return keep, nil
+	return keep, kept, nil
 }
 
 // runtime reports an expression's runtime error and goes on (ErrStopped

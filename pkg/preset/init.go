@@ -46,7 +46,7 @@ var initPreset = Preset{
 
 func initReport(inits []stream.Init) *render.Report {
 	table := &render.Table{Columns: columns([]string{"Model", "Version", "Working directory", "Permission mode", "Session", "Tools", "MCP servers"}, 5)}
-	rows := render.Table{Columns: columns([]string{"model", "claude_code_version", "cwd", "permission_mode", "session_id", "tools", "mcp_servers"})}
+	rows := render.NewRowSet(initColumns...)
 	var blocks []render.Block
 	for _, in := range inits {
 		tools, toolCell := render.Plural(int64(len(in.Tools)), "tool")+": "+strings.Join(in.Tools, " "), num(int64(len(in.Tools)))
@@ -63,9 +63,14 @@ func initReport(inits []stream.Init) *render.Report {
 		blocks = append(blocks, render.Block{Only: render.Text, Entry: e})
 		table.Rows = append(table.Rows, []render.Cell{plain(in.Model), plain(in.Version), code(in.CWD), plain(in.PermissionMode), code(in.SessionID),
 			toolCell, plain(strings.Join(in.MCPServers, ", "))})
-		rows.Rows = append(rows.Rows, []render.Cell{plain(in.Model), plain(in.Version), plain(in.CWD), plain(in.PermissionMode), plain(in.SessionID),
-			plain(strings.Join(in.Tools, " ")), plain(strings.Join(in.MCPServers, " "))})
+		rows.Add(in.Model, in.Version, in.CWD, in.PermissionMode, in.SessionID, in.APIKeySource, in.OutputStyle,
+			in.Tools, in.Agents, in.Skills, in.MCPServers, in.SlashCommands)
 	}
 	blocks = append(blocks, render.Block{Only: render.Markdown, Table: table})
-	return &render.Report{Title: "Init", Blocks: blocks, Rows: rows, Data: inits}
+	return &render.Report{Title: "Init", Blocks: blocks, Rows: rows}
 }
+
+// initColumns are an init row's: what CSV, NDJSON and JSON write (lists
+// are JSON arrays; CSV joins them with spaces).
+var initColumns = []string{"model", "claude_code_version", "cwd", "permission_mode", "session_id", "api_key_source", "output_style",
+	"tools", "agents", "skills", "mcp_servers", "slash_commands"}

@@ -78,22 +78,35 @@ func TestBuiltinRegistry(t *testing.T) {
 func TestReportsInEveryFormat(t *testing.T) {
 	for _, name := range []string{"types", "usage", "subagents", "init"} {
 		p, _ := Builtin().Lookup(name)
+		csvOut, _, _ := runPreset(t, p, render.CSV, "05-subagents-async.jsonl")
+		rows, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
+		require.NoError(t, err)
+		require.GreaterOrEqual(t, len(rows), 2, "%s: header and rows", name)
+		header := rows[0]
+		assert.NotEqual(t, render.CSVHeader, header, "%s: a report has its own header", name)
+		if p.Dot != "" {
+			assert.Equal(t, "a row: {"+strings.Join(header, ", ")+"}", p.Dot, "%s: --where sees the row (its Dot is made from the columns)", name)
+		}
 		for _, f := range render.Formats {
 			got, errs, st := runPreset(t, p, f, "05-subagents-async.jsonl")
 			assert.Equal(t, OK, st, "%s %s", name, f)
 			assert.Empty(t, errs)
 			switch f {
 			case render.NDJSON:
-				assert.Equal(t, 1, strings.Count(got, "\n"), "%s: one line", name)
-				assert.True(t, json.Valid([]byte(got)), name)
+				lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+				assert.Len(t, lines, len(rows)-1, "%s: a row per line", name)
+				for _, l := range lines {
+					assert.Equal(t, header, objectKeys(t, []byte(l)), "%s: the keys are the CSV header, in order", name)
+				}
 			case render.JSON:
-				assert.True(t, json.Valid([]byte(got)), name)
+				var arr []json.RawMessage
+				require.NoError(t, json.Unmarshal([]byte(got), &arr), name)
+				assert.Len(t, arr, len(rows)-1, "%s: an array of the rows", name)
+				for _, o := range arr {
+					assert.Equal(t, header, objectKeys(t, o), "%s: the keys are the CSV header, in order", name)
+				}
 				assert.Greater(t, strings.Count(got, "\n"), 1, "%s: pretty", name)
 			case render.CSV:
-				rows, err := csv.NewReader(strings.NewReader(got)).ReadAll()
-				require.NoError(t, err)
-				assert.GreaterOrEqual(t, len(rows), 2, "%s: header and rows", name)
-				assert.NotEqual(t, render.CSVHeader, rows[0], "%s: a report has its own header", name)
 			case render.Markdown:
 				assert.Regexp(t, `\n## \w`, got, name)
 				assert.Contains(t, got, "|---", name)
@@ -164,4 +177,22 @@ func TestTreeOrder(t *testing.T) {
 			assert.Equal(t, c.want, ids(treeOrder(c.in)))
 		})
 	}
+}
+
+// objectKeys are a JSON object's keys, in order.
+func objectKeys(t *testing.T, b []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	tok, err := dec.Token()
+	require.NoError(t, err)
+	require.Equal(t, json.Delim('{'), tok, "%s", b)
+	var keys []string
+	for dec.More() {
+		k, err := dec.Token()
+		require.NoError(t, err)
+		keys = append(keys, k.(string))
+		var skip json.RawMessage
+		require.NoError(t, dec.Decode(&skip))
+	}
+	return keys
 }

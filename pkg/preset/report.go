@@ -3,6 +3,7 @@ package preset
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
@@ -26,6 +27,10 @@ func startReport(c *Config, tr *stream.Tracker, r reportRun) (Run, error) {
 	r.base = b
 	return &r, nil
 }
+
+// rowDot is what --where's . is for a report of these columns (the
+// preset's Dot): a row, as JSON writes it.
+func rowDot(columns []string) string { return "a row: {" + strings.Join(columns, ", ") + "}" }
 
 // agentNeeds is a report preset's needs, n, unless --agent names a
 // subagent: whose each event, call or row is then takes the subagent tree.

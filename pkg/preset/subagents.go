@@ -1,7 +1,6 @@
 package preset
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/ccfilter/ccfilter/pkg/render"
@@ -12,7 +11,7 @@ import (
 var subagents = Preset{
 	Name: "subagents", DefaultAgent: "all",
 	Summary: "the subagent tree: description, type, status, tokens, tool uses, duration, report",
-	Dot:     "a subagent row: {tool_use_id, parent_tool_use_id, depth, agent_id, description, type, status, background, tokens, tool_uses, duration_ms, report}",
+	Dot:     rowDot(subagentColumns),
 	Example: "ccfilter subagents run.jsonl",
 	Needs:   fixed(stream.Needs{NoResultSizes: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
@@ -55,28 +54,35 @@ func agentSubagents(b *base, subs []*stream.Subagent) []*stream.Subagent {
 }
 
 func subagentsReport(b *base) (*render.Report, error) {
-	subs, err := whereRows(b, agentSubagents(b, b.tr.Subagents()), subagentObject)
+	subs, rows, err := rowsWhere(b, agentSubagents(b, b.tr.Subagents()), subagentColumns, subagentRow)
 	if err != nil {
 		return nil, err
 	}
 	cols := columns([]string{"Subagent", "Type", "Description", "Status", "Background", "Tool calls", "Tokens", "Duration"}, 5, 6, 7)
 	cols[4].Short = "bg"
 	table := &render.Table{Columns: cols}
-	rows := render.Table{Columns: columns([]string{"tool_use_id", "parent_tool_use_id", "depth", "agent_id", "type", "description", "background", "status", "tool_calls", "total_tokens", "tool_uses", "duration_ms", "start_line", "end_line"})}
-	data := make([]subagentJSON, 0, len(subs))
-	// People read the table as the tree (treeOrder); CSV and JSON keep
-	// the order the subagents started in, with parent and depth.
+	// People read the table as the tree (treeOrder); the rows keep the
+	// order the subagents started in, with parent and depth.
 	for _, a := range treeOrder(subs) {
 		table.Rows = append(table.Rows, []render.Cell{code(treeIndent(a.Depth) + a.Label()), plain(a.Type), prose(a.Description), plain(a.Status), plain(yesNo(a.Background)),
 			num(int64(a.ToolCalls)), num(a.Usage.TotalTokens), plain(render.Millis(a.Usage.DurationMs))})
 	}
-	for _, a := range subs {
-		rows.Rows = append(rows.Rows, []render.Cell{plain(a.ToolUseID), plain(a.Parent), num(int64(a.Depth)), plain(a.AgentID), plain(a.Type), plain(a.Description), plain(strconv.FormatBool(a.Background)), plain(a.Status),
-			num(int64(a.ToolCalls)), num(a.Usage.TotalTokens), num(a.Usage.ToolUses), num(a.Usage.DurationMs), num(a.StartLine), num(a.EndLine)})
-		data = append(data, subagentJSON{a.ToolUseID, a.Parent, a.Depth, a.AgentID, a.Type, a.Description, a.Background,
-			a.Status, a.ToolCalls, a.Usage, a.Tokens, a.Report, a.StartLine, a.EndLine, a.Start, a.End})
-	}
-	return &render.Report{Title: "Subagents", Blocks: []render.Block{{Table: table}}, Rows: rows, Data: data}, nil
+	return &render.Report{Title: "Subagents", Blocks: []render.Block{{Table: table}}, Rows: rows}, nil
+}
+
+// subagentColumns are a subagent row's: what CSV, NDJSON, JSON and --where
+// see. total_tokens, tool_uses and duration_ms are what the subagent's end
+// reports; the four token counts are its own model calls' in the stream
+// (each call once).
+var subagentColumns = []string{"tool_use_id", "parent_tool_use_id", "depth", "agent_id", "type", "description", "background", "status",
+	"tool_calls", "total_tokens", "tool_uses", "duration_ms", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+	"report", "start_line", "end_line", "start", "end"}
+
+// subagentRow is a subagent's values, one per subagentColumns.
+func subagentRow(a *stream.Subagent) []any {
+	return []any{a.ToolUseID, a.Parent, a.Depth, a.AgentID, a.Type, a.Description, a.Background, a.Status,
+		a.ToolCalls, a.Usage.TotalTokens, a.Usage.ToolUses, a.Usage.DurationMs, a.Tokens.InputTokens, a.Tokens.OutputTokens,
+		a.Tokens.CacheCreationInputTokens, a.Tokens.CacheReadInputTokens, a.Report, a.StartLine, a.EndLine, a.Start, a.End}
 }
 
 // treeOrder puts each subagent's subagents right after it (depth first,
@@ -129,33 +135,4 @@ func treeIndent(depth int) string {
 		return ""
 	}
 	return strings.Repeat("  ", depth-1)
-}
-
-// subagentObject is a subagent row for --where (the preset's Dot).
-func subagentObject(sa *stream.Subagent) map[string]any {
-	return map[string]any{
-		"tool_use_id": sa.ToolUseID, "parent_tool_use_id": sa.Parent, "depth": sa.Depth, "agent_id": sa.AgentID, "description": sa.Description, "type": sa.Type,
-		"status": sa.Status, "background": sa.Background, "tokens": int(sa.Usage.TotalTokens),
-		"tool_uses": int(sa.Usage.ToolUses), "duration_ms": int(sa.Usage.DurationMs), "report": sa.Report,
-	}
-}
-
-// subagentJSON is a subagent as NDJSON and JSON write it.
-type subagentJSON struct {
-	ToolUseID   string           `json:"tool_use_id"`
-	Parent      string           `json:"parent_tool_use_id"` // "" for the main agent's subagents
-	Depth       int              `json:"depth"`              // 1 for the main agent's subagents
-	AgentID     string           `json:"agent_id"`
-	Type        string           `json:"type"`
-	Description string           `json:"description"`
-	Background  bool             `json:"background"`
-	Status      string           `json:"status"`
-	ToolCalls   int              `json:"tool_calls"`
-	Usage       stream.TaskUsage `json:"usage"`
-	Tokens      stream.Usage     `json:"tokens"`
-	Report      string           `json:"report"`
-	StartLine   int64            `json:"start_line"`
-	EndLine     int64            `json:"end_line"`
-	Start       string           `json:"start"`
-	End         string           `json:"end"`
 }

@@ -13,8 +13,8 @@ import (
 var tools = Preset{
 	Name: "tools", DefaultAgent: "all",
 	Summary: "every tool call with its result: tool, target, ok or error, duration, agent",
-	Dot:     "a tool call object: {id, name, input, agent, subagent_type, is_error, result_bytes, duration_ms, line, done}",
-	Example: "ccfilter tools --where '.name == \"Bash\"' run.jsonl",
+	Dot:     rowDot(render.CSVHeader),
+	Example: "ccfilter tools --where '.tool == \"Bash\"' run.jsonl",
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		b, err := newBase(c, tr, true, true)
 		if err != nil {
@@ -61,20 +61,25 @@ func (r *toolsRun) Finish() (Status, error) {
 	return r.status(), nil
 }
 
-// callObject is the tool-call view for --where (the preset's Dot).
+// callObject is a tool call as --where sees it (the preset's Dot): the
+// row CSV, NDJSON and JSON write (render.CSVHeader), its input as JSON;
+// is_error, result_bytes and duration_ms null while it has no result.
 func callObject(c *stream.ToolCall) map[string]any {
 	// The input was validated with its line; an absent one decodes as null.
 	input := jsonx.Value(c.Input).Decode()
 	m := map[string]any{
-		"id": c.ID, "name": c.Name, "input": input, "agent": c.AgentLabel(),
-		"is_error": c.IsError, "result_bytes": c.ResultBytes, "line": int(c.Line), "done": c.Done,
-		"subagent_type": nil, "duration_ms": nil,
+		"line": int(c.Line), "timestamp": c.Timestamp, "agent": c.AgentLabel(), "subagent_type": "",
+		"tool_use_id": c.ID, "tool": c.Name, "summary": render.ToolTarget(c.Name, c.Input), "input": input,
+		"is_error": nil, "result_bytes": nil, "duration_ms": nil,
 	}
 	if c.Agent != nil {
 		m["subagent_type"] = c.Agent.Type
 	}
-	if c.HasDuration {
-		m["duration_ms"] = int(c.Duration.Milliseconds())
+	if c.Done {
+		m["is_error"], m["result_bytes"] = c.IsError, c.ResultBytes
+		if c.HasDuration {
+			m["duration_ms"] = int(c.Duration.Milliseconds())
+		}
 	}
 	return m
 }

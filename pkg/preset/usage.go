@@ -3,7 +3,6 @@ package preset
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
@@ -87,7 +86,7 @@ func usageReport(b *base) (*render.Report, error) {
 		return []render.Cell{num(u.InputTokens), out, num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens)}
 	}
 	byModel := &render.Table{Columns: columns([]string{"Model", "Side", "Calls", "Input", "Output", "Cache write", "Cache read"}, 2, 3, 4, 5, 6)}
-	rows := render.Table{Columns: columns([]string{"model", "side", "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cost_usd", "output_exact"})}
+	rows := render.NewRowSet(usageColumns...)
 	for _, m := range d.ByModel {
 		side := "main"
 		if m.Subagent {
@@ -95,17 +94,29 @@ func usageReport(b *base) (*render.Report, error) {
 		}
 		exact := m.PlaceholderCalls == 0
 		byModel.Rows = append(byModel.Rows, append([]render.Cell{plain(m.Model), plain(side), num(int64(m.Calls))}, tokens(m.Usage, exact)...))
-		rows.Rows = append(rows.Rows, append(append([]render.Cell{plain(m.Model), plain(side), num(int64(m.Calls))}, tokens(m.Usage, true)...), num0(""), plain(strconv.FormatBool(exact))))
+		rows.Add(usageRow(m.Model, side, m.Calls, m.Usage, nil, exact)...)
 	}
 	totalExact := d.PlaceholderCalls == 0 || d.OutputFrom == "result"
 	byModel.Rows = append(byModel.Rows, append([]render.Cell{strong("total"), plain(""), num(int64(d.Calls))}, tokens(d.Total, totalExact)...))
-	cost := ""
+	var cost any // null when there is none, or none that fits a float64 (text shows it as written)
 	if d.HaveCost {
-		cost = strconv.FormatFloat(d.CostUSD, 'f', -1, 64)
-	} else {
-		cost = d.CostWritten
+		cost = d.CostUSD
 	}
-	rows.Rows = append(rows.Rows, append(append([]render.Cell{plain(""), plain("total"), num(int64(d.Calls))}, tokens(d.Total, true)...), num0(cost), plain(strconv.FormatBool(totalExact))))
+	rows.Add(usageRow("", "total", d.Calls, d.Total, cost, totalExact)...)
+	// The result's own totals (exact, cumulative), a row per model: the
+	// models that answered ("result") and the helper models ("helper").
+	helper := map[string]bool{}
+	for _, h := range d.Helper {
+		helper[h.Model] = true
+	}
+	for _, mu := range d.ModelCosts {
+		side := "result"
+		if helper[mu.Model] {
+			side = "helper"
+		}
+		rows.Add(usageRow(mu.Model, side, nil, stream.Usage{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
+			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}, mu.CostUSD, true)...)
+	}
 
 	blocks := []render.Block{{Only: render.Text, Line: "usage: " + head}, {Table: byModel}}
 	if note := placeholderNote(d, agentNote != ""); note != "" {
@@ -132,11 +143,22 @@ func usageReport(b *base) (*render.Report, error) {
 		}
 		blocks = append(blocks, render.Block{Only: render.Markdown, Line: s})
 	}
-	return &render.Report{Title: "Usage", Blocks: blocks, Rows: rows, Data: d}, nil
+	return &render.Report{Title: "Usage", Blocks: blocks, Rows: rows}, nil
 }
 
-// num0 is a figure given as text (empty when unknown).
-func num0(s string) render.Cell { return render.Cell{Text: s, Style: render.Number} }
+// usageColumns are a usage row's: what CSV, NDJSON and JSON write. side is
+// main or subagent (the stream's model calls, each once, by model), total
+// (their sum; its output the result's when the calls' are placeholders;
+// cost_usd the run's total_cost_usd), result (the last result's own
+// modelUsage of a model that answered, exact; calls unknown) or helper (a
+// model that answered no assistant message). output_exact: the output is
+// the calls' final count, not the stream's placeholder.
+var usageColumns = []string{"model", "side", "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cost_usd", "output_exact"}
+
+// usageRow is one row of usageColumns; calls and cost may be nil (null).
+func usageRow(model, side string, calls any, u stream.Usage, cost any, exact bool) []any {
+	return []any{model, side, calls, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, cost, exact}
+}
 
 // reportedNote introduces the last result's own per-model totals under the
 // usage table.

@@ -179,17 +179,18 @@ func (r *csvRenderer) Value(v any) error {
 
 func (r *csvRenderer) Summary(rep *Report) error {
 	r.other = true
-	for i, row := range rep.Rows.lines(CSV) {
-		switch {
-		case r.o.Run == "":
-		case i == 0 && r.o.Continued:
-			continue // the CSV of several runs has one header
-		case i == 0:
-			row = append([]string{"source"}, row...)
-		default:
-			row = append([]string{cell(r.o.Run)}, row...)
-		}
-		r.write(row)
+	if rep.Rows == nil {
+		return r.err
+	}
+	head := rep.Rows.Columns
+	if r.o.Run != "" {
+		head = append([]string{"source"}, head...)
+	}
+	if !r.o.Continued {
+		r.write(head) // the CSV of several runs has one header
+	}
+	for i := range rep.Rows.Rows {
+		r.write(rep.Rows.Row(i).withSource(r.o.Run).cells())
 	}
 	return r.err
 }

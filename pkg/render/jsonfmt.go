@@ -133,8 +133,19 @@ func (r *jsonRenderer) Value(v any) error {
 	return r.err
 }
 
+// Summary writes a report's rows as one document: an array of objects.
 func (r *jsonRenderer) Summary(rep *Report) error {
-	b, err := marshal(rep.Data, r.o.Indent, r.o.Compact)
+	if rep.Rows == nil {
+		return r.err
+	}
+	set := rep.Rows
+	if r.o.Run != "" {
+		set = &RowSet{Columns: append([]string{"source"}, set.Columns...)}
+		for _, row := range rep.Rows.Rows {
+			set.Rows = append(set.Rows, append([]any{r.o.Run}, row...))
+		}
+	}
+	b, err := marshal(set, r.o.Indent, r.o.Compact)
 	if err != nil {
 		return err
 	}

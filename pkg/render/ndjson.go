@@ -69,13 +69,19 @@ func (r *ndjsonRenderer) Value(v any) error {
 	return r.err
 }
 
+// Summary writes a report's rows, an object per line.
 func (r *ndjsonRenderer) Summary(rep *Report) error {
-	b, err := marshal(rep.Data, "", true)
-	if err != nil {
-		return err
+	if rep.Rows == nil {
+		return r.err
 	}
-	r.bytes(b)
-	r.byte('\n')
+	for i := range rep.Rows.Rows {
+		b, err := marshal(rep.Rows.Row(i).withSource(r.o.Run), "", true)
+		if err != nil {
+			return err
+		}
+		r.bytes(b)
+		r.byte('\n')
+	}
 	return r.err
 }
 

@@ -312,18 +312,16 @@ func sampleReport() *Report {
 			{Only: Markdown, Line: "Cost: $1.5000"},
 			{Only: Text, Entry: &Entry{Title: "model \x1b[31m", Details: []string{"session s1", "2 tools: Bash Read"}}},
 		},
-		Rows: Table{
-			Columns: []Column{{Name: "name"}, {Name: "count"}},
-			Rows:    [][]Cell{{{Text: "=alpha"}, {Text: "-12", Style: Number}}, {{Text: "beta, gamma"}, {Text: "3", Style: Number}}},
-		},
-		Data: map[string]any{"rows": 2},
+		Rows: &RowSet{Columns: []string{"name", "count", "tags"},
+			Rows: [][]any{{"=alpha", int64(-12), []string{"x", "y"}}, {"beta, gamma", 3, nil}}},
 	}
 }
 
 // TestReportInEveryFormat proves how each format renders a Report: text
 // and markdown its blocks (each style, the format-only blocks, cut prose),
-// CSV its own rows (formulas guarded, numbers as they are), NDJSON and JSON
-// its data.
+// CSV, NDJSON and JSON its rows, one set of columns: CSV (formulas
+// guarded, numbers as they are, lists joined), NDJSON an object a line,
+// JSON an array of the objects.
 func TestReportInEveryFormat(t *testing.T) {
 	want := map[Format]string{
 		Text: "sample: 2 rows\n" +
@@ -338,9 +336,9 @@ func TestReportInEveryFormat(t *testing.T) {
 			"| =alpha\\|\\*b\\* | ``x`y`` | 12 | **no** | a description long enough to be cut in text at forty column… |\n" +
 			"| beta |  | 3 | yes | short |\n\n" +
 			"Cost: \\$1.5000\n\n",
-		CSV:    "name,count\n'=alpha,-12\n\"beta, gamma\",3\n",
-		NDJSON: "{\"rows\":2}\n",
-		JSON:   "{\n  \"rows\": 2\n}\n",
+		CSV:    "name,count,tags\n'=alpha,-12,x y\n\"beta, gamma\",3,\n",
+		NDJSON: "{\"name\":\"=alpha\",\"count\":-12,\"tags\":[\"x\",\"y\"]}\n{\"name\":\"beta, gamma\",\"count\":3,\"tags\":null}\n",
+		JSON:   "[\n  {\n    \"name\": \"=alpha\",\n    \"count\": -12,\n    \"tags\": [\n      \"x\",\n      \"y\"\n    ]\n  },\n  {\n    \"name\": \"beta, gamma\",\n    \"count\": 3,\n    \"tags\": null\n  }\n]\n",
 	}
 	for _, f := range Formats {
 		t.Run(string(f), func(t *testing.T) {

@@ -8,18 +8,16 @@ import (
 
 // Report is the end-of-stream output of a summary preset (usage, types,
 // ...), in one typed shape that each format renders its own way: text and
-// markdown show its Blocks (laid out by the same table code), CSV writes
-// its Rows, NDJSON and JSON write its Data. A preset builds a Report; no
-// renderer knows which preset made it.
+// markdown show its Blocks (laid out by the same table code); CSV, NDJSON
+// and JSON write its Rows, one set of columns for all three (RowSet). A
+// preset builds a Report; no renderer knows which preset made it.
 type Report struct {
 	// Title heads the report in markdown ("Usage").
 	Title string
 	// Blocks are what text and markdown show, in order.
 	Blocks []Block
-	// Rows is the CSV: a header of its column names, a record per row.
-	Rows Table
-	// Data is the value NDJSON and JSON write (marshalled as JSON).
-	Data any
+	// Rows are what CSV, NDJSON and JSON write.
+	Rows *RowSet
 	// Trouble, when set, makes the report one line of trouble in the
 	// run's flow rather than a report of its own: text prints it as a
 	// failure line, markdown as an error callout, with no heading and the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 )
 
 // Row is one row of a table whose rows stream as they come (the errors
@@ -63,9 +64,77 @@ func (r *Row) cells() []string {
 			out[i] = strconv.Itoa(v)
 		case bool:
 			out[i] = strconv.FormatBool(v)
+		case float64:
+			out[i] = strconv.FormatFloat(v, 'f', -1, 64)
+		case json.Number:
+			out[i] = string(v)
+		case []string:
+			out[i] = cell(strings.Join(v, " "))
 		}
 	}
 	return out
+}
+
+// RowSet is a report's rows for machines, each column declared once by
+// its name: CSV writes the names as its header and a record per row;
+// NDJSON an object per row, a line each; JSON one array of the objects;
+// --where sees each row as that object (Object). So the CSV header, the
+// JSON keys and what --where sees are one list. Text and markdown show
+// the report's Blocks instead, laid out for people.
+type RowSet struct {
+	Columns []string
+	// Rows hold a value per column: a string, an int64, an int, a float64,
+	// a bool, a []string (a JSON array; CSV joins it with spaces) or nil
+	// (null; an empty CSV cell).
+	Rows [][]any
+}
+
+// NewRowSet returns an empty set of rows with these columns.
+func NewRowSet(columns ...string) *RowSet { return &RowSet{Columns: columns, Rows: [][]any{}} }
+
+// Add appends a row of values, one per column.
+func (s *RowSet) Add(values ...any) { s.Rows = append(s.Rows, values) }
+
+// Row returns row i as a Row.
+func (s *RowSet) Row(i int) *Row { return &Row{Columns: s.Columns, Values: s.Rows[i]} }
+
+// Object returns row i as --where sees it: an object of the columns' JSON
+// values.
+func (s *RowSet) Object(i int) map[string]any {
+	m := make(map[string]any, len(s.Columns))
+	for j, c := range s.Columns {
+		switch v := s.Rows[i][j].(type) {
+		case int64:
+			m[c] = int(v)
+		case []string:
+			a := make([]any, len(v))
+			for k, x := range v {
+				a[k] = x
+			}
+			m[c] = a
+		default:
+			m[c] = v
+		}
+	}
+	return m
+}
+
+// MarshalJSON writes the rows as a JSON array of objects ([] when none).
+func (s *RowSet) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i := range s.Rows {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		o, err := s.Row(i).MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		b.Write(o)
+	}
+	b.WriteByte(']')
+	return b.Bytes(), nil
 }
 
 // errNoRows: text and markdown lay out events, not rows.
