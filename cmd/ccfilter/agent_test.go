@@ -118,3 +118,20 @@ func TestAgentIsNeverIgnored(t *testing.T) {
 	r = runIn(t, []string{"types", "-F", "csv", "--agent", "sub", path}, "")
 	assert.Equal(t, "type,subtype,count,known\nassistant,,5,true\nuser,,2,true\n", r.Stdout)
 }
+
+// TestWhereSeesTheRow proves --where sees each row as the object JSON
+// writes, keyed by the CSV header (issue 27 item 2): for every preset
+// whose rows --where narrows, every row passes `keys == ($header|sort)`.
+func TestWhereSeesTheRow(t *testing.T) {
+	path := "../../testdata/events/05-subagents-async.jsonl"
+	for _, name := range []string{"tools", "types", "subagents"} {
+		r := runIn(t, []string{name, "-F", "csv", path}, "")
+		require.Equal(t, 0, r.Code, r.Stderr)
+		lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+		header, err := json.Marshal(strings.Split(lines[0], ","))
+		require.NoError(t, err)
+		w := runIn(t, []string{name, "-F", "csv", "--argjson", "h", string(header), "--where", "keys == ($h | sort)", path}, "")
+		require.Equal(t, 0, w.Code, w.Stderr)
+		assert.Equal(t, r.Stdout, w.Stdout, "%s: every row's keys are the header", name)
+	}
+}
