@@ -101,3 +101,13 @@ func worse(a, b int) int {
 func isBrokenPipe(err error) bool {
 	return errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe)
 }
+
+// say writes one of the command's own lines to stderr, "ccfilter: msg",
+// with exactly one newline: the one shape of every message, the command's
+// here and the presets' through preset.Warn (to the writer the command
+// gives them).
+func say(stderr io.Writer, msg string) {
+	if msg = strings.TrimRight(msg, "\n"); msg != "" {
+		fmt.Fprintf(stderr, "ccfilter: %s\n", msg)
+	}
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/preset"
@@ -93,7 +92,7 @@ func runWith(o *options, args []string, stdin io.Reader, stdout, stderr io.Write
 	o.stdin, o.stdout, o.stderr, o.environ = stdin, stdout, stderr, environ
 	rest, vars, err := extractVars(args)
 	if err != nil {
-		preset.Warn(stderr, err.Error())
+		say(stderr, err.Error())
 		fmt.Fprintln(stderr, "Try 'ccfilter --help' for more information.")
 		return exitUsage
 	}
@@ -116,17 +115,17 @@ func runWith(o *options, args []string, stdin io.Reader, stdout, stderr io.Write
 	var ee *exitError
 	switch {
 	case errors.As(err, &ee):
-		preset.Warn(stderr, ee.msg)
+		say(stderr, ee.msg)
 		return ee.code
 	case errors.As(err, &fe):
-		preset.Warn(stderr, fe.Error())
+		say(stderr, fe.Error())
 		fmt.Fprintln(stderr, "Try 'ccfilter --help' for more information.")
 		return exitUsage
 	case isBrokenPipe(err):
 		return exitOK
 	default:
 		// cobra's own errors (unknown command, bad flag) are usage errors.
-		preset.Warn(stderr, err.Error())
+		say(stderr, err.Error())
 		fmt.Fprintln(stderr, "Try 'ccfilter --help' for more information.")
 		return exitUsage
 	}
@@ -156,11 +155,11 @@ func extractVars(args []string) ([]string, []filter.Var, error) {
 			vars = append(vars, filter.Var{Name: name, Value: val})
 			continue
 		}
-		if err := jsonx.Validate([]byte(val)); err != nil {
-			return nil, nil, fmt.Errorf("--argjson %s: invalid JSON: %v", name, err)
+		v, err := filter.JSONVar(name, val)
+		if err != nil {
+			return nil, nil, err
 		}
-		// The same tree builder as for events: the number types gojq expects.
-		vars = append(vars, filter.Var{Name: name, Value: jsonx.Parse([]byte(val)).Decode()})
+		vars = append(vars, v)
 	}
 	return rest, vars, nil
 }

@@ -161,7 +161,7 @@ func (o *options) run(ctx context.Context) (int, error) {
 	o.multiRun = len(files) > 1
 	for _, name := range files {
 		if name.err != nil {
-			preset.Warn(o.stderr, name.err.Error())
+			say(o.stderr, name.err.Error())
 			code = worse(code, exitInput)
 			continue
 		}
@@ -172,7 +172,7 @@ func (o *options) run(ctx context.Context) (int, error) {
 			}
 			var ee *exitError
 			if errors.As(err, &ee) && ee.code == exitInput {
-				preset.Warn(o.stderr, ee.msg)
+				say(o.stderr, ee.msg)
 				code = worse(code, exitInput)
 				continue
 			}
@@ -206,7 +206,7 @@ var (
 func (o *options) sessionPath(name string) string {
 	path, err := o.findSession(name, sessionID)
 	if err != nil && !errors.Is(err, errNoSession) {
-		preset.Warn(o.stderr, "warning: "+err.Error())
+		say(o.stderr, "warning: "+err.Error())
 	}
 	return path
 }
@@ -250,7 +250,7 @@ func (o *options) sessionFiles(names []string) []inputFile {
 		}
 		files, skipped, err := input.SessionFiles(name)
 		for _, s := range skipped {
-			preset.Warn(o.stderr, "warning: "+s.Error())
+			say(o.stderr, "warning: "+s.Error())
 		}
 		if err != nil {
 			out = append(out, inputFile{err: fmt.Errorf("%s: %w", name, err)})
@@ -320,7 +320,7 @@ func (o *options) openInput(name string) (*input.Input, func(), error) {
 		if o.stdinTerminal(r) {
 			// Nothing is piped in: say what ccfilter waits for, rather
 			// than sit silently on the keyboard.
-			preset.Warn(o.stderr, "reading a stream-json stream from stdin (a terminal): pipe claude -p ... --output-format stream-json --verbose into ccfilter, or name a file; Ctrl-D ends the input, Ctrl-C quits")
+			say(o.stderr, "reading a stream-json stream from stdin (a terminal): pipe claude -p ... --output-format stream-json --verbose into ccfilter, or name a file; Ctrl-D ends the input, Ctrl-C quits")
 		}
 	} else {
 		f, err := os.Open(name)
@@ -436,8 +436,9 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	// An expression is jq over JSON lines, any JSON: only a preset, which
 	// reads Claude Code events, diagnoses an input that holds none.
 	diagnose := p.expr == nil
+	var d diagnosis
 	if diagnose && in.Empty() {
-		o.diagnose(cfg, preset.EmptyInput)
+		o.diagnose(&d, cfg.Source, preset.EmptyInput)
 	}
 	needs := p.preset.NeedsOf(cfg)
 	if o.needs != nil {
@@ -460,13 +461,9 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: run.Prepare})
 	defer dec.Close()
 	// How many times the longest line is in memory at once, beyond what
-	// the base limit leaves room for: once (the decoder keeps the longest
-	// line's buffer for the next long line), twice for an expression that
-	// reads whole trees (a line and its tree).
-	perLine := 1
-	if p.expr != nil && p.expr.Paths() == nil {
-		perLine = 2
-	}
+	// the base limit leaves room for (the preset says: an expression that
+	// reads whole trees holds a line and its tree).
+	perLine := max(1, p.preset.LinesHeld)
 	lead := &leading{stderr: o.stderr}
 	for {
 		if !dec.Buffered() || o.LineBuffered {
@@ -491,7 +488,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 				return exitInput, errorf(exitInput, "%v", err)
 			}
 			if lead.hold(err) {
-				return o.notJSON(cfg, run, lead.held)
+				return o.notJSON(&d, cfg.Source, run, lead.held)
 			}
 			continue
 		}
@@ -508,15 +505,15 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		}
 	}
 	memory.end()
-	o.diagnoseEnd(cfg, tr, lead, diagnose)
-	st, err := run.Finish()
+	o.diagnoseEnd(&d, cfg.Source, tr, lead, diagnose)
+	st, err := run.Finish(preset.End{Diagnosis: d.what})
 	code = exitCodeOf[st]
 	switch {
-	case cfg.Diagnosis == preset.EmptyInput && diagnose:
+	case d.what == preset.EmptyInput && diagnose:
 		// Nothing to show and no result, for every preset: a script
 		// learns it from the code, not only from stderr.
 		code = worse(code, exitNoResult)
-	case cfg.Diagnosis != "" && cfg.Diagnosis != preset.EmptyInput:
+	case d.what != "" && d.what != preset.EmptyInput:
 		code = worse(code, exitInput)
 	}
 	return code, stopped(err)
@@ -539,7 +536,7 @@ type leading struct {
 // reports whether notJSONLines are held.
 func (l *leading) hold(err error) bool {
 	if l.read || !errors.As(err, new(*stream.SyntaxError)) {
-		preset.Warn(l.stderr, "warning: "+err.Error())
+		say(l.stderr, "warning: "+err.Error())
 		return false
 	}
 	l.held = append(l.held, err)
@@ -553,7 +550,7 @@ func (l *leading) event() {
 	}
 	l.read = true
 	for _, e := range l.held {
-		preset.Warn(l.stderr, "warning: "+e.Error())
+		say(l.stderr, "warning: "+e.Error())
 	}
 	l.held = nil
 }
@@ -561,20 +558,20 @@ func (l *leading) event() {
 // diagnoseEnd diagnoses, at the end of the input, one whose only lines
 // were malformed (fewer than notJSONLines), or, for a preset, JSON lines
 // of no type ccfilter knows.
-func (o *options) diagnoseEnd(cfg *preset.Config, tr *stream.Tracker, lead *leading, preset_ bool) {
+func (o *options) diagnoseEnd(d *diagnosis, source string, tr *stream.Tracker, lead *leading, preset_ bool) {
 	switch {
 	case len(lead.held) > 0:
-		o.diagnose(cfg, notJSONDiagnosis(lead.held))
-	case preset_ && cfg.Diagnosis == "" && knowsNoType(tr):
-		o.diagnose(cfg, preset.NotAStream)
+		o.diagnose(d, source, notJSONDiagnosis(lead.held))
+	case preset_ && d.what == "" && knowsNoType(tr):
+		o.diagnose(d, source, preset.NotAStream)
 	}
 }
 
 // notJSON diagnoses an input whose first lines are not JSON (a log, a
 // binary file): once, with the first line's error, exit 5.
-func (o *options) notJSON(cfg *preset.Config, run preset.Run, held []error) (int, error) {
-	o.diagnose(cfg, notJSONDiagnosis(held))
-	run.Finish()
+func (o *options) notJSON(d *diagnosis, source string, run preset.Run, held []error) (int, error) {
+	o.diagnose(d, source, notJSONDiagnosis(held))
+	run.Finish(preset.End{Diagnosis: d.what})
 	return exitInput, nil
 }
 
@@ -588,11 +585,15 @@ func notJSONDiagnosis(held []error) string {
 	return fmt.Sprintf("not a Claude Code event stream: %s (line %d: %v)", what, se.Line, se.Err)
 }
 
+// diagnosis is what is wrong with one input as a whole ("" when
+// nothing is), which its run is told when it ends (preset.End).
+type diagnosis struct{ what string }
+
 // diagnose says on stderr, once, what is wrong with the input as a whole,
-// and tells the run (preset.Config.Diagnosis).
-func (o *options) diagnose(cfg *preset.Config, what string) {
-	cfg.Diagnosis = what
-	preset.Warn(o.stderr, cfg.Source+": "+what)
+// and keeps it for the run's end.
+func (o *options) diagnose(d *diagnosis, source, what string) {
+	d.what = what
+	say(o.stderr, source+": "+what)
 }
 
 // knowsNoType reports whether the input had events and none of a type

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
-	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/render"
 )
 
@@ -63,7 +62,7 @@ func (o *options) listSessions(dirs []string, f render.Format) error {
 	for _, p := range files {
 		s, err := input.ScanSession(p)
 		if err != nil {
-			preset.Warn(o.stderr, "warning: "+err.Error())
+			say(o.stderr, "warning: "+err.Error())
 			continue
 		}
 		list = append(list, s)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/itchyny/gojq"
 
+	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -17,6 +18,16 @@ import (
 type Var struct {
 	Name  string
 	Value any
+}
+
+// JSONVar is --argjson NAME JSON's variable: the JSON decoded by the same
+// tree builder as events' (the number types gojq expects), or why it is
+// not JSON.
+func JSONVar(name, text string) (Var, error) {
+	if err := jsonx.Validate([]byte(text)); err != nil {
+		return Var{}, fmt.Errorf("--argjson %s: invalid JSON: %v", name, err)
+	}
+	return Var{Name: name, Value: jsonx.Parse([]byte(text)).Decode()}, nil
 }
 
 // Expr is a compiled gojq expression run once per event, like jq over

@@ -67,11 +67,11 @@ func (r *errorRowsRun) Event(ctx context.Context, ev *stream.Event, done []*stre
 
 // Finish writes the missing result's row, and the header of a table that
 // has no row.
-func (r *errorRowsRun) Finish() (Status, error) {
+func (r *errorRowsRun) Finish(end End) (Status, error) {
 	if err := r.r.Render(render.Record{Rows: []*render.Row{{Columns: errorColumns}}}); err != nil {
 		return 0, err
 	}
-	return r.eventsRun.Finish()
+	return r.eventsRun.Finish(end)
 }
 
 // errorRow is one row of errorColumns.
@@ -163,13 +163,13 @@ func errorRows(ev *stream.Event, done []*stream.ToolCall, agent string) []*rende
 
 // noResultRecord writes, for a stream without a result, a record saying
 // so: a missing result is the first trouble a killed run shows.
-func noResultRecord(r *eventsRun) error {
+func noResultRecord(r *eventsRun, end End) error {
 	if r.tr.Outcome().Status != stream.NoResult {
 		return nil
 	}
 	msg := "the stream ended without a result event (the run was killed or cut off)"
-	if r.c.Diagnosis != "" {
-		msg = r.c.Diagnosis
+	if end.Diagnosis != "" {
+		msg = end.Diagnosis
 	}
 	switch r.c.Format {
 	case render.Text, render.Markdown:

@@ -15,7 +15,7 @@ type eventsRun struct {
 	// openCalls: Close lists the calls that never got a result.
 	openCalls bool
 	// finish, when set, writes what the preset adds at the end.
-	finish func(r *eventsRun) error
+	finish func(r *eventsRun, end End) error
 }
 
 // eventsNeeds is what a run that prints events needs. Written as their
@@ -67,9 +67,9 @@ func (r *eventsRun) Event(ctx context.Context, ev *stream.Event, done []*stream.
 	return r.r.Render(render.Record{Event: ev, Calls: done})
 }
 
-func (r *eventsRun) Finish() (Status, error) {
+func (r *eventsRun) Finish(end End) (Status, error) {
 	if r.finish != nil {
-		if err := r.finish(r); err != nil {
+		if err := r.finish(r, end); err != nil {
 			return 0, err
 		}
 	}

@@ -13,8 +13,12 @@ import (
 // is rendered as an event, any other as a value. It is not in the
 // registry: the command makes one for the expression it compiled.
 func Expression(x *filter.Expr) Preset {
+	held := 1
+	if x.Paths() == nil {
+		held = 2 // a line and the whole tree built from it
+	}
 	return Preset{
-		Name: "expression", DefaultAgent: "all",
+		Name: "expression", DefaultAgent: "all", LinesHeld: held,
 		Summary: "a jq expression run per event",
 		Dot:     "the event object",
 		// An output that is the event is rendered as one: the events
@@ -68,7 +72,7 @@ func (r *exprRun) Event(ctx context.Context, ev *stream.Event, done []*stream.To
 
 // Finish: with -e, the status follows jq's: no output, or a last output
 // false or null, is a failure.
-func (r *exprRun) Finish() (Status, error) {
+func (r *exprRun) Finish(end End) (Status, error) {
 	if err := r.r.Close(nil); err != nil {
 		return 0, err
 	}

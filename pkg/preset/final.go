@@ -39,11 +39,11 @@ func (r *finalRun) Event(context.Context, *stream.Event, []*stream.ToolCall) err
 
 func (r *finalRun) Flush() error { return r.w.Flush() }
 
-func (r *finalRun) Finish() (Status, error) {
+func (r *finalRun) Finish(end End) (Status, error) {
 	out := r.tr.Outcome()
 	switch out.Status {
 	case stream.NoResult:
-		if r.c.Diagnosis == "" {
+		if end.Diagnosis == "" {
 			Warn(r.c.Stderr, fmt.Sprintf("%s: no result: the stream ended without a result event (the run was killed or cut off)", r.c.Source))
 		}
 		return NoResult, r.w.Flush()

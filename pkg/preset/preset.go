@@ -45,6 +45,10 @@ type Preset struct {
 	// Needs says what a run in configuration c needs from the tracker:
 	// the less, the faster (nil: everything).
 	Needs func(c *Config) stream.Needs
+	// LinesHeld is how many times a run holds the longest line at once
+	// (0: once, the decoder's buffer): the command's memory limit makes
+	// room for that many.
+	LinesHeld int
 	// Glance: the preset's markdown report opens with the whole run in
 	// brief (render.Glance), which the command reads ahead where it can
 	// (a file, read twice; not a pipe).
@@ -102,11 +106,15 @@ type Config struct {
 	ExitStatus bool
 	// Strict stops the run at the first runtime error (ErrStopped).
 	Strict bool
-	// Diagnosis, when set by the command (before Start or before Finish),
-	// says what is wrong with the input as a whole (EmptyInput,
-	// NotAStream), which the command has said on stderr: a run adds no
-	// message of its own about the missing result, and a record of it
-	// says this.
+}
+
+// End is what the command knows of an input when it ends, which a run's
+// last output says.
+type End struct {
+	// Diagnosis, when set, says what is wrong with the input as a whole
+	// (EmptyInput, NotAStream, or that its lines are not JSON), which the
+	// command has said on stderr: a run adds no message of its own about
+	// the missing result, and a record of it says this.
 	Diagnosis string
 }
 
@@ -133,7 +141,7 @@ type Run interface {
 	// Flush makes what was written so far visible.
 	Flush() error
 	// Finish writes the end of the output and says how the run ended.
-	Finish() (Status, error)
+	Finish(end End) (Status, error)
 }
 
 // Status is how a run ended, as the exit code tells it.

@@ -38,7 +38,7 @@ func runPreset(t *testing.T, p Preset, f render.Format, capture string) (string,
 		require.NoError(t, err)
 		require.NoError(t, run.Event(context.Background(), ev, tr.Observe(ev)))
 	}
-	st, err := run.Finish()
+	st, err := run.Finish(End{})
 	require.NoError(t, err)
 	return out.String(), errs.String(), st
 }

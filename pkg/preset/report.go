@@ -76,7 +76,7 @@ func (r *reportRun) Event(_ context.Context, ev *stream.Event, _ []*stream.ToolC
 	return nil
 }
 
-func (r *reportRun) Finish() (Status, error) {
+func (r *reportRun) Finish(end End) (Status, error) {
 	rep, err := r.report(r.base)
 	if err != nil {
 		return 0, err

@@ -85,7 +85,7 @@ func (r *textRun) Event(ctx context.Context, ev *stream.Event, _ []*stream.ToolC
 
 func (r *textRun) Flush() error { return r.p.w.Flush() }
 
-func (r *textRun) Finish() (Status, error) {
+func (r *textRun) Finish(end End) (Status, error) {
 	if err := r.p.close(); err != nil {
 		return 0, err
 	}

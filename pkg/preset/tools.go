@@ -53,7 +53,7 @@ func (r *toolsRun) Event(ctx context.Context, ev *stream.Event, done []*stream.T
 	return r.r.Render(render.Record{Calls: keep})
 }
 
-func (r *toolsRun) Finish() (Status, error) {
+func (r *toolsRun) Finish(end End) (Status, error) {
 	if err := r.r.Close(r.openCalls()); err != nil {
 		return 0, err
 	}
