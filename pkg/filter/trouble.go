@@ -78,7 +78,13 @@ func Stopped(e *stream.Event) string {
 			return "refusal"
 		}
 	case stream.KindText, stream.KindThinking, stream.KindToolUse:
-		// Read in place (no view built): every text block passes here.
+		if !e.Has("sessionId") {
+			// The stream's assistant events are the message_start
+			// snapshot, stop_reason null: only a transcript's records
+			// (sessionId, not session_id) carry it. Not read, then:
+			// finding it walks past the whole content.
+			return ""
+		}
 		switch string(e.Get("message", "stop_reason")) {
 		case `"refusal"`:
 			return "refusal"

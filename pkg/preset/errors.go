@@ -2,6 +2,8 @@ package preset
 
 import (
 	"context"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"strconv"
 	"strings"
 
@@ -21,8 +23,10 @@ var errorsPreset = Preset{
 	Example: "ccfilter errors --format csv run.jsonl",
 	Needs: func(c *Config) stream.Needs {
 		if rowFormat(c) {
-			// A row names the failed call's tool: the calls are followed.
-			return agentNeeds(stream.Needs{NoResultSizes: true})(c)
+			// Rows need the outcome (the missing result) and whose each
+			// event is; the tool of a failed call the run notes itself
+			// (toolNames), so the tracker pairs no calls.
+			return agentNeeds(stream.Needs{Follow: stream.FollowOutcome, NoOwners: (c.Agent == "" || c.Agent == "all") && c.Where == nil})(c)
 		}
 		return eventsNeeds(c)
 	},
@@ -33,7 +37,7 @@ var errorsPreset = Preset{
 		}
 		r.finish = noResultRecord
 		if rowFormat(c) {
-			return &errorRowsRun{r}, nil
+			return &errorRowsRun{eventsRun: r, names: toolNames{byID: map[string]string{}}}, nil
 		}
 		return r, nil
 	},
@@ -50,9 +54,64 @@ func rowFormat(c *Config) bool {
 var errorColumns = []string{"line", "timestamp", "agent", "kind", "subtype", "tool", "tool_use_id", "status", "message"}
 
 // errorRowsRun writes the trouble as rows as it comes.
-type errorRowsRun struct{ *eventsRun }
+type errorRowsRun struct {
+	*eventsRun
+	names toolNames
+}
+
+// toolNames remembers the tool of the last maxToolCalls calls, by id: a
+// failed result's row names its tool without the tracker pairing calls.
+type toolNames struct {
+	byID  map[string]string
+	order []string
+	next  int
+}
+
+const maxToolCalls = 10_000
+
+func (n *toolNames) note(ev *stream.Event) {
+	// Read the first members only, in order, and stop there: the block's
+	// input, often a whole file, is never walked (Get would walk it).
+	var content jsonx.Value
+	jsonx.Value(ev.Get("message")).EachMember(func(k []byte, v jsonx.Value) bool {
+		if string(k) == "content" {
+			content = v
+			return false
+		}
+		return true
+	})
+	content.Each(func(_ int, b jsonx.Value) bool {
+		var id, name string
+		b.EachMember(func(k []byte, v jsonx.Value) bool {
+			switch string(k) {
+			case "id":
+				id = v.Str()
+			case "name":
+				name = v.Str()
+			}
+			return id == "" || name == ""
+		})
+		if id == "" {
+			return true
+		}
+		if len(n.order) < maxToolCalls {
+			n.order = append(n.order, id)
+		} else { // forget the oldest
+			delete(n.byID, n.order[n.next])
+			n.order[n.next] = id
+			n.next = (n.next + 1) % maxToolCalls
+		}
+		n.byID[id] = name
+		// One block an event (in a stream as in a transcript): the
+		// next would be found only past this one's whole input.
+		return false
+	})
+}
 
 func (r *errorRowsRun) Event(ctx context.Context, ev *stream.Event, done []*stream.ToolCall) error {
+	if ev.Kind == stream.KindToolUse {
+		r.names.note(ev)
+	}
 	if !r.pick(ev) || !r.agentMatch(ev) {
 		return nil
 	}
@@ -62,7 +121,7 @@ func (r *errorRowsRun) Event(ctx context.Context, ev *stream.Event, done []*stre
 			return err
 		}
 	}
-	return r.r.Render(render.Record{Rows: errorRows(ev, done, filter.AgentOf(ev, r.tr))})
+	return r.r.Render(render.Record{Rows: errorRows(ev, r.names.byID, filter.AgentOf(ev, r.tr))})
 }
 
 // Finish writes the missing result's row, and the header of a table that
@@ -110,7 +169,7 @@ func oneLine(s string) string {
 
 // errorRows are the rows of one trouble event: one per failed tool result
 // of a user event, one for any other.
-func errorRows(ev *stream.Event, done []*stream.ToolCall, agent string) []*render.Row {
+func errorRows(ev *stream.Event, names map[string]string, agent string) []*render.Row {
 	row := func(kind, tool, id string, status int64, msg string) []*render.Row {
 		return []*render.Row{errorRow(ev, agent, kind, tool, id, status, msg)}
 	}
@@ -119,10 +178,6 @@ func errorRows(ev *stream.Event, done []*stream.ToolCall, agent string) []*rende
 	}
 	switch ev.Kind {
 	case stream.KindToolResult:
-		names := map[string]string{}
-		for _, c := range done {
-			names[c.ID] = c.Name
-		}
 		var rows []*render.Row
 		for _, res := range ev.ToolResults() {
 			if res.IsError {
