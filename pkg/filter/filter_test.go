@@ -242,3 +242,28 @@ func TestTroubleOfSubagentsAndCompaction(t *testing.T) {
 		assert.Equal(t, tc.trouble, IsTrouble(e), tc.line)
 	}
 }
+
+// TestStopped proves the signs of an answer the API stopped are read:
+// the synthetic messages claude-code 2.1.328 adds (30-refusal's and
+// 29-max-tokens' texts), 2.1.332's refusal_retry, the refusal notices, and
+// a transcript record's stop_reason; a stream's assistant event (the
+// message_start snapshot, which carries no final stop_reason) is never
+// read for it.
+func TestStopped(t *testing.T) {
+	for _, tc := range []struct{ line, want string }{
+		{`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Your response above was stopped by a safety classifier — this is not a tool or API error."}]},"parent_tool_use_id":null,"isSynthetic":true}`, "refusal"},
+		{`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Output token limit hit. Resume directly"}]},"parent_tool_use_id":null,"isSynthetic":true}`, "max_tokens"},
+		{`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"try again"}]},"parent_tool_use_id":null,"refusal_retry":{"attempt":1}}`, "refusal"},
+		{`{"type":"system","subtype":"model_refusal_no_fallback","original_model":"m","content":"x"}`, "refusal"},
+		{`{"type":"assistant","message":{"id":"m","model":"x","content":[{"type":"text","text":"I can't"}],"stop_reason":"refusal"},"sessionId":"s","uuid":"u"}`, "refusal"},
+		{`{"type":"assistant","message":{"id":"m","model":"x","content":[{"type":"text","text":"cut"}],"stop_reason":"max_tokens"},"sessionId":"s","uuid":"u"}`, "max_tokens"},
+		{`{"type":"assistant","message":{"id":"m","model":"x","content":[{"type":"text","text":"fine"}],"stop_reason":"end_turn"},"sessionId":"s","uuid":"u"}`, ""},
+		{`{"type":"assistant","message":{"id":"m","model":"x","content":[{"type":"text","text":"a stream's"}],"stop_reason":"refusal"},"session_id":"s","parent_tool_use_id":null}`, ""},
+		{`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Output token limit hit"}]},"parent_tool_use_id":null}`, ""},
+	} {
+		ev, err := stream.NewEvent([]byte(tc.line), "t", 1)
+		require.NoError(t, err)
+		assert.Equal(t, tc.want, Stopped(ev), tc.line)
+		assert.Equal(t, tc.want != "", IsTrouble(ev), tc.line)
+	}
+}

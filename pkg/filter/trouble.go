@@ -67,8 +67,14 @@ func IsTrouble(e *stream.Event) bool {
 func Stopped(e *stream.Event) string {
 	switch e.Kind {
 	case stream.KindSynthetic, stream.KindPrompt:
+		if e.Has("refusal_retry") {
+			return "refusal"
+		}
+		if e.Kind != stream.KindSynthetic {
+			return "" // what a person typed is no sign of anything
+		}
 		switch text := e.Text(); {
-		case e.Has("refusal_retry"), strings.Contains(text, "stopped by a safety classifier"):
+		case strings.Contains(text, "stopped by a safety classifier"):
 			return "refusal"
 		case strings.HasPrefix(text, "Output token limit hit"):
 			return "max_tokens"
