@@ -16,9 +16,9 @@ install:
 # a sample of them), and jsonx once more built without its vector kernel
 # (-tags purego: the path of every other architecture). No race detector
 # here: it makes the command's tests 4x slower and belongs in test-all.
-# About 1 minute on 2 quiet cores once the modules are downloaded (the first
-# run fetches them through the Go module proxy: go mod download), under 2
-# minutes beside two CPU-bound processes. -timeout: a hang fails the run
+# About 20 s on 2 quiet cores once the modules are downloaded and built (the
+# first run fetches them through the Go module proxy: go mod download),
+# under a minute beside two CPU-bound processes. -timeout: a hang fails the run
 # with a stack dump instead of stalling CI.
 TEST_TIMEOUT ?= 4m
 test: lint
@@ -30,7 +30,7 @@ test: lint
 # detector over the packages that start goroutines or use them (the
 # read-ahead, the reader that uses it, the command: its signal handler, the
 # pipe and interrupt tests), in -short mode so the inputs suit -race. CI runs
-# it after make test. About 2.5 minutes on 2 quiet cores, under 6 beside two
+# it after make test. About 2.5 minutes on 2 quiet cores, 4.2 beside two
 # CPU-bound processes.
 RACE_PKGS := ./internal/readahead ./pkg/stream ./cmd/ccfilter
 TEST_ALL_TIMEOUT ?= 10m
