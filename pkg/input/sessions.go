@@ -44,8 +44,8 @@ func SessionFiles(dir string) (files []string, skipped []error, err error) {
 	}
 	var list []file
 	for _, f := range files {
-		fi, err := stream.RegularFile(f)
-		if errors.Is(err, stream.ErrNotRegular) {
+		fi, err := RegularFile(f)
+		if errors.Is(err, ErrNotRegular) {
 			skipped = append(skipped, err)
 			continue
 		}
@@ -131,7 +131,7 @@ var ErrNotTranscript = errors.New("not a session transcript")
 // the listing shows; and a framing pass over each subagent's file for its
 // tool calls, so the count is the session's, as its report shows it.
 // A file that is not a regular file or not a transcript is an error
-// (stream.ErrNotRegular, ErrNotTranscript), for the listing to pass over.
+// (ErrNotRegular, ErrNotTranscript), for the listing to pass over.
 func ScanSession(path string) (Session, error) {
 	s := Session{Path: path, ID: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
 	calls, usage, first, err := scanRecords(path, s.add)
@@ -147,8 +147,8 @@ func ScanSession(path string) (Session, error) {
 	}
 	s.Tokens = usage.InputTokens + usage.OutputTokens + usage.CacheCreationInputTokens + usage.CacheReadInputTokens
 	s.ToolCalls = calls
-	s.Subagents = len(stream.SubagentMetas(stream.SessionDir(path)))
-	for _, f := range subagentFiles(stream.SessionDir(path)) {
+	s.Subagents = len(SubagentMetas(SessionDir(path)))
+	for _, f := range subagentFiles(SessionDir(path)) {
 		if n, _, _, err := scanRecords(f, nil); err == nil {
 			s.ToolCalls += n
 		}
@@ -184,7 +184,7 @@ func scanRecords(path string, also func(*stream.Event)) (calls int, usage stream
 // eachRecord calls fn with each record of a regular file, passing over
 // bad lines.
 func eachRecord(path string, fn func(*stream.Event)) error {
-	if _, err := stream.RegularFile(path); err != nil {
+	if _, err := RegularFile(path); err != nil {
 		return err
 	}
 	f, err := os.Open(path)

@@ -1,13 +1,10 @@
 package input
 
-import (
-	"github.com/ccfilter/ccfilter/internal/jsonx"
-	"github.com/ccfilter/ccfilter/pkg/stream"
-)
+import "github.com/ccfilter/ccfilter/internal/jsonx"
 
 // Transcript is a session transcript: the file Claude Code keeps of every
 // session in ~/.claude/projects/<escaped-cwd>/<session-id>.jsonl, with its
-// subagents' files beside it (stream.NewTranscriptReader).
+// subagents' files beside it (NewTranscriptReader).
 const Transcript Kind = "transcript"
 
 // transcriptFormat recognises a transcript by its first record: a
@@ -16,7 +13,7 @@ const Transcript Kind = "transcript"
 var transcriptFormat = Format{
 	Kind:   Transcript,
 	Detect: isTranscriptRecord,
-	Events: stream.NewTranscriptReader,
+	Events: NewTranscriptReader,
 }
 
 // transcriptTypes are the types a transcript's first record can have.

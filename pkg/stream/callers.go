@@ -41,8 +41,10 @@ func (m *callers) get(id string) (parent string, ok bool) {
 	return parent, ok
 }
 
-// startsSubagent reports whether a call of the named tool starts a
+// StartsSubagent reports whether a call of the named tool starts a
 // subagent (Task is Agent's older name; a Workflow runs agents).
+func StartsSubagent(name string) bool { return startsSubagent(name) }
+
 func startsSubagent(name string) bool {
 	return name == "Agent" || name == "Task" || name == "Workflow"
 }

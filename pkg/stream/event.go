@@ -257,6 +257,11 @@ func (e *Event) ParentToolUseID() string {
 // setParent attributes the event to the subagent the Agent call id
 // started (a transcript's sidechain record): a prompt becomes the
 // subagent's prompt.
+// SetParent says whose an event is: the Agent call whose subagent made it,
+// for a reader that knows it other than from the event's own
+// parent_tool_use_id (a transcript's subagent files).
+func (e *Event) SetParent(id string) { e.setParent(id) }
+
 func (e *Event) setParent(id string) {
 	e.parent, e.hasParent = id, true
 	if e.Kind == KindPrompt && id != "" {
@@ -495,3 +500,7 @@ func classifyUser(e *Event) Kind {
 	}
 	return KindPrompt
 }
+
+// Synthetic is the value of the "ccfilter" key of the events the
+// transcript reader makes.
+const Synthetic = "synthetic"

@@ -352,6 +352,13 @@ func (r ToolResult) Size() int {
 // and the presets all read them.
 func (e *Event) ToolResults() []ToolResult { return e.toolResults(true) }
 
+// SetSaved says that tool result i's whole output is the file path, of size
+// bytes (a transcript's persisted output: the event holds a preview).
+func (e *Event) SetSaved(i int, path string, size int) {
+	r := e.toolResults(true)
+	r[i].Saved, r[i].size = path, size+1
+}
+
 // toolResults is ToolResults with or without their sizes counted (Size
 // then counts on demand), for a Tracker whose Needs show none.
 func (e *Event) toolResults(sizes bool) []ToolResult {

@@ -1,4 +1,4 @@
-package stream
+package input
 
 import (
 	"bytes"
@@ -16,11 +16,20 @@ import (
 	"strings"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/stream"
 )
+
+// topKeys reads an event's top-level members (through the event's own
+// index of them).
+type topKeys struct{ ev *stream.Event }
+
+func (k topKeys) Get(key string) jsonx.Value { return jsonx.Value(k.ev.Get(key)) }
+
+func (k topKeys) Path(keys ...string) jsonx.Value { return jsonx.Value(k.ev.Get(keys...)) }
 
 // A session transcript (~/.claude/projects/<cwd>/<session>.jsonl) holds a
 // session's records: the conversation (user, assistant, system lines much
-// like the stream's events) and bookkeeping (KindRecord). Its subagents'
+// like the stream's events) and bookkeeping (stream.KindRecord). Its subagents'
 // records are in files of their own, <session>/subagents/agent-<id>.jsonl,
 // each with a .meta.json that names the Agent call that started it; a
 // Workflow's agents are in subagents/workflows/<runId>/, their .meta.json
@@ -39,18 +48,14 @@ import (
 // maxHeld bounds the records held back until the init can be made.
 const maxHeld = 64
 
-// Synthetic is the value of the "ccfilter" key of the events the
-// transcript reader makes.
-const Synthetic = "synthetic"
-
 type transcriptReader struct {
-	opts    DecoderOptions
+	opts    stream.DecoderOptions
 	dir     string // the session's folder (subagents/, tool-results/); "" from stdin
 	frames  []frame
 	agents  map[string][]sidechain // by the Agent (or Workflow) call's tool_use id
 	runs    map[string][]sidechain // a Workflow's agents by its run id, until its result names the run
 	pending []string               // calls whose sidechains open next
-	queue   []*Event               // to hand out before reading on
+	queue   []*stream.Event        // to hand out before reading on
 	held    bool                   // records are held back until the init is made
 	inited  bool
 	ended   bool
@@ -62,7 +67,7 @@ type transcriptReader struct {
 }
 
 type frame struct {
-	r      Reader
+	r      stream.Reader
 	f      *os.File // nil for the main input
 	parent string   // the Agent call of a sidechain ("" for the main file)
 }
@@ -84,12 +89,12 @@ type sessionFacts struct {
 // from r. path is the transcript's file ("" when it is read from stdin:
 // its subagents' files are then not found); the subagents' files are read
 // when the session reaches the calls that started them.
-func NewTranscriptReader(r io.Reader, path string, opts DecoderOptions) Reader {
+func NewTranscriptReader(r io.Reader, path string, opts stream.DecoderOptions) stream.Reader {
 	t := &transcriptReader{opts: opts, held: true}
 	if path != "" {
 		t.dir = SessionDir(path)
 	}
-	t.frames = []frame{{r: NewReader(r, opts)}}
+	t.frames = []frame{{r: stream.NewReader(r, opts)}}
 	t.agents, t.runs, t.warn = sidechains(t.dir)
 	return t
 }
@@ -236,12 +241,12 @@ func journalOrder(journal string, scs []sidechain) {
 	})
 }
 
-func (t *transcriptReader) Next() (*Event, error) {
+func (t *transcriptReader) Next() (*stream.Event, error) {
 	for {
 		if len(t.warn) > 0 {
 			err := t.warn[0]
 			t.warn = t.warn[1:]
-			return nil, &PassedOver{Source: t.opts.Source, Err: err}
+			return nil, &stream.PassedOver{Source: t.opts.Source, Err: err}
 		}
 		if len(t.queue) > 0 && !t.held {
 			ev := t.queue[0]
@@ -276,13 +281,13 @@ func (t *transcriptReader) Next() (*Event, error) {
 		if err != nil {
 			return nil, err
 		}
-		if ev.Kind == KindToolResult {
+		if ev.Kind == stream.KindToolResult {
 			t.persisted(ev)
 			t.launches(ev)
 		}
-		var follow *Event
+		var follow *stream.Event
 		if top.parent != "" {
-			ev.setParent(top.parent)
+			ev.SetParent(top.parent)
 		} else {
 			follow = t.observe(ev)
 		}
@@ -303,7 +308,7 @@ func (t *transcriptReader) Next() (*Event, error) {
 
 // hold keeps a record back until the init can be made (the model is
 // known), at most maxHeld of them.
-func (t *transcriptReader) hold(ev *Event) {
+func (t *transcriptReader) hold(ev *stream.Event) {
 	t.queue = append(t.queue, ev.Clone())
 	if t.facts.model != "" || len(t.queue) >= maxHeld {
 		t.release()
@@ -318,14 +323,14 @@ func (t *transcriptReader) release() {
 	}
 	t.inited = true
 	if init, err := t.synthetic(t.init()); err == nil {
-		t.queue = append([]*Event{init}, t.queue...)
+		t.queue = append([]*stream.Event{init}, t.queue...)
 	}
 }
 
 // spawns notes the Agent calls of an event whose subagents' records are to
 // be read next.
-func (t *transcriptReader) spawns(ev *Event) {
-	if ev.Kind != KindToolUse {
+func (t *transcriptReader) spawns(ev *stream.Event) {
+	if ev.Kind != stream.KindToolUse {
 		return
 	}
 	if t.dir == "" && !t.toldStdin && ev.ParentToolUseID() == "" && callsSubagent(ev) {
@@ -335,7 +340,7 @@ func (t *transcriptReader) spawns(ev *Event) {
 	if len(t.agents) == 0 {
 		return
 	}
-	ev.keys().Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
+	jsonx.Value(ev.Get("message", "content")).Each(func(_ int, b jsonx.Value) bool {
 		if id := b.Get("id").Str(); id != "" {
 			if _, ok := t.agents[id]; ok {
 				t.pending = append(t.pending, id)
@@ -346,10 +351,10 @@ func (t *transcriptReader) spawns(ev *Event) {
 }
 
 // callsSubagent reports whether ev calls a tool that starts a subagent.
-func callsSubagent(ev *Event) bool {
+func callsSubagent(ev *stream.Event) bool {
 	found := false
-	ev.keys().Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
-		found = startsSubagent(b.Get("name").Str())
+	jsonx.Value(ev.Get("message", "content")).Each(func(_ int, b jsonx.Value) bool {
+		found = stream.StartsSubagent(b.Get("name").Str())
 		return !found
 	})
 	return found
@@ -359,12 +364,12 @@ func callsSubagent(ev *Event) bool {
 // records are to be read next: the run id is the Workflow result's runId
 // (or its text's "Run ID:" line: a subagent's tool results carry no
 // toolUseResult).
-func (t *transcriptReader) launches(ev *Event) {
+func (t *transcriptReader) launches(ev *stream.Event) {
 	if len(t.runs) == 0 {
 		return
 	}
-	run := ev.toolUseResult().Get("runId").Str()
-	for _, r := range ev.toolResults(false) {
+	run := jsonx.Value(ev.ToolUseResult()).Get("runId").Str()
+	for _, r := range ev.ToolResults() {
 		id := run
 		if id == "" {
 			if _, after, ok := strings.Cut(r.Text(), "\nRun ID: "); ok {
@@ -400,7 +405,7 @@ func (t *transcriptReader) openSidechain() {
 		}
 		opts := t.opts
 		opts.Source = sc.path
-		t.frames = append(t.frames, frame{r: NewReader(f, opts), f: f, parent: id})
+		t.frames = append(t.frames, frame{r: stream.NewReader(f, opts), f: f, parent: id})
 	}
 }
 
@@ -414,11 +419,11 @@ const (
 // persisted gives a tool result that points to its output saved in the
 // session's tool-results/ folder the size of that output, not the size of
 // the preview the transcript holds.
-func (t *transcriptReader) persisted(ev *Event) {
+func (t *transcriptReader) persisted(ev *stream.Event) {
 	if t.dir == "" || !bytes.Contains(ev.Raw, []byte(persistedNote)) {
 		return
 	}
-	results := ev.toolResults(true)
+	results := ev.ToolResults()
 	for i, r := range results {
 		text := r.Text()
 		_, after, ok := strings.Cut(text, savedTo)
@@ -428,8 +433,7 @@ func (t *transcriptReader) persisted(ev *Event) {
 		name, _, _ := strings.Cut(after, "\n")
 		saved := filepath.Join(t.dir, "tool-results", filepath.Base(strings.TrimSpace(name)))
 		if fi, err := os.Stat(saved); err == nil && fi.Mode().IsRegular() {
-			results[i].size = int(fi.Size()) + 1
-			results[i].Saved = saved
+			ev.SetSaved(i, saved, int(fi.Size()))
 		}
 	}
 }
@@ -472,13 +476,13 @@ func (t *transcriptReader) pop() {
 // observe gathers the session's facts from a record of the main file, and
 // returns the event a background subagent's completion makes, if ev is
 // its notification.
-func (t *transcriptReader) observe(ev *Event) *Event {
+func (t *transcriptReader) observe(ev *stream.Event) *stream.Event {
 	f := &t.facts
-	k := ev.keys()
-	if ev.Kind == KindPrompt && k.Get("turnOrigin").Str() == "task_notification" {
+	k := topKeys{ev}
+	if ev.Kind == stream.KindPrompt && k.Get("turnOrigin").Str() == "task_notification" {
 		// Not a prompt anyone typed: the note of a background task's end,
 		// which the stream reports as a system/task_notification.
-		ev.Kind = KindSynthetic
+		ev.Kind = stream.KindSynthetic
 		return t.taskNotification(ev.Text())
 	}
 	if f.sessionID == "" {
@@ -490,13 +494,13 @@ func (t *transcriptReader) observe(ev *Event) *Event {
 		}
 	}
 	switch ev.Kind {
-	case KindPrompt:
+	case stream.KindPrompt:
 		f.turns++
 		f.failed = ""
 		if f.mode == "" {
 			f.mode = k.Get("permissionMode").Str()
 		}
-	case KindText:
+	case stream.KindText:
 		if ev.Type == "assistant" {
 			f.lastText = ev.Text()
 			f.failed = ""
@@ -504,18 +508,18 @@ func (t *transcriptReader) observe(ev *Event) *Event {
 				f.model = k.Path("message", "model").Str()
 			}
 		}
-	case KindToolUse, KindThinking:
+	case stream.KindToolUse, stream.KindThinking:
 		if f.model == "" {
 			f.model = k.Path("message", "model").Str()
 		}
-	case KindAPIError:
+	case stream.KindAPIError:
 		f.failed = "the last turn ended in an API error"
 		if t := ev.Text(); t != "" {
 			f.failed += ": " + t
 		}
-	case KindInterrupt:
+	case stream.KindInterrupt:
 		f.failed = "the last turn was interrupted"
-	case KindNotice:
+	case stream.KindNotice:
 		if ev.Subtype == "local_command" {
 			// /cost, /context: the turn's output (the stream's result
 			// text), though no model wrote it.
@@ -524,7 +528,7 @@ func (t *transcriptReader) observe(ev *Event) *Event {
 			f.lastText = strings.TrimSuffix(c, "</local-command-stdout>")
 			f.failed = ""
 		}
-	case KindRecord:
+	case stream.KindRecord:
 		return t.record(ev)
 	}
 	return nil
@@ -532,9 +536,9 @@ func (t *transcriptReader) observe(ev *Event) *Event {
 
 // record gathers the facts of a bookkeeping record: the model, the cost;
 // a queued task notification makes its event.
-func (t *transcriptReader) record(ev *Event) *Event {
+func (t *transcriptReader) record(ev *stream.Event) *stream.Event {
 	f := &t.facts
-	k := ev.keys()
+	k := topKeys{ev}
 	switch ev.Type {
 	case "attachment":
 		a := k.Get("attachment")
@@ -566,7 +570,7 @@ var taskResult = regexp.MustCompile(`(?s)<result>(.*?)</result>`)
 // taskNotification makes the system/task_notification the stream has for
 // a background task's end from the <task-notification> prompt that
 // carries it in a transcript.
-func (t *transcriptReader) taskNotification(text string) *Event {
+func (t *transcriptReader) taskNotification(text string) *stream.Event {
 	tags := map[string]string{}
 	for _, m := range taskTag.FindAllStringSubmatch(text, -1) {
 		if _, ok := tags[m[1]]; !ok {
@@ -578,7 +582,7 @@ func (t *transcriptReader) taskNotification(text string) *Event {
 	}
 	num := func(k string) int64 { n, _ := strconv.ParseInt(tags[k], 10, 64); return n }
 	v := map[string]any{
-		"type": "system", "subtype": "task_notification", "ccfilter": Synthetic,
+		"type": "system", "subtype": "task_notification", "ccfilter": stream.Synthetic,
 		"task_id": tags["task-id"], "tool_use_id": tags["tool-use-id"], "status": tags["status"],
 		"summary": html.UnescapeString(tags["summary"]), "session_id": t.facts.sessionID,
 	}
@@ -602,7 +606,7 @@ func (t *transcriptReader) taskNotification(text string) *Event {
 func (t *transcriptReader) init() map[string]any {
 	f := t.facts
 	return map[string]any{
-		"type": "system", "subtype": "init", "ccfilter": Synthetic,
+		"type": "system", "subtype": "init", "ccfilter": stream.Synthetic,
 		"cwd": f.cwd, "session_id": f.sessionID, "model": f.model, "permissionMode": f.mode,
 		"claude_code_version": f.version, "git_branch": f.branch, "tools": []string{}, "mcp_servers": []string{},
 	}
@@ -616,7 +620,7 @@ func (t *transcriptReader) init() map[string]any {
 func (t *transcriptReader) result() map[string]any {
 	f := t.facts
 	m := map[string]any{
-		"type": "result", "subtype": "success", "is_error": false, "ccfilter": Synthetic,
+		"type": "result", "subtype": "success", "is_error": false, "ccfilter": stream.Synthetic,
 		"result": f.lastText, "num_turns": f.turns, "session_id": f.sessionID, "duration_ms": f.durationMs,
 	}
 	if f.failed != "" {
@@ -632,12 +636,12 @@ func (t *transcriptReader) result() map[string]any {
 }
 
 // synthetic makes an event of the reader's own.
-func (t *transcriptReader) synthetic(v map[string]any) (*Event, error) {
+func (t *transcriptReader) synthetic(v map[string]any) (*stream.Event, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	ev, err := NewEvent(b, t.opts.Source, 0)
+	ev, err := stream.NewEvent(b, t.opts.Source, 0)
 	if err != nil {
 		return nil, err
 	}
