@@ -397,11 +397,11 @@ func TestLongSessionReportOpensWithItsOutcome(t *testing.T) {
 	assert.Contains(t, head, "**At a glance:** ✓ ok (success) · ")
 	assert.Contains(t, head, "\\$14.3279")
 	assert.Contains(t, head, "246 tool calls · 2 failed tool results")
-	links := regexp.MustCompile(`\[line (\d+)\]\(#line-(\d+)\)`).FindAllStringSubmatch(head, -1)
+	links := regexp.MustCompile(`\[line (\d+)\]\(#(l[0-9a-z]+-(\d+))\)`).FindAllStringSubmatch(head, -1)
 	require.Len(t, links, 2, head)
 	for _, l := range links {
-		assert.Equal(t, l[1], l[2])
-		assert.Equal(t, 1, strings.Count(r.Stdout, "\n<a id=\"line-"+l[1]+"\"></a>\n\n> **Error:** "), "one anchor, before the failure it links to")
+		assert.Equal(t, l[1], l[3])
+		assert.Equal(t, 1, strings.Count(r.Stdout, "\n<a id=\""+l[2]+"\"></a>\n\n> **Error:** "), "one anchor, before the failure it links to")
 	}
 	assert.Contains(t, head, "✗ Read /home/user/project/http/transport\\_go\\_helpers.go failed")
 	assert.Contains(t, head, "✗ Edit /home/user/project/http/header.go failed")

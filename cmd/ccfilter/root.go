@@ -39,9 +39,9 @@ type options struct {
 
 	args []string // FILTER and FILEs as given
 	// multiRun: the output holds several runs (files, sessions);
-	// runsStarted counts those begun, so that later ones continue a CSV.
-	multiRun    bool
-	runsStarted int
+	// shared is what the runs of the output share (one CSV header).
+	multiRun bool
+	shared   *render.Shared
 
 	stdin   io.Reader
 	stdout  io.Writer

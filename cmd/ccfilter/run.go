@@ -159,6 +159,7 @@ func (o *options) run(ctx context.Context) (int, error) {
 	files := o.sessionFiles(p.files)
 	// Several runs in one output each say which run they are.
 	o.multiRun = len(files) > 1
+	o.shared = &render.Shared{}
 	for _, name := range files {
 		if name.err != nil {
 			say(o.stderr, name.err.Error())
@@ -361,16 +362,16 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 	return &preset.Config{
 		Format: p.format,
 		Render: render.Options{
-			Color:     o.useColor(tty),
-			Terminal:  tty,
-			Run:       o.runName(name),
-			Continued: o.runsStarted > 0,
-			Glance:    o.glanceFor(p, name),
-			Width:     o.width(out),
-			Indent:    indent,
-			Compact:   o.Compact || o.Indent == 0 && !o.Tab,
-			Raw:       o.Raw || o.Join,
-			Join:      o.Join,
+			Color:    o.useColor(tty),
+			Terminal: tty,
+			Run:      o.runName(p, name),
+			Shared:   o.shared,
+			Glance:   o.glanceFor(p, name),
+			Width:    o.width(out),
+			Indent:   indent,
+			Compact:  o.Compact || o.Indent == 0 && !o.Tab,
+			Raw:      o.Raw || o.Join,
+			Join:     o.Join,
 
 			SavedOutputs: o.FullOutput,
 		},
@@ -417,9 +418,9 @@ func (o *options) glance(name string) *render.Glance {
 }
 
 // runName names the run of the input name when the output holds several.
-func (o *options) runName(name string) string {
-	if !o.multiRun {
-		return ""
+func (o *options) runName(p *plan, name string) string {
+	if !o.multiRun || p.expr != nil {
+		return "" // an expression's output is jq's: values, nothing between them
 	}
 	return displayName(name)
 }
@@ -432,7 +433,6 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	defer closeIn()
 	cfg := o.config(p, name, out, tty)
-	o.runsStarted++
 	// An expression is jq over JSON lines, any JSON: only a preset, which
 	// reads Claude Code events, diagnoses an input that holds none.
 	diagnose := p.expr == nil

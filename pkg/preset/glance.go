@@ -37,7 +37,7 @@ func ScanGlance(events stream.Reader) (*render.Glance, error) {
 			}
 		}
 		if filter.IsTrouble(ev) {
-			g.AddTrouble(render.GlanceItem{Line: ev.Line, Agent: filter.AgentOf(ev, tr), Text: troubleText(ev, done)})
+			g.AddTrouble(render.GlanceItem{Source: ev.Source, Line: ev.Line, Agent: filter.AgentOf(ev, tr), Text: troubleText(ev, done)})
 		}
 	}
 	out := tr.Outcome()

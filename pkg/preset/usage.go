@@ -99,8 +99,8 @@ func usageReport(b *base) (*render.Report, error) {
 	totalExact := d.PlaceholderCalls == 0 || d.OutputFrom == "result"
 	byModel.Rows = append(byModel.Rows, append([]render.Cell{strong("total"), plain(""), num(int64(d.Calls))}, tokens(d.Total, totalExact)...))
 	var cost any // null when there is none, or none that fits a float64 (text shows it as written)
-	if d.HaveCost {
-		cost = d.CostUSD
+	if d.HaveCost && agentNote == "" {
+		cost = d.CostUSD // (the run's: not one agent's, which no result says)
 	}
 	rows.Add(usageRow("", "total", d.Calls, d.Total, cost, totalExact)...)
 	// The result's own totals (exact, cumulative), a row per model: the

@@ -105,15 +105,24 @@ func csvNeedsQuotes(f string) bool {
 func (r *csvRenderer) writeHeader() {
 	if !r.header {
 		r.header = true
-		switch {
-		case r.o.Continued:
-			// The CSV of several runs has one header.
-		case r.o.Run != "":
-			r.write(append([]string{"source"}, CSVHeader...))
-		default:
-			r.write(CSVHeader)
+		head := CSVHeader
+		if r.o.Run != "" {
+			head = append([]string{"source"}, CSVHeader...)
 		}
+		r.writeHead(head)
 	}
+}
+
+// writeHead writes a CSV's header, unless an earlier run of the same
+// output wrote it (Options.Shared): the CSV of several runs has one.
+func (r *csvRenderer) writeHead(head []string) {
+	if sh := r.o.Shared; sh != nil {
+		if sh.HeaderWritten {
+			return
+		}
+		sh.HeaderWritten = true
+	}
+	r.write(head)
 }
 
 func (r *csvRenderer) call(c *stream.ToolCall) {
@@ -149,9 +158,7 @@ func (r *csvRenderer) Render(rec Record) error {
 		row = row.withSource(r.o.Run)
 		if !r.header {
 			r.header = true
-			if !r.o.Continued {
-				r.write(row.Columns)
-			}
+			r.writeHead(row.Columns)
 		}
 		if row.Values != nil {
 			r.write(row.cells())
@@ -186,9 +193,7 @@ func (r *csvRenderer) Summary(rep *Report) error {
 	if r.o.Run != "" {
 		head = append([]string{"source"}, head...)
 	}
-	if !r.o.Continued {
-		r.write(head) // the CSV of several runs has one header
-	}
+	r.writeHead(head)
 	for i := range rep.Rows.Rows {
 		r.write(rep.Rows.Row(i).withSource(r.o.Run).cells())
 	}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"hash/fnv"
 	"strconv"
 	"strings"
 
@@ -29,14 +30,16 @@ type Glance struct {
 	// (filter.IsTrouble), MoreTrouble the count past them.
 	Trouble     []GlanceItem
 	MoreTrouble int
-	anchors     map[int64]bool
+	anchors     map[string]bool
 }
 
-// GlanceItem is one trouble: its line, whose it is, and what it was.
+// GlanceItem is one trouble: where it is (its input, a subagent's file
+// in a transcript, and line), whose it is, and what it was.
 type GlanceItem struct {
-	Line  int64
-	Agent string
-	Text  string
+	Source string
+	Line   int64
+	Agent  string
+	Text   string
 }
 
 // AddTrouble lists one trouble (or counts it past the first
@@ -47,19 +50,28 @@ func (g *Glance) AddTrouble(it GlanceItem) {
 		return
 	}
 	if g.anchors == nil {
-		g.anchors = map[int64]bool{}
+		g.anchors = map[string]bool{}
 	}
 	if it.Line > 0 {
-		g.anchors[it.Line] = true // an event of ccfilter's own (line 0) has no place to link to
+		g.anchors[anchorID(it.Source, it.Line)] = true // an event of ccfilter's own (line 0) has no place to link to
 	}
 	g.Trouble = append(g.Trouble, it)
 }
 
-// anchored reports whether the glance links to the event on line.
-func (g *Glance) anchored(line int64) bool { return g != nil && g.anchors[line] }
+// anchored reports whether the glance links to the event.
+func (g *Glance) anchored(ev *stream.Event) bool {
+	return g != nil && ev.Line > 0 && g.anchors[anchorID(ev.Source, ev.Line)]
+}
 
-// anchorID is the id of the anchor before the event on line.
-func anchorID(line int64) string { return "line-" + strconv.FormatInt(line, 10) }
+// anchorID is the id of the anchor before the event on line of source:
+// unique in a report of several runs, and in a transcript's whose
+// subagents' files number their own lines (a short hash of the source
+// tells them apart).
+func anchorID(source string, line int64) string {
+	h := fnv.New32a()
+	h.Write([]byte(source))
+	return "l" + strconv.FormatUint(uint64(h.Sum32()), 36) + "-" + strconv.FormatInt(line, 10)
+}
 
 // glanceMarkdown is the glance as the markdown report's opening: one line
 // of facts, then the troubles, each linking to its place in the report.
@@ -94,7 +106,7 @@ func glanceMarkdown(g *Glance) string {
 		}
 		where := "at the end"
 		if it.Line > 0 {
-			where = "[line " + strconv.FormatInt(it.Line, 10) + "](#" + anchorID(it.Line) + ")"
+			where = "[line " + strconv.FormatInt(it.Line, 10) + "](#" + anchorID(it.Source, it.Line) + ")"
 		}
 		b.WriteString("- " + where + mdInline(who) + ": " + mdInline(truncate(line(it.Text), 160)) + "\n")
 	}

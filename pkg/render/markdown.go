@@ -102,9 +102,9 @@ func (m *markdownRenderer) anchor(ev *stream.Event) {
 	if m.o.Tracker == nil {
 		m.tally.Add(ev)
 	}
-	if m.o.Glance.anchored(ev.Line) {
+	if m.o.Glance.anchored(ev) {
 		m.start()
-		m.block(`<a id="` + anchorID(ev.Line) + `"></a>`)
+		m.block(`<a id="` + anchorID(ev.Source, ev.Line) + `"></a>`)
 	}
 }
 

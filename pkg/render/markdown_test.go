@@ -72,7 +72,7 @@ func blockText(n ast.Node, src []byte) string {
 
 // anchorBlock is the one other HTML the renderer writes, a paragraph of
 // its own: where a glance's link lands.
-var anchorBlock = regexp.MustCompile(`^<a id="line-[1-9][0-9]*"></a>$`)
+var anchorBlock = regexp.MustCompile(`^<a id="l[0-9a-z]+-[1-9][0-9]*"></a>$`)
 
 // checkMarkdown parses a report with goldmark (CommonMark + GFM, as GitHub
 // renders it) and fails unless its structure is the renderer's own: one
@@ -337,19 +337,21 @@ func TestMarkdownGlanceOpensTheReport(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(readCapture(t, "03-bash-fail.jsonl")), "\n")
 	g := &Glance{Tally: stream.Tally{Results: 1, Turns: 2, DurationMs: 275, ToolCalls: 1, ToolErrors: 1}, Tokens: 24775,
 		Result: stream.Result{Subtype: "success", HasCost: true, TotalCostUSD: 0.0262}}
-	g.AddTrouble(GlanceItem{Line: 3, Agent: "main", Text: "✗ Bash ls failed"})
+	g.AddTrouble(GlanceItem{Source: "test", Line: 3, Agent: "main", Text: "✗ Bash ls failed"})
+	id := anchorID("test", 3)
 	g.AddTrouble(GlanceItem{Line: 0, Agent: "main", Text: "the run failed: <b>x</b>"})
 	md := renderEvents(t, Markdown, Options{Glance: g}, lines...)
 	o := checkMarkdown(t, md)
-	assert.Equal(t, []string{`<a id="line-3"></a>`}, o.anchors, "one anchor, for the event with a line")
+	assert.Equal(t, []string{`<a id="` + id + `"></a>`}, o.anchors, "one anchor, for the event with a line")
 	assert.True(t, strings.HasPrefix(md, "# Claude Code run\n\n**At a glance:** ✓ ok (success) · 2 turns · 275ms · \\$0.0262 · 24775 tokens · 1 tool call · 1 failed tool result\n\n"+
-		"Trouble (2, each linked to its place below):\n\n- [line 3](#line-3): ✗ Bash ls failed\n- at the end: the run failed: \\<b\\>x\\</b\\>\n\n"), "%.500s", md)
-	anchor := strings.Index(md, `<a id="line-3"></a>`)
+		"Trouble (2, each linked to its place below):\n\n- [line 3](#"+id+"): ✗ Bash ls failed\n- at the end: the run failed: \\<b\\>x\\</b\\>\n\n"), "%.500s", md)
+	anchor := strings.Index(md, `<a id="`+id+`"></a>`)
 	require.Positive(t, anchor)
-	assert.True(t, strings.HasPrefix(md[anchor:], "<a id=\"line-3\"></a>\n\n> **Error:** Bash failed"), "the anchor sits right before the failed result")
+	assert.True(t, strings.HasPrefix(md[anchor:], "<a id=\""+id+"\"></a>\n\n> **Error:** Bash failed"), "the anchor sits right before the failed result")
+	assert.NotEqual(t, id, anchorID("other", 3), "another input's line 3 has another anchor")
 
 	for i := 0; i < MaxGlanceTrouble+5; i++ {
-		g.AddTrouble(GlanceItem{Line: int64(100 + i), Text: "retry"})
+		g.AddTrouble(GlanceItem{Source: "test", Line: int64(100 + i), Text: "retry"})
 	}
 	md = renderEvents(t, Markdown, Options{Glance: g}, lines...)
 	assert.Contains(t, md, "- and 7 more (see the errors preset)\n", "the list is bounded, the rest counted")

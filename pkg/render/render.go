@@ -73,9 +73,10 @@ type Options struct {
 	// Glance, when set, is the whole run in brief, read ahead of the
 	// report: the markdown report opens with it (see Glance).
 	Glance *Glance
-	// Continued: an earlier run of the same output wrote the tool-call CSV
-	// header already (the rows of several runs make one CSV).
-	Continued bool
+	// Shared, when set, is what the runs of one output share: a CSV
+	// header written by one run is not written again by the next (the
+	// rows of several runs make one CSV), whichever run wrote it first.
+	Shared *Shared
 	// Terminal says the output is a terminal: NDJSON, CSV and JSON then
 	// escape what a terminal would act on (see out.terminal); to a pipe or
 	// a file they write the stream's bytes unchanged.
@@ -106,6 +107,12 @@ type Options struct {
 	// The CSV always does; the other formats only when this is set or a
 	// call-only Record was rendered.
 	ToolCalls bool
+}
+
+// Shared is the state the runs of one output share (Options.Shared).
+type Shared struct {
+	// HeaderWritten: a CSV header is out.
+	HeaderWritten bool
 }
 
 // Record is one unit of output.

@@ -26,7 +26,11 @@ func (r *Row) withSource(run string) *Row {
 	if run == "" {
 		return r
 	}
-	return &Row{Columns: append([]string{"source"}, r.Columns...), Values: append([]any{run}, r.Values...)}
+	s := &Row{Columns: append([]string{"source"}, r.Columns...)}
+	if r.Values != nil { // a header-only row stays one
+		s.Values = append([]any{run}, r.Values...)
+	}
+	return s
 }
 
 // MarshalJSON writes the row as an object whose keys are the columns, in
