@@ -480,7 +480,7 @@ func TestNoResultIsALineOfTrouble(t *testing.T) {
 // of the three: the output parsed as GitHub does (goldmark, GFM) has no
 // raw HTML and no link but to http(s)/mailto or a relative path.
 func TestMarkdownHasNoScriptsOrScriptLinks(t *testing.T) {
-	hostile := `<script>alert(1)</script><!-- [a](javascript:alert(1)) [b](JavaScript:x) [c](javascript&#58;x) [d]( data:text/html,x) [ok](https://example.com/x)\n\n[ref]: javascript:alert(2)\n\n[e][ref]`
+	hostile := `<script>alert(1)</script><!-- [a](javascript:alert(1)) [b](JavaScript:x) [c](javascript&#58;x) [d]( data:text/html,x) [ok](https://example.com/x) [f](\njavascript:alert(3))\n\n[ref]: javascript:alert(2)\n\n[g]:\n  javascript:alert(4)\n\n[e][ref] [h][g]`
 	path := derived(t, "01-plain-text.jsonl",
 		`"text":"Hello! I am a scripted fake model. 2 + 2 = 4."`, `"text":"`+strings.ReplaceAll(hostile, `"`, `\"`)+`"`,
 		`"result":"Hello! I am a scripted fake model. 2 + 2 = 4."`, `"result":"`+strings.ReplaceAll(hostile, `"`, `\"`)+`"`)

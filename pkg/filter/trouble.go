@@ -83,7 +83,9 @@ func Stopped(e *stream.Event) string {
 		if e.Subtype == "model_refusal_fallback" || e.Subtype == "model_refusal_no_fallback" {
 			return "refusal"
 		}
-	case stream.KindText, stream.KindThinking, stream.KindToolUse:
+	case stream.KindText:
+		// Every record of a transcript's message repeats its stop_reason:
+		// the text's is the one said (a stopped answer ends in text).
 		if !e.Has("sessionId") {
 			// The stream's assistant events are the message_start
 			// snapshot, stop_reason null: only a transcript's records

@@ -177,22 +177,38 @@ func MarkdownAnswer(text string) string {
 	var b strings.Builder
 	var fc byte
 	fn := 0
+	// A paragraph is escaped whole: a link's destination can be on the
+	// line after its text, a code span can span lines.
+	var para []string
+	flush := func() {
+		if len(para) > 0 {
+			b.WriteString(escapeHTMLOutsideCode(strings.Join(para, "\n")))
+			b.WriteByte('\n')
+			para = para[:0]
+		}
+	}
 	for _, l := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
-		switch {
-		case fn > 0:
+		if fn > 0 {
 			if fenceCloses(l, fc, fn) {
 				fn = 0
 			}
-		default:
-			if c, n, ok := fenceOpen(l); ok {
-				fc, fn = c, n
-			} else {
-				l = escapeHTMLOutsideCode(l)
-			}
+			b.WriteString(l + "\n")
+			continue
 		}
-		b.WriteString(l)
-		b.WriteByte('\n')
+		if c, n, ok := fenceOpen(l); ok {
+			flush()
+			fc, fn = c, n
+			b.WriteString(l + "\n")
+			continue
+		}
+		if strings.TrimSpace(l) == "" {
+			flush()
+			b.WriteString(l + "\n")
+			continue
+		}
+		para = append(para, l)
 	}
+	flush()
 	if fn > 0 {
 		b.WriteString(strings.Repeat(string(fc), fn) + "\n")
 	}
