@@ -87,17 +87,14 @@ func (d *Decoder) skipSeparators() error {
 			if err := d.br.UnreadByte(); err != nil {
 				return d.fail(err)
 			}
-			line := d.arrLines
-			if line == 0 {
-				line = 1
-			}
-			err := &SyntaxError{Source: d.opts.Source, Line: line, Offset: 0,
+			err := &SyntaxError{Source: d.opts.Source, Line: d.arrEndLine, Offset: 0,
 				Err: fmt.Errorf("a JSON array among the event lines, not one event (its %d elements were read as events; an input that is one array, --output-format json, has nothing after it); the lines after it are read", d.line)}
 			d.array, d.line = false, d.arrLines // what follows on the array's own line is that line's
 			return err
 		case c == ']':
 			d.off++
 			d.arrEnd = true
+			d.arrEndLine = d.arrLines + 1
 		default:
 			return d.br.UnreadByte()
 		}

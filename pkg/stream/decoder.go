@@ -95,7 +95,8 @@ type Decoder struct {
 	// arrLines counts the line ends in the array read so far: if lines
 	// follow it, it was a stray line of its own, and they are numbered on
 	// from it.
-	arrLines int64
+	arrLines   int64
+	arrEndLine int64 // the line of its closing ']', which the report names
 
 	next int // when > 0, Buffered found the next line's end this far ahead
 	// skipping: an over-long line was reported before its end, which the
@@ -237,6 +238,9 @@ func (d *Decoder) begin() error {
 		case ' ', '\t', '\r', '\n':
 			continue
 		case '[':
+			// The blank lines before it count: if lines follow the
+			// array, they are numbered on from its line.
+			d.arrLines = int64(bytes.Count(b[:n], []byte{'\n'}))
 			d.discard(n)
 			d.array = true
 		}

@@ -95,6 +95,9 @@ func TestDecoderFraming(t *testing.T) {
 		{"json array then more", "[" + a + "] junk\n" + b + "\n", []item{{1, a, ""},
 			{Err: "<stdin>:1: invalid JSON: a JSON array among the event lines, not one event (its 1 elements were read as events; an input that is one array, --output-format json, has nothing after it); the lines after it are read"},
 			{Err: "<stdin>:1: invalid JSON: unexpected 'j', want a value at byte 0"}, {2, b, ""}}},
+		{"blank lines, an array, then a stream", "\n\n[]\n" + a + "\n", []item{
+			{Err: "<stdin>:3: invalid JSON: a JSON array among the event lines, not one event (its 0 elements were read as events; an input that is one array, --output-format json, has nothing after it); the lines after it are read"},
+			{4, a, ""}}},
 		{"empty array then a stream", "[]\n" + a + "\n" + b + "\n", []item{
 			{Err: "<stdin>:1: invalid JSON: a JSON array among the event lines, not one event (its 0 elements were read as events; an input that is one array, --output-format json, has nothing after it); the lines after it are read"},
 			{2, a, ""}, {3, b, ""}}},
