@@ -207,8 +207,22 @@ func TestNotAStreamIsSaidOnce(t *testing.T) {
 		r := runIn(t, args, dir)
 		assert.Equal(t, exitInput, r.Code, "%v", args)
 		assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "%v: one line: %s", args, r.Stderr)
-		assert.Contains(t, r.Stderr, "not a Claude Code event stream: its first 10 lines are not JSON (line 1: ")
+		assert.Regexp(t, `not a Claude Code event stream: none of its \d+ lines is JSON \(line 1: `, r.Stderr)
 	}
+	r0 := runIn(t, []string{plain}, dir)
+	assert.Contains(t, r0.Stderr, "none of its 5000 lines is JSON", "the whole input read, counted")
+	// A stream after many lines that are not JSON (a log merged into it):
+	// nothing of it lost; the first ten said, the rest counted.
+	var logged strings.Builder
+	for i := 0; i < 15; i++ {
+		logged.WriteString("log line\n")
+	}
+	merged := write("merged.jsonl", logged.String()+capture(t, "01-plain-text.jsonl"))
+	rm := runIn(t, []string{"final", merged}, dir)
+	assert.Equal(t, 0, rm.Code, rm.Stderr)
+	assert.Equal(t, "Hello! I am a scripted fake model. 2 + 2 = 4.\n", rm.Stdout)
+	assert.Equal(t, 11, strings.Count(rm.Stderr, "\n"), rm.Stderr)
+	assert.Contains(t, rm.Stderr, "and 5 more lines before the first event that are not JSON")
 	stray := write("stray.jsonl", "Warning: something on stderr\n"+capture(t, "01-plain-text.jsonl"))
 	r := runIn(t, []string{"final", stray}, dir)
 	assert.Equal(t, 0, r.Code, r.Stderr)

@@ -487,9 +487,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 				run.Flush()
 				return exitInput, errorf(exitInput, "%v", err)
 			}
-			if lead.hold(err) {
-				return o.notJSON(&d, cfg.Source, run, lead.held)
-			}
+			lead.hold(err)
 			continue
 		}
 		lead.event()
@@ -519,28 +517,34 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	return code, stopped(err)
 }
 
-// notJSONLines is how many malformed lines, with no event before them,
-// make an input that is not a stream.
+// notJSONLines is how many malformed lines before the first event are
+// kept to be said one by one; the rest are counted.
 const notJSONLines = 10
 
-// leading holds the malformed lines before the first event: a stray line
-// or two (a message on the same pipe) is warned about when an event comes;
-// notJSONLines of them are an input that is no stream at all, said once.
+// leading holds the malformed lines before the first event. If an event
+// comes (a stream after a message or two on the same pipe, or after many
+// lines of a log merged into it), they are said then, the first
+// notJSONLines one by one and the rest counted, and reading goes on: no
+// line after them is lost. If none comes, the input is no stream at all,
+// and that is said once at its end (diagnoseEnd).
 type leading struct {
 	stderr io.Writer
 	read   bool // an event was read
 	held   []error
+	more   int // malformed lines past the held ones
 }
 
-// hold warns about a line error, or holds it before the first event; it
-// reports whether notJSONLines are held.
-func (l *leading) hold(err error) bool {
-	if l.read || !errors.As(err, new(*stream.SyntaxError)) {
+// hold warns about a line error, or holds (or counts) it before the first
+// event.
+func (l *leading) hold(err error) {
+	switch {
+	case l.read || !errors.As(err, new(*stream.SyntaxError)):
 		say(l.stderr, "warning: "+err.Error())
-		return false
+	case len(l.held) < notJSONLines:
+		l.held = append(l.held, err)
+	default:
+		l.more++
 	}
-	l.held = append(l.held, err)
-	return len(l.held) >= notJSONLines
 }
 
 // event is called at each event: the first says the lines held.
@@ -552,7 +556,10 @@ func (l *leading) event() {
 	for _, e := range l.held {
 		say(l.stderr, "warning: "+e.Error())
 	}
-	l.held = nil
+	if l.more > 0 {
+		say(l.stderr, fmt.Sprintf("warning: and %d more lines before the first event that are not JSON", l.more))
+	}
+	l.held, l.more = nil, 0
 }
 
 // diagnoseEnd diagnoses, at the end of the input, one whose only lines
@@ -561,28 +568,18 @@ func (l *leading) event() {
 func (o *options) diagnoseEnd(d *diagnosis, source string, tr *stream.Tracker, lead *leading, preset_ bool) {
 	switch {
 	case len(lead.held) > 0:
-		o.diagnose(d, source, notJSONDiagnosis(lead.held))
+		o.diagnose(d, source, notJSONDiagnosis(lead.held, lead.more))
 	case preset_ && d.what == "" && knowsNoType(tr):
 		o.diagnose(d, source, preset.NotAStream)
 	}
 }
 
-// notJSON diagnoses an input whose first lines are not JSON (a log, a
-// binary file): once, with the first line's error, exit 5.
-func (o *options) notJSON(d *diagnosis, source string, run preset.Run, held []error) (int, error) {
-	o.diagnose(d, source, notJSONDiagnosis(held))
-	run.Finish(preset.End{Diagnosis: d.what})
-	return exitInput, nil
-}
-
-func notJSONDiagnosis(held []error) string {
+// notJSONDiagnosis says what an input with no event but malformed lines
+// (a log, a binary file) is, with the first line's error.
+func notJSONDiagnosis(held []error, more int) string {
 	var se *stream.SyntaxError
 	errors.As(held[0], &se)
-	what := "no line is JSON"
-	if len(held) >= notJSONLines {
-		what = fmt.Sprintf("its first %d lines are not JSON", len(held))
-	}
-	return fmt.Sprintf("not a Claude Code event stream: %s (line %d: %v)", what, se.Line, se.Err)
+	return fmt.Sprintf("not a Claude Code event stream: none of its %d lines is JSON (line %d: %v)", len(held)+more, se.Line, se.Err)
 }
 
 // diagnosis is what is wrong with one input as a whole ("" when
