@@ -169,7 +169,7 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 			errs = append(errs, err)
 			continue
 		}
-		b, err := os.ReadFile(m)
+		b, err := readSmall(m)
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -210,13 +210,28 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 	return out, runs, errs
 }
 
+// maxSmallFile bounds what is read whole of a session folder's small
+// files (a .meta.json, a workflow's journal): a larger one is read to
+// there, so a hostile folder cannot make ccfilter hold a huge file.
+const maxSmallFile = 4 << 20
+
+// readSmall reads at most maxSmallFile bytes of path.
+func readSmall(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxSmallFile))
+}
+
 // journalOrder sorts a Workflow run's agents in the order its journal
 // (journal.jsonl: launched, started{key, agentId, label, phase}, result)
 // says they started; agents it does not name come last, by file name.
 func journalOrder(journal string, scs []sidechain) {
 	started := map[string]int{}
 	if regular(journal) == nil {
-		if b, err := os.ReadFile(journal); err == nil {
+		if b, err := readSmall(journal); err == nil {
 			for _, l := range bytes.Split(b, []byte("\n")) {
 				var j struct{ Type, AgentID string }
 				if json.Unmarshal(l, &j) == nil && j.Type == "started" && j.AgentID != "" {

@@ -94,6 +94,10 @@ func (n *toolNames) note(ev *stream.Event) {
 		if id == "" {
 			return true
 		}
+		if _, seen := n.byID[id]; seen {
+			n.byID[id] = name // (a repeated id takes no second place)
+			return true
+		}
 		if len(n.order) < maxToolCalls {
 			n.order = append(n.order, id)
 		} else { // forget the oldest
@@ -102,9 +106,7 @@ func (n *toolNames) note(ev *stream.Event) {
 			n.next = (n.next + 1) % maxToolCalls
 		}
 		n.byID[id] = name
-		// One block an event (in a stream as in a transcript): the
-		// next would be found only past this one's whole input.
-		return false
+		return true // (a message can hold several calls)
 	})
 }
 

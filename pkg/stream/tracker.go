@@ -648,9 +648,17 @@ func (t *Tracker) fold(m *msgUsage) {
 	}
 }
 
+// maxModels bounds the (model, side) entries a sum keeps: a run uses a
+// few models; a stream that names a new one on every line has the ones
+// past the bound summed as "(other)".
+const maxModels = 1000
+
 // addTokens adds one model call's usage to its (model, side) entry.
 func addTokens(into map[usageKey]*ModelTokens, m *msgUsage) {
 	k := usageKey{m.model, m.sub}
+	if _, ok := into[k]; !ok && len(into) >= maxModels {
+		k.model = "(other)"
+	}
 	mt := into[k]
 	if mt == nil {
 		mt = &ModelTokens{Model: m.model, Subagent: m.sub}
