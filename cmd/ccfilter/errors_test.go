@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/csv"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -45,4 +48,30 @@ func TestErrorsTableOnEveryCapture(t *testing.T) {
 	}
 	r := runIn(t, []string{"errors", "-F", "csv", "../../testdata/real/60-long-session.jsonl"}, "")
 	assert.Equal(t, 2, strings.Count(r.Stdout, ",tool_error,"), "its two failed calls")
+}
+
+// TestOneCSVAcrossRuns proves the CSV of several runs is one table: one
+// header, every row with its columns (errors rows too, whose header-only
+// record once became a one-cell row), also when the first input fails
+// after it was opened (a cut .gz), which writes no rows.
+func TestOneCSVAcrossRuns(t *testing.T) {
+	dir := t.TempDir()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte(strings.Repeat(capture(t, "05-subagents-async.jsonl"), 1)))
+	require.NoError(t, zw.Close())
+	cut := filepath.Join(dir, "cut.jsonl.gz")
+	require.NoError(t, os.WriteFile(cut, gz.Bytes()[:3000], 0o644))
+	for _, args := range [][]string{
+		{"errors", "-F", "csv", "../../testdata/events/03-bash-fail.jsonl", "../../testdata/events/01-plain-text.jsonl", "../../testdata/events/12-max-turns.jsonl"},
+		{"usage", "-F", "csv", cut, "../../testdata/events/03-bash-fail.jsonl"},
+		{"tools", "-F", "csv", cut, "../../testdata/events/03-bash-fail.jsonl"},
+	} {
+		r := runIn(t, args, dir)
+		recs, err := csv.NewReader(strings.NewReader(r.Stdout)).ReadAll()
+		require.NoError(t, err, "%v: every record has the header's fields:\n%s", args, r.Stdout)
+		require.NotEmpty(t, recs, "%v", args)
+		assert.Equal(t, "source", recs[0][0], "%v: the header first", args)
+		assert.Equal(t, 1, strings.Count(r.Stdout, "source,"), "%v: one header", args)
+	}
 }
