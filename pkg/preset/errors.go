@@ -114,14 +114,8 @@ func (r *errorRowsRun) Event(ctx context.Context, ev *stream.Event, done []*stre
 	if ev.Kind == stream.KindToolUse {
 		r.names.note(ev)
 	}
-	if !r.pick(ev) || !r.agentMatch(ev) {
-		return nil
-	}
-	if r.c.Where != nil {
-		ok, err := r.where(ctx, ev, nil)
-		if err != nil || !ok {
-			return err
-		}
+	if ok, err := r.picks(ctx, ev); !ok {
+		return err
 	}
 	return r.r.Render(render.Record{Rows: errorRows(ev, r.names.byID, filter.AgentOf(ev, r.tr))})
 }

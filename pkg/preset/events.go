@@ -55,16 +55,21 @@ func (r *eventsRun) Prepare(ev *stream.Event) error {
 }
 
 func (r *eventsRun) Event(ctx context.Context, ev *stream.Event, done []*stream.ToolCall) error {
-	if !r.pick(ev) || !r.agentMatch(ev) {
-		return nil
-	}
-	if r.c.Where != nil {
-		ok, err := r.where(ctx, ev, nil)
-		if err != nil || !ok {
-			return err
-		}
+	if ok, err := r.picks(ctx, ev); !ok {
+		return err
 	}
 	return r.r.Render(render.Record{Event: ev, Calls: done})
+}
+
+// picks says whether the run shows ev: its predicate, --agent, --where.
+func (r *eventsRun) picks(ctx context.Context, ev *stream.Event) (bool, error) {
+	if !r.pick(ev) || !r.agentMatch(ev) {
+		return false, nil
+	}
+	if r.c.Where != nil {
+		return r.where(ctx, ev, nil)
+	}
+	return true, nil
 }
 
 func (r *eventsRun) Finish(end End) (Status, error) {

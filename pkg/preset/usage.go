@@ -49,15 +49,7 @@ func agentUsage(b *base, d stream.UsageReport) (stream.UsageReport, string) {
 	n := stream.UsageReport{ByModel: []stream.ModelTokens{}, OutputFrom: "events", PartialMessages: d.PartialMessages,
 		CostUSD: d.CostUSD, HaveCost: d.HaveCost, CostWritten: d.CostWritten, ModelCosts: d.ModelCosts, Helper: d.Helper, HelperCostUSD: d.HelperCostUSD}
 	for _, m := range rows {
-		n.ByModel = append(n.ByModel, m)
-		n.Calls += m.Calls
-		n.PlaceholderCalls += m.PlaceholderCalls
-		n.Total = n.Total.Add(m.Usage)
-		if m.Subagent {
-			n.Subagents = n.Subagents.Add(m.Usage)
-		} else {
-			n.Main = n.Main.Add(m.Usage)
-		}
+		n.Add(m)
 	}
 	n.EventsOutputTokens = n.Total.OutputTokens
 	return n, "--agent " + string(a) + ": the model calls of that agent; the cost and the result's own totals below are the whole run's"

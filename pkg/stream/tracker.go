@@ -211,6 +211,20 @@ type UsageReport struct {
 	HelperCostUSD float64      `json:"helper_cost_usd"`
 }
 
+// Add counts one (model, side) entry in the report: its row, and the
+// sums it adds to.
+func (rep *UsageReport) Add(m ModelTokens) {
+	rep.ByModel = append(rep.ByModel, m)
+	rep.Calls += m.Calls
+	rep.PlaceholderCalls += m.PlaceholderCalls
+	rep.Total = rep.Total.Add(m.Usage)
+	if m.Subagent {
+		rep.Subagents = rep.Subagents.Add(m.Usage)
+	} else {
+		rep.Main = rep.Main.Add(m.Usage)
+	}
+}
+
 // TypeCount is how often one (type, subtype) pair occurred.
 type TypeCount struct {
 	Type    string `json:"type"`
@@ -956,15 +970,7 @@ func (t *Tracker) Usage() UsageReport {
 		ByModel: []ModelTokens{}, ModelCosts: []ModelUsage{}, Helper: []ModelUsage{}}
 	seen := map[string]bool{} // models that answered an assistant message
 	for _, v := range all {
-		rep.ByModel = append(rep.ByModel, *v)
-		rep.Calls += v.Calls
-		rep.PlaceholderCalls += v.PlaceholderCalls
-		rep.Total = rep.Total.Add(v.Usage)
-		if v.Subagent {
-			rep.Subagents = rep.Subagents.Add(v.Usage)
-		} else {
-			rep.Main = rep.Main.Add(v.Usage)
-		}
+		rep.Add(*v)
 		seen[v.Model] = true
 	}
 	rep.EventsOutputTokens = rep.Total.OutputTokens
