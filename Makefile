@@ -30,7 +30,7 @@ test: lint
 # detector over the packages that start goroutines or use them (the
 # read-ahead, the reader that uses it, the command: its signal handler, the
 # pipe and interrupt tests), in -short mode so the inputs suit -race. CI runs
-# it after make test. About 2.5 minutes on 2 quiet cores, 4.2 beside two
+# it after make test. About 2.5 minutes on 2 quiet cores, 4 to 6 beside two
 # CPU-bound processes.
 RACE_PKGS := ./internal/readahead ./pkg/stream ./cmd/ccfilter
 TEST_ALL_TIMEOUT ?= 10m
