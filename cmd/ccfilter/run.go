@@ -392,14 +392,14 @@ func (o *options) glanceFor(p *plan, name string) *render.Glance {
 	if p.format != render.Markdown || !p.preset.Glance {
 		return nil
 	}
-	return o.glance(name)
+	return o.glance(name, p.agent)
 }
 
 // glance reads the file name ahead of its report for the run in brief
 // (render.Glance); nil for stdin and anything but a regular file, which
 // cannot be read twice, and when the file cannot be read (the report's
 // own pass says why).
-func (o *options) glance(name string) *render.Glance {
+func (o *options) glance(name string, agent filter.Agent) *render.Glance {
 	if fi, err := os.Stat(name); name == "-" || err != nil || !fi.Mode().IsRegular() {
 		return nil
 	}
@@ -410,7 +410,7 @@ func (o *options) glance(name string) *render.Glance {
 	defer closeIn()
 	events := in.Events(stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: stream.CheckFraming})
 	defer events.Close()
-	g, err := preset.ScanGlance(events)
+	g, err := preset.ScanGlance(events, agent)
 	if err != nil {
 		return nil
 	}

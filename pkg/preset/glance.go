@@ -15,7 +15,10 @@ import (
 // their lines. Its memory is a tracker's and the first
 // render.MaxGlanceTrouble troubles; malformed lines are passed over (the
 // report's own pass reports them).
-func ScanGlance(events stream.Reader) (*render.Glance, error) {
+//
+// agent is the report's --agent: only the troubles of the events the
+// report shows are listed, each a link to its place in it.
+func ScanGlance(events stream.Reader, agent filter.Agent) (*render.Glance, error) {
 	tr := stream.NewTracker(stream.TrackerOptions{})
 	g := &render.Glance{}
 	for {
@@ -36,7 +39,7 @@ func ScanGlance(events stream.Reader) (*render.Glance, error) {
 				g.APIError = ev.Assistant().Error
 			}
 		}
-		if filter.IsTrouble(ev) {
+		if p := ev.ParentToolUseID(); filter.IsTrouble(ev) && agent.Match(p, tr.Subagent(p)) {
 			g.AddTrouble(render.GlanceItem{Source: ev.Source, Line: ev.Line, Agent: filter.AgentOf(ev, tr), Text: troubleText(ev, done)})
 		}
 	}
