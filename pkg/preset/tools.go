@@ -3,7 +3,6 @@ package preset
 import (
 	"context"
 
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -62,24 +61,5 @@ func (r *toolsRun) Finish(end End) (Status, error) {
 }
 
 // callObject is a tool call as --where sees it (the preset's Dot): the
-// row CSV, NDJSON and JSON write (render.CSVHeader), its input as JSON;
-// is_error, result_bytes and duration_ms null while it has no result.
-func callObject(c *stream.ToolCall) map[string]any {
-	// The input was validated with its line; an absent one decodes as null.
-	input := jsonx.Value(c.Input).Decode()
-	m := map[string]any{
-		"line": int(c.Line), "timestamp": c.Timestamp, "agent": c.AgentLabel(), "subagent_type": "",
-		"tool_use_id": c.ID, "tool": c.Name, "summary": render.ToolTarget(c.Name, c.Input), "input": input,
-		"is_error": nil, "result_bytes": nil, "duration_ms": nil,
-	}
-	if c.Agent != nil {
-		m["subagent_type"] = c.Agent.Type
-	}
-	if c.Done {
-		m["is_error"], m["result_bytes"] = c.IsError, c.ResultBytes
-		if c.HasDuration {
-			m["duration_ms"] = int(c.Duration.Milliseconds())
-		}
-	}
-	return m
-}
+// row CSV, NDJSON and JSON write (render.CallRow), its input decoded.
+func callObject(c *stream.ToolCall) map[string]any { return render.CallRow(c).Object() }

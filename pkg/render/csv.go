@@ -2,7 +2,6 @@ package render
 
 import (
 	"io"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -40,7 +39,6 @@ type csvRenderer struct {
 	o      Options
 	header bool // the tool-call header was written
 	other  bool // a value or summary was written
-	row    []string
 }
 
 func newCSV(w io.Writer, o Options) *csvRenderer {
@@ -127,30 +125,7 @@ func (r *csvRenderer) writeHead(head []string) {
 
 func (r *csvRenderer) call(c *stream.ToolCall) {
 	r.writeHeader()
-	row := r.row[:0]
-	if r.o.Run != "" {
-		row = append(row, cell(r.o.Run))
-	}
-	base := len(row)
-	row = append(row,
-		strconv.FormatInt(c.Line, 10),
-		cell(c.Timestamp),
-		cell(c.AgentLabel()),
-		cell(agentType(c)),
-		cell(c.ID),
-		cell(c.Name),
-		cell(ToolTarget(c.Name, c.Input)),
-		cell(compactJSON(c.Input)),
-		"", "", "")
-	if c.Done {
-		row[base+8] = strconv.FormatBool(c.IsError)
-		row[base+9] = strconv.Itoa(c.ResultBytes)
-		if c.HasDuration {
-			row[base+10] = strconv.FormatInt(c.Duration.Milliseconds(), 10)
-		}
-	}
-	r.row = row
-	r.write(row)
+	r.write(CallRow(c).withSource(r.o.Run).cells())
 }
 
 func (r *csvRenderer) Render(rec Record) error {

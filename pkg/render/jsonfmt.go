@@ -100,7 +100,7 @@ func (r *jsonRenderer) Render(rec Record) error {
 }
 
 func (r *jsonRenderer) call(c *stream.ToolCall) {
-	b, err := marshal(newCallRecord(c, r.o.Run), r.o.Indent, r.o.Compact)
+	b, err := marshal(CallRow(c).withSource(r.o.Run), r.o.Indent, r.o.Compact)
 	if err != nil {
 		r.err = err
 		return

@@ -44,7 +44,7 @@ func (r *ndjsonRenderer) Render(rec Record) error {
 }
 
 func (r *ndjsonRenderer) call(c *stream.ToolCall) {
-	b, err := marshal(newCallRecord(c, r.o.Run), "", true)
+	b, err := marshal(CallRow(c).withSource(r.o.Run), "", true)
 	if err != nil {
 		r.err = err
 		return

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
 
 // Row is one row of a table whose rows stream as they come (the errors
@@ -74,6 +76,8 @@ func (r *Row) cells() []string {
 			out[i] = string(v)
 		case []string:
 			out[i] = cell(strings.Join(v, " "))
+		case json.RawMessage:
+			out[i] = cell(compactJSON(v))
 		}
 	}
 	return out
@@ -102,12 +106,15 @@ func (s *RowSet) Add(values ...any) { s.Rows = append(s.Rows, values) }
 // Row returns row i as a Row.
 func (s *RowSet) Row(i int) *Row { return &Row{Columns: s.Columns, Values: s.Rows[i]} }
 
-// Object returns row i as --where sees it: an object of the columns' JSON
-// values.
-func (s *RowSet) Object(i int) map[string]any {
-	m := make(map[string]any, len(s.Columns))
-	for j, c := range s.Columns {
-		switch v := s.Rows[i][j].(type) {
+// Object returns row i as --where sees it (Row.Object).
+func (s *RowSet) Object(i int) map[string]any { return s.Row(i).Object() }
+
+// Object returns the row as --where sees it: an object of the columns'
+// values as gojq takes them (ints, []any; JSON decoded).
+func (r *Row) Object() map[string]any {
+	m := make(map[string]any, len(r.Columns))
+	for j, c := range r.Columns {
+		switch v := r.Values[j].(type) {
 		case int64:
 			m[c] = int(v)
 		case []string:
@@ -116,6 +123,9 @@ func (s *RowSet) Object(i int) map[string]any {
 				a[k] = x
 			}
 			m[c] = a
+		case json.RawMessage:
+			// Validated with its line; nil decodes as null.
+			m[c] = jsonx.Value(v).Decode()
 		default:
 			m[c] = v
 		}

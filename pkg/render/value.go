@@ -50,48 +50,25 @@ func marshal(v any, indent string, compact bool) ([]byte, error) {
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
-// callRecord is one tool call as the ndjson and json formats write it: the
-// CSV's columns, with the input as JSON and null for what an open call
-// lacks.
-type callRecord struct {
-	Source       string          `json:"source,omitempty"` // the run's file or session, when an output holds several
-	Line         int64           `json:"line"`
-	Timestamp    string          `json:"timestamp"`
-	Agent        string          `json:"agent"`
-	SubagentType string          `json:"subagent_type"`
-	ToolUseID    string          `json:"tool_use_id"`
-	Tool         string          `json:"tool"`
-	Summary      string          `json:"summary"`
-	Input        json.RawMessage `json:"input"`
-	IsError      *bool           `json:"is_error"`
-	ResultBytes  *int            `json:"result_bytes"`
-	DurationMs   *int64          `json:"duration_ms"`
-}
-
-func newCallRecord(c *stream.ToolCall, run string) callRecord {
-	r := callRecord{
-		Source:       run,
-		Line:         c.Line,
-		Timestamp:    c.Timestamp,
-		Agent:        c.AgentLabel(),
-		SubagentType: agentType(c),
-		ToolUseID:    c.ID,
-		Tool:         c.Name,
-		Summary:      ToolTarget(c.Name, c.Input),
-		Input:        c.Input,
+// CallRow is one tool call as a row of CSVHeader: what CSV, NDJSON and
+// JSON write of it, and what --where sees. The input is its JSON (CSV
+// writes it compact, a value decodes it); is_error, result_bytes and
+// duration_ms are nil (null, an empty cell) while it has no result, and
+// duration_ms when its duration is unknown.
+func CallRow(c *stream.ToolCall) *Row {
+	var input json.RawMessage
+	if len(c.Input) > 0 {
+		input = c.Input
 	}
-	if len(r.Input) == 0 {
-		r.Input = nil
-	}
+	var isErr, size, ms any
 	if c.Done {
-		isErr, n := c.IsError, c.ResultBytes
-		r.IsError, r.ResultBytes = &isErr, &n
+		isErr, size = c.IsError, c.ResultBytes
 		if c.HasDuration {
-			ms := c.Duration.Milliseconds()
-			r.DurationMs = &ms
+			ms = c.Duration.Milliseconds()
 		}
 	}
-	return r
+	return &Row{Columns: CSVHeader, Values: []any{c.Line, c.Timestamp, c.AgentLabel(), agentType(c), c.ID, c.Name,
+		ToolTarget(c.Name, c.Input), input, isErr, size, ms}}
 }
 
 // durationOf returns a call's duration and whether it is known.
