@@ -103,11 +103,7 @@ func csvNeedsQuotes(f string) bool {
 func (r *csvRenderer) writeHeader() {
 	if !r.header {
 		r.header = true
-		head := CSVHeader
-		if r.o.Run != "" {
-			head = append([]string{"source"}, CSVHeader...)
-		}
-		r.writeHead(head)
+		r.writeHead(sourced(r.o.Run, CSVHeader))
 	}
 }
 
@@ -164,13 +160,10 @@ func (r *csvRenderer) Summary(rep *Report) error {
 	if rep.Rows == nil {
 		return r.err
 	}
-	head := rep.Rows.Columns
-	if r.o.Run != "" {
-		head = append([]string{"source"}, head...)
-	}
-	r.writeHead(head)
-	for i := range rep.Rows.Rows {
-		r.write(rep.Rows.Row(i).withSource(r.o.Run).cells())
+	set := rep.Rows.withSource(r.o.Run)
+	r.writeHead(set.Columns)
+	for i := range set.Rows {
+		r.write(set.Row(i).cells())
 	}
 	return r.err
 }

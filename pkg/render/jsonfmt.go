@@ -66,14 +66,9 @@ func (r *jsonRenderer) doc(b []byte) {
 
 func (r *jsonRenderer) Render(rec Record) error {
 	for _, row := range rec.Rows {
-		if row.Values == nil {
-			continue // a header only
+		if row.Values != nil { // (not a header only)
+			r.value(row.withSource(r.o.Run))
 		}
-		b, err := marshal(row.withSource(r.o.Run), r.o.Indent, r.o.Compact)
-		if err != nil {
-			return err
-		}
-		r.doc(b)
 	}
 	if ev := rec.Event; ev != nil {
 		if r.o.Compact {
@@ -99,8 +94,11 @@ func (r *jsonRenderer) Render(rec Record) error {
 	return r.err
 }
 
-func (r *jsonRenderer) call(c *stream.ToolCall) {
-	b, err := marshal(CallRow(c).withSource(r.o.Run), r.o.Indent, r.o.Compact)
+func (r *jsonRenderer) call(c *stream.ToolCall) { r.value(CallRow(c).withSource(r.o.Run)) }
+
+// value writes a row (or rows) as a record, pretty or compact.
+func (r *jsonRenderer) value(v any) {
+	b, err := marshal(v, r.o.Indent, r.o.Compact)
 	if err != nil {
 		r.err = err
 		return
@@ -138,18 +136,7 @@ func (r *jsonRenderer) Summary(rep *Report) error {
 	if rep.Rows == nil {
 		return r.err
 	}
-	set := rep.Rows
-	if r.o.Run != "" {
-		set = &RowSet{Columns: append([]string{"source"}, set.Columns...)}
-		for _, row := range rep.Rows.Rows {
-			set.Rows = append(set.Rows, append([]any{r.o.Run}, row...))
-		}
-	}
-	b, err := marshal(set, r.o.Indent, r.o.Compact)
-	if err != nil {
-		return err
-	}
-	r.doc(b)
+	r.value(rep.Rows.withSource(r.o.Run))
 	return r.err
 }
 

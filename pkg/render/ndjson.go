@@ -21,15 +21,9 @@ func newNDJSON(w io.Writer, o Options) *ndjsonRenderer {
 
 func (r *ndjsonRenderer) Render(rec Record) error {
 	for _, row := range rec.Rows {
-		if row.Values == nil {
-			continue // a header only
+		if row.Values != nil { // (not a header only)
+			r.row(row.withSource(r.o.Run))
 		}
-		b, err := marshal(row.withSource(r.o.Run), "", true)
-		if err != nil {
-			return err
-		}
-		r.bytes(b)
-		r.byte('\n')
 	}
 	if rec.Event != nil {
 		r.bytes(rec.Event.Raw)
@@ -43,8 +37,11 @@ func (r *ndjsonRenderer) Render(rec Record) error {
 	return r.err
 }
 
-func (r *ndjsonRenderer) call(c *stream.ToolCall) {
-	b, err := marshal(CallRow(c).withSource(r.o.Run), "", true)
+func (r *ndjsonRenderer) call(c *stream.ToolCall) { r.row(CallRow(c).withSource(r.o.Run)) }
+
+// row writes a row as an object, a line of its own.
+func (r *ndjsonRenderer) row(row *Row) {
+	b, err := marshal(row, "", true)
 	if err != nil {
 		r.err = err
 		return
@@ -74,13 +71,9 @@ func (r *ndjsonRenderer) Summary(rep *Report) error {
 	if rep.Rows == nil {
 		return r.err
 	}
-	for i := range rep.Rows.Rows {
-		b, err := marshal(rep.Rows.Row(i).withSource(r.o.Run), "", true)
-		if err != nil {
-			return err
-		}
-		r.bytes(b)
-		r.byte('\n')
+	set := rep.Rows.withSource(r.o.Run)
+	for i := range set.Rows {
+		r.row(set.Row(i))
 	}
 	return r.err
 }

@@ -28,11 +28,31 @@ func (r *Row) withSource(run string) *Row {
 	if run == "" {
 		return r
 	}
-	s := &Row{Columns: append([]string{"source"}, r.Columns...)}
+	s := &Row{Columns: sourced(run, r.Columns)}
 	if r.Values != nil { // a header-only row stays one
 		s.Values = append([]any{run}, r.Values...)
 	}
 	return s
+}
+
+// withSource is the rows with a source column first (Row.withSource).
+func (s *RowSet) withSource(run string) *RowSet {
+	if run == "" {
+		return s
+	}
+	out := &RowSet{Columns: sourced(run, s.Columns), Rows: make([][]any, len(s.Rows))}
+	for i, row := range s.Rows {
+		out.Rows[i] = append([]any{run}, row...)
+	}
+	return out
+}
+
+// sourced is columns with "source" first when run names the run.
+func sourced(run string, columns []string) []string {
+	if run == "" {
+		return columns
+	}
+	return append([]string{"source"}, columns...)
 }
 
 // MarshalJSON writes the row as an object whose keys are the columns, in
