@@ -400,7 +400,7 @@ func (o *options) glanceFor(p *plan, name string) *render.Glance {
 // cannot be read twice, and when the file cannot be read (the report's
 // own pass says why).
 func (o *options) glance(name string, agent filter.Agent) *render.Glance {
-	if fi, err := os.Stat(name); name == "-" || err != nil || !fi.Mode().IsRegular() {
+	if _, err := input.RegularFile(name); name == "-" || err != nil {
 		return nil
 	}
 	in, closeIn, err := o.openInput(name)
@@ -562,9 +562,8 @@ func (l *leading) event() {
 	l.held, l.more = nil, 0
 }
 
-// diagnoseEnd diagnoses, at the end of the input, one whose only lines
-// were malformed (fewer than notJSONLines), or, for a preset, JSON lines
-// of no type ccfilter knows.
+// diagnoseEnd diagnoses, at the end of the input, one with no event but
+// malformed lines, or, for a preset, JSON lines of no type ccfilter knows.
 func (o *options) diagnoseEnd(d *diagnosis, source string, tr *stream.Tracker, lead *leading, preset_ bool) {
 	switch {
 	case len(lead.held) > 0:

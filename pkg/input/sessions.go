@@ -33,7 +33,7 @@ func SessionFiles(dir string) (files []string, skipped []error, err error) {
 	}
 	if len(files) == 0 {
 		session := strings.TrimSuffix(filepath.Clean(dir), string(filepath.Separator)) + ".jsonl"
-		if fi, err := os.Stat(session); err == nil && fi.Mode().IsRegular() {
+		if _, err := RegularFile(session); err == nil {
 			return []string{session}, nil, nil
 		}
 		return nil, nil, ErrNotSessions

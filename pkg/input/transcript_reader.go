@@ -447,7 +447,7 @@ func (t *transcriptReader) persisted(ev *stream.Event) {
 		}
 		name, _, _ := strings.Cut(after, "\n")
 		saved := filepath.Join(t.dir, "tool-results", filepath.Base(strings.TrimSpace(name)))
-		if fi, err := os.Stat(saved); err == nil && fi.Mode().IsRegular() {
+		if fi, err := RegularFile(saved); err == nil {
 			ev.SetSaved(i, saved, int(fi.Size()))
 		}
 	}
