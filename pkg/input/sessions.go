@@ -145,7 +145,7 @@ func ScanSession(path string) (Session, error) {
 		}
 		return s, fmt.Errorf("%s: %w (%s)", path, ErrNotTranscript, what)
 	}
-	s.Tokens = usage.InputTokens + usage.OutputTokens + usage.CacheCreationInputTokens + usage.CacheReadInputTokens
+	s.Tokens = usage.Total()
 	s.ToolCalls = calls
 	s.Subagents = len(SubagentMetas(SessionDir(path)))
 	for _, f := range subagentFiles(SessionDir(path)) {

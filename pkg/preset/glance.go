@@ -46,7 +46,7 @@ func ScanGlance(events stream.Reader, agent filter.Agent) (*render.Glance, error
 	out := tr.Outcome()
 	g.Result, g.Tally = out.Last, tr.Tally()
 	u := tr.Usage().Total
-	g.Tokens = u.InputTokens + u.OutputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+	g.Tokens = u.Total()
 	return g, nil
 }
 
