@@ -99,6 +99,8 @@ func glanceMarkdown(g *Glance) string {
 		return b.String()
 	}
 	b.WriteString("Trouble (" + strconv.Itoa(n) + ", each linked to its place below):\n\n")
+	// Bulleted with "*": the init facts right after are a "-" list, which
+	// a list with the same bullet would swallow (CommonMark joins them).
 	for _, it := range g.Trouble {
 		who := ""
 		if it.Agent != "" && it.Agent != stream.MainAgent {
@@ -108,10 +110,10 @@ func glanceMarkdown(g *Glance) string {
 		if it.Line > 0 {
 			where = "[line " + strconv.FormatInt(it.Line, 10) + "](#" + anchorID(it.Source, it.Line) + ")"
 		}
-		b.WriteString("- " + where + mdInline(who) + ": " + mdInline(truncate(line(it.Text), 160)) + "\n")
+		b.WriteString("* " + where + mdInline(who) + ": " + mdInline(truncate(line(it.Text), 160)) + "\n")
 	}
 	if g.MoreTrouble > 0 {
-		b.WriteString("- and " + strconv.Itoa(g.MoreTrouble) + " more (see the errors preset)\n")
+		b.WriteString("* and " + strconv.Itoa(g.MoreTrouble) + " more (see the errors preset)\n")
 	}
 	return b.String()
 }

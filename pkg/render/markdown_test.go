@@ -344,7 +344,18 @@ func TestMarkdownGlanceOpensTheReport(t *testing.T) {
 	o := checkMarkdown(t, md)
 	assert.Equal(t, []string{`<a id="` + id + `"></a>`}, o.anchors, "one anchor, for the event with a line")
 	assert.True(t, strings.HasPrefix(md, "# Claude Code run\n\n**At a glance:** ✓ ok (success) · 2 turns · 275ms · \\$0.0262 · 24775 tokens · 1 tool call · 1 failed tool result\n\n"+
-		"Trouble (2, each linked to its place below):\n\n- [line 3](#"+id+"): ✗ Bash ls failed\n- at the end: the run failed: \\<b\\>x\\</b\\>\n\n"), "%.500s", md)
+		"Trouble (2, each linked to its place below):\n\n* [line 3](#"+id+"): ✗ Bash ls failed\n* at the end: the run failed: \\<b\\>x\\</b\\>\n\n"), "%.500s", md)
+	// The troubles are a list of their own, not the first items of the
+	// init facts' list after them (as GitHub renders it).
+	doc := goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser().Parse(gmtext.NewReader([]byte(md)))
+	var lists []int
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		if n.Kind() == ast.KindList {
+			lists = append(lists, n.ChildCount())
+		}
+	}
+	require.GreaterOrEqual(t, len(lists), 2)
+	assert.Equal(t, 2, lists[0], "the troubles' list holds the two troubles")
 	anchor := strings.Index(md, `<a id="`+id+`"></a>`)
 	require.Positive(t, anchor)
 	assert.True(t, strings.HasPrefix(md[anchor:], "<a id=\""+id+"\"></a>\n\n> **Error:** Bash failed"), "the anchor sits right before the failed result")
@@ -354,7 +365,7 @@ func TestMarkdownGlanceOpensTheReport(t *testing.T) {
 		g.AddTrouble(GlanceItem{Source: "test", Line: int64(100 + i), Text: "retry"})
 	}
 	md = renderEvents(t, Markdown, Options{Glance: g}, lines...)
-	assert.Contains(t, md, "- and 7 more (see the errors preset)\n", "the list is bounded, the rest counted")
+	assert.Contains(t, md, "* and 7 more (see the errors preset)\n", "the list is bounded, the rest counted")
 	assert.Equal(t, "# Claude Code run\n\n- **Model:**", renderEvents(t, Markdown, Options{}, lines...)[:len("# Claude Code run\n\n- **Model:**")], "no glance: the report as before")
 }
 
