@@ -39,7 +39,7 @@ type markdownRenderer struct {
 	turnInit bool   // the current turn had its init
 	ctx      string // the section written to: "" main agent, an Agent call id, or ctxResult
 	level    int    // of the last heading
-	agentBook
+	describer
 	table bool // the tools preset's table is open
 	prose *proseChecker
 
@@ -47,14 +47,9 @@ type markdownRenderer struct {
 	// one, from the events rendered
 	records  bool
 	reported bool // a preset's report was written (Summary)
-	// said holds the hashes of the main agent's last texts: a result's
-	// text that repeats one (the final answer) is not written again.
-	said     [16]uint64
-	saidN    int
-	tally    stream.Tally
-	hidden   int
-	last     stream.Result // StructuredOutput dropped: it aliases the event
-	apiError string        // the error category of an API error that ended the main agent's last turn
+	tally  stream.Tally
+	hidden int
+	last   stream.Result // StructuredOutput dropped: it aliases the event
 }
 
 // outcomeTitle is what a result says happened: its subtype when the run
@@ -90,7 +85,7 @@ const ctxResult = "\x00result"
 
 func newMarkdown(w io.Writer, o Options) *markdownRenderer {
 	return &markdownRenderer{out: newOut(w), o: o,
-		agentBook: newAgentBook(" — ", o.Tracker),
+		describer: newDescriber(" — ", o),
 		prose:     newProseChecker()}
 }
 
@@ -244,85 +239,68 @@ func (m *markdownRenderer) Render(rec Record) error {
 	}
 	m.records = true
 	m.anchor(ev)
-	switch ev.Kind {
-	case stream.KindInit:
-		m.init(ev)
-	case stream.KindPrompt, stream.KindSubagentPrompt:
-		m.eventSection(ev)
-		if p := m.prose.safeProse(ev.Text()); p != "" {
-			m.block("**Prompt:**")
-			m.block(quote(p))
-		}
-	case stream.KindSynthetic:
-		m.eventSection(ev)
-		text := ev.Text()
-		l, _ := firstLines(text, 1)
-		first := ""
-		if len(l) > 0 {
-			first = l[0]
-		}
-		m.details("Synthetic message: "+truncate(line(first), 80), "text", text)
-	case stream.KindInterrupt:
-		m.eventSection(ev)
-		m.callout("Interrupted", ev.Text())
-	case stream.KindToolResult:
-		m.eventSection(ev)
-		m.toolResults(ev, rec.Calls)
-	case stream.KindText, stream.KindThinking, stream.KindToolUse, stream.KindAPIError:
-		m.assistant(ev)
-	case stream.KindRetry:
-		m.section("", "", "")
-		r := ev.Retry()
-		m.callout("Warning", retryText(r.Attempt, r.MaxRetries, r.Error, r.Status, r.DelayMs))
-	case stream.KindPermissionDenied:
-		m.eventSection(ev)
-		s := ev.Str("tool_name")
-		if r := ev.Str("decision_reason"); r != "" {
-			s += " (" + r + ")"
-		}
-		m.callout("Permission denied", s+": "+ev.Str("message"))
-	case stream.KindHook:
-		m.hook(ev)
-	case stream.KindTask:
-		m.task(ev)
-	case stream.KindProgress:
-		m.progress(ev)
-	case stream.KindCompact:
-		m.section("", "", "")
-		c := ev.Compaction()
-		// A divider: what follows was written from the summary, not from
-		// the conversation above.
-		m.block("---")
-		m.note(fmt.Sprintf("Compacted (%s): %d → %d tokens", c.Trigger, c.PreTokens, c.PostTokens))
-	case stream.KindNotice:
-		m.notice(ev)
-	case stream.KindDelta:
-		m.hidden++
-	case stream.KindResult:
-		m.result(ev)
-	case stream.KindInfo:
-		m.section("", "", "")
-		m.block("*Event:* " + mdCode(typeName(ev)))
-	case stream.KindRecord:
-		m.hidden++ // a transcript's bookkeeping
-	default:
-		if ev.Type == "assistant" {
-			m.assistant(ev)
-			break
-		}
-		m.eventSection(ev)
-		m.block("*Unknown event:* " + mdCode(typeName(ev)))
+	for i := range m.describe(ev, rec.Calls) {
+		m.part(&m.parts[i])
 	}
 	return m.err
 }
 
-func (m *markdownRenderer) init(ev *stream.Event) {
-	in := ev.Init()
+// part lays out one part of an event in the section of its agent; a part
+// a report does not show is counted for the summary.
+func (m *markdownRenderer) part(p *Part) {
+	if p.Form == FormHidden || p.Form == FormLine && p.Say == SayHidden {
+		m.hidden++
+		return
+	}
+	if p.Form != FormInit && (p.Form != FormOutcome || m.ctx != ctxResult) {
+		m.section(p.Agent.ID, p.Agent.Type, p.Agent.Desc)
+	}
+	switch p.Form {
+	case FormLine:
+		m.say(p)
+	case FormProse:
+		m.block(m.prose.safeProse(p.Body))
+	case FormPrompt:
+		if s := m.prose.safeProse(p.Body); s != "" {
+			m.block("**Prompt:**")
+			m.block(quote(s))
+		}
+	case FormFold:
+		m.details(p.sentence(), p.Lang, p.Body)
+	case FormCall:
+		m.toolUse(p.Use, p.Target)
+	case FormToolResult:
+		m.toolResult(p.Result, p.Call)
+	case FormInit:
+		m.init(p.Init)
+	case FormOutcome:
+		m.outcome(p)
+	}
+}
+
+// say writes a one-line part as the report states it.
+func (m *markdownRenderer) say(p *Part) {
+	switch p.Say {
+	case SayNote:
+		m.note(p.sentence())
+	case SayCallout:
+		m.callout(p.Label, p.sentence())
+	case SayStrong:
+		m.block("**" + mdInline(p.sentence()) + "**")
+	case SayCode:
+		m.block("*" + p.Label + ":* " + mdCode(p.sentence()))
+	case SayDivider:
+		m.block("---")
+		m.note(p.sentence())
+	}
+}
+
+func (m *markdownRenderer) init(in *stream.Init) {
 	m.start()
 	wrote := false
 	if m.turn == 0 || m.turnInit {
 		if !m.haveInit && m.turn == 0 {
-			m.facts(in)
+			m.facts(*in)
 			wrote = true
 		}
 		m.openTurn()
@@ -330,7 +308,7 @@ func (m *markdownRenderer) init(ev *stream.Event) {
 	m.turnInit = true
 	if !wrote {
 		if !m.haveInit {
-			m.facts(in)
+			m.facts(*in)
 		} else {
 			m.note("Init: " + in.Model + ", permission mode " + in.PermissionMode)
 		}
@@ -360,59 +338,9 @@ func (m *markdownRenderer) facts(in stream.Init) {
 	m.block(b.String())
 }
 
-func (m *markdownRenderer) assistant(ev *stream.Event) {
-	ctx := ev.ParentToolUseID()
-	m.eventSection(ev)
-	a := ev.Assistant()
-	if ctx == "" {
-		// Only an API error that ended the main agent's last turn is a
-		// reason for the outcome; one that a later call got past is not.
-		m.apiError = ""
-		if ev.Kind == stream.KindAPIError {
-			m.apiError = a.Error
-		}
-	}
-	if ev.Kind == stream.KindAPIError {
-		s := "API error"
-		if a.Error != "" {
-			s += ": " + a.Error
-		}
-		if a.APIErrorStatus != 0 {
-			s += " (" + strconv.Itoa(a.APIErrorStatus) + ")"
-		}
-		if t := ev.Text(); t != "" {
-			s += ": " + t
-		}
-		m.callout("Error", s)
-		return
-	}
-	for _, b := range a.Blocks {
-		switch b.Type {
-		case "text":
-			m.block(m.prose.safeProse(b.Text))
-			if ctx == "" {
-				m.said[m.saidN%len(m.said)] = textHash(b.Text)
-				m.saidN++
-			}
-		case "thinking", "redacted_thinking":
-			if strings.TrimSpace(b.Thinking) == "" {
-				m.note("Thinking (no text)")
-				break
-			}
-			m.details("Thinking ("+plural(countLines(b.Thinking), "line")+")", "text", b.Thinking)
-		case "tool_use", "server_tool_use", "mcp_tool_use":
-			m.toolUse(ctx, b)
-		default:
-			m.block("*Unknown block:* " + mdCode(b.Type))
-		}
-	}
-	if a.Aborted {
-		m.callout("Warning", "the response was cut off (interrupted)")
-	}
-}
-
-func (m *markdownRenderer) toolUse(ctx string, b stream.Block) {
-	target := ToolTarget(b.Name, b.Input)
+// toolUse writes a tool call: its name, and its input in a fence (a Bash
+// command as a script).
+func (m *markdownRenderer) toolUse(b *stream.Block, target string) {
 	in := jsonx.Value(b.Input)
 	title := "**→ " + mdInline(b.Name) + "**"
 	if b.Name == "Bash" && in.Get("command").Type() == jsonx.String {
@@ -432,197 +360,42 @@ func (m *markdownRenderer) toolUse(ctx string, b stream.Block) {
 		}
 		m.code("json", string(jsonSafe(pretty)))
 	}
-	if isAgentTool(b.Name) {
-		m.spawned(b.ID, ctx, b.Name, target)
-	}
 }
 
-func (m *markdownRenderer) toolResults(ev *stream.Event, calls []*stream.ToolCall) {
-	for _, r := range ev.ToolResults() {
-		c := findCall(calls, r.ToolUseID)
-		text := m.o.shownText(r, 4*mdBlockBytes)
-		name, size := "Tool", len(text)
-		if c != nil {
-			name, size = c.Name, c.ResultBytes
-		}
-		stats := plural(countLines(text), "line") + ", " + fmtBytes(size)
-		if d, ok := durationOf(c); ok {
-			stats += ", " + fmtDuration(d)
-		}
-		if c != nil && isAgentTool(c.Name) {
-			text = stream.HandBackReport(text)
-		}
-		summary := "✓ " + name + " result: " + stats
-		if r.IsError {
-			summary = "✗ " + name + " error: " + stats
-			first := ""
-			if l, _ := firstLines(text, 1); len(l) > 0 {
-				first = ": " + l[0]
-			}
-			m.callout("Error", name+" failed"+first)
-		}
-		m.details(summary, "text", text)
+// toolResult writes a tool result folded, with its figures in the summary;
+// a failed one is called out first.
+func (m *markdownRenderer) toolResult(r *stream.ToolResult, c *stream.ToolCall) {
+	text := m.o.shownText(*r, 4*mdBlockBytes)
+	name := "Tool"
+	if c != nil {
+		name = c.Name
 	}
+	stats := resultStats(text, c)
+	if c != nil && isAgentTool(c.Name) {
+		text = stream.HandBackReport(text)
+	}
+	summary := "✓ " + name + " result: " + stats
+	if r.IsError {
+		summary = "✗ " + name + " error: " + stats
+		first := ""
+		if l := firstLine(text); l != "" {
+			first = ": " + l
+		}
+		m.callout("Error", name+" failed"+first)
+	}
+	m.details(summary, "text", text)
 }
 
-func (m *markdownRenderer) hook(ev *stream.Event) {
-	name := ev.Str("hook_name")
-	if ev.Subtype != "hook_response" {
-		m.hidden++
-		return
-	}
-	m.section("", "", "")
-	out := ev.Str("output")
-	switch outcome := ev.Str("outcome"); outcome {
-	case "success", "":
-		m.note("Hook " + name + ": ok")
-	case "error":
-		s := "hook " + name + " failed"
-		if ev.Has("exit_code") {
-			s += " (exit " + strconv.FormatInt(ev.Int("exit_code"), 10) + ")"
-		}
-		if e := ev.Str("stderr"); e != "" {
-			out = e
-		}
-		if l, _ := firstLines(out, 1); len(l) > 0 {
-			s += ": " + l[0]
-		}
-		m.callout("Error", s)
-	default:
-		m.callout("Warning", "hook "+name+" "+outcome)
-	}
-}
-
-func (m *markdownRenderer) task(ev *stream.Event) {
-	task := ev.Task()
-	if ev.Subtype == "background_tasks_changed" {
-		// The list of what runs in the background repeats the task
-		// notes; placed in the main agent's part, each made a heading
-		// of its own between the subagents' sections.
-		m.hidden++
-		return
-	}
-	ctx, desc := m.taskAgent(task)
-	m.section(ctx, task.SubagentType, desc)
-	switch ev.Subtype {
-	case "task_started":
-		s := "Task started: " + task.TaskType
-		if task.SubagentType != "" {
-			s += " " + task.SubagentType
-		}
-		s += " — " + desc
-		if task.IsBackgrounded {
-			s += " (background)"
-		}
-		m.note(s)
-	case "task_updated":
-		s := "Task updated: " + desc
-		if task.Status != "" {
-			s += ": " + task.Status
-		}
-		if task.Error != "" {
-			m.callout("Error", s+": "+task.Error)
-			return
-		}
-		m.note(s)
-	case "task_notification":
-		// A subagent's summary is its report, which its Agent result or its
-		// forwarded text shows; other tasks' summaries say how they ended.
-		s := "Task " + task.Status + ": " + desc
-		if l, _ := firstLines(task.Summary, 1); ctx == "" && len(l) > 0 {
-			s = "Task " + task.Status + ": " + l[0]
-		}
-		if task.HasUsage {
-			if u := taskStats(task.Usage); u != "" {
-				s += " (" + u + ")"
-			}
-		}
-		switch task.Status {
-		case "failed", "killed", "stopped":
-			m.callout("Error", s)
-		default:
-			m.block("**" + mdInline(s) + "**")
-		}
-	default:
-		m.note("Task " + ev.Subtype + ": " + desc)
-	}
-}
-
-func (m *markdownRenderer) progress(ev *stream.Event) {
-	switch {
-	case ev.Subtype == "task_progress":
-		task := ev.Task()
-		activity := task.Description
-		task.Description = "" // task_progress describes the current activity, not the task
-		ctx, desc := m.taskAgent(task)
-		m.section(ctx, task.SubagentType, desc)
-		task.Description = activity
-		s := "Progress: " + task.Description
-		if u := taskStats(task.Usage); u != "" {
-			s += " (" + u + ")"
-		}
-		m.note(s)
-	case ev.Type == "tool_progress" && jsonx.Value(ev.Get("subagent_retry")).Type() == jsonx.Object:
-		r := jsonx.Value(ev.Get("subagent_retry"))
-		m.eventSection(ev)
-		m.callout("Warning", retryText(r.Get("attempt").Int(), r.Get("max_retries").Int(), "subagent "+r.Get("error_category").Str(), r.Get("error_status").Int(), r.Get("retry_delay_ms").Int()))
-	case ev.Subtype == "status" && ev.Str("compact_error") != "":
-		m.section("", "", "")
-		m.callout("Error", "compaction failed: "+ev.Str("compact_error"))
-	default:
-		m.hidden++
-	}
-}
-
-func (m *markdownRenderer) notice(ev *stream.Event) {
-	m.section("", "", "")
-	content := ev.Str("content")
-	switch ev.Subtype {
-	case "informational":
-		if ev.Str("level") == "warning" {
-			m.callout("Warning", content)
-		} else {
-			m.callout("Note", content)
-		}
-	case "model_fallback":
-		s := fmt.Sprintf("model fallback: %s → %s", ev.Str("original_model"), ev.Str("fallback_model"))
-		if tr := ev.Str("trigger"); tr != "" {
-			s += " (" + tr + ")"
-		}
-		m.callout("Warning", s)
-	case "model_refusal_fallback", "model_refusal_no_fallback":
-		m.callout("Warning", "refusal: "+content)
-	case "notification":
-		m.callout("Note", ev.Str("text"))
-	case "local_command_output", "local_command":
-		m.block(m.prose.safeProse(content))
-	default:
-		m.callout("Note", ev.Subtype+": "+content)
-	}
-}
-
-// wasSaid reports whether the main agent's text s was written lately.
-func (m *markdownRenderer) wasSaid(s string) bool {
-	h := textHash(s)
-	for i := range min(m.saidN, len(m.said)) {
-		if m.said[i] == h {
-			return true
-		}
-	}
-	return false
-}
-
-func (m *markdownRenderer) result(ev *stream.Event) {
-	r := ev.Result()
+// outcome writes a result: a heading of how the run ended, its figures,
+// its errors, and the final answer unless the main agent just said it.
+func (m *markdownRenderer) outcome(p *Part) {
+	r := *p.Outcome
 	structured := r.StructuredOutput
 	r.StructuredOutput = nil
 	if len(r.ModelUsage) > mdMaxModels {
 		r.ModelUsage = r.ModelUsage[:mdMaxModels]
 	}
 	m.last = r
-	if m.ctx != ctxResult {
-		m.section("", "", "")
-	}
 	status := "✓ ok"
 	if r.IsError {
 		status = "✗ failed"
@@ -631,7 +404,7 @@ func (m *markdownRenderer) result(ev *stream.Event) {
 	if r.TerminalReason != "" {
 		detail += ", " + r.TerminalReason
 	}
-	title := "Result: " + outcomeTitle(r, m.apiError)
+	title := "Result: " + outcomeTitle(r, p.APIError)
 	if r.ResultIndex > 0 {
 		title += " (result " + strconv.FormatInt(r.ResultIndex, 10) + ")"
 	}
@@ -655,7 +428,7 @@ func (m *markdownRenderer) result(ev *stream.Event) {
 	switch {
 	case r.IsError && r.Text != "":
 		m.callout("Error", r.Text)
-	case r.Text != "" && !m.wasSaid(r.Text):
+	case r.Text != "" && !p.Repeated:
 		m.block(m.prose.safeProse(r.Text))
 	}
 	if len(structured) > 0 && string(structured) != "null" {

@@ -1,13 +1,11 @@
 package render
 
 import (
-	"fmt"
 	"hash/fnv"
 	"io"
 	"strconv"
 	"strings"
 
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -32,18 +30,16 @@ type seg struct{ st, s string }
 type textRenderer struct {
 	out
 	o Options
-	agentBook
+	describer
 	// ctx is the subagent (its Agent call id) of the last line written, ""
 	// for the main agent; lastCall is the Agent call written last, when it
 	// was the last line (its subagent's first events need no header).
 	ctx, lastCall string
-	recent        [8]uint64 // hashes of recent main-agent texts, not to repeat them with the result
-	nrecent       int
 	callsSeen     bool
 }
 
 func newText(w io.Writer, o Options) *textRenderer {
-	t := &textRenderer{out: newOut(w), o: o, agentBook: newAgentBook(": ", o.Tracker)}
+	t := &textRenderer{out: newOut(w), o: o, describer: newDescriber(": ", o)}
 	if o.Run != "" {
 		// As head and tail name each of several files.
 		t.str(t.paint(stBold, "==> "+line(o.Run)+" <==") + "\n")
@@ -137,36 +133,10 @@ func (t *textRenderer) enter(ctx, typ, desc string) int {
 	return ind
 }
 
-func (t *textRenderer) eventCtx(ev *stream.Event) int {
-	ctx := ev.ParentToolUseID()
-	if ctx == "" {
-		return t.enter("", "", "")
-	}
-	if t.known(ctx) {
-		return t.enter(ctx, "", "")
-	}
-	return t.enter(ctx, ev.Str("subagent_type"), ev.Str("task_description"))
-}
-
 func textHash(s string) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(strings.TrimSpace(s)))
 	return h.Sum64()
-}
-
-func (t *textRenderer) remember(s string) {
-	t.recent[t.nrecent%len(t.recent)] = textHash(s)
-	t.nrecent++
-}
-
-func (t *textRenderer) seen(s string) bool {
-	h := textHash(s)
-	for _, r := range t.recent {
-		if r == h {
-			return true
-		}
-	}
-	return false
 }
 
 func (t *textRenderer) Render(rec Record) error {
@@ -181,67 +151,46 @@ func (t *textRenderer) Render(rec Record) error {
 		}
 		return t.err
 	}
-	switch ev.Kind {
-	case stream.KindInit:
-		t.init(ev)
-	case stream.KindPrompt, stream.KindSubagentPrompt:
-		ind := t.eventCtx(ev)
-		t.prose(ind, "» ", ev.Text(), stBold)
-	case stream.KindSynthetic:
-		ind := t.eventCtx(ev)
-		text := ev.Text()
-		l, _ := firstLines(text, 1)
-		first := ""
-		if len(l) > 0 {
-			first = l[0]
-		}
-		t.emit(ind, []seg{{stDim, "· synthetic: "}, {stDim, line(first)}, {stDim, "  (" + plural(countLines(text), "line") + ")"}}, 1)
-	case stream.KindInterrupt:
-		ind := t.eventCtx(ev)
-		t.simple(ind, stYellow, "!", line(ev.Text()))
-	case stream.KindToolResult:
-		t.results(ev, rec.Calls)
-	case stream.KindText, stream.KindThinking, stream.KindToolUse, stream.KindAPIError:
-		t.assistant(ev)
-	case stream.KindRetry:
-		r := ev.Retry()
-		t.retry(0, r.Attempt, r.MaxRetries, r.Error, r.Status, r.DelayMs)
-	case stream.KindPermissionDenied:
-		t.denied(ev)
-	case stream.KindHook:
-		t.hook(ev)
-	case stream.KindTask:
-		t.task(ev)
-	case stream.KindProgress:
-		t.progress(ev)
-	case stream.KindCompact:
-		c := ev.Compaction()
-		t.enter("", "", "")
-		s := fmt.Sprintf("compacted (%s)  %d → %d tokens", c.Trigger, c.PreTokens, c.PostTokens)
-		if c.HasDuration {
-			s += ", " + fmtMs(c.DurationMs)
-		}
-		t.simple(0, stCyan, "◇", line(s))
-	case stream.KindNotice:
-		t.notice(ev)
-	case stream.KindDelta:
-		t.delta(ev)
-	case stream.KindResult:
-		t.result(ev)
-	case stream.KindInfo:
-		t.enter("", "", "")
-		t.simple(0, stDim, "·", line(typeName(ev)))
-	case stream.KindRecord:
-		// A transcript's bookkeeping: nothing a reader of the run follows.
-	default:
-		if ev.Type == "assistant" {
-			t.assistant(ev)
-			break
-		}
-		ind := t.eventCtx(ev)
-		t.simple(ind, stDim, "?", line(typeName(ev)))
+	for i := range t.describe(ev, rec.Calls) {
+		t.part(&t.parts[i])
 	}
 	return t.err
+}
+
+// tones are the ANSI styles of the tones.
+var tones = [...]string{TonePlain: "", ToneDim: stDim, ToneOK: stGreen, ToneWarn: stYellow, ToneError: stRed, ToneInfo: stCyan}
+
+// part lays out one part of an event: a line, or text as is.
+func (t *textRenderer) part(p *Part) {
+	if p.Form == FormHidden {
+		return
+	}
+	ind := t.enter(p.Agent.ID, p.Agent.Type, p.Agent.Desc)
+	st := tones[p.Tone]
+	switch p.Form {
+	case FormLine, FormFold:
+		segs := []seg{{st, p.Mark + " "}, {st, line(p.Line)}}
+		if p.Stats == "" {
+			t.emit(ind, segs, 0)
+			break
+		}
+		t.emit(ind, append(segs, seg{stDim, "  (" + p.Stats + ")"}), 1)
+	case FormProse:
+		t.prose(ind, "", p.Body, "")
+	case FormPrompt:
+		t.prose(ind, "» ", p.Body, stBold)
+	case FormCall:
+		t.emit(ind, []seg{{stCyan, "→ "}, {stBold, line(p.Use.Name)}, {"", "  " + line(p.Target)}}, 0)
+		if isAgentTool(p.Use.Name) {
+			t.lastCall = p.Use.ID
+		}
+	case FormToolResult:
+		t.result(ind, p.Result, p.Call)
+	case FormInit:
+		t.init(p.Init)
+	case FormOutcome:
+		t.outcome(p)
+	}
 }
 
 // typeName is "type/subtype", or "type".
@@ -252,9 +201,7 @@ func typeName(ev *stream.Event) string {
 	return ev.Type + "/" + ev.Subtype
 }
 
-func (t *textRenderer) init(ev *stream.Event) {
-	in := ev.Init()
-	t.enter("", "", "")
+func (t *textRenderer) init(in *stream.Init) {
 	parts := []string{in.Model, "claude-code " + in.Version, in.CWD, in.PermissionMode}
 	if len(in.MCPServers) > 0 {
 		parts = append(parts, "mcp: "+strings.Join(in.MCPServers, ", "))
@@ -266,61 +213,6 @@ func (t *textRenderer) init(ev *stream.Event) {
 		}
 	}
 	t.emit(0, []seg{{stCyan, "◆ "}, {stBold, line(strings.Join(parts, " · "))}}, 0)
-}
-
-func (t *textRenderer) assistant(ev *stream.Event) {
-	ctx := ev.ParentToolUseID()
-	ind := t.eventCtx(ev)
-	a := ev.Assistant()
-	if ev.Kind == stream.KindAPIError {
-		msg := ev.Text()
-		s := "API error"
-		if a.Error != "" {
-			s += ": " + a.Error
-		}
-		if a.APIErrorStatus != 0 {
-			s += " (" + strconv.Itoa(a.APIErrorStatus) + ")"
-		}
-		if msg != "" {
-			s += ": " + msg
-			t.remember(msg)
-		}
-		t.simple(ind, stRed, "✗", line(s))
-		return
-	}
-	for _, b := range a.Blocks {
-		switch b.Type {
-		case "text":
-			t.prose(ind, "", b.Text, "")
-			if ctx == "" {
-				t.remember(b.Text)
-			}
-		case "thinking", "redacted_thinking":
-			l, more := firstLines(b.Thinking, 1)
-			if len(l) == 0 {
-				t.simple(ind, stDim, "∴", "thinking")
-				break
-			}
-			segs := []seg{{stDim, "∴ "}, {stDim, line(l[0])}}
-			if more > 0 {
-				segs = append(segs, seg{stDim, "  (" + plural(int64(more+1), "line") + ")"})
-				t.emit(ind, segs, 1)
-			} else {
-				t.emit(ind, segs, 0)
-			}
-		case "tool_use", "server_tool_use", "mcp_tool_use":
-			t.emit(ind, []seg{{stCyan, "→ "}, {stBold, line(b.Name)}, {"", "  " + line(ToolTarget(b.Name, b.Input))}}, 0)
-			if isAgentTool(b.Name) {
-				t.spawned(b.ID, ctx, b.Name, ToolTarget(b.Name, b.Input))
-				t.lastCall = b.ID
-			}
-		default:
-			t.simple(ind, stDim, "?", line("assistant/"+b.Type))
-		}
-	}
-	if a.Aborted {
-		t.simple(ind, stYellow, "!", "aborted: the response was cut off")
-	}
 }
 
 func findCall(calls []*stream.ToolCall, id string) *stream.ToolCall {
@@ -340,34 +232,27 @@ func expandTabs(s string) string {
 	return strings.ReplaceAll(s, "\t", "    ")
 }
 
-func (t *textRenderer) results(ev *stream.Event, calls []*stream.ToolCall) {
-	ind := t.eventCtx(ev)
-	for _, r := range ev.ToolResults() {
-		c := findCall(calls, r.ToolUseID)
-		text := t.o.shownText(r, 64<<10)
-		name, target, size := "result", r.ToolUseID, len(text)
-		if c != nil {
-			name, target, size = c.Name, ToolTarget(c.Name, c.Input), c.ResultBytes
-		}
-		stats := plural(countLines(text), "line") + ", " + fmtBytes(size)
-		if d, ok := durationOf(c); ok {
-			stats += ", " + fmtDuration(d)
-		}
-		mark, st := "✓ ", stGreen
-		if r.IsError {
-			mark, st = "✗ ", stRed
-		}
-		t.emit(ind, []seg{{st, mark}, {stBold, line(name)}, {"", "  " + line(target)}, {stDim, "  (" + stats + ")"}}, 1)
-		if c != nil && isAgentTool(c.Name) {
-			text = stream.HandBackReport(text)
-		}
-		lines, more := firstLines(text, 3)
-		for _, l := range lines {
-			t.emit(ind+2, []seg{{stDim, "│ "}, {"", line(expandTabs(l))}}, 0)
-		}
-		if more > 0 {
-			t.emit(ind+2, []seg{{stDim, "│ … " + plural(int64(more), "more line")}}, 0)
-		}
+// result writes a tool result's line and the first lines of its text.
+func (t *textRenderer) result(ind int, r *stream.ToolResult, c *stream.ToolCall) {
+	text := t.o.shownText(*r, 64<<10)
+	name, target := "result", r.ToolUseID
+	if c != nil {
+		name, target = c.Name, ToolTarget(c.Name, c.Input)
+	}
+	mark, st := "✓ ", stGreen
+	if r.IsError {
+		mark, st = "✗ ", stRed
+	}
+	t.emit(ind, []seg{{st, mark}, {stBold, line(name)}, {"", "  " + line(target)}, {stDim, "  (" + resultStats(text, c) + ")"}}, 1)
+	if c != nil && isAgentTool(c.Name) {
+		text = stream.HandBackReport(text)
+	}
+	lines, more := firstLines(text, 3)
+	for _, l := range lines {
+		t.emit(ind+2, []seg{{stDim, "│ "}, {"", line(expandTabs(l))}}, 0)
+	}
+	if more > 0 {
+		t.emit(ind+2, []seg{{stDim, "│ … " + plural(int64(more), "more line")}}, 0)
 	}
 }
 
@@ -390,271 +275,11 @@ func (t *textRenderer) callLine(c *stream.ToolCall) {
 	t.emit(0, []seg{{st, mark}, {stDim, line(c.AgentLabel()) + "  "}, {stBold, line(c.Name)}, {"", "  " + line(ToolTarget(c.Name, c.Input))}, {stDim, "  (" + stats + ")"}}, 1)
 }
 
-func (t *textRenderer) retry(ind int, attempt, max int64, errName string, status, delayMs int64) {
-	t.simple(ind, stYellow, "!", line(retryText(attempt, max, errName, status, delayMs)))
-}
-
-func (t *textRenderer) denied(ev *stream.Event) {
-	ind := t.eventCtx(ev)
-	s := "permission denied: " + ev.Str("tool_name")
-	if r := ev.Str("decision_reason"); r != "" {
-		s += " (" + r + ")"
-	}
-	if m := ev.Str("message"); m != "" {
-		s += ": " + m
-	}
-	t.simple(ind, stRed, "✗", line(s))
-}
-
-func (t *textRenderer) hook(ev *stream.Event) {
-	t.enter("", "", "")
-	name := ev.Str("hook_name")
-	switch ev.Subtype {
-	case "hook_started":
-		t.simple(0, stDim, "·", line("hook "+name+" started"))
-	case "hook_progress":
-		t.simple(0, stDim, "·", line("hook "+name+" running"))
-	case "stop_hook_summary": // a transcript's Stop hooks
-		var cmds, errs []string
-		jsonx.Value(ev.Get("hookInfos")).Each(func(_ int, h jsonx.Value) bool {
-			cmds = append(cmds, h.Get("command").Str())
-			return true
-		})
-		jsonx.Value(ev.Get("hookErrors")).Each(func(_ int, e jsonx.Value) bool {
-			errs = append(errs, e.Str())
-			return true
-		})
-		s := "stop hooks ran: " + strings.Join(cmds, "; ")
-		if len(errs) > 0 {
-			t.simple(0, stRed, "✗", line(s+": "+strings.Join(errs, "; ")))
-			return
-		}
-		t.simple(0, stDim, "·", line(s))
-	default:
-		first := func(s string) string {
-			l, _ := firstLines(s, 1)
-			if len(l) == 0 {
-				return ""
-			}
-			return ": " + l[0]
-		}
-		switch outcome := ev.Str("outcome"); outcome {
-		case "success", "":
-			t.simple(0, stDim, "·", line("hook "+name+" ok"+first(ev.Str("output"))))
-		case "error":
-			s := "hook " + name + " failed"
-			if ev.Has("exit_code") {
-				s += " (exit " + strconv.FormatInt(ev.Int("exit_code"), 10) + ")"
-			}
-			out := ev.Str("stderr")
-			if out == "" {
-				out = ev.Str("output")
-			}
-			t.simple(0, stRed, "✗", line(s+first(out)))
-		default:
-			t.simple(0, stYellow, "!", line("hook "+name+" "+outcome+first(ev.Str("output"))))
-		}
-	}
-}
-
-func taskStats(u stream.TaskUsage) string {
-	var p []string
-	if u.ToolUses > 0 {
-		p = append(p, plural(u.ToolUses, "tool use"))
-	}
-	if u.TotalTokens > 0 {
-		p = append(p, plural(u.TotalTokens, "token"))
-	}
-	if u.DurationMs > 0 {
-		p = append(p, fmtMs(u.DurationMs))
-	}
-	return strings.Join(p, ", ")
-}
-
-func (t *textRenderer) task(ev *stream.Event) {
-	task := ev.Task()
-	if ev.Subtype == "background_tasks_changed" {
-		t.enter("", "", "")
-		var descs []string
-		jsonx.Value(ev.Get("tasks")).Each(func(_ int, v jsonx.Value) bool {
-			descs = append(descs, v.Get("description").Str())
-			return true
-		})
-		s := "background tasks: none"
-		if len(descs) > 0 {
-			s = "background tasks: " + strings.Join(descs, ", ")
-		}
-		t.simple(0, stDim, "◇", line(s))
-		return
-	}
-	ctx, desc := t.taskAgent(task)
-	ind := t.enter(ctx, task.SubagentType, desc)
-	switch ev.Subtype {
-	case "task_started":
-		s := "task started  " + task.TaskType
-		if task.SubagentType != "" {
-			s += " " + task.SubagentType
-		}
-		s += ": " + desc
-		if task.IsBackgrounded {
-			s += " (background)"
-		}
-		t.simple(ind, stDim, "◇", line(s))
-	case "task_updated":
-		s := "task updated  " + desc
-		if task.Status != "" {
-			s += ": " + task.Status
-		}
-		st := stDim
-		if task.Error != "" {
-			s += ": " + task.Error
-			st = stRed
-		}
-		t.simple(ind, st, "◇", line(s))
-	case "task_notification":
-		st, mark := "", "◇"
-		switch task.Status {
-		case "failed", "killed", "stopped":
-			st, mark = stRed, "✗"
-		}
-		// A subagent's summary is its report, which its forwarded text
-		// or its Agent result shows; other tasks' summaries say how they
-		// ended ("… completed (exit code 0)").
-		s := "task " + task.Status + "  " + desc
-		if l, _ := firstLines(task.Summary, 1); ctx == "" && len(l) > 0 {
-			s = "task " + task.Status + "  " + l[0]
-		}
-		segs := []seg{{st, mark + " "}, {st, line(s)}}
-		if task.HasUsage {
-			if u := taskStats(task.Usage); u != "" {
-				segs = append(segs, seg{stDim, "  (" + u + ")"})
-				t.emit(ind, segs, 1)
-				return
-			}
-		}
-		t.emit(ind, segs, 0)
-	default:
-		t.simple(ind, stDim, "◇", line("task "+ev.Subtype+"  "+desc))
-	}
-}
-
-func (t *textRenderer) progress(ev *stream.Event) {
-	switch {
-	case ev.Subtype == "task_progress":
-		task := ev.Task()
-		activity := task.Description
-		task.Description = "" // task_progress describes the current activity, not the task
-		ctx, desc := t.taskAgent(task)
-		ind := t.enter(ctx, task.SubagentType, desc)
-		task.Description = activity
-		s := "progress  " + task.Description
-		if sum := ev.Str("summary"); sum != "" && sum != desc && sum != task.Description {
-			s += ": " + sum
-		}
-		segs := []seg{{stDim, "◇ "}, {stDim, line(s)}}
-		if u := taskStats(task.Usage); u != "" {
-			segs = append(segs, seg{stDim, "  (" + u + ")"})
-			t.emit(ind, segs, 1)
-			return
-		}
-		t.emit(ind, segs, 0)
-	case ev.Subtype == "thinking_tokens":
-		t.enter("", "", "")
-		t.simple(0, stDim, "·", "thinking ~"+plural(ev.Int("estimated_tokens"), "token"))
-	case ev.Subtype == "status":
-		t.enter("", "", "")
-		switch {
-		case ev.Str("compact_error") != "":
-			t.simple(0, stRed, "✗", line("compaction failed: "+ev.Str("compact_error")))
-		case ev.Str("status") != "":
-			t.simple(0, stDim, "·", line("status "+ev.Str("status")))
-		case ev.Str("compact_result") != "":
-			t.simple(0, stDim, "·", line("compaction "+ev.Str("compact_result")))
-		default:
-			t.simple(0, stDim, "·", "status cleared")
-		}
-	case ev.Type == "tool_progress":
-		ind := t.eventCtx(ev)
-		if r := jsonx.Value(ev.Get("subagent_retry")); r.Type() == jsonx.Object {
-			errName := r.Get("error_category").Str()
-			t.retry(ind, r.Get("attempt").Int(), r.Get("max_retries").Int(), "subagent "+errName, r.Get("error_status").Int(), r.Get("retry_delay_ms").Int())
-			return
-		}
-		secs := jsonx.Value(ev.Get("elapsed_time_seconds")).Float()
-		t.simple(ind, stDim, "·", line(fmt.Sprintf("%s running %.0fs", ev.Str("tool_name"), secs)))
-	default:
-		t.enter("", "", "")
-		t.simple(0, stDim, "·", line(typeName(ev)))
-	}
-}
-
-func (t *textRenderer) notice(ev *stream.Event) {
-	t.enter("", "", "")
-	content := ev.Str("content")
-	switch ev.Subtype {
-	case "informational":
-		mark, st := "i", ""
-		if lv := ev.Str("level"); lv == "warning" {
-			mark, st = "!", stYellow
-		}
-		t.simple(0, st, mark, line(content))
-	case "model_fallback":
-		s := fmt.Sprintf("model fallback: %s → %s", ev.Str("original_model"), ev.Str("fallback_model"))
-		if tr := ev.Str("trigger"); tr != "" {
-			s += " (" + tr + ")"
-		}
-		t.simple(0, stYellow, "!", line(s))
-	case "model_refusal_fallback", "model_refusal_no_fallback":
-		t.simple(0, stYellow, "!", line("refusal: "+content))
-	case "notification":
-		t.simple(0, "", "i", line("notification: "+ev.Str("text")))
-	case "local_command_output", "local_command":
-		t.prose(0, "", content, "")
-	default:
-		t.simple(0, "", "i", line(ev.Subtype+": "+content))
-	}
-}
-
-func (t *textRenderer) delta(ev *stream.Event) {
-	t.enter("", "", "")
-	d := ev.Delta()
-	s := d.EventType
-	idx := strconv.FormatInt(d.Index, 10)
-	switch d.EventType {
-	case "content_block_start":
-		s = "block " + idx + " start " + d.BlockType
-	case "content_block_delta":
-		s = "block " + idx + " " + d.DeltaType
-		if d.Text != "" {
-			s += " " + strconv.Quote(d.Text)
-		}
-	case "content_block_stop":
-		s = "block " + idx + " stop"
-	case "message_start":
-		s += " " + d.MessageID
-	case "message_delta":
-		var p []string
-		if sr := jsonx.Value(ev.Get("event", "delta", "stop_reason")).Str(); sr != "" {
-			p = append(p, sr)
-		}
-		if n := jsonx.Value(ev.Get("event", "usage", "output_tokens")); n.Exists() {
-			p = append(p, plural(n.Int(), "output token"))
-		}
-		if len(p) > 0 {
-			s += " " + strings.Join(p, ", ")
-		}
-	case "message_stop":
-		if ev.Has("abandoned_blocks") {
-			s += " (abandoned blocks)"
-		}
-	}
-	t.simple(0, stDim, "~", line(s))
-}
-
-func (t *textRenderer) result(ev *stream.Event) {
-	r := ev.Result()
-	t.enter("", "", "")
-	if !r.IsError && r.Text != "" && !t.seen(r.Text) {
+// outcome writes a result: the final answer unless the main agent just
+// said it, a line of how the run ended, and a failed run's errors.
+func (t *textRenderer) outcome(p *Part) {
+	r := p.Outcome
+	if !r.IsError && r.Text != "" && !p.Repeated {
 		t.prose(0, "", r.Text, "")
 	}
 	mark, st, word := "✓", stGreen, "ok"
@@ -676,7 +301,7 @@ func (t *textRenderer) result(ev *stream.Event) {
 	t.simple(0, st, mark, line(strings.Join(parts, " · ")))
 	if r.IsError {
 		msgs := r.Errors
-		if r.Text != "" && !t.seen(r.Text) {
+		if r.Text != "" && !p.Repeated {
 			msgs = append(msgs, r.Text)
 		}
 		for _, m := range msgs {
