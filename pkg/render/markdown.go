@@ -47,9 +47,9 @@ type markdownRenderer struct {
 	// one, from the events rendered
 	records  bool
 	reported bool // a preset's report was written (Summary)
-	tally  stream.Tally
-	hidden int
-	last   stream.Result // StructuredOutput dropped: it aliases the event
+	tally    stream.Tally
+	hidden   int
+	last     stream.Result // StructuredOutput dropped: it aliases the event
 }
 
 // outcomeTitle is what a result says happened: its subtype when the run
