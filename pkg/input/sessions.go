@@ -192,7 +192,7 @@ func eachRecord(path string, fn func(*stream.Event)) error {
 		return err
 	}
 	defer f.Close()
-	dec := stream.NewDecoder(f, stream.DecoderOptions{Source: path, Check: stream.CheckFraming})
+	dec := stream.NewDecoder(f, stream.DecoderOptions{Source: path, Check: stream.CheckFraming, Spellings: transcriptSpellings})
 	defer dec.Close()
 	for {
 		ev, err := dec.Next()

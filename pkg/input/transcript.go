@@ -1,6 +1,9 @@
 package input
 
-import "github.com/ccfilter/ccfilter/internal/jsonx"
+import (
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
 
 // Transcript is a session transcript: the file Claude Code keeps of every
 // session in ~/.claude/projects/<escaped-cwd>/<session-id>.jsonl, with its
@@ -36,4 +39,15 @@ func isTranscriptRecord(head []byte) bool {
 		}
 	}
 	return false
+}
+
+// transcriptSpellings are a transcript's names for the fields the core
+// reads by the stream's names: the transcript's readers decode with them,
+// so nothing past this file reads a transcript's spelling of a field.
+var transcriptSpellings = stream.Spellings{
+	"agent_id":         {"agentId"},
+	"tool_use_result":  {"toolUseResult"},
+	"compact_metadata": {"compactMetadata"},
+	// reminders and compaction summaries, which no one typed
+	"isSynthetic": {"isMeta", "isCompactSummary"},
 }

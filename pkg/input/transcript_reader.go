@@ -90,6 +90,7 @@ type sessionFacts struct {
 // its subagents' files are then not found); the subagents' files are read
 // when the session reaches the calls that started them.
 func NewTranscriptReader(r io.Reader, path string, opts stream.DecoderOptions) stream.Reader {
+	opts.Spellings = transcriptSpellings
 	t := &transcriptReader{opts: opts, held: true}
 	if path != "" {
 		t.dir = SessionDir(path)

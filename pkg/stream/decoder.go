@@ -42,6 +42,9 @@ type DecoderOptions struct {
 	// on other goroutines could do it there, so it must be safe to call
 	// from several goroutines at once.
 	Prepare func(*Event) error
+	// Spellings, when set, are the input kind's own names for fields the
+	// core reads by the stream's name (see Spellings).
+	Spellings Spellings
 }
 
 // Check is how much of each line a Decoder validates before returning it.
@@ -516,6 +519,7 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 			Err: fmt.Errorf("not a JSON object: %s", preview(line))}
 	}
 	ev.point(line, opts.Source, n, off)
+	ev.spellings = opts.Spellings
 	ev.valid = opts.Check == CheckAll
 	if opts.Check == CheckAll {
 		// Validated and indexed in one pass.

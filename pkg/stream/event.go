@@ -44,6 +44,9 @@ type Event struct {
 	// parent_tool_use_id.
 	parent    string
 	hasParent bool
+	// spellings are the input kind's names for the fields the core reads
+	// (DecoderOptions.Spellings).
+	spellings Spellings
 	// top indexes the top-level members, built by the first lookup (or by a
 	// CheckFraming decoder, whose framing walk finds them anyway): the keys
 	// after a long "message" are then found without walking it again.
@@ -95,8 +98,29 @@ func (e *Event) field(key string) jsonx.Value {
 	if !e.haveTop {
 		e.frame()
 	}
-	return jsonx.Lookup(e.top, key)
+	if v := jsonx.Lookup(e.top, key); v != nil || e.spellings == nil {
+		return v
+	}
+	var found jsonx.Value
+	for _, k := range e.spellings[key] {
+		if v := jsonx.Lookup(e.top, k); v != nil {
+			if found = v; !v.IsNull() && !(v.Type() == jsonx.Bool && !v.Bool()) {
+				break
+			}
+		}
+	}
+	return found
 }
+
+// Spellings map the name the core reads a top-level field by (the stream's:
+// "tool_use_result") to the names another input kind writes it under
+// (a transcript's "toolUseResult"), tried in order when the event has no
+// field of the stream's name; a spelling whose value is null or false gives
+// way to the next, so that several flags can stand for one (a transcript's
+// isMeta and isCompactSummary for isSynthetic). An input kind declares them beside its
+// Format and hands them to its decoders (DecoderOptions.Spellings), so the
+// core and the renderers read one spelling of each field.
+type Spellings map[string][]string
 
 // NewEvent returns the event for one complete JSON object line. It is the
 // entry point for callers that frame lines themselves; it validates raw.
@@ -272,10 +296,7 @@ func (e *Event) setParent(id string) {
 // AgentID returns the subagent id claude-code 2.1.328 writes on subagent
 // events ("agent_id"; it equals the task_id of the task_* events), or "".
 func (e *Event) AgentID() string {
-	if id := e.field("agent_id").Str(); id != "" {
-		return id
-	}
-	return e.field("agentId").Str() // a transcript's sidechain record
+	return e.field("agent_id").Str()
 }
 
 // IsSubagent reports whether the event belongs to a subagent.
@@ -491,9 +512,9 @@ func classifyUser(e *Event) Kind {
 	switch {
 	case text.StrHasPrefix(interruptPrefix):
 		return KindInterrupt
-	case e.field("isSynthetic").Bool(), e.field("isMeta").Bool(), e.field("isCompactSummary").Bool():
-		// (isMeta, isCompactSummary: a transcript's reminders and
-		// compaction summaries, which no one typed)
+	case e.field("isSynthetic").Bool():
+		// (a transcript's reminders and compaction summaries, which no one
+		// typed, are spelled isMeta and isCompactSummary there)
 		return KindSynthetic
 	case e.field("parent_tool_use_id").Type() == jsonx.String:
 		return KindSubagentPrompt

@@ -418,13 +418,8 @@ func eachToolResult(v jsonx.Value, sizes bool, fn func(ToolResult)) {
 // tool's structured output (an object for most tools, a string for errors).
 func (e *Event) ToolUseResult() json.RawMessage { return json.RawMessage(e.toolUseResult()) }
 
-// toolUseResult is "tool_use_result", or a transcript's "toolUseResult".
-func (e *Event) toolUseResult() jsonx.Value {
-	if v := e.field("tool_use_result"); v != nil {
-		return v
-	}
-	return e.field("toolUseResult")
-}
+// toolUseResult is "tool_use_result" (a transcript's "toolUseResult").
+func (e *Event) toolUseResult() jsonx.Value { return e.field("tool_use_result") }
 
 // ModelUsage is one entry of a result's modelUsage.
 type ModelUsage struct {
@@ -750,9 +745,6 @@ func (e *Event) Compaction() Compaction {
 			return v
 		}
 		return m.Get(camel)
-	}
-	if m == nil {
-		m = e.field("compactMetadata")
 	}
 	c := Compaction{Trigger: m.Get("trigger").Str(), PreTokens: pick("pre_tokens", "preTokens").Int(), PostTokens: pick("post_tokens", "postTokens").Int()}
 	if d := pick("duration_ms", "durationMs"); d.Exists() {
