@@ -35,6 +35,8 @@ type options struct {
 	MaxLineBytes int
 	Input        string
 	FullOutput   bool
+	Redact       bool
+	NoRedact     bool
 	Vars         []filter.Var
 
 	args []string // FILTER and FILEs as given
@@ -272,6 +274,8 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.BoolVar(&o.LineBuffered, "line-buffered", false, "flush after every event (e.g. into tee)")
 	f.IntVar(&o.MaxLineBytes, "max-line-bytes", 1<<30, "longest line accepted; longer lines are reported and skipped")
 	f.BoolVar(&o.FullOutput, "full-output", false, "text and markdown: show a tool output a session transcript saved in its tool-results/ folder, not the preview the transcript holds")
+	f.BoolVar(&o.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys, the values of this environment's secret variables) with [REDACTED:kind#n]; on by default for markdown (see docs/redaction.md)")
+	f.BoolVar(&o.NoRedact, "no-redact", false, "write secrets as they are, in markdown too")
 	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line), "+inputKinds())
 	f.SortFlags = false
 	mustComplete(cmd, "format", formatNames()...)
@@ -359,6 +363,9 @@ func inputKinds() string {
 
 // validate checks flag values that pflag cannot.
 func (o *options) validate() error {
+	if o.Redact && o.NoRedact {
+		return &flagError{errors.New("--redact and --no-redact say the opposite: give one")}
+	}
 	if o.Input != "auto" && !slices.Contains(input.Kinds(), input.Kind(o.Input)) {
 		return &flagError{fmt.Errorf("invalid --input %q (want auto, %s)", o.Input, inputKinds())}
 	}

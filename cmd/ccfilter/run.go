@@ -8,14 +8,17 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 
 	"golang.org/x/term"
 
+	"github.com/ccfilter/ccfilter/internal/writebehind"
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/preset"
+	"github.com/ccfilter/ccfilter/pkg/redact"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -153,9 +156,31 @@ func (o *options) run(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	out := o.stdout
+	var out io.Writer = o.stdout
 	tty := o.terminalOut()
 	code := exitOK
+	if o.redacting() {
+		red := redact.New(o.environ)
+		rw := redact.NewWriter(o.stdout, red)
+		end := rw.Flush
+		out = rw
+		if runtime.GOMAXPROCS(0) > 1 {
+			// The one rule for going faster: with a core to spare, the
+			// redaction runs beside the rest (the same bytes:
+			// TestRedactWriteBehindSame).
+			wb := writebehind.New(rw)
+			out, end = wb, wb.Close
+		}
+		defer func() {
+			// What was held is written; the count said, once, at the end.
+			if err := end(); err != nil && !isBrokenPipe(err) {
+				say(o.stderr, err.Error())
+			}
+			if s := red.Summary(); s != "" {
+				say(o.stderr, "redacted "+s)
+			}
+		}()
+	}
 	files := o.sessionFiles(p.files)
 	// Several runs in one output each say which run they are.
 	o.multiRun = len(files) > 1
@@ -425,6 +450,34 @@ func (o *options) runName(p *plan, name string) string {
 	return displayName(name)
 }
 
+// redacting says whether secrets are replaced: --redact, --no-redact, or
+// by default for the formats people share (markdown).
+func (o *options) redacting() bool {
+	switch {
+	case o.NoRedact:
+		return false
+	case o.Redact:
+		return true
+	}
+	f, _ := render.ParseFormat(o.Format)
+	return f == render.Markdown
+}
+
+// flusher is an output that holds bytes back (the redacting writer).
+type flusher interface{ Flush() error }
+
+// flush makes what the run wrote visible: the run's buffer, then the
+// output's.
+func flush(run preset.Run, out io.Writer) error {
+	if err := run.Flush(); err != nil {
+		return err
+	}
+	if f, ok := out.(flusher); ok {
+		return f.Flush()
+	}
+	return nil
+}
+
 // runOne processes one input: its own tracker, its own run of the preset.
 func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Writer, tty bool) (code int, err error) {
 	in, closeIn, err := o.openInput(name)
@@ -468,7 +521,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	for {
 		if !dec.Buffered() || o.LineBuffered {
 			// About to wait for input (or asked to): show what we have.
-			if err := run.Flush(); err != nil {
+			if err := flush(run, out); err != nil {
 				return 0, err
 			}
 		}

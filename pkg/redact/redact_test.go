@@ -1,0 +1,49 @@
+package redact
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestEveryRuleFindsItsExample proves each rule of the table finds its
+// example, alone, in prose, and inside a JSON string (the JSON stays valid
+// and holds the marker instead), and that the example is gone.
+func TestEveryRuleFindsItsExample(t *testing.T) {
+	for _, rule := range Rules {
+		t.Run(rule.ID+" "+string(rule.anchor), func(t *testing.T) {
+			r := New(nil)
+			out := r.String("see " + rule.Example + " here")
+			assert.Contains(t, out, "[REDACTED:"+rule.ID+"#1]")
+			secret := secretPart(rule.Example)
+			assert.NotContains(t, out, secret)
+			b, err := json.Marshal(map[string]string{"text": "x " + rule.Example + "\nnext"})
+			require.NoError(t, err)
+			red := r.String(string(b))
+			var v map[string]string
+			require.NoError(t, json.Unmarshal([]byte(red), &v), red)
+			assert.NotContains(t, v["text"], secret)
+			assert.Contains(t, v["text"], "[REDACTED:"+rule.ID)
+		})
+	}
+}
+
+// secretPart is the part of an example that must not survive: the value
+// after a name or header, the whole token otherwise.
+func secretPart(ex string) string {
+	for _, sep := range []string{"Bearer ", "Basic ", "PASSWORD=", `"client_secret": "`} {
+		if _, after, ok := strings.Cut(ex, sep); ok {
+			return strings.TrimSuffix(after, `"`)
+		}
+	}
+	if i := strings.Index(ex, "://admin:"); i >= 0 {
+		return "S3cr3tPassw0rd"
+	}
+	if strings.HasPrefix(ex, "-----BEGIN") {
+		return "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun"
+	}
+	return ex
+}

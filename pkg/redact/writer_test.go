@@ -1,0 +1,48 @@
+package redact
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestWriterAnySplit proves the Writer finds a secret however the output
+// is cut into writes (a byte at a time, at every size up to a line's),
+// a private key's block across lines included, and holds nothing back
+// after Flush.
+func TestWriterAnySplit(t *testing.T) {
+	var text strings.Builder
+	for _, r := range Rules {
+		text.WriteString("line before\n" + r.Example + " after\n")
+	}
+	want := New(nil).Append(nil, []byte(text.String()))
+	for _, size := range []int{1, 2, 3, 7, 64, 1000, len(text.String())} {
+		var out bytes.Buffer
+		w := NewWriter(&out, New(nil))
+		in := []byte(text.String())
+		for len(in) > 0 {
+			n := min(size, len(in))
+			_, err := w.Write(in[:n])
+			require.NoError(t, err)
+			in = in[n:]
+		}
+		require.NoError(t, w.Flush())
+		assert.Equal(t, string(want), out.String(), "writes of %d bytes", size)
+		for _, r := range Rules {
+			assert.NotContains(t, out.String(), secretPart(r.Example), "writes of %d bytes", size)
+		}
+	}
+}
+
+// TestEnvironmentSecrets proves a value of a variable whose name says
+// secret is replaced wherever it appears, whatever its shape, and that
+// short values and variables that name places are not taken.
+func TestEnvironmentSecrets(t *testing.T) {
+	r := New([]string{"MY_SERVICE_TOKEN=plainlowercasevalue", "SHORT_KEY=abc", "CONFIG_PATH=/etc/something/long", "HOME=/root"})
+	out := r.String("token plainlowercasevalue in /etc/something/long with abc")
+	assert.Equal(t, "token [REDACTED:env-secret#1] in /etc/something/long with abc", out)
+	assert.Equal(t, "1 secret (env-secret 1)", r.Summary())
+}
