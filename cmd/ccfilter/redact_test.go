@@ -40,25 +40,9 @@ func plantedRun(t *testing.T) (path string, secrets []string) {
 		"hello probe", planted, "hello probe", planted,
 		"I'll write the file first.", planted)
 	for _, r := range redact.Rules {
-		secrets = append(secrets, secretOf(r.Example))
+		secrets = append(secrets, r.SecretPart())
 	}
 	return path, secrets
-}
-
-// secretOf is the part of an example that must not appear.
-func secretOf(ex string) string {
-	for _, sep := range []string{"Bearer ", "Basic ", "PASSWORD=", `"client_secret": "`} {
-		if _, after, ok := strings.Cut(ex, sep); ok {
-			return strings.TrimSuffix(after, `"`)
-		}
-	}
-	if strings.Contains(ex, "://admin:") {
-		return "S3cr3tPassw0rd"
-	}
-	if strings.HasPrefix(ex, "-----BEGIN") {
-		return "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun"
-	}
-	return ex
 }
 
 // TestRedactPlantedSecrets proves that with --redact no planted secret

@@ -19,8 +19,11 @@ type Rule struct {
 	// Example is a made-up secret the rule must find (tested), written
 	// in pieces in the source so that secret scanners do not flag it.
 	Example string
-	anchor  byte
-	match   func(b []byte, i int) (start, end int, ok bool)
+	// Secret is the part of Example that must not survive ("": all of
+	// it); the rest (a header, a name) stays.
+	Secret string
+	anchor byte
+	match  func(b []byte, i int) (start, end int, ok bool)
 }
 
 // Rules is the table of every rule, in the order docs/redaction.md lists
@@ -42,12 +45,20 @@ var Rules = []Rule{
 	{ID: "huggingface-token", Description: "Hugging Face token (hf_ and 34 letters)", Example: "h" + "f_" + rep("AbCdEfGhIjKlMnOpQ", 2), anchor: '_', match: hfToken},
 	{ID: "sendgrid-key", Description: "SendGrid API key (SG. and two dot-separated parts)", Example: "S" + "G." + rep("aB3_cD4-eF", 2) + "gH" + "." + rep("iJ5kL6mN7o", 4) + "pQ8", anchor: 'G', match: sendgridKey},
 	{ID: "jwt", Description: "JSON Web Token (three base64url parts, the first two JSON objects)", Example: "ey" + "JhbGciOiJIUzI1NiJ9" + "." + "ey" + "JzdWIiOiIxMjM0NTY3ODkwIn0" + "." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", anchor: 'J', match: jwt},
-	{ID: "private-key", Description: "PEM private key block (-----BEGIN … PRIVATE KEY----- to its END line, also written with \\n escapes inside a JSON string, also cut short)", Example: "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA " + "PRIVATE KEY-----", anchor: '-', match: pemBlock},
-	{ID: "bearer-token", Description: "the credential of an Authorization header: Bearer …", Example: "Authorization: Bearer " + "eyAbC" + rep("dEf123", 4), anchor: 'B', match: bearer},
-	{ID: "basic-auth", Description: "the credential of an Authorization header: Basic …", Example: "Authorization: Basic " + "dXNlcjpz" + "ZWNyZXQxMjM0NQ==", anchor: 'B', match: basicAuth},
-	{ID: "url-password", Description: "the password in a URL's user:password@", Example: "postgres://admin:" + "S3cr3tPassw0rd" + "@db.internal:5432/app", anchor: '@', match: urlPassword},
-	{ID: "assigned-secret", Description: "a value assigned to a name that says secret (…_TOKEN=, …_SECRET:, \"password\": \"…\", API_KEY=, …) in env dumps, .env files, YAML and JSON", Example: "DB_PASSWORD=" + "Tr0ub4dor&3xyz", anchor: '=', match: assigned},
-	{ID: "assigned-secret", Description: "(the same, with a colon)", Example: `"client_secret": "` + "9f8e7D6c5B4a3" + `"`, anchor: ':', match: assigned},
+	{ID: "private-key", Description: "PEM private key block (-----BEGIN … PRIVATE KEY----- to its END line, also written with \\n escapes inside a JSON string, also cut short)", Secret: "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun", Example: "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA " + "PRIVATE KEY-----", anchor: '-', match: pemBlock},
+	{ID: "bearer-token", Description: "the credential of an Authorization header: Bearer …", Example: "Authorization: Bearer " + "eyAbC" + rep("dEf123", 4), Secret: "eyAbC" + rep("dEf123", 4), anchor: 'B', match: bearer},
+	{ID: "basic-auth", Description: "the credential of an Authorization header: Basic …", Example: "Authorization: Basic " + "dXNlcjpz" + "ZWNyZXQxMjM0NQ==", Secret: "dXNlcjpz" + "ZWNyZXQxMjM0NQ==", anchor: 'B', match: basicAuth},
+	{ID: "url-password", Description: "the password in a URL's user:password@", Example: "postgres://admin:" + "S3cr3tPassw0rd" + "@db.internal:5432/app", Secret: "S3cr3tPassw0rd", anchor: '@', match: urlPassword},
+	{ID: "assigned-secret", Description: "a value assigned to a name that says secret (…_TOKEN=, …_SECRET:, \"password\": \"…\", API_KEY=, …) in env dumps, .env files, YAML and JSON", Example: "DB_PASSWORD=" + "Tr0ub4dor&3xyz", Secret: "Tr0ub4dor&3xyz", anchor: '=', match: assigned},
+	{ID: "assigned-secret", Description: "(the same, with a colon)", Example: `"client_secret": "` + "9f8e7D6c5B4a3" + `"`, Secret: "9f8e7D6c5B4a3", anchor: ':', match: assigned},
+}
+
+// SecretPart is the part of the example that must not survive redaction.
+func (r Rule) SecretPart() string {
+	if r.Secret != "" {
+		return r.Secret
+	}
+	return r.Example
 }
 
 func rep(s string, n int) string { return string(bytes.Repeat([]byte(s), n)) }

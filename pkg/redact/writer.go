@@ -28,9 +28,6 @@ const (
 // NewWriter returns a Writer redacting with r into w.
 func NewWriter(w io.Writer, r *Redactor) *Writer { return &Writer{w: w, r: r} }
 
-// Redactor is the Writer's redactor (its counts).
-func (w *Writer) Redactor() *Redactor { return w.r }
-
 func (w *Writer) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
@@ -70,12 +67,17 @@ func (w *Writer) emit(b []byte) (held []byte) {
 	if k := openPEM(b); k >= 0 && len(b)-k < holdMax {
 		b, held = b[:k], b[k:]
 	}
+	w.write(b)
+	return held
+}
+
+// write redacts b and writes it on.
+func (w *Writer) write(b []byte) {
 	w.out = w.r.Append(w.out[:0], b)
 	_, w.err = w.w.Write(w.out)
 	if cap(w.out) > 4*holdMax {
 		w.out = nil
 	}
-	return held
 }
 
 // openPEM returns where b starts a private key's block it does not end,
@@ -97,8 +99,7 @@ func openPEM(b []byte) int {
 // Flush redacts and writes everything held: what was written is then out.
 func (w *Writer) Flush() error {
 	if w.err == nil && len(w.pending) > 0 {
-		w.out = w.r.Append(w.out[:0], w.pending)
-		_, w.err = w.w.Write(w.out)
+		w.write(w.pending)
 		w.pending = w.pending[:0]
 	}
 	return w.err
