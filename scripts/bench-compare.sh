@@ -21,7 +21,8 @@
 # pipe (cat FILE | ccfilter ...), jq, gojq and jaq; the median of RUNS wall
 # times; the ratios jq/ccfilter and jaq/ccfilter (how many times faster ccfilter
 # is) from the file and from the pipe, against the targets of issue 16. Then
-# the memory sweep: every preset in every format, from the file and from a
+# what --redact costs on the real corpus (all --format ndjson and markdown,
+# with and without; goal: at most 1.30x), then the memory sweep: every preset in every format, from the file and from a
 # pipe, on every corpus, one run each: peak RSS (goal: under 64 MiB, and on
 # real1g within 20% of real).
 #
@@ -267,6 +268,26 @@ for c in "${CORPORA[@]}"; do
 	done
 	echo "(targets: ${goals:-none})"
 done
+
+# ------------------------------------------------------------------ redaction
+# What --redact costs (issue 28: at most 30% on all --format ndjson of the
+# real corpus), and the markdown report, redacted by default, against
+# --no-redact: the medians of RUNS runs each, one after the other.
+if [[ " ${CORPORA[*]} " == *" real "* ]]; then
+	f=$(corpus real) || exit 1
+	echo
+	echo "redaction on $f (median of $RUNS; goal: --redact at most 1.30x):"
+	printf '%-22s %10s %10s %8s\n' task plain redacted ratio
+	for fm in ndjson markdown; do
+		measure "$RUNS" ccfilter "$CCFILTER" run "$f" all --format "$fm" --no-redact && plain=$M_SEC || plain=
+		measure "$RUNS" ccfilter "$CCFILTER" run "$f" all --format "$fm" --redact && red=$M_SEC || red=
+		r=$( [ -n "$red" ] && [ -n "$plain" ] && awk -v a="$red" -v b="$plain" 'BEGIN { printf "%.2f", a / b }' || echo n/a)
+		mark=$(awk -v r="$r" 'BEGIN { if (r == "n/a") print ""; else if (r <= 1.3) print " ok"; else print " MISSED" }')
+		printf '%-22s %10s %10s %7sx%s\n' "all --format $fm" "${plain:-n/a}" "${red:-n/a}" "$r" "$mark"
+		printf '%s\t%s\t%s\t%s\t\t%s\t\n' real "redact-$fm" plain "$plain" "$RUNS" >>"$RESULTS"
+		printf '%s\t%s\t%s\t%s\t\t%s\t\n' real "redact-$fm" redacted "$red" "$RUNS" >>"$RESULTS"
+	done
+fi
 
 # ------------------------------------------------------------------ memory
 if [ "$SWEEP" = 1 ]; then

@@ -8,7 +8,7 @@
 // SPLAT sets every byte of y to the byte c (through AX and x, y's low half).
 #define SPLAT(c, x, y) \
 	MOVQ $c, AX \
-	MOVQ AX, x \
+	VMOVQ AX, x \
 	VPBROADCASTB x, y
 
 // ZSPLAT sets every byte of the 64-byte register z to the byte c.
@@ -148,9 +148,9 @@ done:
 #define OUTSIDE_STRINGS(done) \
 	NOTQ AX \
 	ANDQ AX, R11 \
-	MOVQ R11, X10 \
-	PCLMULQDQ $0x00, X9, X10 \
-	MOVQ X10, R13 \
+	VMOVQ R11, X10 \
+	VPCLMULQDQ $0x00, X9, X10, X10 \
+	VMOVQ X10, R13 \
 	XORQ R9, R13 \
 	MOVQ R13, AX \
 	NOTQ AX \
@@ -192,7 +192,7 @@ TEXT ·skipBlocksAVX2(SB), NOSPLIT, $0-32
 	MOVQ 16(DI), R10 // depth
 	BLOCK_CONSTANTS
 	MOVQ $-1, AX
-	MOVQ AX, X9
+	VMOVQ AX, X9
 	TESTQ CX, CX
 	JEQ sdone
 
@@ -202,7 +202,7 @@ sloop:
 
 	QUOTES_ESCAPES
 	OUTSIDE_STRINGS(sdone)
-	MOVQ R11, X10 // the block's real quotes
+	VMOVQ R11, X10 // the block's real quotes
 
 	VPOR Y2, Y5, Y5
 	VPOR Y2, Y6, Y6
@@ -224,7 +224,7 @@ sloop:
 	JEQ sdone
 	// A block wholly inside a string: the string loop takes the blocks up
 	// to the one where it ends (see skipBlocksAVX512).
-	MOVQ X10, DX
+	VMOVQ X10, DX
 	TESTQ DX, DX
 	JNZ sloop
 	TESTQ R9, R9
@@ -264,7 +264,7 @@ TEXT ·skipBlocksAVX512(SB), NOSPLIT, $0-32
 	ZSPLAT(0x7b, Z3)
 	ZSPLAT(0x7d, Z4)
 	MOVQ $-1, AX
-	MOVQ AX, X9
+	VMOVQ AX, X9
 	TESTQ CX, CX
 	JEQ zdone
 

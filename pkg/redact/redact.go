@@ -3,11 +3,12 @@
 // the same marker wherever it appears (the number counts the distinct
 // secrets of a kind), and the value never appears, not even hashed.
 //
-// It is made for runs, not for any text: a scanner that looks only at a
-// few anchor bytes rare in runs ('_', '-', '=', ':', '@' and the capitals
-// A, B, G, J), and checks the rules of an anchor only where one is (see
-// Rules). Secrets inside a JSON string are replaced inside it (no rule's
-// match holds a quote), so JSON output stays valid.
+// It is made for runs, not for any text: a scanner that looks up every
+// pair of bytes in one table of the rules' triggers (pairs rare in runs:
+// "k-" of sk-, "gh", "yJ" of a JWT, "OK" of TOKEN, ...) and checks a rule
+// only where one of its triggers is (see Rules). Secrets inside a JSON
+// string are replaced inside it (no rule's match holds a quote), so JSON
+// output stays valid.
 //
 // A Redactor is the one stage every output passes through: Writer for the
 // bytes written, and RecutDeltas for the partial-message deltas a secret
@@ -18,6 +19,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash/maphash"
+	"math/bits"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,13 +33,11 @@ const maxDistinct = 1 << 16
 // secrets it saw and the counts of what it replaced; it is not safe for
 // use by several goroutines at once.
 type Redactor struct {
-	byAnchor [256][]int // rule indices by anchor byte
-	anchor   [256]uint8
-	env      []literal
-	seed     maphash.Seed
-	numbers  map[uint64]int
-	next     map[string]int
-	counts   map[string]int
+	env     []literal
+	seed    maphash.Seed
+	numbers map[uint64]int
+	next    map[string]int
+	counts  map[string]int
 }
 
 // literal is a value of the environment that is a secret.
@@ -61,10 +61,6 @@ const minEnvSecret = 12
 // the variables of environ ("NAME=value") whose names say secret.
 func New(environ []string) *Redactor {
 	r := &Redactor{seed: maphash.MakeSeed(), numbers: map[uint64]int{}, next: map[string]int{}, counts: map[string]int{}}
-	for i, rule := range Rules {
-		r.byAnchor[rule.anchor] = append(r.byAnchor[rule.anchor], i)
-		r.anchor[rule.anchor] = 1
-	}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
 		up := strings.ToUpper(name)
@@ -108,33 +104,29 @@ func (r *Redactor) find(b []byte, dst []match) []match {
 			off += k + len(l.value)
 		}
 	}
-	// One loop over the bytes, eight at a time past the stretches with no
-	// anchor (most of a run): measured 3x faster on real runs than one
-	// IndexByte pass per anchor byte, which stops too often (':', '_' and
-	// '-' are in every JSON line).
-	anchor := &r.anchor
-	for i := 0; i < len(b); i++ {
-		for i+8 <= len(b) {
-			w := b[i : i+8 : i+8]
-			if anchor[w[0]]|anchor[w[1]]|anchor[w[2]]|anchor[w[3]]|anchor[w[4]]|anchor[w[5]]|anchor[w[6]]|anchor[w[7]] != 0 {
-				break
-			}
-			i += 8
-		}
-		if i >= len(b) {
+	// The rules are checked only where the scan finds one of their
+	// triggers (scan.go).
+	set := &triggers.set
+	for i := 0; i < len(b); {
+		base, mask := nextTriggers(b, i)
+		if mask == 0 {
 			break
 		}
-		if anchor[b[i]] == 0 {
-			continue
-		}
-		for _, ri := range r.byAnchor[b[i]] {
-			rule := &Rules[ri]
-			if s, e, ok := rule.match(b, i); ok && e > s {
-				dst = append(dst, match{s, e, rule.ID})
-				i = max(i, e-1)
-				break
+		for ; mask != 0; mask &= mask - 1 {
+			j := base + bits.TrailingZeros32(mask)
+			if j < i { // inside the secret just found
+				continue
+			}
+			for _, ri := range triggers.sets[set[pairAt(b, j)]] {
+				rule := &Rules[ri]
+				if s, e, ok := rule.match(b, j); ok && e > s {
+					dst = append(dst, match{s, e, rule.ID})
+					i = e
+					break
+				}
 			}
 		}
+		i = max(i, base+32)
 	}
 	if len(dst) > 1 {
 		sort.SliceStable(dst, func(a, c int) bool { return dst[a].start < dst[c].start })
@@ -176,7 +168,11 @@ func (r *Redactor) marker(id string, s []byte) string {
 // Append appends b to dst with its secrets replaced.
 func (r *Redactor) Append(dst, b []byte) []byte {
 	var buf [8]match
-	ms := r.find(b, buf[:0])
+	return r.replace(dst, b, r.find(b, buf[:0]))
+}
+
+// replace appends b to dst with the secrets ms (find's) replaced.
+func (r *Redactor) replace(dst, b []byte, ms []match) []byte {
 	last := 0
 	for _, m := range ms {
 		dst = append(dst, b[last:m.start]...)

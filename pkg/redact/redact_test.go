@@ -13,7 +13,7 @@ import (
 // and holds the marker instead), and that the example is gone.
 func TestEveryRuleFindsItsExample(t *testing.T) {
 	for _, rule := range Rules {
-		t.Run(rule.ID+" "+string(rule.anchor), func(t *testing.T) {
+		t.Run(rule.ID+" "+rule.triggers[0], func(t *testing.T) {
 			r := New(nil)
 			out := r.String("see " + rule.Example + " here")
 			assert.Contains(t, out, "[REDACTED:"+rule.ID+"#1]")

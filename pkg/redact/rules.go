@@ -6,11 +6,13 @@ import (
 	"unsafe"
 )
 
-// A Rule finds one kind of secret. Rules are found by an anchor: a byte
-// every secret of the kind holds at a fixed place, rare in what runs are
-// made of (the scanner looks only at those bytes; see anchors). At an
-// anchor at b[i], Match returns where the secret starts and ends, or
-// ok=false.
+// A Rule finds one kind of secret. Rules are found by their triggers: two
+// bytes every secret of the kind holds at a fixed place (of a prefix, of
+// the word that says a name holds a secret), rare in what runs are made
+// of, or one byte ('@'). The scanner (find) looks every pair of bytes up
+// in one table, and checks a rule only where one of its triggers is: at a
+// trigger starting at b[i], match returns where the secret starts and
+// ends, or ok=false.
 type Rule struct {
 	// ID names the kind in the marker: [REDACTED:ID#n].
 	ID string
@@ -21,36 +23,43 @@ type Rule struct {
 	Example string
 	// Secret is the part of Example that must not survive ("": all of
 	// it); the rest (a header, a name) stays.
-	Secret string
-	anchor byte
-	match  func(b []byte, i int) (start, end int, ok bool)
+	Secret   string
+	triggers []string
+	match    func(b []byte, i int) (start, end int, ok bool)
 }
+
+// pairs lists a rule's triggers.
+func pairs(t ...string) []string { return t }
+
+// secretWordTriggers find the words that say a name holds a secret, as
+// written in lower case, upper case and camelCase: tOKen, seCRet,
+// CRedential, paSSWord, passWD, api_kEY, apiKEY.
+var secretWordTriggers = pairs("ok", "OK", "cr", "CR", "sw", "SW", "wd", "WD", "ey", "EY")
 
 // Rules is the table of every rule, in the order docs/redaction.md lists
 // them. A rule is one entry here, with its test example.
 var Rules = []Rule{
-	{ID: "anthropic-key", Description: "Anthropic API key (sk-ant-api03-…)", Example: "sk-ant-" + "api03-" + rep("AbCd1234", 11) + "-xyzAA", anchor: '-', match: sk("anthropic-key")},
-	{ID: "anthropic-admin-key", Description: "Anthropic Admin API key (sk-ant-admin01-…)", Example: "sk-ant-" + "admin01-" + rep("ZyXw9876", 11) + "-abcAA", anchor: '-', match: sk("anthropic-admin-key")},
-	{ID: "claude-oauth-token", Description: "Claude Code OAuth access token (sk-ant-oat01-…)", Example: "sk-ant-" + "oat01-" + rep("Qwer5678", 11) + "-qweAA", anchor: '-', match: sk("claude-oauth-token")},
-	{ID: "claude-refresh-token", Description: "Claude Code OAuth refresh token (sk-ant-ort01-…)", Example: "sk-ant-" + "ort01-" + rep("Asdf4321", 11) + "-asdAA", anchor: '-', match: sk("claude-refresh-token")},
-	{ID: "openrouter-key", Description: "OpenRouter API key (sk-or-v1- and 64 hex digits)", Example: "sk-or-" + "v1-" + rep("0123456789abcdef", 4), anchor: '-', match: sk("openrouter-key")},
-	{ID: "openai-key", Description: "OpenAI API key (sk-proj-…, sk-svcacct-…, sk-admin-…, or sk- and 48 letters and digits)", Example: "sk-" + "proj-" + rep("Ab12Cd34Ef56", 12), anchor: '-', match: sk("openai-key")},
-	{ID: "github-token", Description: "GitHub token: ghp_, gho_, ghu_, ghs_ (also the newer longer ones), ghr_, and fine-grained github_pat_", Example: "gh" + "p_" + rep("aB3dE6gH9j", 3) + "KlMnOp", anchor: '_', match: githubToken},
-	{ID: "gitlab-token", Description: "GitLab personal access token (glpat-…)", Example: "gl" + "pat-" + rep("xY7z", 5), anchor: '-', match: gitlabToken},
-	{ID: "slack-token", Description: "Slack token (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-)", Example: "xo" + "xb-" + "1234567890-1234567890123-" + rep("aBcD", 6), anchor: '-', match: slackToken},
-	{ID: "aws-access-key-id", Description: "AWS access key id (AKIA, ASIA and the other 4-letter prefixes, 16 more)", Example: "AK" + "IA" + "Z7Q4XW2PLM3NB6VC", anchor: 'A', match: awsKeyID},
-	{ID: "google-api-key", Description: "Google API key (AIza and 35 more)", Example: "AI" + "za" + "Sy" + rep("Ab1-Cd2_E", 3) + "f3G4h5", anchor: 'A', match: googleKey},
-	{ID: "stripe-key", Description: "Stripe secret or restricted key (sk_live_, rk_live_, sk_test_, rk_test_)", Example: "sk" + "_live_" + rep("4eC39HqLyjWDarjtT1zdp7dc", 1), anchor: '_', match: stripeKey},
-	{ID: "npm-token", Description: "npm access token (npm_ and 36 more)", Example: "np" + "m_" + rep("Ab1Cd2Ef3G", 3) + "h4Ij5K", anchor: '_', match: npmToken},
-	{ID: "huggingface-token", Description: "Hugging Face token (hf_ and 34 letters)", Example: "h" + "f_" + rep("AbCdEfGhIjKlMnOpQ", 2), anchor: '_', match: hfToken},
-	{ID: "sendgrid-key", Description: "SendGrid API key (SG. and two dot-separated parts)", Example: "S" + "G." + rep("aB3_cD4-eF", 2) + "gH" + "." + rep("iJ5kL6mN7o", 4) + "pQ8", anchor: 'G', match: sendgridKey},
-	{ID: "jwt", Description: "JSON Web Token (three base64url parts, the first two JSON objects)", Example: "ey" + "JhbGciOiJIUzI1NiJ9" + "." + "ey" + "JzdWIiOiIxMjM0NTY3ODkwIn0" + "." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", anchor: 'J', match: jwt},
-	{ID: "private-key", Description: "PEM private key block (-----BEGIN … PRIVATE KEY----- to its END line, also written with \\n escapes inside a JSON string, also cut short)", Secret: "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun", Example: "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA " + "PRIVATE KEY-----", anchor: '-', match: pemBlock},
-	{ID: "bearer-token", Description: "the credential of an Authorization header: Bearer …", Example: "Authorization: Bearer " + "eyAbC" + rep("dEf123", 4), Secret: "eyAbC" + rep("dEf123", 4), anchor: 'B', match: bearer},
-	{ID: "basic-auth", Description: "the credential of an Authorization header: Basic …", Example: "Authorization: Basic " + "dXNlcjpz" + "ZWNyZXQxMjM0NQ==", Secret: "dXNlcjpz" + "ZWNyZXQxMjM0NQ==", anchor: 'B', match: basicAuth},
-	{ID: "url-password", Description: "the password in a URL's user:password@", Example: "postgres://admin:" + "S3cr3tPassw0rd" + "@db.internal:5432/app", Secret: "S3cr3tPassw0rd", anchor: '@', match: urlPassword},
-	{ID: "assigned-secret", Description: "a value assigned to a name that says secret (…_TOKEN=, …_SECRET:, \"password\": \"…\", API_KEY=, …) in env dumps, .env files, YAML and JSON", Example: "DB_PASSWORD=" + "Tr0ub4dor&3xyz", Secret: "Tr0ub4dor&3xyz", anchor: '=', match: assigned},
-	{ID: "assigned-secret", Description: "(the same, with a colon)", Example: `"client_secret": "` + "9f8e7D6c5B4a3" + `"`, Secret: "9f8e7D6c5B4a3", anchor: ':', match: assigned},
+	{ID: "anthropic-key", Description: "Anthropic API key (sk-ant-api03-…)", Example: "sk-ant-" + "api03-" + rep("AbCd1234", 11) + "-xyzAA", triggers: pairs("k-"), match: sk("anthropic-key")},
+	{ID: "anthropic-admin-key", Description: "Anthropic Admin API key (sk-ant-admin01-…)", Example: "sk-ant-" + "admin01-" + rep("ZyXw9876", 11) + "-abcAA", triggers: pairs("k-"), match: sk("anthropic-admin-key")},
+	{ID: "claude-oauth-token", Description: "Claude Code OAuth access token (sk-ant-oat01-…)", Example: "sk-ant-" + "oat01-" + rep("Qwer5678", 11) + "-qweAA", triggers: pairs("k-"), match: sk("claude-oauth-token")},
+	{ID: "claude-refresh-token", Description: "Claude Code OAuth refresh token (sk-ant-ort01-…)", Example: "sk-ant-" + "ort01-" + rep("Asdf4321", 11) + "-asdAA", triggers: pairs("k-"), match: sk("claude-refresh-token")},
+	{ID: "openrouter-key", Description: "OpenRouter API key (sk-or-v1- and 64 hex digits)", Example: "sk-or-" + "v1-" + rep("0123456789abcdef", 4), triggers: pairs("k-"), match: sk("openrouter-key")},
+	{ID: "openai-key", Description: "OpenAI API key (sk-proj-…, sk-svcacct-…, sk-admin-…, or sk- and 48 letters and digits)", Example: "sk-" + "proj-" + rep("Ab12Cd34Ef56", 12), triggers: pairs("k-"), match: sk("openai-key")},
+	{ID: "github-token", Description: "GitHub token: ghp_, gho_, ghu_, ghs_ (also the newer longer ones), ghr_, and fine-grained github_pat_", Example: "gh" + "p_" + rep("aB3dE6gH9j", 3) + "KlMnOp", triggers: pairs("gh", "b_"), match: githubToken},
+	{ID: "gitlab-token", Description: "GitLab personal access token (glpat-…)", Example: "gl" + "pat-" + rep("xY7z", 5), triggers: pairs("lp"), match: at(4, gitlabToken)},
+	{ID: "slack-token", Description: "Slack token (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-)", Example: "xo" + "xb-" + "1234567890-1234567890123-" + rep("aBcD", 6), triggers: pairs("xo"), match: at(4, slackToken)},
+	{ID: "aws-access-key-id", Description: "AWS access key id (AKIA, ASIA and the other 4-letter prefixes, 16 more)", Example: "AK" + "IA" + "Z7Q4XW2PLM3NB6VC", triggers: pairs("AK", "AS", "AG", "AI", "AR", "AN", "AB", "AC"), match: awsKeyID},
+	{ID: "google-api-key", Description: "Google API key (AIza and 35 more)", Example: "AI" + "za" + "Sy" + rep("Ab1-Cd2_E", 3) + "f3G4h5", triggers: pairs("AI"), match: googleKey},
+	{ID: "stripe-key", Description: "Stripe secret or restricted key (sk_live_, rk_live_, sk_test_, rk_test_)", Example: "sk" + "_live_" + rep("4eC39HqLyjWDarjtT1zdp7dc", 1), triggers: pairs("k_"), match: at(1, stripeKey)},
+	{ID: "npm-token", Description: "npm access token (npm_ and 36 more)", Example: "np" + "m_" + rep("Ab1Cd2Ef3G", 3) + "h4Ij5K", triggers: pairs("pm"), match: at(2, npmToken)},
+	{ID: "huggingface-token", Description: "Hugging Face token (hf_ and 34 letters)", Example: "h" + "f_" + rep("AbCdEfGhIjKlMnOpQ", 2), triggers: pairs("f_"), match: at(1, hfToken)},
+	{ID: "sendgrid-key", Description: "SendGrid API key (SG. and two dot-separated parts)", Example: "S" + "G." + rep("aB3_cD4-eF", 2) + "gH" + "." + rep("iJ5kL6mN7o", 4) + "pQ8", triggers: pairs("G."), match: sendgridKey},
+	{ID: "jwt", Description: "JSON Web Token (three base64url parts, the first two JSON objects)", Example: "ey" + "JhbGciOiJIUzI1NiJ9" + "." + "ey" + "JzdWIiOiIxMjM0NTY3ODkwIn0" + "." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", triggers: pairs("yJ"), match: at(1, jwt)},
+	{ID: "private-key", Description: "PEM private key block (-----BEGIN … PRIVATE KEY----- to its END line, also written with \\n escapes inside a JSON string, also cut short)", Secret: "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun", Example: "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA " + "PRIVATE KEY-----", triggers: pairs("-B", "-E"), match: at(-4, pemBlock)},
+	{ID: "bearer-token", Description: "the credential of an Authorization header: Bearer …", Example: "Authorization: Bearer " + "eyAbC" + rep("dEf123", 4), Secret: "eyAbC" + rep("dEf123", 4), triggers: pairs("Be"), match: bearer},
+	{ID: "basic-auth", Description: "the credential of an Authorization header: Basic …", Example: "Authorization: Basic " + "dXNlcjpz" + "ZWNyZXQxMjM0NQ==", Secret: "dXNlcjpz" + "ZWNyZXQxMjM0NQ==", triggers: pairs("Ba"), match: basicAuth},
+	{ID: "url-password", Description: "the password in a URL's user:password@", Example: "postgres://admin:" + "S3cr3tPassw0rd" + "@db.internal:5432/app", Secret: "S3cr3tPassw0rd", triggers: pairs("@"), match: urlPassword},
+	{ID: "assigned-secret", Description: "a value assigned to a name that says secret (…_TOKEN=, …_SECRET:, \"password\": \"…\", API_KEY=, …) in env dumps, .env files, YAML and JSON", Example: "DB_PASSWORD=" + "Tr0ub4dor&3xyz", Secret: "Tr0ub4dor&3xyz", triggers: secretWordTriggers, match: assignedAt},
 }
 
 // SecretPart is the part of the example that must not survive redaction.
@@ -127,6 +136,17 @@ func tail(b []byte, i, min, max int, c *charClass) (int, bool) {
 	return end, n >= min && n <= max
 }
 
+// at calls match with i+k: at the byte of the secret's shape it reads
+// from (the '_' of npm_), k bytes past its trigger's start.
+func at(k int, match func([]byte, int) (int, int, bool)) func([]byte, int) (int, int, bool) {
+	return func(b []byte, i int) (int, int, bool) {
+		if i+k < 0 || i+k >= len(b) {
+			return 0, 0, false
+		}
+		return match(b, i+k)
+	}
+}
+
 // skKey: the sk- keys, at the '-' after "sk".
 func skKey(b []byte, i int) (int, int, bool) {
 	s := i - 2
@@ -153,7 +173,7 @@ func skKey(b []byte, i int) (int, int, bool) {
 // sk is skKey for the keys of one kind.
 func sk(id string) func([]byte, int) (int, int, bool) {
 	return func(b []byte, i int) (int, int, bool) {
-		s, end, ok := skKey(b, i)
+		s, end, ok := skKey(b, i+1)
 		return s, end, ok && skKind(b, s) == id
 	}
 }
@@ -174,17 +194,22 @@ func skKind(b []byte, s int) string {
 	return "openai-key"
 }
 
-// githubToken: at the '_' of ghp_ (gho_, ghu_, ghs_, ghr_) or of github_pat_.
+// githubToken: at the "gh" of ghp_ (gho_, ghu_, ghs_, ghr_), or at the
+// "b_" of github_pat_.
 func githubToken(b []byte, i int) (int, int, bool) {
-	if s := i - 3; s >= 0 && b[s] == 'g' && b[s+1] == 'h' && bytes.IndexByte([]byte("pousr"), b[s+2]) >= 0 && boundary(b, s, token) {
-		end, ok := tail(b, i+1, 36, 255, identc)
-		return s, end, ok
+	if b[i] == 'g' {
+		if i+4 > len(b) || bytes.IndexByte([]byte("pousr"), b[i+2]) < 0 || b[i+3] != '_' || !boundary(b, i, token) {
+			return 0, 0, false
+		}
+		end, ok := tail(b, i+4, 36, 255, identc)
+		return i, end, ok
 	}
-	if s := i - 6; has(b, s, "github_pat_") && boundary(b, s, token) {
-		end, ok := tail(b, i+5, 22, 255, identc)
-		return s, end, ok
+	s := i - 5
+	if !has(b, s, "github_pat_") || !boundary(b, s, token) {
+		return 0, 0, false
 	}
-	return 0, 0, false
+	end, ok := tail(b, s+11, 22, 255, identc)
+	return s, end, ok
 }
 
 func gitlabToken(b []byte, i int) (int, int, bool) {
@@ -198,7 +223,7 @@ func gitlabToken(b []byte, i int) (int, int, bool) {
 
 func slackToken(b []byte, i int) (int, int, bool) {
 	s := i - 4
-	if !has(b, s, "xox") || bytes.IndexByte([]byte("bpares"), b[s+3]) < 0 || !boundary(b, s, token) {
+	if b[i] != '-' || !has(b, s, "xox") || bytes.IndexByte([]byte("bpares"), b[s+3]) < 0 || !boundary(b, s, token) {
 		return 0, 0, false
 	}
 	end, ok := tail(b, i+1, 10, 255, token)
@@ -409,6 +434,22 @@ var notSecretNames = []string{"tokens", "source", "_kind", "_type", "_count", "_
 var notSecretWords = []string{"test", "example", "dummy", "fake", "sample", "mock", "placeholder", "changeme", "your", "xxxx", "redacted"}
 
 var nameChar = class("A-Za-z0-9_.-")
+
+// assignedAt: at a trigger inside a name, the assignment to it, if any.
+func assignedAt(b []byte, i int) (int, int, bool) {
+	n := i
+	for n < len(b) && n-i < 64 && nameChar[b[n]] {
+		n++
+	}
+	sep := n
+	for sep < len(b) && sep-n < 6 && quoteOrSpace(b[sep]) {
+		sep++
+	}
+	if sep >= len(b) || (b[sep] != '=' && b[sep] != ':') {
+		return 0, 0, false
+	}
+	return assigned(b, sep)
+}
 
 // assigned: at the '=' or ':' of NAME=value, NAME: value, "name": "value"
 // (also with the quotes escaped, inside a JSON string), where NAME says

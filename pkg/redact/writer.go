@@ -17,6 +17,7 @@ type Writer struct {
 	pending []byte
 	spare   []byte // the next pending
 	out     []byte
+	ms      []match
 	err     error
 }
 
@@ -33,7 +34,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 		return 0, w.err
 	}
 	n := len(p)
-	cut := bytes.LastIndexByte(p, '\n') + 1
+	cut := lastNewline(p) + 1
 	if cut == 0 {
 		w.pending = append(w.pending, p...)
 		if len(w.pending) > holdMax {
@@ -64,10 +65,22 @@ func (w *Writer) emit(b []byte) (held []byte) {
 	if w.err != nil || len(b) == 0 {
 		return nil
 	}
-	if k := openPEM(b); k >= 0 && len(b)-k < holdMax {
-		b, held = b[:k], b[k:]
+	ms := w.r.find(b, w.ms[:0])
+	w.ms = ms[:0]
+	if n := len(ms); n > 0 && openPEM(b, ms[n-1]) {
+		b, held = b[:ms[n-1].start], b[ms[n-1].start:]
+		ms = ms[:n-1]
 	}
-	w.write(b)
+	if len(ms) == 0 {
+		// Most of a run holds no secret: b goes out as it is.
+		_, w.err = w.w.Write(b)
+		return held
+	}
+	w.out = w.r.replace(w.out[:0], b, ms)
+	_, w.err = w.w.Write(w.out)
+	if cap(w.out) > 4*holdMax {
+		w.out = nil
+	}
 	return held
 }
 
@@ -80,20 +93,12 @@ func (w *Writer) write(b []byte) {
 	}
 }
 
-// openPEM returns where b starts a private key's block it does not end,
-// or -1.
-func openPEM(b []byte) int {
-	for off := 0; ; {
-		k := bytes.Index(b[off:], []byte(pemBegin))
-		if k < 0 {
-			return -1
-		}
-		start := off + k
-		if !bytes.Contains(b[start:], []byte(pemEnd)) {
-			return start
-		}
-		off = start + len(pemBegin)
-	}
+// openPEM reports whether m, the last secret of b, is a private key's
+// block cut short at b's end (its body runs to the end, and its END line
+// is not there yet): the rest of it is still to be written.
+func openPEM(b []byte, m match) bool {
+	return m.id == "private-key" && m.end == len(b) && len(b)-m.start < holdMax &&
+		!bytes.Contains(b[m.start:], []byte(pemEnd))
 }
 
 // Flush redacts and writes everything held: what was written is then out.
@@ -107,3 +112,27 @@ func (w *Writer) Flush() error {
 
 // Close is Flush.
 func (w *Writer) Close() error { return w.Flush() }
+
+// lastNewline is bytes.LastIndexByte(p, '\n'), which is a loop over single
+// bytes, while IndexByte runs on vectors: a write of a bufio.Writer ends
+// inside a line, as often as not a long one (a tool's output), so it
+// looks forward through stretches from the end.
+func lastNewline(p []byte) int {
+	for end := len(p); end > 0; {
+		start := max(0, end-4096)
+		last := -1
+		for k := start; ; {
+			j := bytes.IndexByte(p[k:end], '\n')
+			if j < 0 {
+				break
+			}
+			last = k + j
+			k = last + 1
+		}
+		if last >= 0 {
+			return last
+		}
+		end = start
+	}
+	return -1
+}

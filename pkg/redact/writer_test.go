@@ -46,3 +46,19 @@ func TestEnvironmentSecrets(t *testing.T) {
 	assert.Equal(t, "token [REDACTED:env-secret#1] in /etc/something/long with abc", out)
 	assert.Equal(t, "1 secret (env-secret 1)", r.Summary())
 }
+
+// TestLastNewline proves lastNewline is bytes.LastIndexByte for '\n', with
+// the line break before, inside and past its stretches of 4096 bytes.
+func TestLastNewline(t *testing.T) {
+	for _, n := range []int{0, 1, 100, 4095, 4096, 4097, 9000} {
+		for _, at := range []int{-1, 0, 1, 4095, 4096, 4097, n - 1} {
+			p := bytes.Repeat([]byte("a"), n)
+			if at >= 0 && at < n {
+				p[at] = '\n'
+			}
+			assert.Equal(t, bytes.LastIndexByte(p, '\n'), lastNewline(p), "n=%d at=%d", n, at)
+		}
+		p := bytes.Repeat([]byte("ab\n"), n)
+		assert.Equal(t, bytes.LastIndexByte(p, '\n'), lastNewline(p), "n=%d lines", n)
+	}
+}
