@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -45,6 +47,18 @@ func plantedRun(t *testing.T) (path string, secrets []string) {
 	return path, secrets
 }
 
+// redactedRun runs ccfilter with args and checks that none of secrets is
+// in its output, as it is or as a JSON string writes it.
+func redactedRun(t *testing.T, args []string, secrets []string) runResult {
+	t.Helper()
+	res := runIn(t, args, "")
+	for _, s := range secrets {
+		assert.NotContains(t, res.Stdout, s, "%v", args)
+		assert.NotContains(t, res.Stdout, jsonInner(s), "%v", args)
+	}
+	return res
+}
+
 // TestRedactPlantedSecrets proves that with --redact no planted secret
 // appears in any format of the all, text and tools presets (markdown by
 // default), that the decoys do, that JSON output stays valid, and that
@@ -58,11 +72,7 @@ func TestRedactPlantedSecrets(t *testing.T) {
 			if f != render.Markdown {
 				args = append(args, "--redact")
 			}
-			res := runIn(t, args, "")
-			for _, s := range secrets {
-				assert.NotContains(t, res.Stdout, s, "%v", args)
-				assert.NotContains(t, res.Stdout, jsonInner(s), "%v", args)
-			}
+			res := redactedRun(t, args, secrets)
 			if p == "all" && (f == render.NDJSON || f == render.JSON) {
 				for _, d := range redactDecoys {
 					assert.Contains(t, res.Stdout, jsonInner(d), "%v: the decoy survives", args)
@@ -80,7 +90,11 @@ func TestRedactPlantedSecrets(t *testing.T) {
 	plain := runIn(t, []string{"all", "-F", "ndjson", path}, "")
 	assert.Contains(t, plain.Stdout, jsonInner(secrets[0]), "ndjson is not redacted by default")
 	assert.NotContains(t, plain.Stderr, "redacted")
+	md := runIn(t, []string{"all", "-F", "markdown", path}, "")
+	said := strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(md.Stderr), "ccfilter: redacted "), "\n")
+	assert.Contains(t, md.Stdout, "| Redacted | "+said+" in this report |", "the report's summary says what stderr says")
 	off := runIn(t, []string{"all", "-F", "markdown", "--no-redact", path}, "")
+	assert.NotContains(t, off.Stdout, "| Redacted |")
 	assert.Contains(t, off.Stdout, secrets[0], "--no-redact turns markdown's default off")
 }
 
@@ -95,6 +109,204 @@ func TestRedactRealCapturesUnchanged(t *testing.T) {
 			without := runIn(t, []string{"all", "-F", f, "--no-redact", path}, "")
 			assert.Equal(t, without.Stdout, with.Stdout, "%s %s", name, f)
 			assert.NotContains(t, with.Stderr, "redacted", "%s %s", name, f)
+		}
+	}
+}
+
+// splitIntoDeltas plants secret into the partial-message capture
+// 07-partial-messages, cut across the deltas of each kind of block: the
+// thinking's in three (the middle delta all secret), the text's in two,
+// and the tool input's (partial_json) in two inside a string of it; each
+// block's assistant event holds the joined text, as Claude Code writes it.
+func splitIntoDeltas(t *testing.T, secret string) string {
+	lines := strings.Split(strings.TrimSpace(capture(t, "07-partial-messages.jsonl")), "\n")
+	evs := make([]map[string]any, len(lines))
+	deltas := map[float64][]map[string]any{} // by block index
+	var assistants []map[string]any
+	first := true // the first model call's blocks
+	for i, l := range lines {
+		require.NoError(t, json.Unmarshal([]byte(l), &evs[i]))
+		e, _ := evs[i]["event"].(map[string]any)
+		if first && e != nil && e["type"] == "content_block_delta" {
+			deltas[e["index"].(float64)] = append(deltas[e["index"].(float64)], e["delta"].(map[string]any))
+		}
+		if first && evs[i]["type"] == "assistant" {
+			assistants = append(assistants, evs[i])
+		}
+		if e != nil && e["type"] == "message_stop" {
+			first = false
+		}
+	}
+	require.Len(t, assistants, 3)
+	third := len(secret) / 3
+	// The thinking: the secret's first third ends delta 0, delta 1 is its
+	// middle third alone, delta 2 starts with the rest.
+	th := deltas[0]
+	th[0]["thinking"] = th[0]["thinking"].(string) + " " + secret[:third]
+	th[1]["thinking"] = secret[third : 2*third]
+	th[2]["thinking"] = secret[2*third:] + " " + th[2]["thinking"].(string)
+	// The text: cut in two.
+	tx := deltas[1]
+	tx[0]["text"] = tx[0]["text"].(string) + " " + secret[:len(secret)/2]
+	tx[1]["text"] = secret[len(secret)/2:] + " " + tx[1]["text"].(string)
+	// The tool input: cut in two at the first cut inside a string.
+	js := deltas[2]
+	planted := false
+	for k := 0; k+1 < len(js) && !planted; k++ {
+		var before string
+		for _, d := range js[:k+1] {
+			before += d["partial_json"].(string)
+		}
+		var after string
+		for _, d := range js[k+1:] {
+			after += d["partial_json"].(string)
+		}
+		if !json.Valid([]byte(before + "X" + after)) {
+			continue // not inside a string
+		}
+		js[k]["partial_json"] = js[k]["partial_json"].(string) + " " + secret[:len(secret)/2]
+		js[k+1]["partial_json"] = secret[len(secret)/2:] + js[k+1]["partial_json"].(string)
+		planted = true
+	}
+	require.True(t, planted, "a cut of the tool input inside a string")
+	join := func(ds []map[string]any, key string) string {
+		var s string
+		for _, d := range ds {
+			if v, ok := d[key].(string); ok { // (not the signature)
+				s += v
+			}
+		}
+		return s
+	}
+	block := func(a map[string]any) map[string]any {
+		return a["message"].(map[string]any)["content"].([]any)[0].(map[string]any)
+	}
+	block(assistants[0])["thinking"] = join(th, "thinking")
+	block(assistants[1])["text"] = join(tx, "text")
+	var input any
+	require.NoError(t, json.Unmarshal([]byte(join(js, "partial_json")), &input))
+	block(assistants[2])["input"] = input
+	var out strings.Builder
+	for _, e := range evs {
+		b, err := json.Marshal(e)
+		require.NoError(t, err)
+		out.Write(append(b, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "split.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(out.String()), 0o644))
+	return path
+}
+
+// TestRedactSecretSplitAcrossDeltas proves a secret cut across the
+// partial-message deltas of a thinking, a text and a tool input is found:
+// neither it nor a piece of it is in any format's output with --redact;
+// the deltas of each block still join into what its assistant event says
+// (the marker, once, where the secret was); and the count is on stderr.
+func TestRedactSecretSplitAcrossDeltas(t *testing.T) {
+	secret := redact.Rules[6].Example // a GitHub token
+	require.Equal(t, "github-token", redact.Rules[6].ID)
+	path := splitIntoDeltas(t, secret)
+	plain := runIn(t, []string{"all", "-F", "ndjson", path}, "")
+	require.Contains(t, plain.Stdout, secret[:len(secret)/2], "the planted pieces are there without --redact")
+	pieces := []string{secret, secret[:len(secret)/3], secret[len(secret)/3 : 2*len(secret)/3], secret[2*len(secret)/3:], secret[:len(secret)/2], secret[len(secret)/2:]}
+	for _, f := range render.Formats {
+		res := runIn(t, []string{"all", "-F", string(f), "--redact", path}, "")
+		for _, p := range pieces {
+			assert.NotContains(t, res.Stdout, p, "%s", f)
+		}
+		assert.Contains(t, res.Stderr, "ccfilter: redacted ", "%s", f)
+	}
+	res := runIn(t, []string{"all", "-F", "ndjson", "--redact", path}, "")
+	joined := map[float64]string{}
+	var said []string
+	for _, l := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+		if len(said) == 3 {
+			break // the first model call's blocks
+		}
+		var ev struct {
+			Type  string
+			Event struct {
+				Type  string
+				Index float64
+				Delta map[string]any
+			}
+			Message struct{ Content []map[string]any }
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &ev), l)
+		if ev.Event.Type == "content_block_delta" {
+			for _, k := range []string{"text", "thinking", "partial_json"} {
+				if s, ok := ev.Event.Delta[k].(string); ok {
+					joined[ev.Event.Index] += s
+				}
+			}
+		}
+		if ev.Type == "assistant" {
+			c := ev.Message.Content[0]
+			switch c["type"] {
+			case "thinking":
+				said = append(said, c["thinking"].(string))
+			case "text":
+				said = append(said, c["text"].(string))
+			case "tool_use":
+				b, _ := json.Marshal(c["input"])
+				said = append(said, string(b))
+			}
+		}
+	}
+	require.Len(t, said, 3)
+	assert.Equal(t, said[0], joined[0], "the thinking's deltas join into its redacted text")
+	assert.Equal(t, said[1], joined[1], "the text's deltas join into its redacted text")
+	assert.JSONEq(t, said[2], joined[2], "the tool input's deltas join into its redacted input")
+	for k := range 3 {
+		assert.Equal(t, 1, strings.Count(joined[float64(k)], "[REDACTED:github-token#1]"), "block %d", k)
+	}
+}
+
+// plantIn replaces the first old in the file with new.
+func plantIn(t *testing.T, path, old, new string) {
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Contains(t, string(b), old, path)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644))
+}
+
+// TestRedactTranscriptPlaces proves secrets are redacted where a session
+// folder keeps them apart from its transcript: a subagent's file (its
+// text and a tool result), and a tool output persisted in tool-results/
+// that --full-output reads; and in a stream's thinking. Every format, with
+// --redact; the markdown report by default.
+func TestRedactTranscriptPlaces(t *testing.T) {
+	transcript := copySession(t, "60-long-session")
+	session := strings.TrimSuffix(transcript, ".jsonl")
+	var secrets []string
+	for _, r := range redact.Rules[:8] {
+		secrets = append(secrets, r.SecretPart())
+	}
+	plantIn(t, filepath.Join(session, "subagents", "agent-a231b5428b0a39600.jsonl"),
+		`"text":"## Bundled HTTP/2: where things live`, `"text":"`+jsonInner(secrets[0])+` ## Bundled HTTP/2: where things live`)
+	plantIn(t, filepath.Join(session, "subagents", "agent-a231b5428b0a39600.jsonl"),
+		`"type":"tool_result","content":"123\n`, `"type":"tool_result","content":"`+jsonInner(secrets[1])+`\n123\n`)
+	plantIn(t, filepath.Join(session, "tool-results", "toolu_01Bkubf2VYjQfY1jziRqCAcF.txt"),
+		"http/alpn_test.go:131:", secrets[2]+"\nhttp/alpn_test.go:131:")
+	thinking := derived(t, "08-thinking.jsonl", `"thinking":"I need to count the files.`, `"thinking":"`+jsonInner(secrets[3])+` I need to count the files.`)
+	for _, in := range []string{transcript, thinking} {
+		plain := runIn(t, []string{"all", "-F", "markdown", "--no-redact", "--full-output", in}, "")
+		found := 0
+		for _, s := range secrets {
+			if strings.Contains(plain.Stdout, s) {
+				found++
+			}
+		}
+		require.NotZero(t, found, "%s: the planted secrets are shown without redaction", in)
+		for _, f := range render.Formats {
+			args := []string{"all", "-F", string(f), "--full-output", in}
+			if f != render.Markdown {
+				args = append(args, "--redact")
+			}
+			res := redactedRun(t, args, secrets)
+			if bare := runIn(t, []string{"all", "-F", string(f), "--full-output", "--no-redact", in}, ""); bare.Stdout != res.Stdout {
+				assert.Contains(t, res.Stderr, "ccfilter: redacted ", "%v", args)
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/ccfilter/ccfilter/pkg/redact"
 	"io"
 	"slices"
 	"strings"
@@ -43,6 +44,9 @@ type options struct {
 	// multiRun: the output holds several runs (files, sessions);
 	// shared is what the runs of the output share (one CSV header).
 	multiRun bool
+	// redactor, when redacting: the one every output passes through, and
+	// that recuts the partial-message deltas a secret is split across.
+	redactor *redact.Redactor
 	shared   *render.Shared
 
 	stdin   io.Reader

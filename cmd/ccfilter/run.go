@@ -161,6 +161,7 @@ func (o *options) run(ctx context.Context) (int, error) {
 	code := exitOK
 	if o.redacting() {
 		red := redact.New(o.environ)
+		o.redactor = red
 		rw := redact.NewWriter(o.stdout, red)
 		end := rw.Flush
 		out = rw
@@ -392,6 +393,7 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 			Run:      o.runName(p, name),
 			Shared:   o.shared,
 			Glance:   o.glanceFor(p, name),
+			Redacted: o.redactedSince(out),
 			Width:    o.width(out),
 			Indent:   indent,
 			Compact:  o.Compact || o.Indent == 0 && !o.Tab,
@@ -518,6 +520,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	// reads whole trees holds a line and its tree).
 	perLine := max(1, p.preset.LinesHeld)
 	lead := &leading{stderr: o.stderr}
+	path := o.eventPath(run, tr)
 	for {
 		if !dec.Buffered() || o.LineBuffered {
 			// About to wait for input (or asked to): show what we have.
@@ -545,15 +548,12 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		}
 		lead.event()
 		memory.line(len(ev.Raw), perLine)
-		if err := run.Event(ctx, ev, tr.Observe(ev)); err != nil {
-			var h *filter.Halt
-			switch {
-			case errors.As(err, &h):
-				run.Flush()
-				return o.halt(h), nil
-			}
-			return 0, stopped(err)
+		if code, done, err := path.pass(ctx, ev); done {
+			return code, err
 		}
+	}
+	if code, done, err := path.end(ctx); done {
+		return code, err
 	}
 	memory.end()
 	o.diagnoseEnd(&d, cfg.Source, tr, lead, diagnose)
@@ -568,6 +568,83 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		code = worse(code, exitInput)
 	}
 	return code, stopped(err)
+}
+
+// redactedSince returns, when redacting, what says how many secrets were
+// replaced in the output of the run starting now: out written through
+// first (the Writer on its own goroutine is behind).
+func (o *options) redactedSince(out io.Writer) func() string {
+	if o.redactor == nil {
+		return nil
+	}
+	before := o.redactor.Counts()
+	return func() string {
+		if f, ok := out.(flusher); ok && f.Flush() != nil {
+			return ""
+		}
+		return o.redactor.SummarySince(before)
+	}
+}
+
+// eventPath passes the events of one input through its preset: directly,
+// or when redacting, through the stage that holds a block's deltas first
+// (redact.Deltas).
+type eventPath struct {
+	o      *options
+	run    preset.Run
+	tr     *stream.Tracker
+	deltas *redact.Deltas
+}
+
+func (o *options) eventPath(run preset.Run, tr *stream.Tracker) *eventPath {
+	p := &eventPath{o: o, run: run, tr: tr}
+	if o.redactor != nil {
+		p.deltas = redact.NewDeltas(o.redactor)
+	}
+	return p
+}
+
+// pass runs ev through; done: the input ends here, with code or err (the
+// expression halted, the output failed).
+func (p *eventPath) pass(ctx context.Context, ev *stream.Event) (code int, done bool, err error) {
+	if p.deltas == nil {
+		return p.event(ctx, ev)
+	}
+	return p.events(ctx, p.deltas.Event(ev))
+}
+
+// end runs through what the stage held (the input ended, or an interrupt).
+func (p *eventPath) end(ctx context.Context) (code int, done bool, err error) {
+	if p.deltas == nil {
+		return 0, false, nil
+	}
+	code, done, err = p.events(ctx, p.deltas.Flush())
+	if derr := p.deltas.Err(); derr != nil {
+		say(p.o.stderr, "warning: a partial-message delta was not recut for redaction: "+derr.Error())
+	}
+	return code, done, err
+}
+
+func (p *eventPath) events(ctx context.Context, evs []*stream.Event) (code int, done bool, err error) {
+	for _, ev := range evs {
+		if code, done, err = p.event(ctx, ev); done {
+			break
+		}
+	}
+	return code, done, err
+}
+
+func (p *eventPath) event(ctx context.Context, ev *stream.Event) (code int, done bool, err error) {
+	err = p.run.Event(ctx, ev, p.tr.Observe(ev))
+	var h *filter.Halt
+	switch {
+	case err == nil:
+		return 0, false, nil
+	case errors.As(err, &h):
+		p.run.Flush()
+		return p.o.halt(h), true, nil
+	}
+	return 0, true, stopped(err)
 }
 
 // notJSONLines is how many malformed lines before the first event are

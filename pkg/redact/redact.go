@@ -23,6 +23,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // maxDistinct bounds the secrets a Redactor numbers; past it, a new secret
@@ -30,9 +31,12 @@ import (
 const maxDistinct = 1 << 16
 
 // Redactor finds and replaces secrets. It keeps the numbering of the
-// secrets it saw and the counts of what it replaced; it is not safe for
-// use by several goroutines at once.
+// secrets it saw and the counts of what it replaced. It is safe for use
+// by several goroutines at once (the Writer on its own goroutine, Deltas
+// on the reader's): finding reads only, and the numbering and counting
+// are under a lock (markers are rare).
 type Redactor struct {
+	mu      sync.Mutex
 	env     []literal
 	seed    maphash.Seed
 	numbers map[uint64]int
@@ -147,6 +151,8 @@ func (r *Redactor) find(b []byte, dst []match) []match {
 
 // marker returns the marker of the secret s of kind id, and counts it.
 func (r *Redactor) marker(id string, s []byte) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.counts[id]++
 	var h maphash.Hash
 	h.SetSeed(r.seed)
@@ -187,6 +193,12 @@ func (r *Redactor) String(s string) string { return string(r.Append(nil, []byte(
 
 // Count is how many secrets were replaced.
 func (r *Redactor) Count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.count()
+}
+
+func (r *Redactor) count() int {
 	n := 0
 	for _, c := range r.counts {
 		n += c
@@ -194,26 +206,50 @@ func (r *Redactor) Count() int {
 	return n
 }
 
+// Counts returns how many secrets of each kind were replaced so far (a
+// copy: a run's own count is SummarySince the counts at its start).
+func (r *Redactor) Counts() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := make(map[string]int, len(r.counts))
+	for id, n := range r.counts {
+		c[id] = n
+	}
+	return c
+}
+
 // Summary says how many secrets of which kinds were replaced, most first:
 // "7 secrets (github-token 2, anthropic-key 1, ...)"; "" for none.
-func (r *Redactor) Summary() string {
-	n := r.Count()
+func (r *Redactor) Summary() string { return r.SummarySince(nil) }
+
+// SummarySince is Summary of what was replaced since Counts returned
+// before.
+func (r *Redactor) SummarySince(before map[string]int) string {
+	counts := r.Counts()
+	n := 0
+	for id := range counts {
+		counts[id] -= before[id]
+		if counts[id] <= 0 {
+			delete(counts, id)
+		}
+		n += counts[id]
+	}
 	if n == 0 {
 		return ""
 	}
-	ids := make([]string, 0, len(r.counts))
-	for id := range r.counts {
+	ids := make([]string, 0, len(counts))
+	for id := range counts {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(a, b int) bool {
-		if r.counts[ids[a]] != r.counts[ids[b]] {
-			return r.counts[ids[a]] > r.counts[ids[b]]
+		if counts[ids[a]] != counts[ids[b]] {
+			return counts[ids[a]] > counts[ids[b]]
 		}
 		return ids[a] < ids[b]
 	})
 	parts := make([]string, len(ids))
 	for i, id := range ids {
-		parts[i] = fmt.Sprintf("%s %d", id, r.counts[id])
+		parts[i] = fmt.Sprintf("%s %d", id, counts[id])
 	}
 	noun := "secrets"
 	if n == 1 {

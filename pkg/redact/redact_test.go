@@ -2,6 +2,9 @@ package redact
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -27,5 +30,55 @@ func TestEveryRuleFindsItsExample(t *testing.T) {
 			assert.NotContains(t, v["text"], secret)
 			assert.Contains(t, v["text"], "[REDACTED:"+rule.ID)
 		})
+	}
+}
+
+// TestAssignedForms proves an assignment to a name that says secret is
+// found in the forms runs hold it: an env dump, YAML, JSON (also escaped
+// inside a JSON string), camelCase; and that names that say what a secret
+// is, and placeholders, are not.
+func TestAssignedForms(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"DB_PASSWORD=Tr0ub4dor&3xyz", "DB_PASSWORD=[REDACTED:assigned-secret#1]"},
+		{`"client_secret": "9f8e7D6c5B4a3"`, `"client_secret": "[REDACTED:assigned-secret#1]"`},
+		{`{\"apiKey\":\"q8Zr2LmX0pWv7T\"}`, `{\"apiKey\":\"[REDACTED:assigned-secret#1]\"}`},
+		{"github_token: Gx7pQ2rT9sLm4K", "github_token: [REDACTED:assigned-secret#1]"},
+		{"SLACK_TOKEN='aB3dE6gH9jKl'", "SLACK_TOKEN='[REDACTED:assigned-secret#1]'"},
+		{`"output_tokens": 1234567890`, `"output_tokens": 1234567890`},
+		{"API_KEY=$ANTHROPIC_API_KEY", "API_KEY=$ANTHROPIC_API_KEY"},
+		{"password: your-password-here", "password: your-password-here"},
+		{"token_type: Bearer", "token_type: Bearer"},
+	} {
+		assert.Equal(t, c.want, New(nil).String(c.in), c.in)
+	}
+}
+
+// TestVectorBucketsHoldEveryTrigger proves every two-byte trigger of the
+// table is in a group of the vector scan (one missing would still be
+// found, in the last group, but let more pairs through).
+func TestVectorBucketsHoldEveryTrigger(t *testing.T) {
+	in := map[string]bool{}
+	for _, g := range vectorBuckets {
+		for _, tr := range g {
+			in[tr] = true
+		}
+	}
+	for _, r := range Rules {
+		for _, tr := range r.triggers {
+			if len(tr) == 2 {
+				assert.True(t, in[tr], "%s: trigger %q", r.ID, tr)
+			}
+		}
+	}
+}
+
+// TestDocsListEveryRule proves docs/redaction.md lists every rule of the
+// table, with its description.
+func TestDocsListEveryRule(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "redaction.md"))
+	require.NoError(t, err)
+	for _, r := range Rules {
+		row := "| `" + r.ID + "` | " + strings.ReplaceAll(strings.ReplaceAll(r.Description, `"`, `\"`), "*", `\*`) + " |"
+		assert.Contains(t, string(doc), row, r.ID)
 	}
 }

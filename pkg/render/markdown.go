@@ -629,6 +629,11 @@ func (m *markdownRenderer) summary(open []*stream.ToolCall) error {
 	if m.hidden > 0 {
 		add("Events not shown", strconv.Itoa(m.hidden)+" (progress, hook starts, partial-message deltas)")
 	}
+	if m.o.Redacted != nil && m.Flush() == nil {
+		if s := m.o.Redacted(); s != "" {
+			add("Redacted", mdInline(s)+" in this report")
+		}
+	}
 	m.mdTable([]string{"Item", "Value"}, "ll", rows)
 	if len(open) > 0 {
 		var b strings.Builder

@@ -84,6 +84,11 @@ type Options struct {
 	// Width is the display width one-line summaries are truncated to
 	// (0: 120).
 	Width int
+	// Redacted, when set, says what the redaction of the output replaced
+	// in this run's output so far ("3 secrets (github-token 2, ...)"; ""
+	// for nothing): a report's closing summary says it. The renderer
+	// writes out what it holds first.
+	Redacted func() string
 	// Tracker is the stream state the renderers may query: the subagent of
 	// an event, tool calls, usage for closing summaries. It has already
 	// observed the event being rendered. May be nil.

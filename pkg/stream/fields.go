@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -715,6 +716,30 @@ func (e *Event) readDelta() Delta {
 		d.Text = delta.Get("partial_json").Str()
 	}
 	return d
+}
+
+// WithDeltaText returns a copy of the stream_event delta e with its text
+// (text_delta's text, thinking_delta's thinking, input_json_delta's
+// partial_json) replaced, every other byte of the line as it was: the
+// redaction's recut of a secret split across deltas (redact.Deltas).
+func (e *Event) WithDeltaText(text string) (*Event, error) {
+	key := map[string]string{"text_delta": "text", "thinking_delta": "thinking", "input_json_delta": "partial_json"}[e.Delta().DeltaType]
+	old := e.keys().Get("event").Get("delta").Get(key)
+	if key == "" || old.Type() != jsonx.String {
+		return nil, fmt.Errorf("line %d: not a delta with a text", e.Line)
+	}
+	var q bytes.Buffer
+	enc := json.NewEncoder(&q)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(text); err != nil {
+		return nil, err
+	}
+	at := cap(e.Raw) - cap(old) // (old is a slice of Raw)
+	raw := make([]byte, 0, len(e.Raw)-len(old)+q.Len())
+	raw = append(append(append(raw, e.Raw[:at]...), bytes.TrimSuffix(q.Bytes(), []byte("\n"))...), e.Raw[at+len(old):]...)
+	c := e.Clone()
+	c.Raw, c.haveDelta = raw, false
+	return c, nil
 }
 
 // members indexes the members of an object in one walk, for a view that
