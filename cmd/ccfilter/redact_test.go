@@ -99,16 +99,20 @@ func TestRedactPlantedSecrets(t *testing.T) {
 }
 
 // TestRedactRealCapturesUnchanged proves --redact changes no byte of a
-// real capture's output, which holds no secret, in the formats people and
-// pipelines read, and says nothing on stderr.
+// real run's output, which holds no secret, in the formats people and
+// pipelines read, and says nothing on stderr: every capture and every
+// transcript (its subagents joined).
 func TestRedactRealCapturesUnchanged(t *testing.T) {
-	for _, name := range []string{"05-subagents-async.jsonl", "16-hooks.jsonl", "25-tool-errors.jsonl", "20-unicode-ansi.jsonl"} {
+	runs, _ := filepath.Glob("../../testdata/events/*.jsonl")
+	transcripts, _ := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*.jsonl")
+	runs = append(runs, transcripts...)
+	require.Greater(t, len(runs), 50)
+	for _, path := range runs {
 		for _, f := range []string{"ndjson", "markdown", "text"} {
-			path := derived(t, name)
 			with := runIn(t, []string{"all", "-F", f, "--redact", path}, "")
 			without := runIn(t, []string{"all", "-F", f, "--no-redact", path}, "")
-			assert.Equal(t, without.Stdout, with.Stdout, "%s %s", name, f)
-			assert.NotContains(t, with.Stderr, "redacted", "%s %s", name, f)
+			assert.Equal(t, without.Stdout, with.Stdout, "%s %s", path, f)
+			assert.NotContains(t, with.Stderr, "redacted", "%s %s", path, f)
 		}
 	}
 }
