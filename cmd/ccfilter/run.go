@@ -207,6 +207,10 @@ func (o *options) run(ctx context.Context) (int, error) {
 		}
 		code = worse(code, c)
 	}
+	// A page of several runs ends after the last.
+	if err := o.shared.End(out); err != nil && !isBrokenPipe(err) {
+		return 0, err
+	}
 	return code, nil
 }
 
@@ -462,7 +466,7 @@ func (o *options) redacting() bool {
 		return true
 	}
 	f, _ := render.ParseFormat(o.Format)
-	return f == render.Markdown
+	return f == render.Markdown || f == render.HTML
 }
 
 // flusher is an output that holds bytes back (the redacting writer).

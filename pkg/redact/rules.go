@@ -349,7 +349,7 @@ func pemBlock(b []byte, i int) (int, int, bool) {
 			return 0, 0, false
 		}
 		body := i + h + len(pemFooter)
-		end := run(b, body, pemBody, maxPEM)
+		end := pemBodyEnd(b, body)
 		if has(b, end, pemEnd) {
 			if f := bytes.Index(b[end:min(len(b), end+64)], []byte(pemFooter)); f >= 0 {
 				return i, end + f + len(pemFooter), true
@@ -368,6 +368,22 @@ func pemBlock(b []byte, i int) (int, int, bool) {
 		return s, i + f + len(pemFooter), true
 	}
 	return 0, 0, false
+}
+
+// pemBodyEnd is the end of a private key's body from i: base64 lines,
+// also each behind a diff's '-' (a '+' is base64 already).
+func pemBodyEnd(b []byte, i int) int {
+	end := i
+	for end < len(b) && end-i < maxPEM {
+		switch c := b[end]; {
+		case pemBody[c]:
+		case c == '-' && end > 0 && b[end-1] == '\n' && !has(b, end, "-----"):
+		default:
+			return end
+		}
+		end++
+	}
+	return end
 }
 
 // bearer: at the 'B' of "Bearer " followed by a credential of 16 or more.
@@ -512,6 +528,17 @@ func assignedValue(b []byte, i int) (int, int) {
 	}
 	end := v
 	for end < len(b) && end-v < 512 && valueChar(b[end]) {
+		if b[end] == '&' {
+			// An HTML escape of a character of the value (&amp;) goes
+			// on; one of a quote ends it, as the quote would.
+			if k := htmlEscapeLen(b[end:]); k > 0 {
+				end += k
+				continue
+			}
+			if has(b, end, "&#34;") || has(b, end, "&#39;") || has(b, end, "&quot;") {
+				break
+			}
+		}
 		if b[end] == '\\' {
 			// A JSON escape of a character of the value (\u0026 for &)
 			// goes on; one that ends it (\", \n) does not.
@@ -524,6 +551,17 @@ func assignedValue(b []byte, i int) (int, int) {
 		end++
 	}
 	return v, min(end, len(b))
+}
+
+// htmlEscapeLen is the length of the HTML escape of a character a value
+// may hold at the start of b (&amp;, &lt;, &gt;), or 0.
+func htmlEscapeLen(b []byte) int {
+	for _, e := range []string{"&amp;", "&lt;", "&gt;"} {
+		if has(b, 0, e) {
+			return len(e)
+		}
+	}
+	return 0
 }
 
 func valueChar(c byte) bool {

@@ -45,6 +45,7 @@ type Part struct {
 	Target   string             // FormCall: what the call acts on (ToolTarget)
 	Result   *stream.ToolResult // FormToolResult
 	Call     *stream.ToolCall   // FormToolResult: the call it answers (nil: unknown)
+	Patch    []stream.Hunk      // FormToolResult: the diff an Edit or Write made, when the stream says
 	Init     *stream.Init       // FormInit
 	Outcome  *stream.Result     // FormOutcome
 	Repeated bool               // FormOutcome: its text repeats what the main agent said
@@ -182,9 +183,14 @@ func (d *describer) describe(ev *stream.Event, calls []*stream.ToolCall) []Part 
 	case stream.KindInterrupt:
 		d.line(eventAgent(ev), ToneWarn, "!", ev.Text(), SayCallout, "Interrupted", "")
 	case stream.KindToolResult:
-		for _, r := range ev.ToolResults() {
+		results := ev.ToolResults()
+		var patch []stream.Hunk
+		if len(results) == 1 { // (the stream's tool_use_result is the one result's)
+			_, patch = ev.Patch()
+		}
+		for _, r := range results {
 			r := r
-			d.add(Part{Form: FormToolResult, Agent: eventAgent(ev), Result: &r, Call: findCall(calls, r.ToolUseID)})
+			d.add(Part{Form: FormToolResult, Agent: eventAgent(ev), Result: &r, Call: findCall(calls, r.ToolUseID), Patch: patch})
 		}
 	case stream.KindText, stream.KindThinking, stream.KindToolUse, stream.KindAPIError:
 		d.assistant(ev)

@@ -99,6 +99,11 @@ func readGolden(t *testing.T, path string) []byte {
 	return b
 }
 
+// htmlGoldens are the captures whose HTML pages are kept as goldens (a
+// page carries its style and script: a few reviewed pages say enough; the
+// browser test opens every capture's).
+var htmlGoldens = map[string]bool{"02-write-read": true, "05-subagents-async": true, "08-thinking": true, "20-unicode-ansi": true, "25-tool-errors": true}
+
 // TestGolden proves that every format renders every real capture, for the
 // all preset and for the tools preset, exactly as the reviewed golden file
 // says (go test ./pkg/render -update rewrites them).
@@ -113,6 +118,9 @@ func TestGolden(t *testing.T) {
 					dir += "-tools"
 				}
 				name := captureName(file)
+				if f == HTML && !htmlGoldens[name] {
+					continue
+				}
 				t.Run(dir+"/"+name, func(t *testing.T) {
 					var got bytes.Buffer
 					drive(t, f, input, tools, &got)

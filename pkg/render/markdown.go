@@ -448,7 +448,15 @@ func (m *markdownRenderer) callRow(c *stream.ToolCall) {
 		m.str("| Line | Agent | Tool | Target | Status | Duration | Result |\n|---:|---|---|---|---|---:|---:|\n")
 		m.table = true
 	}
-	status, dur, size := "✓ ok", "", ""
+	status, dur, size := callCells(c)
+	m.str("| " + strconv.FormatInt(c.Line, 10) + " | " + mdInline(c.AgentLabel()) + " | " + mdInline(c.Name) + " | " +
+		mdCode(truncate(line(ToolTarget(c.Name, c.Input)), 60)) + " | " + status + " | " + dur + " | " + size + " |\n")
+}
+
+// callCells are a call's status, duration and result size as the calls
+// table says them.
+func callCells(c *stream.ToolCall) (status, dur, size string) {
+	status = "✓ ok"
 	switch {
 	case !c.Done:
 		status = "○ no result"
@@ -461,8 +469,7 @@ func (m *markdownRenderer) callRow(c *stream.ToolCall) {
 	if c.Done {
 		size = fmtBytes(c.ResultBytes)
 	}
-	m.str("| " + strconv.FormatInt(c.Line, 10) + " | " + mdInline(c.AgentLabel()) + " | " + mdInline(c.Name) + " | " +
-		mdCode(truncate(line(ToolTarget(c.Name, c.Input)), 60)) + " | " + status + " | " + dur + " | " + size + " |\n")
+	return status, dur, size
 }
 
 func (m *markdownRenderer) endTable() {

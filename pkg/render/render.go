@@ -42,10 +42,11 @@ const (
 	NDJSON   Format = "ndjson"
 	CSV      Format = "csv"
 	JSON     Format = "json"
+	HTML     Format = "html"
 )
 
 // Formats lists every format, in the order help texts show them.
-var Formats = []Format{Text, Markdown, NDJSON, CSV, JSON}
+var Formats = []Format{Text, Markdown, NDJSON, CSV, JSON, HTML}
 
 // ParseFormat checks a format name.
 func ParseFormat(s string) (Format, error) {
@@ -57,7 +58,7 @@ func ParseFormat(s string) (Format, error) {
 	if s == "md" {
 		return Markdown, nil
 	}
-	return "", fmt.Errorf("unknown format %q (want text, markdown, ndjson, csv or json)", s)
+	return "", fmt.Errorf("unknown format %q (want text, markdown, ndjson, csv, json or html)", s)
 }
 
 // Options configure a renderer.
@@ -118,6 +119,21 @@ type Options struct {
 type Shared struct {
 	// HeaderWritten: a CSV header is out.
 	HeaderWritten bool
+	// PageOpen: an HTML page is started, and its end not written; Runs
+	// counts the runs in it (each run's ids have a prefix of its own).
+	PageOpen bool
+	Runs     int
+}
+
+// End writes what the output of several runs needs after the last of
+// them: an HTML page's end. Nothing for one run, or another format.
+func (s *Shared) End(w io.Writer) error {
+	if s == nil || !s.PageOpen {
+		return nil
+	}
+	s.PageOpen = false
+	_, err := io.WriteString(w, pageEnd())
+	return err
 }
 
 // Record is one unit of output.
@@ -173,6 +189,8 @@ func New(f Format, w io.Writer, o Options) (Renderer, error) {
 		return newCSV(w, o), nil
 	case JSON:
 		return newJSON(w, o), nil
+	case HTML:
+		return newHTML(w, o), nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want text, markdown, ndjson, csv or json)", string(f))
+	return nil, fmt.Errorf("unknown format %q (want text, markdown, ndjson, csv, json or html)", string(f))
 }

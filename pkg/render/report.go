@@ -152,6 +152,16 @@ func (c Cell) in(f Format) string {
 			return c.Text
 		}
 		return cell(c.Text)
+	case HTML:
+		switch c.Style {
+		case Code:
+			return "<code>" + esc(c.Text) + "</code>"
+		case Strong:
+			return "<b>" + esc(c.Text) + "</b>"
+		case Prose:
+			return esc(truncate(line(c.Text), 80))
+		}
+		return esc(c.Text)
 	}
 	if c.Style == Prose {
 		return truncate(line(c.Text), 40)

@@ -422,6 +422,32 @@ func (e *Event) ToolUseResult() json.RawMessage { return json.RawMessage(e.toolU
 // toolUseResult is "tool_use_result" (a transcript's "toolUseResult").
 func (e *Event) toolUseResult() jsonx.Value { return e.field("tool_use_result") }
 
+// Hunk is one hunk of the diff an Edit or Write made: the lines around
+// and in the change, each starting with ' ', '-' or '+'.
+type Hunk struct {
+	OldStart int64    `json:"oldStart"`
+	OldLines int64    `json:"oldLines"`
+	NewStart int64    `json:"newStart"`
+	NewLines int64    `json:"newLines"`
+	Lines    []string `json:"lines"`
+}
+
+// Patch returns the hunks of the diff a user event's tool result says its
+// Edit or Write made (tool_use_result.structuredPatch), and the file; none
+// for other tools, or a file created whole (its content is then the
+// Write's input).
+func (e *Event) Patch() (file string, hunks []Hunk) {
+	r := e.toolUseResult()
+	p := r.Get("structuredPatch")
+	if p.Type() != jsonx.Array {
+		return "", nil
+	}
+	if err := json.Unmarshal(p, &hunks); err != nil {
+		return "", nil
+	}
+	return r.Get("filePath").Str(), hunks
+}
+
 // ModelUsage is one entry of a result's modelUsage.
 type ModelUsage struct {
 	Model                    string  `json:"model"`

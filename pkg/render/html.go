@@ -1,0 +1,973 @@
+package render
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// Limits of the HTML report: what one tool output or folded text shows
+// (--full-output: all of it), the troubles listed at the top, the tools
+// the table of where time went names, and the bytes of subagents' blocks
+// held until the Agent call that started them ends.
+const (
+	htmlBlockBytes = 64 << 10
+	htmlBlockLines = 1000
+	htmlTroubles   = 50
+	htmlTools      = 40
+	htmlHeldBytes  = 24 << 20
+)
+
+// htmlRenderer writes a report as one self-contained HTML page (see
+// html_page.go): a layout of the same Parts as the markdown report. Each
+// event is a block with an anchor of its line (#L12; a subagent's own file
+// in a transcript: #l<hash>-12); a tool call is one folded block with its
+// input and its result, written when the result arrives; a subagent's
+// events are folded inside the block of the Agent call that started it.
+// What only the run's end knows (the outcome, the troubles, where the time
+// and tokens went) is written at Close and shown first (CSS order), so the
+// page is written as the events arrive. Its state is bounded: capped
+// lists, and the subagents' blocks held (at most htmlHeldBytes; past it the
+// largest is written where it stands).
+type htmlRenderer struct {
+	out
+	o Options
+	describer
+	started bool
+	id      string // this run's prefix of ids on a page of several runs
+	mainSrc string // the run's own input (a transcript's subagents have theirs)
+	// the events' blocks
+	evOpen   bool
+	anchored bool          // the event's anchor is written
+	sink     *bytes.Buffer // nil: the page; else the subagent's block being written
+	boxes    map[string]*agentBox
+	held     int
+	// what Close says
+	init     *stream.Init
+	turn     int
+	last     *stream.Result
+	apiError string
+	results  int
+	troubles []htmlTrouble
+	more     int
+	tools    map[string]*toolFigures
+	hidden   int
+	table    bool // the tools preset's table is open
+	records  bool
+	reported bool // a preset's report was written (Summary): it is the page
+}
+
+// agentBox is a subagent's events, held until its Agent call's result.
+type agentBox struct {
+	buf      bytes.Buffer
+	answered bool // the Agent call's result is out (a background agent goes on)
+}
+
+type htmlTrouble struct{ id, agent, text string }
+
+// toolFigures are one tool's calls, errors, time and output.
+type toolFigures struct {
+	name          string
+	calls, errors int
+	time          time.Duration
+	bytes         int
+}
+
+func newHTML(w io.Writer, o Options) *htmlRenderer {
+	h := &htmlRenderer{out: newOut(w), o: o, describer: newDescriber(" — ", o),
+		boxes: map[string]*agentBox{}, tools: map[string]*toolFigures{}}
+	if o.Shared != nil && o.Run != "" {
+		h.id = "r" + strconv.Itoa(o.Shared.Runs) + "-"
+		o.Shared.Runs++
+	}
+	return h
+}
+
+// w writes s where the current event goes: the page, or a subagent's block.
+func (h *htmlRenderer) w(s string) {
+	if h.sink != nil {
+		h.sink.WriteString(s)
+		return
+	}
+	h.str(s)
+}
+
+func (h *htmlRenderer) start() {
+	if h.started {
+		return
+	}
+	h.started = true
+	title := "Claude Code run"
+	if h.o.Run != "" {
+		title += ": " + h.o.Run
+	}
+	if sh := h.o.Shared; sh == nil || !sh.PageOpen {
+		h.str(pageHead(title))
+		if sh != nil {
+			sh.PageOpen = true
+		}
+	}
+	h.str(`<section class="run" id="` + h.id + `run">` + "\n")
+	if h.o.Run != "" {
+		h.str("<h1>" + esc(title) + "</h1>\n")
+	}
+}
+
+func (h *htmlRenderer) Render(rec Record) error {
+	if len(rec.Rows) > 0 {
+		return errNoRows{}
+	}
+	h.start()
+	ev := rec.Event
+	if ev == nil {
+		for _, c := range rec.Calls {
+			h.callRow(c)
+		}
+		return h.err
+	}
+	h.records = true
+	h.endTable()
+	parts := h.describe(ev, rec.Calls)
+	for i := range parts {
+		h.part(ev, &parts[i])
+	}
+	h.closeEvent()
+	return h.err
+}
+
+// anchorOf is the id of an event's block: its line, and for another file
+// than the run's own (a subagent's, in a transcript) the anchor the glance
+// uses.
+func (h *htmlRenderer) anchorOf(ev *stream.Event) string {
+	if ev.Line <= 0 {
+		return ""
+	}
+	if h.mainSrc == "" {
+		h.mainSrc = ev.Source
+	}
+	if ev.Source == h.mainSrc {
+		return h.id + "L" + i64(ev.Line)
+	}
+	return h.id + anchorID(ev.Source, ev.Line)
+}
+
+// openEvent starts the block of the event a part belongs to, where its
+// agent's events go.
+func (h *htmlRenderer) openEvent(ev *stream.Event, agent string) {
+	if h.evOpen {
+		return
+	}
+	h.into(agent)
+	h.evOpen = true
+	id := h.anchorOf(ev)
+	if id == "" || h.anchored {
+		h.w(`<div class="ev">`)
+		return
+	}
+	h.anchored = true
+	h.w(`<div class="ev" id="` + id + `"><a class="ln" href="#` + id + `">` + i64(ev.Line) + `</a>`)
+}
+
+// anchorOnly marks an event that shows nothing of its own here (a tool
+// call, shown with its result): its line's anchor, no block.
+func (h *htmlRenderer) anchorOnly(ev *stream.Event, agent string) {
+	if !h.evOpen {
+		h.into(agent)
+	}
+	if id := h.anchorOf(ev); id != "" && !h.anchored {
+		h.anchored = true
+		h.w(`<span id="` + id + `"></span>`)
+	}
+}
+
+func (h *htmlRenderer) closeEvent() {
+	if h.evOpen {
+		h.w("</div>\n")
+		h.evOpen = false
+	}
+	h.anchored = false
+	h.sink = nil
+}
+
+// into sends what follows to the block of agent ("": the page). A main
+// agent's event first writes out what background subagents did since their
+// Agent call's result.
+func (h *htmlRenderer) into(agent string) {
+	if agent == "" {
+		h.sink = nil
+		for id, b := range h.boxes {
+			if b.answered && b.buf.Len() > 0 {
+				h.writeBox(id, "(went on after its call returned)")
+			}
+		}
+		return
+	}
+	b := h.boxes[agent]
+	if b == nil {
+		b = &agentBox{}
+		h.boxes[agent] = b
+	}
+	h.sink = &b.buf
+}
+
+// hold counts what subagents' blocks hold, and past the bound writes the
+// largest where it stands.
+func (h *htmlRenderer) hold() {
+	h.held = 0
+	var big string
+	for id, b := range h.boxes {
+		h.held += b.buf.Len()
+		if big == "" || b.buf.Len() > h.boxes[big].buf.Len() {
+			big = id
+		}
+	}
+	if h.held > htmlHeldBytes && big != "" {
+		h.writeBox(big, "(written here: the subagents' blocks held were too large)")
+	}
+}
+
+// writeBox writes a subagent's block held so far to the page, folded.
+func (h *htmlRenderer) writeBox(id, note string) {
+	b := h.boxes[id]
+	if b == nil || b.buf.Len() == 0 {
+		return
+	}
+	h.str(`<details class="subagent"><summary>` + esc(h.agentTitle(id)+" "+note) + "</summary>\n<div class=\"body\">\n")
+	h.str(b.buf.String())
+	h.str("</div></details>\n")
+	b.buf.Reset()
+}
+
+// agentTitle names a subagent with its figures: "Subagent Explore — find
+// the handler · completed · 12 calls · 40,321 tokens · 1m2s".
+func (h *htmlRenderer) agentTitle(id string) string {
+	title := "Subagent"
+	tr := h.o.Tracker
+	if tr == nil {
+		return title
+	}
+	s := tr.Subagent(id)
+	if s == nil {
+		return title
+	}
+	if s.Type != "" {
+		title += " " + s.Type
+	}
+	if s.Description != "" {
+		title += " — " + s.Description
+	}
+	var figs []string
+	if s.Status != "" {
+		figs = append(figs, s.Status)
+	}
+	figs = append(figs, plural(int64(s.ToolCalls), "call"))
+	if t := s.Tokens.InputTokens + s.Tokens.OutputTokens + s.Tokens.CacheReadInputTokens + s.Tokens.CacheCreationInputTokens; t > 0 {
+		figs = append(figs, groupDigits(t)+" tokens")
+	} else if s.Usage.TotalTokens > 0 {
+		figs = append(figs, groupDigits(s.Usage.TotalTokens)+" tokens")
+	}
+	if s.Usage.DurationMs > 0 {
+		figs = append(figs, fmtMs(s.Usage.DurationMs))
+	}
+	return title + " · " + strings.Join(figs, " · ")
+}
+
+// part lays out one part of an event.
+func (h *htmlRenderer) part(ev *stream.Event, p *Part) {
+	if p.Form == FormHidden || p.Form == FormLine && p.Say == SayHidden {
+		h.hidden++
+		return
+	}
+	if p.Form == FormCall {
+		h.anchorOnly(ev, p.Agent.ID)
+		h.w(`<span id="` + h.id + "tu-" + esc(p.Use.ID) + `"></span>`)
+		return
+	}
+	h.openEvent(ev, p.Agent.ID)
+	switch p.Form {
+	case FormLine:
+		h.line(ev, p)
+	case FormProse:
+		h.w(`<div class="prose">` + proseHTML(p.Body) + "</div>")
+	case FormPrompt:
+		h.w(`<div class="prompt"><div class="who">Prompt</div>` + proseHTML(p.Body) + "</div>")
+	case FormFold:
+		h.fold(p.sentence(), p.Stats, p.Body)
+	case FormToolResult:
+		h.toolBlock(ev, p)
+	case FormInit:
+		h.initPart(p.Init)
+	case FormOutcome:
+		h.outcome(p)
+	}
+	if h.sink != nil {
+		h.hold()
+	}
+}
+
+// line writes a one-line part as a report states it; trouble is listed
+// for the top of the page.
+func (h *htmlRenderer) line(ev *stream.Event, p *Part) {
+	tone := toneClass(p.Tone)
+	switch p.Say {
+	case SayCallout:
+		h.w(`<div class="callout ` + tone + `"><b>` + esc(p.Label) + ":</b> " + esc(p.sentence()) + "</div>")
+	case SayStrong:
+		h.w(`<div class="line ` + tone + `"><b>` + esc(p.sentence()) + "</b></div>")
+	case SayCode:
+		h.w(`<div class="line ` + tone + `"><i>` + esc(p.Label) + ":</i> <code>" + esc(p.sentence()) + "</code></div>")
+	case SayDivider:
+		h.w(`<div class="turn">` + esc(p.sentence()) + "</div>")
+	default:
+		h.w(`<div class="line ` + tone + `"><span class="mark">` + esc(p.Mark) + "</span> " + esc(p.sentence()) +
+			statsSpan(p.Stats) + "</div>")
+	}
+	if p.Tone == ToneError || p.Tone == ToneWarn {
+		text := p.sentence()
+		if p.Label != "" {
+			text = p.Label + ": " + text
+		}
+		h.trouble(ev, p.Agent, text)
+	}
+}
+
+func (h *htmlRenderer) trouble(ev *stream.Event, agent AgentRef, text string) {
+	if len(h.troubles) >= htmlTroubles {
+		h.more++
+		return
+	}
+	who := ""
+	if agent.ID != "" {
+		who = h.agentTitle(agent.ID)
+		if i := strings.Index(who, " · "); i > 0 {
+			who = who[:i]
+		}
+	}
+	h.troubles = append(h.troubles, htmlTrouble{id: h.anchorOf(ev), agent: who, text: truncate(line(text), 200)})
+}
+
+// fold writes a text folded behind its summary, cut to the block's limits.
+func (h *htmlRenderer) fold(summary, stats, body string) {
+	h.w(`<details class="fold"><summary>` + esc(summary) + statsSpan(stats) + "</summary><div class=\"body\">" +
+		h.pre("", body) + "</div></details>")
+}
+
+// pre is a text in a <pre>, cut (but with --full-output) with a note.
+func (h *htmlRenderer) pre(class, s string) string {
+	cut := ""
+	if !h.o.SavedOutputs {
+		s, cut = capText(s, htmlBlockBytes, htmlBlockLines)
+	}
+	out := "<pre"
+	if class != "" {
+		out += ` class="` + class + `"`
+	}
+	out += ">" + escMulti(s) + "</pre>"
+	if cut != "" {
+		out += `<p class="cut">` + esc(cut) + " (--full-output shows it whole)</p>"
+	}
+	return out
+}
+
+// toolBlock writes a tool call and its result as one folded block: the
+// call's target and figures in its summary; its input (a command, a diff,
+// or the input as JSON); the subagent it started; its output.
+func (h *htmlRenderer) toolBlock(ev *stream.Event, p *Part) {
+	r, c := p.Result, p.Call
+	text := h.o.shownText(*r, htmlBlockBytes*16)
+	name, target := "Tool", ""
+	if c != nil {
+		name, target = c.Name, ToolTarget(c.Name, c.Input)
+	}
+	h.figures(name, r, c)
+	stats := resultStats(text, c)
+	if c != nil && isAgentTool(c.Name) {
+		text = stream.HandBackReport(text)
+	}
+	class, mark := "tool ok", "✓"
+	open := ""
+	if r.IsError {
+		class, mark, open = "tool error", "✗", " open"
+		h.trouble(ev, p.Agent, name+" failed: "+firstLine(text))
+	}
+	h.w(`<details class="` + class + `" id="` + h.id + "tr-" + esc(r.ToolUseID) + `"` + open + "><summary>" +
+		`<span class="mark">` + mark + "</span> <b>" + esc(name) + "</b>")
+	if target != "" {
+		h.w(" <code>" + esc(truncate(line(target), h.o.Width)) + "</code>")
+	}
+	h.w(statsSpan(stats) + "</summary><div class=\"body\">")
+	if c != nil {
+		h.toolInput(c, p.Patch)
+		if c.Line > 0 {
+			h.w(`<p class="stats">called at line ` + i64(c.Line) + "</p>")
+		}
+	}
+	if c != nil && isAgentTool(c.Name) {
+		if b := h.boxes[c.ID]; b != nil {
+			// Inside this block: the page's sink is where the block goes.
+			sink := h.sink
+			h.sink = nil
+			h.flushInto(sink, c.ID)
+			h.sink = sink
+			b.answered = true
+		}
+	}
+	label := "Output"
+	if r.IsError {
+		label = "Error"
+	}
+	h.w(`<div class="who">` + label + "</div>")
+	if strings.TrimSpace(text) == "" {
+		h.w(`<p class="stats">(empty)</p>`)
+	} else {
+		h.w(h.pre("output", text))
+	}
+	h.w("</div></details>")
+}
+
+// flushInto writes the subagent's block held into sink (nil: the page).
+func (h *htmlRenderer) flushInto(sink *bytes.Buffer, id string) {
+	b := h.boxes[id]
+	if b.buf.Len() == 0 {
+		return
+	}
+	s := `<details class="subagent"><summary>` + esc(h.agentTitle(id)) + "</summary>\n<div class=\"body\">\n" + b.buf.String() + "</div></details>\n"
+	b.buf.Reset()
+	if sink != nil {
+		sink.WriteString(s)
+		return
+	}
+	h.str(s)
+}
+
+// toolInput writes what a call was asked: a command as a script, an edit
+// as a diff, else the input as JSON.
+func (h *htmlRenderer) toolInput(c *stream.ToolCall, patch []stream.Hunk) {
+	in := jsonx.Value(c.Input)
+	switch {
+	case c.Name == "Bash" && in.Get("command").Type() == jsonx.String:
+		if d := in.Get("description").Str(); d != "" {
+			h.w(`<p class="stats">` + esc(d) + "</p>")
+		}
+		h.w(h.pre("cmd", "$ "+in.Get("command").Str()))
+		return
+	case len(patch) > 0:
+		h.w(h.diff(patch))
+		return
+	case c.Name == "Edit" && in.Get("old_string").Type() == jsonx.String:
+		h.w(h.diff([]stream.Hunk{editHunk(in.Get("old_string").Str(), in.Get("new_string").Str())}))
+		return
+	case c.Name == "Write" && in.Get("content").Type() == jsonx.String:
+		h.w(h.diff([]stream.Hunk{editHunk("", in.Get("content").Str())}))
+		return
+	}
+	pretty, err := reindent(c.Input, "  ")
+	if err != nil || len(c.Input) == 0 {
+		pretty = c.Input
+	}
+	h.w(`<div class="who">Input</div>` + h.pre("input", string(pretty)))
+}
+
+// editHunk is the diff of an edit the stream gives no patch for: the old
+// text's lines out, the new one's in.
+func editHunk(old, new string) stream.Hunk {
+	var hk stream.Hunk
+	for _, l := range splitLines(old) {
+		hk.Lines = append(hk.Lines, "-"+l)
+	}
+	for _, l := range splitLines(new) {
+		hk.Lines = append(hk.Lines, "+"+l)
+	}
+	return hk
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+}
+
+// diff is hunks as a coloured diff, cut to the block's limits.
+func (h *htmlRenderer) diff(hunks []stream.Hunk) string {
+	var b strings.Builder
+	b.WriteString(`<pre class="diff">`)
+	n, lines := 0, 0
+	for _, hk := range hunks {
+		if hk.OldStart > 0 || hk.NewStart > 0 {
+			b.WriteString(`<span class="hunk">@@ -` + i64(hk.OldStart) + "," + i64(hk.OldLines) + " +" + i64(hk.NewStart) + "," + i64(hk.NewLines) + " @@</span>\n")
+		}
+		// Lines of one kind in one span: a text cut by markup line by
+		// line could hide a secret from the redaction (a key's body).
+		open := ""
+		for _, l := range hk.Lines {
+			lines++
+			if !h.o.SavedOutputs && (n > htmlBlockBytes || lines > htmlBlockLines) {
+				continue
+			}
+			n += len(l)
+			class := ""
+			switch {
+			case strings.HasPrefix(l, "+"):
+				class = "add"
+			case strings.HasPrefix(l, "-"):
+				class = "del"
+			}
+			if class != open {
+				if open != "" {
+					b.WriteString("</span>")
+				}
+				if class != "" {
+					b.WriteString(`<span class="` + class + `">`)
+				}
+				open = class
+			}
+			b.WriteString(escMulti(l) + "\n")
+		}
+		if open != "" {
+			b.WriteString("</span>")
+		}
+	}
+	b.WriteString("</pre>")
+	if shown := min(lines, htmlBlockLines); !h.o.SavedOutputs && (n > htmlBlockBytes || lines > htmlBlockLines) {
+		b.WriteString(`<p class="cut">` + esc("truncated: "+plural(int64(shown), "line")+" of "+plural(int64(lines), "line")+" shown") + " (--full-output shows it whole)</p>")
+	}
+	return b.String()
+}
+
+// figures counts a call for the table of where the time went.
+func (h *htmlRenderer) figures(name string, r *stream.ToolResult, c *stream.ToolCall) {
+	f := h.tools[name]
+	if f == nil {
+		if len(h.tools) >= htmlTools {
+			name = "(other tools)"
+			f = h.tools[name]
+		}
+		if f == nil {
+			f = &toolFigures{name: name}
+			h.tools[name] = f
+		}
+	}
+	f.calls++
+	if r.IsError {
+		f.errors++
+	}
+	f.bytes += r.Size()
+	if c != nil {
+		if d, ok := durationOf(c); ok {
+			f.time += d
+		}
+	}
+}
+
+func (h *htmlRenderer) initPart(in *stream.Init) {
+	if h.init == nil {
+		c := *in
+		h.init = &c
+	}
+	h.turn++
+	if h.turn > 1 {
+		h.w(`<div class="turn">Turn ` + strconv.Itoa(h.turn) + " · " + esc(in.Model) + " · permission mode " + esc(in.PermissionMode) + "</div>")
+		return
+	}
+	h.w(`<div class="line tone-dim">Session started: ` + esc(in.Model) + ", Claude Code " + esc(in.Version) + "</div>")
+}
+
+// outcome writes a result: how the run ended, its figures, its errors and
+// the final answer (unless the main agent just said it).
+func (h *htmlRenderer) outcome(p *Part) {
+	r := *p.Outcome
+	structured := r.StructuredOutput
+	r.StructuredOutput = nil
+	h.last, h.apiError = &r, p.APIError
+	h.results++
+	class := "ok"
+	if r.IsError {
+		class = "failed"
+	}
+	h.w(`<section class="outcome-block"><h3 class="tone-` + map[bool]string{true: "error", false: "ok"}[r.IsError] + `">Result: ` +
+		esc(outcomeTitle(r, p.APIError)) + "</h3>")
+	h.w(`<dl class="facts"><dt>Status</dt><dd class="` + class + `">` + esc(class) + "</dd><dt>Turns</dt><dd>" + i64(r.NumTurns) +
+		"</dd><dt>Duration</dt><dd>" + esc(fmtMs(r.DurationMs)) + "</dd><dt>Cost</dt><dd>" + esc(r.CostLabel()) + "</dd></dl>")
+	for _, e := range r.Errors {
+		h.w(`<div class="callout tone-error"><b>Error:</b> ` + esc(e) + "</div>")
+	}
+	switch {
+	case r.IsError && r.Text != "":
+		h.w(`<div class="callout tone-error"><b>Error:</b> ` + esc(r.Text) + "</div>")
+	case r.Text != "" && !p.Repeated:
+		h.w(`<div class="prose">` + proseHTML(r.Text) + "</div>")
+	}
+	if len(structured) > 0 && string(structured) != "null" {
+		pretty, err := reindent(structured, "  ")
+		if err != nil {
+			pretty = structured
+		}
+		h.w(`<div class="who">Structured output</div>` + h.pre("json", string(pretty)))
+	}
+	h.w("</section>")
+}
+
+// callRow writes a tools-preset record as a row of the calls table.
+func (h *htmlRenderer) callRow(c *stream.ToolCall) {
+	if !h.table {
+		h.str(`<section class="where"><table><tr><th>Line</th><th>Agent</th><th>Tool</th><th>Target</th><th>Status</th><th>Duration</th><th>Result</th></tr>` + "\n")
+		h.table = true
+	}
+	status, dur, size := callCells(c)
+	h.str("<tr><td class=\"n\">" + i64(c.Line) + "</td><td>" + esc(c.AgentLabel()) + "</td><td>" + esc(c.Name) + "</td><td><code>" +
+		esc(truncate(line(ToolTarget(c.Name, c.Input)), 60)) + "</code></td><td>" + status + "</td><td class=\"n\">" + dur + "</td><td class=\"n\">" + size + "</td></tr>\n")
+}
+
+func (h *htmlRenderer) endTable() {
+	if h.table {
+		h.table = false
+		h.str("</table></section>\n")
+	}
+}
+
+func (h *htmlRenderer) Value(v any) error {
+	h.start()
+	if s, ok := v.(string); ok && (h.o.Raw || h.o.Join) {
+		h.str(`<div class="ev prose">` + proseHTML(s) + "</div>\n")
+		return h.err
+	}
+	b, err := encodeValue(v, h.o.Indent, h.o.Compact)
+	if err != nil {
+		return err
+	}
+	h.str(`<div class="ev">` + h.pre("json", string(b)) + "</div>\n")
+	return h.err
+}
+
+// Summary writes a summary preset's report: its blocks as tables and
+// lists.
+func (h *htmlRenderer) Summary(r *Report) error {
+	h.start()
+	h.endTable()
+	if r.Trouble != "" {
+		h.str(`<div class="callout tone-error"><b>Error:</b> ` + esc(r.Trouble) + "</div>\n")
+		return h.err
+	}
+	h.reported = true
+	h.str(`<section class="where"><h2>` + esc(r.Title) + "</h2>\n")
+	for _, b := range r.Blocks {
+		if !b.shows(Markdown) {
+			continue
+		}
+		switch {
+		case b.Table != nil:
+			rows := b.Table.lines(HTML) // (cells as HTML, titles as they are)
+			h.str("<table><tr>")
+			for _, c := range rows[0] {
+				h.str("<th>" + esc(c) + "</th>")
+			}
+			h.str("</tr>\n")
+			for _, row := range rows[1:] {
+				h.str("<tr>")
+				for i, c := range row {
+					if b.Table.Columns[i].Right {
+						h.str(`<td class="n">` + c + "</td>")
+					} else {
+						h.str("<td>" + c + "</td>")
+					}
+				}
+				h.str("</tr>\n")
+			}
+			h.str("</table>\n")
+		case b.Entry != nil:
+			h.str("<p><b>" + esc(b.Entry.Title) + "</b></p><ul>")
+			for _, d := range b.Entry.Details {
+				h.str("<li>" + esc(d) + "</li>")
+			}
+			h.str("</ul>\n")
+		default:
+			h.str("<p>" + esc(b.Line) + "</p>\n")
+		}
+	}
+	h.str("</section>\n")
+	return h.err
+}
+
+// Close writes what was held (subagents whose call never returned, calls
+// without a result), then what only the end knows, shown first: the
+// header, the troubles, where the time and tokens went; and ends the page
+// (a page of several runs: the command ends it after the last, Shared.End).
+func (h *htmlRenderer) Close(open []*stream.ToolCall) error {
+	h.start()
+	h.endTable()
+	h.closeEvent()
+	ids := make([]string, 0, len(h.boxes))
+	for id, b := range h.boxes {
+		if b.buf.Len() > 0 {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		h.writeBox(id, "(its call never returned)")
+	}
+	if len(open) > 0 {
+		h.str("<h2>Calls without a result</h2>\n<ul>")
+		for _, c := range open {
+			h.str("<li><b>" + esc(c.Name) + "</b> <code>" + esc(truncate(line(ToolTarget(c.Name, c.Input)), h.o.Width)) + "</code> (line " + i64(c.Line) + ", " + esc(c.AgentLabel()) + ")</li>")
+		}
+		h.str("</ul>\n")
+	}
+	if !h.reported && (h.records || h.o.Tracker != nil && !h.table) {
+		h.header()
+		h.troubleList()
+		h.where()
+	}
+	h.str("</section>\n")
+	if h.o.Shared == nil || h.o.Run == "" {
+		h.str(pageEnd())
+		if h.o.Shared != nil {
+			h.o.Shared.PageOpen = false
+		}
+	} else {
+		title := h.o.Run
+		if h.last != nil {
+			title += " · " + outcomeTitle(*h.last, h.apiError) + " · " + h.last.CostLabel()
+		}
+		h.str(`<div class="index-entry"><a href="#` + h.id + `run">` + esc(title) + "</a></div>\n")
+	}
+	return h.Flush()
+}
+
+// header writes the run's facts, its outcome first.
+func (h *htmlRenderer) header() {
+	h.str("<header>\n")
+	if h.o.Run == "" {
+		h.str("<h1>Claude Code run</h1>\n")
+	}
+	last := h.last
+	if h.o.Tracker != nil && h.o.Tracker.Tally().Results > 0 {
+		l := h.o.Tracker.Outcome().Last
+		l.StructuredOutput = nil
+		last = &l
+	}
+	switch {
+	case last == nil:
+		h.str(`<div class="outcome none">No result: the run ended without one</div>` + "\n")
+	case last.IsError:
+		h.str(`<div class="outcome failed">✗ ` + esc(outcomeTitle(*last, h.apiError)) + "</div>\n")
+	default:
+		h.str(`<div class="outcome ok">✓ ok (` + esc(last.Subtype) + ")</div>\n")
+	}
+	h.str(`<dl class="facts">`)
+	fact := func(k, v string) {
+		if v != "" {
+			h.str("<dt>" + k + "</dt><dd>" + esc(v) + "</dd>")
+		}
+	}
+	if in := h.init; in != nil {
+		fact("Model", in.Model)
+		fact("Claude Code", in.Version)
+		fact("Working directory", in.CWD)
+		fact("Permission mode", in.PermissionMode)
+		fact("Session", in.SessionID)
+	}
+	if tr := h.o.Tracker; tr != nil {
+		t := tr.Tally()
+		if last != nil {
+			fact("Duration", perResult(t, fmtMs(t.DurationMs), func(r stream.ResultFigures) string { return fmtMs(r.DurationMs) }))
+			fact("Turns", perResult(t, i64(t.Turns), func(r stream.ResultFigures) string { return i64(r.Turns) }))
+			fact("Cost", last.CostLabel())
+		}
+		u := tr.Usage()
+		fact("Tokens", groupDigits(u.Total.InputTokens)+" in, "+groupDigits(u.Total.OutputTokens)+" out, "+
+			groupDigits(u.Total.CacheReadInputTokens)+" cache read, "+groupDigits(u.Total.CacheCreationInputTokens)+" cache write")
+		fact("Tool calls", toolSummary(t))
+	}
+	if h.o.Redacted != nil && h.Flush() == nil {
+		if s := h.o.Redacted(); s != "" {
+			fact("Redacted", s+" in this report")
+		}
+	}
+	if h.hidden > 0 {
+		fact("Events not shown", strconv.Itoa(h.hidden)+" (progress, hook starts, partial-message deltas)")
+	}
+	h.str("</dl>\n</header>\n")
+}
+
+func (h *htmlRenderer) troubleList() {
+	if len(h.troubles) == 0 {
+		return
+	}
+	h.str(`<nav class="troubles"><b>Trouble</b> (` + strconv.Itoa(len(h.troubles)+h.more) + ")<ol>")
+	for _, t := range h.troubles {
+		who := ""
+		if t.agent != "" {
+			who = " <span class=\"stats\">(" + esc(t.agent) + ")</span>"
+		}
+		if t.id != "" {
+			h.str(`<li><a href="#` + t.id + `">` + esc(t.text) + "</a>" + who + "</li>")
+		} else {
+			h.str("<li>" + esc(t.text) + who + "</li>")
+		}
+	}
+	h.str("</ol>")
+	if h.more > 0 {
+		h.str("<p class=\"stats\">and " + strconv.Itoa(h.more) + " more</p>")
+	}
+	h.str("</nav>\n")
+}
+
+// where writes where the time and tokens went: per model, per agent, per
+// tool, as tables with a bar chart.
+func (h *htmlRenderer) where() {
+	tr := h.o.Tracker
+	if tr == nil && len(h.tools) == 0 {
+		return
+	}
+	h.str(`<section class="where"><h2>Where the time and tokens went</h2>` + "\n")
+	if tr != nil {
+		u := tr.Usage()
+		if len(u.ByModel) > 0 {
+			var bars []bar
+			h.str("<h3>Per model</h3><table><tr><th>Model</th><th>Agent</th><th>Calls</th><th>Input</th><th>Output</th><th>Cache read</th><th>Cache write</th></tr>")
+			for _, m := range u.ByModel {
+				who := "main"
+				if m.Subagent {
+					who = "subagents"
+				}
+				h.str("<tr><td>" + esc(m.Model) + "</td><td>" + who + "</td><td class=\"n\">" + strconv.Itoa(m.Calls) + "</td><td class=\"n\">" +
+					groupDigits(m.Usage.InputTokens) + "</td><td class=\"n\">" + groupDigits(m.Usage.OutputTokens) + "</td><td class=\"n\">" +
+					groupDigits(m.Usage.CacheReadInputTokens) + "</td><td class=\"n\">" + groupDigits(m.Usage.CacheCreationInputTokens) + "</td></tr>")
+				bars = append(bars, bar{m.Model + " (" + who + ")", float64(m.Usage.OutputTokens), groupDigits(m.Usage.OutputTokens) + " out"})
+			}
+			h.str("</table>\n" + barChart(bars))
+		}
+		if agents := tr.Subagents(); len(agents) > 0 {
+			h.str("<h3>Per subagent</h3><table><tr><th>Subagent</th><th>Status</th><th>Calls</th><th>Tokens</th><th>Duration</th></tr>")
+			for i, s := range agents {
+				if i == htmlTools {
+					h.str("<tr><td colspan=\"5\">and " + strconv.Itoa(len(agents)-i) + " more</td></tr>")
+					break
+				}
+				name := s.Type
+				if s.Description != "" {
+					name += " — " + s.Description
+				}
+				tok := s.Tokens.InputTokens + s.Tokens.OutputTokens + s.Tokens.CacheReadInputTokens + s.Tokens.CacheCreationInputTokens
+				if tok == 0 {
+					tok = s.Usage.TotalTokens
+				}
+				h.str("<tr><td><a href=\"#" + h.id + "tr-" + esc(s.ToolUseID) + "\">" + esc(name) + "</a></td><td>" + esc(s.Status) + "</td><td class=\"n\">" +
+					strconv.Itoa(s.ToolCalls) + "</td><td class=\"n\">" + groupDigits(tok) + "</td><td class=\"n\">" + esc(fmtMs(s.Usage.DurationMs)) + "</td></tr>")
+			}
+			h.str("</table>\n")
+		}
+	}
+	if len(h.tools) > 0 {
+		figs := make([]*toolFigures, 0, len(h.tools))
+		for _, f := range h.tools {
+			figs = append(figs, f)
+		}
+		sort.Slice(figs, func(a, b int) bool {
+			if figs[a].time != figs[b].time {
+				return figs[a].time > figs[b].time
+			}
+			if figs[a].calls != figs[b].calls {
+				return figs[a].calls > figs[b].calls
+			}
+			return figs[a].name < figs[b].name
+		})
+		var bars []bar
+		h.str("<h3>Per tool</h3><table><tr><th>Tool</th><th>Calls</th><th>Errors</th><th>Time</th><th>Output</th></tr>")
+		for _, f := range figs {
+			h.str("<tr><td>" + esc(f.name) + "</td><td class=\"n\">" + strconv.Itoa(f.calls) + "</td><td class=\"n\">" + strconv.Itoa(f.errors) +
+				"</td><td class=\"n\">" + esc(fmtDuration(f.time)) + "</td><td class=\"n\">" + esc(fmtBytes(f.bytes)) + "</td></tr>")
+			bars = append(bars, bar{f.name, f.time.Seconds(), fmtDuration(f.time)})
+		}
+		h.str("</table>\n" + barChart(bars))
+	}
+	h.str("</section>\n")
+}
+
+// bar is one bar of a chart: its label, its value, and how to say it.
+type bar struct {
+	label string
+	value float64
+	say   string
+}
+
+// barChart is a small inline SVG of horizontal bars (attributes only: the
+// page's policy allows no style attribute).
+func barChart(bars []bar) string {
+	top := 0.0
+	for _, b := range bars {
+		top = max(top, b.value)
+	}
+	if top <= 0 || len(bars) == 0 {
+		return ""
+	}
+	const rowH, labelW, barW = 18, 220, 360
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg class="bars" role="img" width="%d" height="%d" viewBox="0 0 %d %d">`, labelW+barW+90, rowH*len(bars)+4, labelW+barW+90, rowH*len(bars)+4)
+	for i, x := range bars {
+		w := int(x.value / top * barW)
+		y := i*rowH + 2
+		fmt.Fprintf(&b, `<text x="0" y="%d">%s</text><rect x="%d" y="%d" width="%d" height="%d" rx="2"></rect><text x="%d" y="%d">%s</text>`,
+			y+12, esc(truncate(line(x.label), 34)), labelW, y+2, max(w, 1), rowH-6, labelW+max(w, 1)+6, y+12, esc(x.say))
+	}
+	b.WriteString("</svg>\n")
+	return b.String()
+}
+
+// esc is a string of the stream as HTML text on one line: its controls
+// and bidi overrides made visible (Sanitize), then escaped.
+func esc(s string) string { return html.EscapeString(line(s)) }
+
+// escMulti is esc for a text of several lines.
+func escMulti(s string) string { return html.EscapeString(Sanitize(s, true)) }
+
+func statsSpan(stats string) string {
+	if stats == "" {
+		return ""
+	}
+	return ` <span class="stats">` + esc(stats) + "</span>"
+}
+
+func toneClass(t Tone) string {
+	switch t {
+	case ToneDim:
+		return "tone-dim"
+	case ToneOK:
+		return "tone-ok"
+	case ToneWarn:
+		return "tone-warn"
+	case ToneError:
+		return "tone-error"
+	case ToneInfo:
+		return "tone-info"
+	}
+	return "tone-plain"
+}
+
+// groupDigits writes n with thousands separated: 40,321.
+func groupDigits(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
