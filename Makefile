@@ -3,7 +3,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 GO ?= go
 
-.PHONY: build install test test-all lint fuzz bench bench-go bench-compare update-golden expectations cross clean
+.PHONY: build install test test-all test-browser lint fuzz bench bench-go bench-compare update-golden expectations cross clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ccfilter ./cmd/ccfilter
@@ -38,6 +38,22 @@ test-all: lint
 	$(GO) test -count=1 -timeout $(TEST_ALL_TIMEOUT) ./...
 	$(GO) test -short -count=1 -timeout $(TEST_ALL_TIMEOUT) -race $(RACE_PKGS)
 	$(GO) test -count=1 -timeout $(TEST_ALL_TIMEOUT) -tags purego ./internal/jsonx
+	@$(MAKE) --no-print-directory test-browser
+
+# The HTML report in a real browser: headless Chromium (Debian's chromium
+# package, installed here when missing: apt-get, as root or through sudo)
+# opens the page of every capture and of four transcripts (no console
+# message, no request, every tool call and the final answer on the page),
+# and a page of hostile content (nothing runs, nothing is fetched). About
+# 40 s. -update also rewrites the README's screenshots (docs/html-*.png):
+#   go test -tags browser -run TestBrowserScreenshots ./cmd/ccfilter -update
+BROWSER_TIMEOUT ?= 8m
+test-browser:
+	@command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || { \
+		echo "installing chromium (apt-get)"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	$(GO) test -tags browser -count=1 -timeout $(BROWSER_TIMEOUT) -run '^TestBrowser' ./cmd/ccfilter
 
 # go vet, plus the architecture rules: cobra and pflag live only in the
 # command layer, and imports go one way (docs/architecture.md): stream

@@ -22,7 +22,8 @@
 # times; the ratios jq/ccfilter and jaq/ccfilter (how many times faster ccfilter
 # is) from the file and from the pipe, against the targets of issue 16. Then
 # what --redact costs on the real corpus (all --format ndjson and markdown,
-# with and without; goal: at most 1.30x), then the memory sweep: every preset in every format, from the file and from a
+# with and without; goal: at most 1.30x), the HTML report against the
+# markdown report (goal: at most 1.50x, under 64 MiB), then the memory sweep: every preset in every format, from the file and from a
 # pipe, on every corpus, one run each: peak RSS (goal: under 64 MiB, and on
 # real1g within 20% of real).
 #
@@ -289,11 +290,33 @@ if [[ " ${CORPORA[*]} " == *" real "* ]]; then
 	done
 fi
 
+# ------------------------------------------------------------------ html
+# The HTML report against the markdown report of the same run (issue 29:
+# at most 1.5 times its time, under 64 MiB), both redacted (their default).
+if [[ " ${CORPORA[*]} " == *" real "* ]]; then
+	f=$(corpus real) || exit 1
+	echo
+	echo "html report on $f (median of $RUNS; goal: at most 1.50x markdown's time, peak RSS under 64 MiB):"
+	printf '%-22s %10s %10s\n' format seconds rss_MiB
+	for fm in markdown html; do
+		if measure "$RUNS" ccfilter "$CCFILTER" run "$f" all --format "$fm"; then
+			SEC[real/report/$fm]=$M_SEC
+			printf '%-22s %10s %10s\n' "all --format $fm" "$M_SEC" "$(awk -v k="$M_RSS" 'BEGIN { printf "%.1f", k / 1024 }')"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' real "report-$fm" ccfilter "$M_SEC" "$M_RSS" "$RUNS" "$M_ALL" >>"$RESULTS"
+		else
+			NOTES+=("real/report/$fm: n/a, $M_ERR")
+		fi
+	done
+	if [ -n "${SEC[real/report/html]:-}" ] && [ -n "${SEC[real/report/markdown]:-}" ]; then
+		awk -v a="${SEC[real/report/html]}" -v b="${SEC[real/report/markdown]}" 'BEGIN { r = a / b; printf "html/markdown: %.2fx%s\n", r, (r <= 1.5 ? " ok" : " MISSED") }'
+	fi
+fi
+
 # ------------------------------------------------------------------ memory
 if [ "$SWEEP" = 1 ]; then
 	PRESETS=($("$CCFILTER" presets 2>/dev/null | grep -E '^[a-z]+$'))
 	[ ${#PRESETS[@]} -gt 0 ] || PRESETS=(all text tools errors final types usage subagents init)
-	FORMATS=(text markdown ndjson csv json)
+	FORMATS=(text markdown ndjson csv json html)
 	declare -A PEAK
 	over=0
 	echo

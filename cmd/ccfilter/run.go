@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -183,6 +184,11 @@ func (o *options) run(ctx context.Context) (int, error) {
 		}()
 	}
 	files := o.sessionFiles(p.files)
+	if p.format == render.HTML {
+		// A page of sessions opens with the newest (its index, then its
+		// reports, in that order).
+		slices.Reverse(files)
+	}
 	// Several runs in one output each say which run they are.
 	o.multiRun = len(files) > 1
 	o.shared = &render.Shared{}

@@ -44,12 +44,21 @@ func (w *Writer) Write(p []byte) (int, error) {
 		}
 		return n, w.err
 	}
-	region := p[:cut]
 	if len(w.pending) > 0 {
-		w.pending = append(w.pending, region...)
-		region = w.pending
+		// Only the line the pending bytes end is joined to them (a copy
+		// of a few bytes); the lines after it are redacted where they are.
+		first := bytes.IndexByte(p[:cut], '\n') + 1
+		w.pending = append(w.pending, p[:first]...)
+		if held := w.emit(w.pending); len(held) > 0 {
+			// A private key's block is open: it and what follows wait
+			// together (rare).
+			w.keep(held, p[first:])
+			return n, w.err
+		}
+		w.pending = w.pending[:0]
+		p, cut = p[first:], cut-first
 	}
-	w.keep(w.emit(region), p[cut:])
+	w.keep(w.emit(p[:cut]), p[cut:])
 	return n, w.err
 }
 

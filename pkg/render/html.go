@@ -1,10 +1,10 @@
 package render
 
 import (
-	"bytes"
 	"fmt"
 	"html"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,7 +23,7 @@ const (
 	htmlBlockLines = 1000
 	htmlTroubles   = 50
 	htmlTools      = 40
-	htmlHeldBytes  = 24 << 20
+	htmlHeldBytes  = 8 << 20
 )
 
 // htmlRenderer writes a report as one self-contained HTML page (see
@@ -46,12 +46,17 @@ type htmlRenderer struct {
 	mainSrc string // the run's own input (a transcript's subagents have theirs)
 	// the events' blocks
 	evOpen   bool
-	anchored bool          // the event's anchor is written
-	sink     *bytes.Buffer // nil: the page; else the subagent's block being written
-	boxes    map[string]*agentBox
+	anchored bool                 // the event's anchor is written
+	sink     *agentBox            // nil: the page; else the subagent's block being written
+	boxes    map[string]*agentBox // by Agent call id
+	order    []string             // the boxes' ids, oldest first
+	// answered are the Agent calls whose result is out: a background
+	// agent's later events are written at the next main-agent event.
+	answered map[string]bool
 	held     int
 	// what Close says
 	init     *stream.Init
+	first    string // the first event's timestamp (a transcript's)
 	turn     int
 	last     *stream.Result
 	apiError string
@@ -63,12 +68,6 @@ type htmlRenderer struct {
 	table    bool // the tools preset's table is open
 	records  bool
 	reported bool // a preset's report was written (Summary): it is the page
-}
-
-// agentBox is a subagent's events, held until its Agent call's result.
-type agentBox struct {
-	buf      bytes.Buffer
-	answered bool // the Agent call's result is out (a background agent goes on)
 }
 
 type htmlTrouble struct{ id, agent, text string }
@@ -83,7 +82,7 @@ type toolFigures struct {
 
 func newHTML(w io.Writer, o Options) *htmlRenderer {
 	h := &htmlRenderer{out: newOut(w), o: o, describer: newDescriber(" — ", o),
-		boxes: map[string]*agentBox{}, tools: map[string]*toolFigures{}}
+		boxes: map[string]*agentBox{}, answered: map[string]bool{}, tools: map[string]*toolFigures{}}
 	if o.Shared != nil && o.Run != "" {
 		h.id = "r" + strconv.Itoa(o.Shared.Runs) + "-"
 		o.Shared.Runs++
@@ -135,6 +134,9 @@ func (h *htmlRenderer) Render(rec Record) error {
 	}
 	h.records = true
 	h.endTable()
+	if h.first == "" {
+		h.first = ev.Timestamp()
+	}
 	parts := h.describe(ev, rec.Calls)
 	for i := range parts {
 		h.part(ev, &parts[i])
@@ -203,9 +205,9 @@ func (h *htmlRenderer) closeEvent() {
 func (h *htmlRenderer) into(agent string) {
 	if agent == "" {
 		h.sink = nil
-		for id, b := range h.boxes {
-			if b.answered && b.buf.Len() > 0 {
-				h.writeBox(id, "(went on after its call returned)")
+		for _, id := range slices.Clone(h.order) {
+			if h.answered[id] {
+				h.emitBox(nil, id, " (went on after its call returned)")
 			}
 		}
 		return
@@ -214,36 +216,57 @@ func (h *htmlRenderer) into(agent string) {
 	if b == nil {
 		b = &agentBox{}
 		h.boxes[agent] = b
+		h.order = append(h.order, agent)
 	}
-	h.sink = &b.buf
+	h.sink = b
 }
 
-// hold counts what subagents' blocks hold, and past the bound writes the
-// largest where it stands.
+// hold counts what subagents' blocks hold in memory (each goes to a file
+// of its own past boxMemory), and past the bound (no temporary directory)
+// writes the largest where it stands.
 func (h *htmlRenderer) hold() {
 	h.held = 0
 	var big string
-	for id, b := range h.boxes {
-		h.held += b.buf.Len()
-		if big == "" || b.buf.Len() > h.boxes[big].buf.Len() {
+	for _, id := range h.order {
+		b := h.boxes[id]
+		h.held += b.inMemory()
+		if big == "" || b.inMemory() > h.boxes[big].inMemory() {
 			big = id
 		}
 	}
 	if h.held > htmlHeldBytes && big != "" {
-		h.writeBox(big, "(written here: the subagents' blocks held were too large)")
+		h.emitBox(nil, big, " (written here: the subagents' blocks held were too large)")
 	}
 }
 
-// writeBox writes a subagent's block held so far to the page, folded.
-func (h *htmlRenderer) writeBox(id, note string) {
+// emitBox writes a subagent's block held so far, folded, into sink (nil:
+// the page), and lets go of it.
+func (h *htmlRenderer) emitBox(sink *agentBox, id, note string) {
 	b := h.boxes[id]
-	if b == nil || b.buf.Len() == 0 {
+	if b == nil {
 		return
 	}
-	h.str(`<details class="subagent"><summary>` + esc(h.agentTitle(id)+" "+note) + "</summary>\n<div class=\"body\">\n")
-	h.str(b.buf.String())
-	h.str("</div></details>\n")
-	b.buf.Reset()
+	delete(h.boxes, id)
+	h.order = slices.DeleteFunc(h.order, func(o string) bool { return o == id })
+	defer b.close()
+	if b.Len() == 0 {
+		return
+	}
+	head := `<details class="subagent"><summary>` + esc(h.agentTitle(id)) + esc(note) + "</summary>\n<div class=\"body\">\n"
+	const foot = "</div></details>\n"
+	if sink != nil {
+		sink.WriteString(head)
+		if err := b.copyTo(sink); err != nil && h.err == nil {
+			h.err = err
+		}
+		sink.WriteString(foot)
+		return
+	}
+	h.str(head)
+	if h.err == nil {
+		h.err = b.copyTo(h.out.w)
+	}
+	h.str(foot)
 }
 
 // agentTitle names a subagent with its figures: "Subagent Explore — find
@@ -411,13 +434,10 @@ func (h *htmlRenderer) toolBlock(ev *stream.Event, p *Part) {
 		}
 	}
 	if c != nil && isAgentTool(c.Name) {
-		if b := h.boxes[c.ID]; b != nil {
-			// Inside this block: the page's sink is where the block goes.
-			sink := h.sink
-			h.sink = nil
-			h.flushInto(sink, c.ID)
-			h.sink = sink
-			b.answered = true
+		// Inside this block, wherever it goes.
+		h.emitBox(h.sink, c.ID, "")
+		if len(h.answered) < 4096 {
+			h.answered[c.ID] = true
 		}
 	}
 	label := "Output"
@@ -431,21 +451,6 @@ func (h *htmlRenderer) toolBlock(ev *stream.Event, p *Part) {
 		h.w(h.pre("output", text))
 	}
 	h.w("</div></details>")
-}
-
-// flushInto writes the subagent's block held into sink (nil: the page).
-func (h *htmlRenderer) flushInto(sink *bytes.Buffer, id string) {
-	b := h.boxes[id]
-	if b.buf.Len() == 0 {
-		return
-	}
-	s := `<details class="subagent"><summary>` + esc(h.agentTitle(id)) + "</summary>\n<div class=\"body\">\n" + b.buf.String() + "</div></details>\n"
-	b.buf.Reset()
-	if sink != nil {
-		sink.WriteString(s)
-		return
-	}
-	h.str(s)
 }
 
 // toolInput writes what a call was asked: a command as a script, an edit
@@ -705,15 +710,12 @@ func (h *htmlRenderer) Close(open []*stream.ToolCall) error {
 	h.start()
 	h.endTable()
 	h.closeEvent()
-	ids := make([]string, 0, len(h.boxes))
-	for id, b := range h.boxes {
-		if b.buf.Len() > 0 {
-			ids = append(ids, id)
+	for len(h.order) > 0 {
+		note := " (its call never returned)"
+		if h.answered[h.order[0]] {
+			note = " (went on after its call returned)"
 		}
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		h.writeBox(id, "(its call never returned)")
+		h.emitBox(nil, h.order[0], note)
 	}
 	if len(open) > 0 {
 		h.str("<h2>Calls without a result</h2>\n<ul>")
@@ -735,6 +737,9 @@ func (h *htmlRenderer) Close(open []*stream.ToolCall) error {
 		}
 	} else {
 		title := h.o.Run
+		if h.first != "" {
+			title += " · " + h.first
+		}
 		if h.last != nil {
 			title += " · " + outcomeTitle(*h.last, h.apiError) + " · " + h.last.CostLabel()
 		}
@@ -776,6 +781,7 @@ func (h *htmlRenderer) header() {
 		fact("Permission mode", in.PermissionMode)
 		fact("Session", in.SessionID)
 	}
+	fact("Started", h.first)
 	if tr := h.o.Tracker; tr != nil {
 		t := tr.Tally()
 		if last != nil {
