@@ -58,7 +58,11 @@ func TestFormatsAreWhatTheyPromise(t *testing.T) {
 			got := runIn(t, []string{p.Name, "--format", "csv", f}, "")
 			if !p.Prints(render.CSV) {
 				assert.Equal(t, exitUsage, got.Code, p.Name)
-				assert.Contains(t, got.Stderr, "the "+p.Name+" preset does not print csv (it prints text, markdown, ndjson, json); csv is printed by all, tools,")
+				var prints []string
+				for _, pf := range p.Formats {
+					prints = append(prints, string(pf))
+				}
+				assert.Contains(t, got.Stderr, "the "+p.Name+" preset does not print csv (it prints "+strings.Join(prints, ", ")+"); csv is printed by all, tools,")
 				assert.Empty(t, got.Stdout)
 				continue
 			}

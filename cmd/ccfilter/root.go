@@ -193,6 +193,7 @@ func examples(presets *preset.Registry) []string {
 	return append(out,
 		`ccfilter 'select(kind == "tool_use") | .message.content[0].name' run.jsonl`,
 		"ccfilter all --format markdown run.jsonl > report.md",
+		"ccfilter all --format html run.jsonl > run.html",
 		"ccfilter tools --format csv run.jsonl > tools.csv",
 	)
 }
@@ -256,7 +257,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
 	f := cmd.Flags()
-	f.StringVarP(&o.Format, "format", "F", "text", "output format: text, markdown, ndjson, csv, json")
+	f.StringVarP(&o.Format, "format", "F", "text", "output format: text, markdown, ndjson, csv, json, html (one self-contained page; see docs/html.md)")
 	f.StringVar(&o.Agent, "agent", "", "whose events pass: main, sub, all, or a subagent id (default: main for text, all otherwise)")
 	// pflag shows a `quoted` word of the usage as the value's name.
 	f.StringVar(&o.Where, "where", "", "keep only what the jq condition `EXPR` is true for (see 'ccfilter presets' for what . is)")
@@ -278,8 +279,8 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.BoolVar(&o.LineBuffered, "line-buffered", false, "flush after every event (e.g. into tee)")
 	f.IntVar(&o.MaxLineBytes, "max-line-bytes", 1<<30, "longest line accepted; longer lines are reported and skipped")
 	f.BoolVar(&o.FullOutput, "full-output", false, "text and markdown: show a tool output a session transcript saved in its tool-results/ folder, not the preview the transcript holds")
-	f.BoolVar(&o.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys, the values of this environment's secret variables) with [REDACTED:kind#n]; on by default for markdown (see docs/redaction.md)")
-	f.BoolVar(&o.NoRedact, "no-redact", false, "write secrets as they are, in markdown too")
+	f.BoolVar(&o.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys, the values of this environment's secret variables) with [REDACTED:kind#n]; on by default for markdown and html (see docs/redaction.md)")
+	f.BoolVar(&o.NoRedact, "no-redact", false, "write secrets as they are, in markdown and html too")
 	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line), "+inputKinds())
 	f.SortFlags = false
 	mustComplete(cmd, "format", formatNames()...)

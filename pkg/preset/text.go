@@ -17,7 +17,7 @@ var text = Preset{
 	Dot:     "the assistant event",
 	Example: "claude -p 'fix the bug' --output-format stream-json --verbose | ccfilter text",
 	// Words, not a table: no csv.
-	Formats: []render.Format{render.Text, render.Markdown, render.NDJSON, render.JSON},
+	Formats: []render.Format{render.Text, render.Markdown, render.NDJSON, render.JSON, render.HTML},
 	Needs: func(c *Config) stream.Needs {
 		switch {
 		case c.Format != render.Text:

@@ -379,6 +379,9 @@ func (h *htmlRenderer) trouble(ev *stream.Event, agent AgentRef, text string) {
 
 // fold writes a text folded behind its summary, cut to the block's limits.
 func (h *htmlRenderer) fold(summary, stats, body string) {
+	if strings.Contains(summary, stats) {
+		stats = "" // ("Thinking (3 lines)" says it)
+	}
 	h.w(`<details class="fold"><summary>` + esc(summary) + statsSpan(stats) + "</summary><div class=\"body\">" +
 		h.pre("", body) + "</div></details>")
 }
