@@ -38,7 +38,9 @@ type options struct {
 	FullOutput   bool
 	Redact       bool
 	NoRedact     bool
-	Vars         []filter.Var
+	// usage --by: the spend of every session under PATH, grouped.
+	By, Since, Until, TZ string
+	Vars                 []filter.Var
 
 	args []string // FILTER and FILEs as given
 	// multiRun: the output holds several runs (files, sessions);
@@ -281,12 +283,17 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.BoolVar(&o.FullOutput, "full-output", false, "text and markdown: show a tool output a session transcript saved in its tool-results/ folder, not the preview the transcript holds")
 	f.BoolVar(&o.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys, the values of this environment's secret variables) with [REDACTED:kind#n]; on by default for markdown and html (see docs/redaction.md)")
 	f.BoolVar(&o.NoRedact, "no-redact", false, "write secrets as they are, in markdown and html too")
+	f.StringVar(&o.By, "by", "", "usage: the spend of every session under PATH (a session, a project folder, the projects tree; none: the whole tree), grouped by session, day, week, month, project or model (see docs/usage.md)")
+	f.StringVar(&o.Since, "since", "", "usage --by: from this day on (YYYY-MM-DD, in --tz)")
+	f.StringVar(&o.Until, "until", "", "usage --by: up to this day (YYYY-MM-DD, in --tz)")
+	f.StringVar(&o.TZ, "tz", "Local", "usage --by: the time zone days are counted in (an IANA name, UTC, Local)")
 	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line), "+inputKinds())
 	f.SortFlags = false
 	mustComplete(cmd, "format", formatNames()...)
 	mustComplete(cmd, "color", "auto", "always", "never")
 	mustComplete(cmd, "input", append([]string{"auto"}, strings.Fields(strings.ReplaceAll(inputKinds(), ",", ""))...)...)
 	mustComplete(cmd, "agent", "main", "sub", "all")
+	mustComplete(cmd, "by", "session", "day", "week", "month", "project", "model")
 	cmd.SetVersionTemplate("ccfilter {{.Version}}\n")
 	cmd.AddCommand(newPresetsCmd(o), newSessionsCmd(o))
 	cmd.CompletionOptions.HiddenDefaultCmd = false

@@ -157,6 +157,9 @@ func (o *options) run(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if o.By != "" {
+		return o.usageBy(p)
+	}
 	var out io.Writer = o.stdout
 	tty := o.terminalOut()
 	code := exitOK

@@ -148,7 +148,7 @@ func ScanSession(path string) (Session, error) {
 	s.Tokens = usage.Total()
 	s.ToolCalls = calls
 	s.Subagents = len(SubagentMetas(SessionDir(path)))
-	for _, f := range subagentFiles(SessionDir(path)) {
+	for _, f := range SubagentFiles(SessionDir(path)) {
 		if n, _, _, err := scanRecords(f, nil); err == nil {
 			s.ToolCalls += n
 		}
@@ -156,9 +156,9 @@ func ScanSession(path string) (Session, error) {
 	return s, nil
 }
 
-// subagentFiles are the record files of a session's subagents (a
+// SubagentFiles are the record files of a session's subagents (a
 // Workflow's agents' too), with or without their .meta.json.
-func subagentFiles(dir string) []string {
+func SubagentFiles(dir string) []string {
 	files, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.jsonl"))
 	wf, _ := filepath.Glob(filepath.Join(dir, "subagents", "workflows", "*", "agent-*.jsonl"))
 	return append(files, wf...)
@@ -169,7 +169,7 @@ func subagentFiles(dir string) []string {
 // nil, sees each record too.
 func scanRecords(path string, also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, err error) {
 	tr := stream.NewTracker(stream.TrackerOptions{Needs: stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true}})
-	err = eachRecord(path, func(ev *stream.Event) {
+	err = EachRecord(path, func(ev *stream.Event) {
 		if first == nil {
 			first = append([]byte(nil), ev.Raw...) // Raw's bytes are the reader's until the next read
 		}
@@ -181,9 +181,9 @@ func scanRecords(path string, also func(*stream.Event)) (calls int, usage stream
 	return tr.Tally().ToolCalls, tr.Usage().Total, first, err
 }
 
-// eachRecord calls fn with each record of a regular file, passing over
-// bad lines.
-func eachRecord(path string, fn func(*stream.Event)) error {
+// EachRecord calls fn with each record of a transcript file (a regular
+// file), read with a transcript's spellings, passing over bad lines.
+func EachRecord(path string, fn func(*stream.Event)) error {
 	if _, err := RegularFile(path); err != nil {
 		return err
 	}

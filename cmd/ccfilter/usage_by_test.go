@@ -1,0 +1,112 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// projectsTree copies every real transcript's project folder into one
+// tree, as ~/.claude/projects holds them, and returns it.
+func projectsTree(t *testing.T) string {
+	t.Helper()
+	tree := t.TempDir()
+	dirs, _ := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*")
+	require.NotEmpty(t, dirs)
+	for _, d := range dirs {
+		run := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(d)))))
+		dst := filepath.Join(tree, run+filepath.Base(d))
+		require.NoError(t, filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(d, p)
+			if fi.IsDir() {
+				return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+		}))
+	}
+	return tree
+}
+
+type spendRow map[string]any
+
+func spendRows(t *testing.T, args ...string) []spendRow {
+	t.Helper()
+	res := runIn(t, append([]string{"usage", "-F", "json", "--tz", "UTC"}, args...), "")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	var rows []spendRow
+	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &rows), res.Stdout)
+	return rows
+}
+
+func sumOf(rows []spendRow, key string) float64 {
+	s := 0.0
+	for _, r := range rows {
+		s += r[key].(float64)
+	}
+	return s
+}
+
+// TestUsageByAddsUp proves usage --by over a tree of real sessions: every
+// grouping's rows add up to the same tokens and cost; the rows name their
+// key; the sessions' rows are one per session, the fork's its own; and the
+// --since/--until window and the PATH forms (a tree, a project folder, a
+// session file) hold.
+func TestUsageByAddsUp(t *testing.T) {
+	tree := projectsTree(t)
+	base := spendRows(t, "--by", "session", tree)
+	require.Greater(t, len(base), 15)
+	for _, by := range []string{"day", "week", "month", "project", "model"} {
+		rows := spendRows(t, "--by", by, tree)
+		key := map[string]string{"day": "date"}[by]
+		if key == "" {
+			key = by
+		}
+		assert.Contains(t, rows[0], key, by)
+		for _, k := range []string{"cost_usd", "total_tokens", "input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "main_cost_usd", "subagent_cost_usd"} {
+			assert.InDelta(t, sumOf(base, k), sumOf(rows, k), 1e-6, "%s %s", by, k)
+		}
+	}
+	var fork spendRow
+	for _, r := range base {
+		if r["session_id"] == "68992e40-6f27-496d-8514-27ef389eef23" {
+			fork = r
+		}
+	}
+	require.NotNil(t, fork)
+	assert.InDelta(t, 0.1252596-0.0940894, fork["cost_usd"], 1e-9, "the fork's own spend")
+	assert.Equal(t, 3.0, fork["calls"], "the fork's own calls")
+
+	none := spendRows(t, "--by", "day", "--since", "2030-01-01", tree)
+	assert.Empty(t, none, "nothing after 2030")
+	days := spendRows(t, "--by", "day", "--until", "2026-12-02", tree)
+	for _, r := range days {
+		assert.LessOrEqual(t, r["date"], "2026-12-02")
+	}
+
+	project := filepath.Join(tree, "50-multi-turn-home-user-project")
+	one := spendRows(t, "--by", "session", project)
+	assert.Len(t, one, 2, "a project folder's sessions")
+	file := spendRows(t, "--by", "model", filepath.Join(project, "50505050-aaaa-4bbb-8ccc-000000000050.jsonl"))
+	assert.InDelta(t, 0.0940894, sumOf(file, "cost_usd"), 1e-9, "one session file")
+
+	bad := runIn(t, []string{"usage", "--by", "year", tree}, "")
+	assert.Equal(t, exitUsage, bad.Code)
+	assert.Contains(t, bad.Stderr, "unknown grouping")
+	notUsage := runIn(t, []string{"tools", "--by", "day", tree}, "")
+	assert.Equal(t, exitUsage, notUsage.Code)
+	txt := runIn(t, []string{"usage", "--by", "month", "--tz", "UTC", tree}, "")
+	assert.True(t, strings.HasPrefix(txt.Stdout, "month"), txt.Stdout)
+	assert.Contains(t, txt.Stdout, "total")
+}
