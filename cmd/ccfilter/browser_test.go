@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -55,10 +56,24 @@ func browse(t *testing.T, page, shot string) (dom string, console []string) {
 	} else {
 		args = append(args, "--dump-dom")
 	}
-	cmd := exec.CommandContext(ctx, chromium(t), append(args, "file://"+page)...)
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	require.NoError(t, cmd.Run(), "chromium on %s: %s", page, tail(stderr.String()))
+	for attempt := 1; ; attempt++ {
+		stdout.Reset()
+		stderr.Reset()
+		cmd := exec.CommandContext(ctx, chromium(t), append(args, "file://"+page)...)
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		if err != nil && errors.As(err, &exit) && !exit.Exited() && ctx.Err() == nil && attempt < 3 {
+			// The browser itself crashed (a signal), as it now and then
+			// does on a loaded machine: a crash is no verdict on the
+			// page, so it is opened again.
+			t.Logf("chromium crashed (%v), attempt %d", err, attempt)
+			continue
+		}
+		require.NoError(t, err, "chromium on %s: %s", page, tail(stderr.String()))
+		break
+	}
 	sc := bufio.NewScanner(&stderr)
 	for sc.Scan() {
 		if strings.Contains(sc.Text(), ":CONSOLE") {

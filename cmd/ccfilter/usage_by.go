@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -101,8 +102,9 @@ func (o *options) scanSpend(files []string, newTotals func() *spend.Totals) *spe
 		go func() {
 			defer wg.Done()
 			mine := newTotals()
+			opts := spend.Options{Buffer: bufio.NewReaderSize(nil, 1<<20)}
 			for f := range jobs {
-				if _, err := spend.Scan(f, mine.Add); err != nil {
+				if _, err := spend.ScanWith(f, opts, mine.Add); err != nil {
 					mu.Lock()
 					say(o.stderr, "warning: "+err.Error())
 					mu.Unlock()

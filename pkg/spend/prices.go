@@ -7,15 +7,15 @@ import "strings"
 // matches wins); the other kinds follow Claude's ratios (see weight).
 type PriceTable map[string]float64
 
-// Prices are Anthropic's list prices of the Claude models, per million
-// input tokens, as published on anthropic.com/pricing on 2026-11-01. A
-// run that recorded its cost never uses them (the CLI's figure is
-// exact); they price a killed run's calls when the session has no
-// recorded run of the same model to take the rate from.
+// Prices are Anthropic's list prices of the Claude models per million
+// input tokens (anthropic.com/pricing, as this table's authors knew them
+// when it was written; see docs/usage.md). A run that recorded its cost
+// never uses them (the CLI's figure is exact, whatever the model); they
+// price a killed run's calls only when the session has no recorded run
+// of the same model to take the rate from.
 var Prices = PriceTable{
 	"claude-opus-4":     15,
 	"claude-opus-4-5":   5,
-	"claude-opus-4-6":   5,
 	"claude-sonnet-4":   3,
 	"claude-sonnet-4-5": 3,
 	"claude-3-7-sonnet": 3,

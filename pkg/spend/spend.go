@@ -25,6 +25,8 @@
 package spend
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"math"
 	"path/filepath"
@@ -62,6 +64,7 @@ type Summary struct {
 	RecordedUSD float64 // the last cost-state's figure: the session's size as /cost shows it (a fork's includes its parent's)
 	ForkedFrom  string
 	Copied      int // the calls a fork copied, counted in their own session
+	BadLines    int // lines that may hold a call and are not one whole record (passed over)
 }
 
 // message is one model call seen in the records.
@@ -110,16 +113,30 @@ func readCostState(ev *stream.Event) costState {
 	return cs
 }
 
+// Options are how Scan reads.
+type Options struct {
+	// Plain reads every record in full: the reference path, which the
+	// fast one (lines picked by their type's place, see wanted) must
+	// match call for call (TestFastScanSameAsPlain).
+	Plain bool
+	// Buffer, when set, is the read buffer of every file the scan reads
+	// (a caller scanning many sessions reuses one; see
+	// stream.DecoderOptions.Buffer).
+	Buffer *bufio.Reader
+}
+
 // Scan reads one session transcript and its agents' files, and calls emit
 // with each call, in the order of its runs.
-func Scan(path string, emit func(Call)) (Summary, error) {
-	s := &scan{path: path, emit: emit, seen: map[string]*message{}, rates: map[string]float64{}}
+func Scan(path string, emit func(Call)) (Summary, error) { return ScanWith(path, Options{}, emit) }
+
+// ScanWith is Scan with options.
+func ScanWith(path string, o Options, emit func(Call)) (Summary, error) {
+	s := &scan{path: path, o: o, emit: emit, seen: map[string]*message{}, rates: map[string]float64{}}
 	s.sum.Session = strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	if err := s.agents(); err != nil {
 		return s.sum, err
 	}
-	err := input.EachRecord(path, s.record)
-	if err != nil {
+	if err := s.each(path, s.record); err != nil {
 		return s.sum, err
 	}
 	s.endRun(nil)
@@ -127,6 +144,7 @@ func Scan(path string, emit func(Call)) (Summary, error) {
 }
 
 type scan struct {
+	o       Options
 	path    string
 	emit    func(Call)
 	sum     Summary
@@ -147,7 +165,7 @@ type scan struct {
 func (s *scan) agents() error {
 	seen := map[string]*message{}
 	for _, f := range input.SubagentFiles(input.SessionDir(s.path)) {
-		err := input.EachRecord(f, func(ev *stream.Event) {
+		err := s.each(f, func(ev *stream.Event) {
 			if ev.Type != "assistant" || s.copied(ev) {
 				return
 			}
@@ -164,6 +182,41 @@ func (s *scan) agents() error {
 	return nil
 }
 
+// each reads the records of a file a usage account needs: the lines that
+// say "type":"assistant" or "type":"cost-state" where a record says its
+// type (see wanted), checked to be one whole record each; the rest of a
+// transcript (attachments, prompt snapshots, tool outputs: most of its
+// bytes) is passed over at the speed of finding line ends. With
+// Options.Plain, every record is read.
+func (s *scan) each(path string, fn func(*stream.Event)) error {
+	opts := stream.DecoderOptions{Check: stream.CheckFraming, Want: wanted, Buffer: s.o.Buffer}
+	if s.o.Plain {
+		opts.Want = nil
+	}
+	bad, err := input.EachRecordChecked(path, opts, fn)
+	s.sum.BadLines += bad
+	return err
+}
+
+// typeTail is how far from a line's end a transcript's assistant record
+// says its type: after the message, some 300 bytes from the end (1 KiB
+// leaves room for the fields newer releases add). A stream's events and
+// a cost-state say it first. Looking only there, not through a message's
+// content, halves the time of a tree of sessions: a search through every
+// byte stops at each '"', which is everywhere in JSON.
+const typeTail = 1 << 10
+
+// wanted picks the lines that hold a call or a cost-state. A line where a
+// lost newline merged a call into another record says "type":"assistant"
+// at its end too, and then fails the framing check: counted bad, not lost
+// unseen.
+func wanted(line []byte) bool {
+	if bytes.HasPrefix(line, []byte(`{"type":"assistant"`)) || bytes.HasPrefix(line, []byte(`{"type":"cost-state"`)) {
+		return true
+	}
+	return bytes.Contains(line[max(0, len(line)-typeTail):], []byte(`"type":"assistant"`))
+}
+
 // copied reports a record a fork copied from another session (counted
 // there), and notes the fork.
 func (s *scan) copied(ev *stream.Event) bool {
@@ -178,7 +231,7 @@ func (s *scan) copied(ev *stream.Event) bool {
 // note takes an assistant record's call into seen: a new call, or a
 // better account of one seen; it returns the new call (nil otherwise).
 func (s *scan) note(seen map[string]*message, ev *stream.Event, subagent bool) *message {
-	a := ev.Assistant()
+	a := ev.AssistantHead()
 	if a.MessageID == "" || a.Model == "" || a.Model == "<synthetic>" {
 		return nil
 	}
@@ -195,16 +248,18 @@ func (s *scan) note(seen map[string]*message, ev *stream.Event, subagent bool) *
 }
 
 func (s *scan) record(ev *stream.Event) {
-	if ts := ev.Timestamp(); ts > s.lastTS {
-		s.lastTS = ts
-	}
-	if s.project == "" {
-		s.project = ev.Str("cwd")
-	}
 	switch ev.Type {
 	case "assistant":
+		// The run's time is its calls': a subagent's calls up to its
+		// last call's are the run's.
+		if ts := ev.Timestamp(); ts > s.lastTS {
+			s.lastTS = ts
+		}
+		if s.project == "" {
+			s.project = ev.Str("cwd")
+		}
 		if s.copied(ev) {
-			id := ev.Assistant().MessageID
+			id := ev.AssistantHead().MessageID
 			if _, ok := s.seen[id]; !ok && id != "" {
 				s.seen[id] = nil // (a copy: counted in its session)
 				s.sum.Copied++
@@ -234,10 +289,15 @@ func (s *scan) forkBase() costState {
 	parent := filepath.Join(filepath.Dir(s.path), s.sum.ForkedFrom+".jsonl")
 	var base, last costState
 	found := s.lastCopied == ""
-	input.EachRecord(parent, func(ev *stream.Event) {
+	// (Read with a buffer of its own: the shared one is the fork's file's
+	// until its scan ends.)
+	shared := s.o.Buffer
+	s.o.Buffer = nil
+	defer func() { s.o.Buffer = shared }()
+	s.each(parent, func(ev *stream.Event) {
 		switch {
 		case base != nil:
-		case ev.Type == "assistant" && ev.Assistant().MessageID == s.lastCopied:
+		case ev.Type == "assistant" && ev.AssistantHead().MessageID == s.lastCopied:
 			found = true
 		case ev.Type == "cost-state":
 			last = readCostState(ev)

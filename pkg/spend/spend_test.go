@@ -231,3 +231,22 @@ func TestKilledRunIsEstimatedNotBorrowed(t *testing.T) {
 	// the second run's figure, nor nothing.
 	assert.InDelta(t, 0.0940894-0.0709438, estimated, 0.01)
 }
+
+// TestFastScanSameAsPlain proves the fast scan (lines picked by where
+// they say their type, one read buffer shared by every file) finds the
+// same calls, in the same order, as the plain one that reads every record
+// of every real transcript.
+func TestFastScanSameAsPlain(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(transcripts, "*/home/.claude/projects/*/*.jsonl"))
+	require.Greater(t, len(files), 15)
+	shared := Options{Buffer: bufio.NewReaderSize(nil, 1<<20)}
+	for _, f := range files {
+		var plain, fast []Call
+		ps, err := ScanWith(f, Options{Plain: true}, func(c Call) { plain = append(plain, c) })
+		require.NoError(t, err)
+		fs, err := ScanWith(f, shared, func(c Call) { fast = append(fast, c) })
+		require.NoError(t, err)
+		assert.Equal(t, plain, fast, f)
+		assert.Equal(t, ps, fs, f)
+	}
+}

@@ -32,6 +32,19 @@ type DecoderOptions struct {
 	MaxLineBytes int
 	// BufferSize is the size of the read buffer; 0 means 1 MiB.
 	BufferSize int
+	// Buffer, when set, is the read buffer, reset onto the input (its size
+	// is BufferSize's): a caller that reads many inputs one after the
+	// other reuses one buffer instead of allocating one each (a tree of
+	// sessions: a new buffer per file made the collector run every few
+	// files). The Decoder is then the buffer's until it is done.
+	Buffer *bufio.Reader
+	// Want, when set, sees each line's bytes before anything else is done
+	// with it: a line it turns down is passed over unread (not checked,
+	// not classified; its line number still counts). For a consumer that
+	// knows from cheap signs which lines it needs (a usage account: the
+	// lines that say "type":"assistant" or a cost-state), so that it pays
+	// for reading only those. Lines of a JSON array are not offered to it.
+	Want func(line []byte) bool
 	// Check says how much of each line Next validates; the zero value,
 	// CheckAll, validates every byte.
 	Check Check
@@ -117,10 +130,20 @@ func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
 	}
+	if opts.Buffer != nil {
+		// The caller's buffer, for another input: its size is the
+		// buffer's.
+		opts.Buffer.Reset(r)
+		opts.BufferSize = opts.Buffer.Size()
+	}
 	if opts.BufferSize <= 0 {
 		opts.BufferSize = defaultBufferSize
 	}
-	d := &Decoder{br: bufio.NewReaderSize(r, opts.BufferSize), opts: opts}
+	br := opts.Buffer
+	if br == nil {
+		br = bufio.NewReaderSize(r, opts.BufferSize)
+	}
+	d := &Decoder{br: br, opts: opts}
 	d.lookAheadIn(r)
 	return d
 }
@@ -212,6 +235,9 @@ func (d *Decoder) Next() (*Event, error) {
 		line = trimLine(line)
 		if len(line) == 0 {
 			continue // blank line
+		}
+		if d.opts.Want != nil && !d.opts.Want(line) {
+			continue // not read: the consumer has no use for it
 		}
 		if err := prepare(&d.ev, line, &d.opts, d.line, off); err != nil {
 			return nil, err

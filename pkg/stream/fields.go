@@ -164,18 +164,7 @@ type Assistant struct {
 
 // Assistant reads the assistant view of e (zero for other types).
 func (e *Event) Assistant() Assistant {
-	v := e.keys()
-	var buf [16]jsonx.Member
-	msg := members(v.Get("message"), buf[:0]) // (stop_reason and usage follow a long content)
-	a := Assistant{
-		MessageID:      jsonx.Lookup(msg, "id").Str(),
-		Model:          jsonx.Lookup(msg, "model").Str(),
-		StopReason:     jsonx.Lookup(msg, "stop_reason").Str(),
-		Usage:          usageOf(jsonx.Lookup(msg, "usage"), nil),
-		Error:          v.Get("error").Str(),
-		APIErrorStatus: int(v.Get("api_error_status").Int()),
-		Aborted:        v.Get("aborted").Bool(),
-	}
+	a, msg := e.assistantHead()
 	content := jsonx.Lookup(msg, "content")
 	if content.Type() == jsonx.String {
 		a.Blocks = []Block{{Type: "text", Text: content.Str()}}
@@ -193,6 +182,28 @@ func (e *Event) Assistant() Assistant {
 		return true
 	})
 	return a
+}
+
+// AssistantHead is Assistant without the blocks: what an account of
+// usage reads, without decoding a message's content.
+func (e *Event) AssistantHead() Assistant {
+	a, _ := e.assistantHead()
+	return a
+}
+
+func (e *Event) assistantHead() (Assistant, []jsonx.Member) {
+	v := e.keys()
+	var buf [16]jsonx.Member
+	msg := members(v.Get("message"), buf[:0]) // (stop_reason and usage follow a long content)
+	return Assistant{
+		MessageID:      jsonx.Lookup(msg, "id").Str(),
+		Model:          jsonx.Lookup(msg, "model").Str(),
+		StopReason:     jsonx.Lookup(msg, "stop_reason").Str(),
+		Usage:          usageOf(jsonx.Lookup(msg, "usage"), nil),
+		Error:          v.Get("error").Str(),
+		APIErrorStatus: int(v.Get("api_error_status").Int()),
+		Aborted:        v.Get("aborted").Bool(),
+	}, msg
 }
 
 // Text returns the text of e's text blocks (assistant) or of the user
