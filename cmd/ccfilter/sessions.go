@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/spend"
 )
 
 // newSessionsCmd is `ccfilter sessions [DIR...]`: the sessions Claude
@@ -23,8 +28,11 @@ func newSessionsCmd(o *options) *cobra.Command {
 		Long: `List the sessions Claude Code keeps: when each started and was last active,
 its project's directory, its id, its title (the first prompt), the runs that
 wrote to it (a resumed or continued session is one file), its turns, tool
-calls, subagents, the main agent's tokens, the cost it records, and the
-session a --fork-session copied. DIR is a project folder or a folder of
+calls, subagents, the main agent's tokens as the file holds them; its own
+tokens and cost (every agent's calls, each counted once where it was
+made: a fork's copies are its parent's; see docs/usage.md); the cost its
+last cost-state records (what /cost shows: a fork's includes its
+parent's), and the session a --fork-session copied. DIR is a project folder or a folder of
 them; none means ~/.claude/projects. Then: ccfilter SESSION-ID (or a unique
 prefix of it) reads one session; ccfilter DIR reads every session of a
 project folder.`,
@@ -58,15 +66,7 @@ func (o *options) listSessions(dirs []string, f render.Format) error {
 	if len(files) == 0 {
 		return errorf(exitInput, "no session transcript under %s", strings.Join(dirs, ", "))
 	}
-	var list []input.Session
-	for _, p := range files {
-		s, err := input.ScanSession(p)
-		if err != nil {
-			say(o.stderr, "warning: "+err.Error())
-			continue
-		}
-		list = append(list, s)
-	}
+	list := o.scanSessions(files)
 	// By start, then last activity: a fork starts with its parent's
 	// copied records and goes on after it (input.SessionFiles' order).
 	sort.SliceStable(list, func(i, j int) bool {
@@ -85,11 +85,71 @@ func (o *options) listSessions(dirs []string, f render.Format) error {
 	return r.Close(nil)
 }
 
+// listed is a session as the listing shows it: what its file holds, and
+// what it spent, each call counted once where it was made (pkg/spend).
+type listed struct {
+	input.Session
+	spend spend.Side // its own calls' tokens and cost (a fork's copies not again)
+	calls int
+	flags string // "*": some cost estimated or unpriced
+}
+
+// scanSessions reads the sessions, one per core at a time (a buffer each,
+// reused from file to file), keeping their order; a file that is no
+// session transcript is said and passed over.
+func (o *options) scanSessions(files []string) []listed {
+	out := make([]listed, len(files))
+	ok := make([]bool, len(files))
+	errs := make([]error, len(files))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := bufio.NewReaderSize(nil, 1<<20)
+			for i := range jobs {
+				// The spend in the same pass as the listing: one read (the
+				// listing's lines hold every line the spend reads).
+				tot := spend.NewTotals(spend.BySession, time.UTC, "", "")
+				sc := spend.NewScanner(files[i], spend.Options{}, tot.Add)
+				s, err := input.ScanSessionWith(files[i], buf, &input.Also{Agent: sc.AgentRecord, Main: sc.Record})
+				if err != nil {
+					errs[i] = err
+					continue
+				}
+				sc.End()
+				_, all := tot.Rows()
+				l := listed{Session: s, spend: all.All, calls: all.Calls}
+				if all.Estimated || all.Unpriced {
+					l.flags = "*"
+				}
+				out[i], ok[i] = l, true
+			}
+		}()
+	}
+	for i := range files {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+	var list []listed
+	for i := range files {
+		if errs[i] != nil {
+			say(o.stderr, "warning: "+errs[i].Error())
+		}
+		if ok[i] {
+			list = append(list, out[i])
+		}
+	}
+	return list
+}
+
 // sessionsReport is the listing in the report shape every format renders.
-func sessionsReport(list []input.Session) *render.Report {
+func sessionsReport(list []listed) *render.Report {
 	num := func(n int64) render.Cell { return render.Cell{Text: strconv.FormatInt(n, 10), Style: render.Number} }
 	plain := func(s string) render.Cell { return render.Cell{Text: s} }
-	cost := func(s input.Session) string {
+	recorded := func(s listed) string {
 		if !s.HaveCost {
 			return ""
 		}
@@ -97,20 +157,28 @@ func sessionsReport(list []input.Session) *render.Report {
 	}
 	cols := []render.Column{{Name: "Start"}, {Name: "Last activity", Short: "last"}, {Name: "Session"}, {Name: "Project"},
 		{Name: "Title"}, {Name: "Runs", Right: true}, {Name: "Turns", Right: true}, {Name: "Tool calls", Short: "tools", Right: true},
-		{Name: "Subagents", Short: "agents", Right: true}, {Name: "Main tokens", Short: "tokens", Right: true}, {Name: "Cost", Right: true}, {Name: "Forked from", Short: "from"}}
+		{Name: "Subagents", Short: "agents", Right: true}, {Name: "Main tokens", Short: "main tok", Right: true}, {Name: "Tokens", Right: true},
+		{Name: "Cost", Right: true}, {Name: "Recorded cost", Short: "/cost", Right: true}, {Name: "Forked from", Short: "from"}}
 	table := &render.Table{Columns: cols}
-	// What CSV, NDJSON and JSON write: cost_usd is null (empty) when the
-	// session's file has no cost-state.
-	rows := render.NewRowSet("session_id", "path", "cwd", "start", "last_activity", "runs", "turns", "tool_calls", "subagents", "main_tokens", "cost_usd", "forked_from", "title")
+	// What CSV, NDJSON and JSON write. main_tokens: the main agent's
+	// calls, as the file holds them (a fork's copies too); tokens and
+	// cost_usd: the session's own calls, every agent's, each counted once
+	// where it was made (usage --by session's figures); recorded_cost_usd:
+	// the last cost-state's figure, what /cost shows (a fork's includes
+	// its parent's; null when the file has none).
+	rows := render.NewRowSet("session_id", "path", "cwd", "start", "last_activity", "runs", "turns", "tool_calls", "subagents", "main_tokens",
+		"input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens", "tokens", "cost_usd", "recorded_cost_usd", "forked_from", "title")
 	for _, s := range list {
+		u := s.spend.Usage
 		table.Rows = append(table.Rows, []render.Cell{plain(when(s.Start)), plain(when(s.Last)), {Text: s.ID, Style: render.Code}, {Text: s.CWD, Style: render.Prose},
 			{Text: s.Title, Style: render.Prose}, num(int64(s.Runs)), num(int64(s.Turns)), num(int64(s.ToolCalls)), num(int64(s.Subagents)), num(s.Tokens),
-			plain(cost(s)), {Text: s.ForkedFrom, Style: render.Code}})
+			num(u.Total()), plain(fmt.Sprintf("$%.4f%s", s.spend.CostUSD(), s.flags)), plain(recorded(s)), {Text: s.ForkedFrom, Style: render.Code}})
 		var c any
 		if s.HaveCost {
 			c = s.CostUSD
 		}
-		rows.Add(s.ID, s.Path, s.CWD, s.Start, s.Last, s.Runs, s.Turns, s.ToolCalls, s.Subagents, s.Tokens, c, s.ForkedFrom, s.Title)
+		rows.Add(s.ID, s.Path, s.CWD, s.Start, s.Last, s.Runs, s.Turns, s.ToolCalls, s.Subagents, s.Tokens,
+			u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(), round(s.spend.CostUSD()), c, s.ForkedFrom, s.Title)
 	}
 	return &render.Report{Title: "Sessions", Blocks: []render.Block{{Table: table}}, Rows: rows}
 }

@@ -1,6 +1,8 @@
 package input
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -132,9 +134,40 @@ var ErrNotTranscript = errors.New("not a session transcript")
 // tool calls, so the count is the session's, as its report shows it.
 // A file that is not a regular file or not a transcript is an error
 // (ErrNotRegular, ErrNotTranscript), for the listing to pass over.
-func ScanSession(path string) (Session, error) {
+func ScanSession(path string) (Session, error) { return ScanSessionWith(path, nil, nil) }
+
+// Also is what a caller reads beside a listing, in the same pass over the
+// files: Want picks the lines it needs beyond the listing's; Agent sees
+// each record read from the session's agents' files, then Main each of
+// the session's own, in order.
+type Also struct {
+	Want        func(line []byte) bool
+	Agent, Main func(*stream.Event)
+}
+
+// ScanSessionWith is ScanSession reading with buf (reused across files;
+// nil: a buffer of the file's size), and also, when not nil, feeding a
+// caller's own account in the same pass. It reads only the records a
+// listing needs (see listed): the session's start and last activity are
+// its first and last prompt, call or cost-state.
+func ScanSessionWith(path string, buf *bufio.Reader, also *Also) (Session, error) {
 	s := Session{Path: path, ID: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
-	calls, usage, first, err := scanRecords(path, s.add)
+	if also == nil {
+		also = &Also{}
+	}
+	// The agents' files first: a caller's account places their calls in
+	// the session's runs as it reads the session's own file.
+	for _, f := range SubagentFiles(SessionDir(path)) {
+		if n, _, _, err := scanRecords(f, buf, also.Want, also.Agent); err == nil {
+			s.ToolCalls += n
+		}
+	}
+	calls, usage, first, err := scanRecords(path, buf, also.Want, func(ev *stream.Event) {
+		s.add(ev)
+		if also.Main != nil {
+			also.Main(ev)
+		}
+	})
 	if err != nil {
 		return s, err
 	}
@@ -146,13 +179,8 @@ func ScanSession(path string) (Session, error) {
 		return s, fmt.Errorf("%s: %w (%s)", path, ErrNotTranscript, what)
 	}
 	s.Tokens = usage.Total()
-	s.ToolCalls = calls
+	s.ToolCalls += calls
 	s.Subagents = len(SubagentMetas(SessionDir(path)))
-	for _, f := range SubagentFiles(SessionDir(path)) {
-		if n, _, _, err := scanRecords(f, nil); err == nil {
-			s.ToolCalls += n
-		}
-	}
 	return s, nil
 }
 
@@ -167,9 +195,14 @@ func SubagentFiles(dir string) []string {
 // scanRecords counts one file's tool calls and adds up its usage (each
 // message once), and returns a copy of its first record; also, when not
 // nil, sees each record too.
-func scanRecords(path string, also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, err error) {
+func scanRecords(path string, buf *bufio.Reader, alsoWant func([]byte) bool, also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, err error) {
 	tr := stream.NewTracker(stream.TrackerOptions{Needs: stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true}})
-	err = EachRecord(path, func(ev *stream.Event) {
+	lines := 0
+	want := func(line []byte) bool {
+		lines++
+		return lines == 1 || listed(line) || alsoWant != nil && alsoWant(line) // (the first: what kind of file it is)
+	}
+	_, err = EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming, Want: want, Buffer: buf}, func(ev *stream.Event) {
 		if first == nil {
 			first = append([]byte(nil), ev.Raw...) // Raw's bytes are the reader's until the next read
 		}
@@ -229,15 +262,38 @@ func EachRecordChecked(path string, opts stream.DecoderOptions, fn func(*stream.
 	}
 }
 
+// listed picks the lines a listing reads: the records that say they are
+// a call, a cost-state, a prompt or a title where a record says its type
+// (first, or for a transcript's assistant records near the end), and not
+// a tool result (most of a transcript's bytes); every line a usage
+// account reads (spend.Wanted) is among them. The first record is read
+// too, to tell a transcript from another file.
+func listed(line []byte) bool {
+	head := line[:min(len(line), 512)]
+	if bytes.Contains(head, []byte(`"type":"assistant"`)) || bytes.Contains(head, []byte(`"type":"cost-state"`)) {
+		return true
+	}
+	if k := bytes.Index(head, []byte(`"type":"`)); k >= 0 {
+		rest := head[k+len(`"type":"`):]
+		for _, t := range [][]byte{[]byte(`summary"`), []byte(`custom-title"`), []byte(`ai-title"`)} {
+			if bytes.HasPrefix(rest, t) {
+				return true
+			}
+		}
+		if bytes.HasPrefix(rest, []byte(`user"`)) {
+			return !bytes.Contains(rest, []byte(`"content":[{"tool_use_id"`)) && !bytes.Contains(rest, []byte(`"content":[{"type":"tool_result"`))
+		}
+	}
+	return bytes.Contains(line[max(0, len(line)-1024):], []byte(`"type":"assistant"`))
+}
+
 // add takes from one record what the listing shows.
 func (s *Session) add(ev *stream.Event) {
 	if ts := ev.Str("timestamp"); ts != "" {
 		if s.Start == "" || ts < s.Start {
 			s.Start = ts
 		}
-		if ts > s.Last {
-			s.Last = ts
-		}
+		s.Last = max(s.Last, ts)
 	}
 	if s.CWD == "" {
 		s.CWD = ev.Str("cwd")

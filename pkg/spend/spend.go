@@ -131,16 +131,72 @@ func Scan(path string, emit func(Call)) (Summary, error) { return ScanWith(path,
 
 // ScanWith is Scan with options.
 func ScanWith(path string, o Options, emit func(Call)) (Summary, error) {
-	s := &scan{path: path, o: o, emit: emit, seen: map[string]*message{}, rates: map[string]float64{}}
+	s := NewScanner(path, o, emit)
+	for _, f := range input.SubagentFiles(input.SessionDir(path)) {
+		if err := s.each(f, s.AgentRecord); err != nil {
+			return s.sum, err
+		}
+	}
+	if err := s.each(path, s.Record); err != nil {
+		return s.sum, err
+	}
+	return s.End(), nil
+}
+
+// Scanner is Scan fed by a caller that reads the files itself (a listing
+// that reads them for more than the spend: one pass, not two): first
+// every record of the session's agents' files (AgentRecord), then the
+// session's own (Record), then End. It needs the records Wanted picks.
+type Scanner struct{ scan }
+
+// NewScanner returns a Scanner of the session transcript at path.
+func NewScanner(path string, o Options, emit func(Call)) *Scanner {
+	s := &Scanner{scan{path: path, o: o, emit: emit, seen: map[string]*message{}, rates: map[string]float64{}, agentSeen: map[string]*message{}}}
 	s.sum.Session = strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	if err := s.agents(); err != nil {
-		return s.sum, err
+	return s
+}
+
+// Wanted reports whether a line may be a record the scan reads (see
+// wanted): a caller's reader may pass over the others unread.
+func Wanted(line []byte) bool { return wanted(line) }
+
+// AgentRecord takes a record of a subagent's or Workflow agent's file.
+func (s *Scanner) AgentRecord(ev *stream.Event) {
+	if ev.Type != "assistant" || s.copied(ev) {
+		return
 	}
-	if err := s.each(path, s.record); err != nil {
-		return s.sum, err
-	}
+	s.note(s.agentSeen, ev, true)
+}
+
+// Record takes a record of the session's own file, in order.
+func (s *Scanner) Record(ev *stream.Event) {
+	s.agentsRead()
+	s.record(ev)
+}
+
+// End closes the last run (priced at a rate when it wrote no cost-state)
+// and returns the summary.
+func (s *Scanner) End() Summary {
+	s.agentsRead()
 	s.endRun(nil)
-	return s.sum, nil
+	return s.sum
+}
+
+// agentsRead puts the agents' calls in time order, once they are all in.
+func (s *scan) agentsRead() {
+	if s.agentSeen == nil {
+		return
+	}
+	for _, m := range s.agentSeen {
+		s.agentCalls = append(s.agentCalls, m)
+	}
+	s.agentSeen = nil
+	sort.SliceStable(s.agentCalls, func(i, j int) bool {
+		if s.agentCalls[i].ts != s.agentCalls[j].ts {
+			return s.agentCalls[i].ts < s.agentCalls[j].ts
+		}
+		return s.agentCalls[i].id < s.agentCalls[j].id
+	})
 }
 
 type scan struct {
@@ -153,33 +209,13 @@ type scan struct {
 	run    []*message
 	lastTS string
 	seen   map[string]*message // every call of the file, by message id
-	// the subagents' calls, by time, not yet given to a run
+	// the subagents' calls: as they are read, then by time, those not
+	// yet given to a run
+	agentSeen  map[string]*message
 	agentCalls []*message
 	prev       costState          // the cost-state before the run
 	rates      map[string]float64 // dollars per weight unit, by model, from recorded runs
 	lastCopied string             // the last call a fork copied
-}
-
-// agents reads the subagents' and Workflow agents' files: their calls go
-// to the run whose time they fall in.
-func (s *scan) agents() error {
-	seen := map[string]*message{}
-	for _, f := range input.SubagentFiles(input.SessionDir(s.path)) {
-		err := s.each(f, func(ev *stream.Event) {
-			if ev.Type != "assistant" || s.copied(ev) {
-				return
-			}
-			s.note(seen, ev, true)
-		})
-		if err != nil {
-			return err
-		}
-	}
-	for _, m := range seen {
-		s.agentCalls = append(s.agentCalls, m)
-	}
-	sort.SliceStable(s.agentCalls, func(i, j int) bool { return s.agentCalls[i].ts < s.agentCalls[j].ts })
-	return nil
 }
 
 // each reads the records of a file a usage account needs: the lines that
@@ -198,23 +234,26 @@ func (s *scan) each(path string, fn func(*stream.Event)) error {
 	return err
 }
 
-// typeTail is how far from a line's end a transcript's assistant record
-// says its type: after the message, some 300 bytes from the end (1 KiB
-// leaves room for the fields newer releases add). A stream's events and
-// a cost-state say it first. Looking only there, not through a message's
-// content, halves the time of a tree of sessions: a search through every
-// byte stops at each '"', which is everywhere in JSON.
-const typeTail = 1 << 10
+// typeHead and typeTail are where a record says its type: a stream's
+// events and a cost-state first, a transcript's assistant records after
+// the envelope (some 70 bytes in: synthetic ones) or after the message
+// (some 300 bytes from the end; 1 KiB leaves room for the fields newer
+// releases add). Looking only there, not through a message's content,
+// halves the time of a tree of sessions: a search through every byte
+// stops at each '"', which is everywhere in JSON.
+const (
+	typeHead = 512
+	typeTail = 1 << 10
+)
 
 // wanted picks the lines that hold a call or a cost-state. A line where a
 // lost newline merged a call into another record says "type":"assistant"
 // at its end too, and then fails the framing check: counted bad, not lost
 // unseen.
 func wanted(line []byte) bool {
-	if bytes.HasPrefix(line, []byte(`{"type":"assistant"`)) || bytes.HasPrefix(line, []byte(`{"type":"cost-state"`)) {
-		return true
-	}
-	return bytes.Contains(line[max(0, len(line)-typeTail):], []byte(`"type":"assistant"`))
+	head := line[:min(len(line), typeHead)]
+	return bytes.Contains(head, []byte(`"type":"assistant"`)) || bytes.Contains(head, []byte(`"type":"cost-state"`)) ||
+		bytes.Contains(line[max(0, len(line)-typeTail):], []byte(`"type":"assistant"`))
 }
 
 // copied reports a record a fork copied from another session (counted
