@@ -23,7 +23,9 @@
 # is) from the file and from the pipe, against the targets of issue 16. Then
 # what --redact costs on the real corpus (all --format ndjson and markdown,
 # with and without; goal: at most 1.30x), the HTML report against the
-# markdown report (goal: at most 1.50x, under 64 MiB), then the memory sweep: every preset in every format, from the file and from a
+# markdown report (goal: at most 1.50x, under 64 MiB), usage over every
+# session against ccusage (goal: at least 2x; SPEND=0 skips it), then the
+# memory sweep: every preset in every format, from the file and from a
 # pipe, on every corpus, one run each: peak RSS (goal: under 64 MiB, and on
 # real1g within 20% of real).
 #
@@ -309,6 +311,77 @@ if [[ " ${CORPORA[*]} " == *" real "* ]]; then
 	done
 	if [ -n "${SEC[real/report/html]:-}" ] && [ -n "${SEC[real/report/markdown]:-}" ]; then
 		awk -v a="${SEC[real/report/html]}" -v b="${SEC[real/report/markdown]}" 'BEGIN { r = a / b; printf "html/markdown: %.2fx%s\n", r, (r <= 1.5 ? " ok" : " MISSED") }'
+	fi
+fi
+
+# ------------------------------------------------------------------ spend
+# Usage over every session (issue 30: at least 2x ccusage, wall, warm
+# cache, paired runs): ccfilter usage --by day against ccusage claude
+# daily, and ccfilter sessions against ccusage claude session, on a tree
+# of about 0.8 GB made of the real transcripts ($TRANSCRIPTS), copied
+# SPEND_COPIES times with every uuid and message id renamed per copy (so
+# that no tool takes a copy for a duplicate). ccusage is installed here
+# with npm (its native core for this platform), not by make test.
+TRANSCRIPTS=${TRANSCRIPTS:-$REPO/../shared/transcripts}
+SPEND_COPIES=${SPEND_COPIES:-100}
+CCUSAGE_VERSION=${CCUSAGE_VERSION:-20.0.24}
+spend_tree() { # prints the tree's projects folder, building it when missing
+	local tree=$WORK/spend-tree/projects i d n f nf
+	if [ ! -d "$tree" ]; then
+		log "building $tree ($SPEND_COPIES copies of $TRANSCRIPTS)"
+		mkdir -p "$tree.tmp"
+		for ((i = 1; i <= SPEND_COPIES; i++)); do
+			for d in "$TRANSCRIPTS"/*/home/.claude/projects/*; do
+				n=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$d")")")")")-$(basename "$d")-c$i
+				(cd "$d" && find . -type f) | while read -r f; do
+					nf=$(printf '%s' "$f" | perl -pe "s/\b[0-9a-f]{8}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/sprintf('%08x',$i).\$1/ge")
+					mkdir -p "$(dirname "$tree.tmp/$n/$nf")"
+					perl -pe "s/\b[0-9a-f]{8}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/sprintf('%08x',$i).\$1/ge; s/\"msg_0/\"msg_$i/g; s/\"req_0/\"req_$i/g" "$d/$f" >"$tree.tmp/$n/$nf"
+				done
+			done
+		done
+		mv "$tree.tmp" "$tree" || return 1
+	fi
+	echo "$tree"
+}
+ccusage_bin() { # prints ccusage, installing it when missing
+	local dir=$WORK/ccusage
+	if [ ! -x "$dir/node_modules/.bin/ccusage" ]; then
+		log "installing ccusage $CCUSAGE_VERSION (npm)"
+		command -v npm >/dev/null || { log "no npm"; return 1; }
+		mkdir -p "$dir" && (cd "$dir" && npm install --silent "ccusage@$CCUSAGE_VERSION" \
+			"@ccusage/ccusage-$(uname -s | tr A-Z a-z)-$(uname -m | sed 's/x86_64/x64/;s/aarch64/arm64/')@$CCUSAGE_VERSION" >&2) || return 1
+	fi
+	echo "$dir/node_modules/.bin/ccusage"
+}
+if [[ " ${CORPORA[*]} " == *" real "* ]] && [ "${SPEND:-1}" = 1 ]; then
+	if tree=$(spend_tree) && cu=$(ccusage_bin); then
+		cat "$tree"/*/*.jsonl >/dev/null # warm
+		echo
+		echo "usage over every session: $tree ($(du -sh "$tree" | cut -f1), $(find "$tree" -name '*.jsonl' | wc -l) files; median of $RUNS; goal: ccusage/ccfilter at least 2.0x):"
+		printf '%-34s %10s %10s %8s\n' task ccfilter ccusage ratio
+		for task in day session; do
+			cf=() cus=()
+			for ((i = 0; i < RUNS; i++)); do # paired: one of each, in turn
+				t0=$EPOCHREALTIME
+				if [ $task = day ]; then "$CCFILTER" usage --by day --tz UTC -F json "$tree" >/dev/null 2>&1; else HOME=/nonexistent "$CCFILTER" sessions -F json "$tree" >/dev/null 2>&1; fi
+				t1=$EPOCHREALTIME
+				CLAUDE_CONFIG_DIR=$(dirname "$tree") "$cu" claude "$([ $task = day ] && echo daily || echo session)" --json --offline >/dev/null 2>&1
+				t2=$EPOCHREALTIME
+				cf+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')")
+				cus+=("$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')")
+			done
+			a=$(printf '%s\n' "${cf[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
+			b=$(printf '%s\n' "${cus[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
+			label="usage --by day / ccusage daily"
+			[ $task = session ] && label="sessions / ccusage session"
+			printf '%-34s %10s %10s %7sx%s\n' "$label" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')" \
+				"$(awk -v a="$a" -v b="$b" 'BEGIN { if (b / a >= 2) print " ok"; else print " MISSED" }')"
+			printf '%s\t%s\t%s\t%s\t\t%s\t%s\n' spend "$task" ccfilter "$a" "$RUNS" "$(IFS=,; echo "${cf[*]}")" >>"$RESULTS"
+			printf '%s\t%s\t%s\t%s\t\t%s\t%s\n' spend "$task" ccusage "$b" "$RUNS" "$(IFS=,; echo "${cus[*]}")" >>"$RESULTS"
+		done
+	else
+		NOTES+=("spend: n/a (the tree or ccusage could not be made)")
 	fi
 fi
 

@@ -110,3 +110,32 @@ func TestUsageByAddsUp(t *testing.T) {
 	assert.True(t, strings.HasPrefix(txt.Stdout, "month"), txt.Stdout)
 	assert.Contains(t, txt.Stdout, "total")
 }
+
+// TestSessionsSpendIsUsageBySession proves the sessions listing's own
+// tokens and cost, read in the listing's one pass, are usage --by
+// session's, session for session, over a tree of real sessions.
+func TestSessionsSpendIsUsageBySession(t *testing.T) {
+	tree := projectsTree(t)
+	byID := map[string]spendRow{}
+	for _, r := range spendRows(t, "--by", "session", tree) {
+		byID[r["session_id"].(string)] = r
+	}
+	res := runIn(t, []string{"sessions", "-F", "json", tree}, "")
+	require.Equal(t, 0, res.Code, res.Stderr)
+	var list []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(res.Stdout), &list))
+	require.GreaterOrEqual(t, len(list), len(byID))
+	for _, s := range list {
+		u := byID[s["session_id"].(string)]
+		if u == nil {
+			// No call at all (09: the API refused the key): no row of
+			// usage, nothing spent in the listing.
+			assert.Equal(t, 0.0, s["tokens"], "%v", s["session_id"])
+			assert.Equal(t, 0.0, s["cost_usd"], "%v", s["session_id"])
+			continue
+		}
+		assert.Equal(t, u["total_tokens"], s["tokens"], s["session_id"])
+		assert.Equal(t, u["cost_usd"], s["cost_usd"], s["session_id"])
+		assert.Equal(t, u["cache_read_tokens"], s["cache_read_tokens"], s["session_id"])
+	}
+}
