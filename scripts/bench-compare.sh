@@ -358,7 +358,7 @@ if [[ " ${CORPORA[*]} " == *" real "* ]] && [ "${SPEND:-1}" = 1 ]; then
 	if tree=$(spend_tree) && cu=$(ccusage_bin); then
 		cat "$tree"/*/*.jsonl >/dev/null # warm
 		echo
-		echo "usage over every session: $tree ($(du -sh "$tree" | cut -f1), $(find "$tree" -name '*.jsonl' | wc -l) files; median of $RUNS; goal: ccusage/ccfilter at least 2.0x):"
+		echo "usage over every session: $tree ($(du -shL "$tree" | cut -f1), $(find -L "$tree" -name '*.jsonl' | wc -l) files; median of $RUNS; goal: ccusage/ccfilter at least 2.0x):"
 		printf '%-34s %10s %10s %8s\n' task ccfilter ccusage ratio
 		for task in day session; do
 			cf=() cus=()

@@ -196,7 +196,13 @@ func SubagentFiles(dir string) []string {
 // message once), and returns a copy of its first record; also, when not
 // nil, sees each record too.
 func scanRecords(path string, buf *bufio.Reader, alsoWant func([]byte) bool, also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, err error) {
-	tr := stream.NewTracker(stream.TrackerOptions{Needs: stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true}})
+	// Each message once, from its final record (with a stop_reason, else
+	// the largest): a transcript writes one record per block.
+	type msg struct {
+		u     stream.Usage
+		final bool
+	}
+	msgs := map[string]msg{}
 	lines := 0
 	want := func(line []byte) bool {
 		lines++
@@ -206,12 +212,25 @@ func scanRecords(path string, buf *bufio.Reader, alsoWant func([]byte) bool, als
 		if first == nil {
 			first = append([]byte(nil), ev.Raw...) // Raw's bytes are the reader's until the next read
 		}
-		tr.Observe(ev)
+		if ev.Type == "assistant" {
+			if ev.Kind == stream.KindToolUse {
+				calls++
+			}
+			a := ev.AssistantHead()
+			m, seen := msgs[a.MessageID]
+			final := a.StopReason != ""
+			if a.Model != "<synthetic>" && (!seen || final && !m.final || final == m.final && a.Usage.OutputTokens > m.u.OutputTokens) {
+				msgs[a.MessageID] = msg{a.Usage, final}
+			}
+		}
 		if also != nil {
 			also(ev)
 		}
 	})
-	return tr.Tally().ToolCalls, tr.Usage().Total, first, err
+	for _, m := range msgs {
+		usage = usage.Add(m.u)
+	}
+	return calls, usage, first, err
 }
 
 // EachRecord calls fn with each record of a transcript file (a regular

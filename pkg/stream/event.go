@@ -57,6 +57,8 @@ type Event struct {
 	haveResults bool
 	delta       Delta
 	haveDelta   bool
+	assistHead  Assistant // AssistantHead's
+	haveAssist  bool
 }
 
 // point aims the reused event at a new line; the member index keeps its

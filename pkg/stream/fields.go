@@ -185,10 +185,14 @@ func (e *Event) Assistant() Assistant {
 }
 
 // AssistantHead is Assistant without the blocks: what an account of
-// usage reads, without decoding a message's content.
+// usage reads, without decoding a message's content (once: a listing and
+// a spend account read it from the same event).
 func (e *Event) AssistantHead() Assistant {
-	a, _ := e.assistantHead()
-	return a
+	if !e.haveAssist {
+		e.assistHead, _ = e.assistantHead()
+		e.haveAssist = true
+	}
+	return e.assistHead
 }
 
 func (e *Event) assistantHead() (Assistant, []jsonx.Member) {
