@@ -39,8 +39,8 @@ type options struct {
 	Redact       bool
 	NoRedact     bool
 	// usage --by: the spend of every session under PATH, grouped.
-	By, Since, Until, TZ string
-	Vars                 []filter.Var
+	By, Since, Until, TZ, Prices string
+	Vars                         []filter.Var
 
 	args []string // FILTER and FILEs as given
 	// multiRun: the output holds several runs (files, sessions);
@@ -286,6 +286,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.StringVar(&o.By, "by", "", "usage: the spend of every session under PATH (a session, a project folder, the projects tree; none: the whole tree), grouped by session, day, week, month, project or model (see docs/usage.md)")
 	f.StringVar(&o.Since, "since", "", "usage --by: from this day on (YYYY-MM-DD, in --tz)")
 	f.StringVar(&o.Until, "until", "", "usage --by: up to this day (YYYY-MM-DD, in --tz)")
+	f.StringVar(&o.Prices, "prices", "", "usage --by: a JSON file of prices per million input tokens by model name prefix, over the shipped table, for runs that recorded no cost (see docs/usage.md)")
 	f.StringVar(&o.TZ, "tz", "Local", "usage --by: the time zone days are counted in (an IANA name, UTC, Local)")
 	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line), "+inputKinds())
 	f.SortFlags = false

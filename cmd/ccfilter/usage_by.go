@@ -36,6 +36,12 @@ func (o *options) usageBy(p *plan) (int, error) {
 			return 0, &flagError{fmt.Errorf("%s %q: want a day, YYYY-MM-DD", d.flag, d.v)}
 		}
 	}
+	var prices spend.PriceTable
+	if o.Prices != "" {
+		if prices, err = spend.ReadPrices(o.Prices); err != nil {
+			return 0, errorf(exitInput, "--prices: %v", err)
+		}
+	}
 	paths := p.files
 	if len(paths) == 0 {
 		paths = []string{o.projectsTree()}
@@ -47,7 +53,7 @@ func (o *options) usageBy(p *plan) (int, error) {
 	if len(files) == 0 {
 		return 0, errorf(exitInput, "no session transcript under %s", paths)
 	}
-	total := o.scanSpend(files, func() *spend.Totals { return spend.NewTotals(by, loc, o.Since, o.Until) })
+	total := o.scanSpend(files, prices, func() *spend.Totals { return spend.NewTotals(by, loc, o.Since, o.Until) })
 	r, err := render.New(p.format, o.stdout, render.Options{Color: o.useColor(o.terminalOut()), Terminal: o.terminalOut(), Width: o.width(o.stdout)})
 	if err != nil {
 		return 0, &flagError{err}
@@ -92,7 +98,7 @@ func sessionTranscripts(paths []string) ([]string, error) {
 // of its own, and adds them up (in whole nano-dollars: the same whatever
 // order they finish in). A file that cannot be read is said and passed
 // over.
-func (o *options) scanSpend(files []string, newTotals func() *spend.Totals) *spend.Totals {
+func (o *options) scanSpend(files []string, prices spend.PriceTable, newTotals func() *spend.Totals) *spend.Totals {
 	jobs := make(chan string)
 	var mu sync.Mutex
 	all := newTotals()
@@ -102,7 +108,7 @@ func (o *options) scanSpend(files []string, newTotals func() *spend.Totals) *spe
 		go func() {
 			defer wg.Done()
 			mine := newTotals()
-			opts := spend.Options{Buffer: bufio.NewReaderSize(nil, 1<<20)}
+			opts := spend.Options{Buffer: bufio.NewReaderSize(nil, 1<<20), Prices: prices}
 			for f := range jobs {
 				if _, err := spend.ScanWith(f, opts, mine.Add); err != nil {
 					mu.Lock()

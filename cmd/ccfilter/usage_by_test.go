@@ -139,3 +139,43 @@ func TestSessionsSpendIsUsageBySession(t *testing.T) {
 		assert.Equal(t, u["cache_read_tokens"], s["cache_read_tokens"], s["session_id"])
 	}
 }
+
+// TestUsageByPricesAKilledRun proves a session that recorded no cost (its
+// cost-state taken out: a killed run) of a model the shipped table does
+// not know is unpriced, counted at $0 and said so; and that --prices
+// prices it, marked estimated.
+func TestUsageByPricesAKilledRun(t *testing.T) {
+	src, _ := filepath.Glob("../../testdata/transcripts/02-write-read/home/.claude/projects/*/*.jsonl")
+	require.Len(t, src, 1)
+	b, err := os.ReadFile(src[0])
+	require.NoError(t, err)
+	var kept []string
+	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
+		if !strings.Contains(l, `"type":"cost-state"`) {
+			kept = append(kept, l)
+		}
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, filepath.Base(src[0]))
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(kept, "\n")+"\n"), 0o644))
+
+	rows := spendRows(t, "--by", "session", path)
+	require.Len(t, rows, 1)
+	assert.Equal(t, true, rows[0]["unpriced"])
+	assert.Equal(t, 0.0, rows[0]["cost_usd"])
+	assert.Greater(t, rows[0]["total_tokens"], 0.0, "its tokens count")
+
+	prices := filepath.Join(dir, "prices.json")
+	require.NoError(t, os.WriteFile(prices, []byte(`{"claude-opus-5": 5}`), 0o644))
+	rows = spendRows(t, "--by", "session", "--prices", prices, path)
+	require.Len(t, rows, 1)
+	assert.Equal(t, true, rows[0]["estimated"])
+	assert.Equal(t, false, rows[0]["unpriced"])
+	// At $5 a million input tokens and Claude's ratios, near what the
+	// CLI recorded for this run ($0.0298): the same list price.
+	assert.InDelta(t, 0.0298, rows[0]["cost_usd"], 0.01)
+
+	bad := runIn(t, []string{"usage", "--by", "day", "--prices", filepath.Join(dir, "none.json"), path}, "")
+	assert.Equal(t, exitInput, bad.Code)
+	assert.Contains(t, bad.Stderr, "--prices")
+}

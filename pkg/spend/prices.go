@@ -1,6 +1,12 @@
 package spend
 
-import "strings"
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"strings"
+)
 
 // PriceTable prices a model's tokens for the runs that recorded no cost:
 // dollars per million input tokens, by model name prefix (the longest that
@@ -8,11 +14,12 @@ import "strings"
 type PriceTable map[string]float64
 
 // Prices are Anthropic's list prices of the Claude models per million
-// input tokens (anthropic.com/pricing, as this table's authors knew them
-// when it was written; see docs/usage.md). A run that recorded its cost
-// never uses them (the CLI's figure is exact, whatever the model); they
-// price a killed run's calls only when the session has no recorded run
-// of the same model to take the rate from.
+// input tokens, as anthropic.com/pricing gave them in 2025 (the other
+// kinds follow the ratios of weight). A run that recorded its cost never
+// uses them (the CLI's figure is exact, whatever the model); they price a
+// killed run's calls only when the session has no recorded run of the
+// same model to take the rate from. --prices FILE overrides or adds
+// entries (ReadPrices).
 var Prices = PriceTable{
 	"claude-opus-4":     15,
 	"claude-opus-4-5":   5,
@@ -35,4 +42,26 @@ func (p PriceTable) rate(model string) (float64, bool) {
 		}
 	}
 	return price / 1e6, best != ""
+}
+
+// ReadPrices returns Prices with the entries of a JSON file over them: an
+// object of model name prefixes and dollars per million input tokens,
+// {"claude-opus-4-5": 5, "my-proxy-model": 2.5}.
+func ReadPrices(path string) (PriceTable, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var extra map[string]float64
+	if err := json.Unmarshal(b, &extra); err != nil {
+		return nil, fmt.Errorf("%s: want an object of model prefixes and dollars per million input tokens: %v", path, err)
+	}
+	t := maps.Clone(Prices)
+	for k, v := range extra {
+		if v < 0 {
+			return nil, fmt.Errorf("%s: %s: a negative price", path, k)
+		}
+		t[k] = v
+	}
+	return t, nil
 }

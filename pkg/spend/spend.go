@@ -119,6 +119,9 @@ type Options struct {
 	// fast one (lines picked by their type's place, see wanted) must
 	// match call for call (TestFastScanSameAsPlain).
 	Plain bool
+	// Prices price the calls of a run that recorded no cost when the
+	// session has no rate for their model (nil: Prices).
+	Prices PriceTable
 	// Buffer, when set, is the read buffer of every file the scan reads
 	// (a caller scanning many sessions reuses one; see
 	// stream.DecoderOptions.Buffer).
@@ -428,7 +431,11 @@ func (s *scan) estimate(calls []*message) {
 	for _, m := range calls {
 		rate, ok := s.rates[m.model]
 		if !ok {
-			rate, ok = Prices.rate(m.model)
+			table := s.o.Prices
+			if table == nil {
+				table = Prices
+			}
+			rate, ok = table.rate(m.model)
 		}
 		s.out(m, rate*weight(m.usage), true, !ok)
 	}
