@@ -21,6 +21,7 @@ import (
 	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/redact"
 	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/spend"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -156,6 +157,11 @@ func (o *options) run(ctx context.Context) (int, error) {
 	p, err := o.resolve()
 	if err != nil {
 		return 0, err
+	}
+	if o.By == "" && p.preset.Name == "usage" && anyProjectsTree(p.files) {
+		// The usage of a tree of projects is its spend, by model: each
+		// call once where it was made (usage --by model).
+		o.By = string(spend.ByModel)
 	}
 	if o.By != "" {
 		return o.usageBy(p)

@@ -64,6 +64,22 @@ func (o *options) usageBy(p *plan) (int, error) {
 	return exitOK, r.Close(nil)
 }
 
+// anyProjectsTree reports whether a path is a folder of project folders
+// (~/.claude/projects): no session of its own, sessions one level down.
+func anyProjectsTree(paths []string) bool {
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			continue
+		}
+		own, _ := filepath.Glob(filepath.Join(p, "*.jsonl"))
+		below, _ := filepath.Glob(filepath.Join(p, "*", "*.jsonl"))
+		if len(own) == 0 && len(below) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // projectsTree is $CLAUDE_CONFIG_DIR/projects, or ~/.claude/projects.
 func (o *options) projectsTree() string {
 	if dir, ok := o.getenv("CLAUDE_CONFIG_DIR"); ok && dir != "" {
