@@ -288,22 +288,40 @@ func EachRecordChecked(path string, opts stream.DecoderOptions, fn func(*stream.
 // account reads (spend.Wanted) is among them. The first record is read
 // too, to tell a transcript from another file.
 func listed(line []byte) bool {
-	head := line[:min(len(line), 512)]
-	if bytes.Contains(head, []byte(`"type":"assistant"`)) || bytes.Contains(head, []byte(`"type":"cost-state"`)) {
+	switch t, rest := DeclaredType(line); string(t) {
+	case "assistant", "cost-state", "summary", "custom-title", "ai-title":
 		return true
+	case "user":
+		return !bytes.HasPrefix(rest, []byte(`,"message":{"role":"user","content":[{"tool_use_id"`)) &&
+			!bytes.HasPrefix(rest, []byte(`,"message":{"role":"user","content":[{"type":"tool_result"`))
 	}
+	return false
+}
+
+// DeclaredType is the type a line's record says it is, found where Claude
+// Code writes it, without reading the record: the first "type" of its
+// first 512 bytes (a stream's event, a transcript's user, system,
+// cost-state and bookkeeping records, a synthetic assistant record), else
+// "assistant" when its last KiB says so (a transcript's assistant record
+// writes it after the message, some 300 bytes from the end). rest is what
+// follows the type's value in the head. A record whose type is elsewhere
+// (a nested "type" comes first) gets another or none: a caller that must
+// not miss a record reads the lines whose declared type it does not know.
+func DeclaredType(line []byte) (typ, rest []byte) {
+	head := line[:min(len(line), 512)]
 	if k := bytes.Index(head, []byte(`"type":"`)); k >= 0 {
-		rest := head[k+len(`"type":"`):]
-		for _, t := range [][]byte{[]byte(`summary"`), []byte(`custom-title"`), []byte(`ai-title"`)} {
-			if bytes.HasPrefix(rest, t) {
-				return true
+		v := head[k+len(`"type":"`):]
+		if end := bytes.IndexByte(v[:min(len(v), 32)], '"'); end > 0 {
+			switch t := v[:end]; string(t) {
+			case "assistant", "user", "system", "result", "cost-state", "summary", "custom-title", "ai-title", "stream_event":
+				return t, v[end+1:]
 			}
 		}
-		if bytes.HasPrefix(rest, []byte(`user"`)) {
-			return !bytes.Contains(rest, []byte(`"content":[{"tool_use_id"`)) && !bytes.Contains(rest, []byte(`"content":[{"type":"tool_result"`))
-		}
 	}
-	return bytes.Contains(line[max(0, len(line)-1024):], []byte(`"type":"assistant"`))
+	if bytes.Contains(line[max(0, len(line)-1024):], []byte(`"type":"assistant"`)) {
+		return []byte("assistant"), nil
+	}
+	return nil, nil
 }
 
 // add takes from one record what the listing shows.

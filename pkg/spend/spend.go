@@ -26,7 +26,6 @@ package spend
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"math"
 	"path/filepath"
@@ -237,26 +236,16 @@ func (s *scan) each(path string, fn func(*stream.Event)) error {
 	return err
 }
 
-// typeHead and typeTail are where a record says its type: a stream's
-// events and a cost-state first, a transcript's assistant records after
-// the envelope (some 70 bytes in: synthetic ones) or after the message
-// (some 300 bytes from the end; 1 KiB leaves room for the fields newer
-// releases add). Looking only there, not through a message's content,
-// halves the time of a tree of sessions: a search through every byte
-// stops at each '"', which is everywhere in JSON.
-const (
-	typeHead = 512
-	typeTail = 1 << 10
-)
-
-// wanted picks the lines that hold a call or a cost-state. A line where a
-// lost newline merged a call into another record says "type":"assistant"
-// at its end too, and then fails the framing check: counted bad, not lost
-// unseen.
+// wanted picks the lines that hold a call or a cost-state, by the type
+// they declare where Claude Code writes it (input.DeclaredType): looking
+// only there, not through a message's content, halves the time of a tree
+// of sessions (a search through every byte stops at each '"', which is
+// everywhere in JSON). A line where a lost newline merged a call into
+// another record says "type":"assistant" at its end too, and then fails
+// the framing check: counted bad, not lost unseen.
 func wanted(line []byte) bool {
-	head := line[:min(len(line), typeHead)]
-	return bytes.Contains(head, []byte(`"type":"assistant"`)) || bytes.Contains(head, []byte(`"type":"cost-state"`)) ||
-		bytes.Contains(line[max(0, len(line)-typeTail):], []byte(`"type":"assistant"`))
+	t, _ := input.DeclaredType(line)
+	return string(t) == "assistant" || string(t) == "cost-state"
 }
 
 // copied reports a record a fork copied from another session (counted
