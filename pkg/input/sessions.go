@@ -298,8 +298,8 @@ func listed(line []byte) bool {
 	return false
 }
 
-// DeclaredType is the type a line's record says it is, found where Claude
-// Code writes it, without reading the record: the first "type" of its
+// DeclaredType is the type a transcript line's record says it is, found
+// where Claude Code writes it, without reading the record: the first "type" of its
 // first 512 bytes (a stream's event, a transcript's user, system,
 // cost-state and bookkeeping records, a synthetic assistant record), else
 // "assistant" when its last KiB says so (a transcript's assistant record
