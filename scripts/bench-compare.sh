@@ -279,11 +279,18 @@ done
 if [[ " ${CORPORA[*]} " == *" real "* ]]; then
 	f=$(corpus real) || exit 1
 	echo
-	echo "redaction on $f (median of $RUNS; goal: --redact at most 1.30x):"
+	echo "redaction on $f (median of $RUNS paired runs; goal: --redact at most 1.30x):"
 	printf '%-22s %10s %10s %8s\n' task plain redacted ratio
 	for fm in ndjson markdown; do
-		measure "$RUNS" ccfilter "$CCFILTER" run "$f" all --format "$fm" --no-redact && plain=$M_SEC || plain=
-		measure "$RUNS" ccfilter "$CCFILTER" run "$f" all --format "$fm" --redact && red=$M_SEC || red=
+		# Paired: one run of each in turn, so that a machine's drift
+		# weighs on both alike; the medians.
+		ps=() rs=()
+		for ((i = 0; i < RUNS; i++)); do
+			measure 1 ccfilter "$CCFILTER" run "$f" all --format "$fm" --no-redact && ps+=("$M_SEC")
+			measure 1 ccfilter "$CCFILTER" run "$f" all --format "$fm" --redact && rs+=("$M_SEC")
+		done
+		plain=$( [ ${#ps[@]} -gt 0 ] && printf '%s\n' "${ps[@]}" | sort -g | sed -n "$((${#ps[@]} / 2 + 1))p")
+		red=$( [ ${#rs[@]} -gt 0 ] && printf '%s\n' "${rs[@]}" | sort -g | sed -n "$((${#rs[@]} / 2 + 1))p")
 		r=$( [ -n "$red" ] && [ -n "$plain" ] && awk -v a="$red" -v b="$plain" 'BEGIN { printf "%.2f", a / b }' || echo n/a)
 		mark=$(awk -v r="$r" 'BEGIN { if (r == "n/a") print ""; else if (r <= 1.3) print " ok"; else print " MISSED" }')
 		printf '%-22s %10s %10s %7sx%s\n' "all --format $fm" "${plain:-n/a}" "${red:-n/a}" "$r" "$mark"
