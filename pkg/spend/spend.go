@@ -375,6 +375,12 @@ func (s *scan) endRun(cs costState) {
 	}
 	sort.Strings(models)
 	for _, model := range models {
+		if _, ok := cs[model]; !ok {
+			// Calls of a model the cost-state does not name (none seen
+			// so far): priced at a rate, as if unrecorded.
+			s.estimate(byModel[model])
+			continue
+		}
 		s.recorded(model, byModel[model], cs[model].minus(s.prev[model]))
 	}
 }

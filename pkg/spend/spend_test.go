@@ -250,3 +250,37 @@ func TestFastScanSameAsPlain(t *testing.T) {
 		assert.Equal(t, ps, fs, f)
 	}
 }
+
+// TestCallsOfAModelTheCostStateDoesNotName proves calls of a model the
+// run's cost-state does not name are priced as unrecorded (here unpriced:
+// no rate knows the model), not given $0 silently, and that the
+// cost-state's own figures still all count (as a hidden call of the model
+// it names).
+func TestCallsOfAModelTheCostStateDoesNotName(t *testing.T) {
+	src := filepath.Join(transcripts, "02-write-read/home/.claude/projects/-home-user-project/0db2634f-ae79-455c-9f0e-6a3434377177.jsonl")
+	path := derived(t, src, func(lines []string) []string {
+		for i, l := range lines {
+			if strings.Contains(l, `"type":"cost-state"`) {
+				lines[i] = strings.Replace(l, `"modelUsage":{"claude-opus-5-5"`, `"modelUsage":{"claude-other"`, 1)
+			}
+		}
+		return lines
+	})
+	var unpriced, hidden int
+	cost := 0.0
+	_, err := Scan(path, func(c Call) {
+		cost += c.CostUSD
+		if c.Unpriced {
+			unpriced++
+			assert.Equal(t, "claude-opus-5-5", c.Model)
+		}
+		if c.Hidden {
+			hidden++
+			assert.Equal(t, "claude-other", c.Model)
+		}
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 3, unpriced, "the three calls, marked")
+	assert.Equal(t, 1, hidden, "the cost-state's figures, as a call of the model it names")
+	assert.InDelta(t, 0.0297614, cost, 1e-9, "the recorded cost, all of it")
+}
