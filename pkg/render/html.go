@@ -288,7 +288,9 @@ func (h *htmlRenderer) agentTitle(id string) string {
 		title += " — " + s.Description
 	}
 	var figs []string
-	if s.Status != "" {
+	if s.Status != "" && s.Status != "running" {
+		// ("running" is all a transcript says of a foreground agent,
+		// which its call's result ends: the block's mark says how.)
 		figs = append(figs, s.Status)
 	}
 	figs = append(figs, plural(int64(s.ToolCalls), "call"))
