@@ -116,7 +116,7 @@ func (h *htmlRenderer) start() {
 	}
 	h.str(`<section class="run" id="` + h.id + `run">` + "\n")
 	if h.o.Run != "" {
-		h.str("<h1>" + esc(title) + "</h1>\n")
+		h.str("<h1>" + htmlText(title) + "</h1>\n")
 	}
 }
 
@@ -252,7 +252,7 @@ func (h *htmlRenderer) emitBox(sink *agentBox, id, note string) {
 	if b.Len() == 0 {
 		return
 	}
-	head := `<details class="subagent"><summary>` + esc(h.agentTitle(id)) + esc(note) + "</summary>\n<div class=\"body\">\n"
+	head := `<details class="subagent"><summary>` + htmlText(h.agentTitle(id)) + htmlText(note) + "</summary>\n<div class=\"body\">\n"
 	const foot = "</div></details>\n"
 	if sink != nil {
 		sink.WriteString(head)
@@ -313,7 +313,7 @@ func (h *htmlRenderer) part(ev *stream.Event, p *Part) {
 	}
 	if p.Form == FormCall {
 		h.anchorOnly(ev, p.Agent.ID)
-		h.w(`<span id="` + h.id + "tu-" + esc(p.Use.ID) + `"></span>`)
+		h.w(`<span id="` + h.id + "tu-" + htmlText(p.Use.ID) + `"></span>`)
 		return
 	}
 	h.openEvent(ev, p.Agent.ID)
@@ -344,15 +344,15 @@ func (h *htmlRenderer) line(ev *stream.Event, p *Part) {
 	tone := toneClass(p.Tone)
 	switch p.Say {
 	case SayCallout:
-		h.w(`<div class="callout ` + tone + `"><b>` + esc(p.Label) + ":</b> " + esc(p.sentence()) + "</div>")
+		h.w(`<div class="callout ` + tone + `"><b>` + htmlText(p.Label) + ":</b> " + htmlText(p.sentence()) + "</div>")
 	case SayStrong:
-		h.w(`<div class="line ` + tone + `"><b>` + esc(p.sentence()) + "</b></div>")
+		h.w(`<div class="line ` + tone + `"><b>` + htmlText(p.sentence()) + "</b></div>")
 	case SayCode:
-		h.w(`<div class="line ` + tone + `"><i>` + esc(p.Label) + ":</i> <code>" + esc(p.sentence()) + "</code></div>")
+		h.w(`<div class="line ` + tone + `"><i>` + htmlText(p.Label) + ":</i> <code>" + htmlText(p.sentence()) + "</code></div>")
 	case SayDivider:
-		h.w(`<div class="turn">` + esc(p.sentence()) + "</div>")
+		h.w(`<div class="turn">` + htmlText(p.sentence()) + "</div>")
 	default:
-		h.w(`<div class="line ` + tone + `"><span class="mark">` + esc(p.Mark) + "</span> " + esc(p.sentence()) +
+		h.w(`<div class="line ` + tone + `"><span class="mark">` + htmlText(p.Mark) + "</span> " + htmlText(p.sentence()) +
 			statsSpan(p.Stats) + "</div>")
 	}
 	if p.Tone == ToneError || p.Tone == ToneWarn {
@@ -384,7 +384,7 @@ func (h *htmlRenderer) fold(summary, stats, body string) {
 	if strings.Contains(summary, stats) {
 		stats = "" // ("Thinking (3 lines)" says it)
 	}
-	h.w(`<details class="fold"><summary>` + esc(summary) + statsSpan(stats) + "</summary><div class=\"body\">" +
+	h.w(`<details class="fold"><summary>` + htmlText(summary) + statsSpan(stats) + "</summary><div class=\"body\">" +
 		h.pre("", body) + "</div></details>")
 }
 
@@ -400,7 +400,7 @@ func (h *htmlRenderer) pre(class, s string) string {
 	}
 	out += ">" + escMulti(s) + "</pre>"
 	if cut != "" {
-		out += `<p class="cut">` + esc(cut) + " (--full-output shows it whole)</p>"
+		out += `<p class="cut">` + htmlText(cut) + " (--full-output shows it whole)</p>"
 	}
 	return out
 }
@@ -426,10 +426,10 @@ func (h *htmlRenderer) toolBlock(ev *stream.Event, p *Part) {
 		class, mark, open = "tool error", "✗", " open"
 		h.trouble(ev, p.Agent, name+" failed: "+firstLine(text))
 	}
-	h.w(`<details class="` + class + `" id="` + h.id + "tr-" + esc(r.ToolUseID) + `"` + open + "><summary>" +
-		`<span class="mark">` + mark + "</span> <b>" + esc(name) + "</b>")
+	h.w(`<details class="` + class + `" id="` + h.id + "tr-" + htmlText(r.ToolUseID) + `"` + open + "><summary>" +
+		`<span class="mark">` + mark + "</span> <b>" + htmlText(name) + "</b>")
 	if target != "" {
-		h.w(" <code>" + esc(truncate(line(target), h.o.Width)) + "</code>")
+		h.w(" <code>" + htmlText(truncate(line(target), h.o.Width)) + "</code>")
 	}
 	h.w(statsSpan(stats) + "</summary><div class=\"body\">")
 	if c != nil {
@@ -465,7 +465,7 @@ func (h *htmlRenderer) toolInput(c *stream.ToolCall, patch []stream.Hunk) {
 	switch {
 	case c.Name == "Bash" && in.Get("command").Type() == jsonx.String:
 		if d := in.Get("description").Str(); d != "" {
-			h.w(`<p class="stats">` + esc(d) + "</p>")
+			h.w(`<p class="stats">` + htmlText(d) + "</p>")
 		}
 		h.w(h.pre("cmd", "$ "+in.Get("command").Str()))
 		return
@@ -548,7 +548,7 @@ func (h *htmlRenderer) diff(hunks []stream.Hunk) string {
 	}
 	b.WriteString("</pre>")
 	if shown := min(lines, htmlBlockLines); !h.o.SavedOutputs && (n > htmlBlockBytes || lines > htmlBlockLines) {
-		b.WriteString(`<p class="cut">` + esc("truncated: "+plural(int64(shown), "line")+" of "+plural(int64(lines), "line")+" shown") + " (--full-output shows it whole)</p>")
+		b.WriteString(`<p class="cut">` + htmlText("truncated: "+plural(int64(shown), "line")+" of "+plural(int64(lines), "line")+" shown") + " (--full-output shows it whole)</p>")
 	}
 	return b.String()
 }
@@ -585,10 +585,10 @@ func (h *htmlRenderer) initPart(in *stream.Init) {
 	}
 	h.turn++
 	if h.turn > 1 {
-		h.w(`<div class="turn">Turn ` + strconv.Itoa(h.turn) + " · " + esc(in.Model) + " · permission mode " + esc(in.PermissionMode) + "</div>")
+		h.w(`<div class="turn">Turn ` + strconv.Itoa(h.turn) + " · " + htmlText(in.Model) + " · permission mode " + htmlText(in.PermissionMode) + "</div>")
 		return
 	}
-	h.w(`<div class="line tone-dim">Session started: ` + esc(in.Model) + ", Claude Code " + esc(in.Version) + "</div>")
+	h.w(`<div class="line tone-dim">Session started: ` + htmlText(in.Model) + ", Claude Code " + htmlText(in.Version) + "</div>")
 }
 
 // outcome writes a result: how the run ended, its figures, its errors and
@@ -604,15 +604,15 @@ func (h *htmlRenderer) outcome(p *Part) {
 		class = "failed"
 	}
 	h.w(`<section class="outcome-block"><h3 class="tone-` + map[bool]string{true: "error", false: "ok"}[r.IsError] + `">Result: ` +
-		esc(outcomeTitle(r, p.APIError)) + "</h3>")
-	h.w(`<dl class="facts"><dt>Status</dt><dd class="` + class + `">` + esc(class) + "</dd><dt>Turns</dt><dd>" + i64(r.NumTurns) +
-		"</dd><dt>Duration</dt><dd>" + esc(fmtMs(r.DurationMs)) + "</dd><dt>Cost</dt><dd>" + esc(r.CostLabel()) + "</dd></dl>")
+		htmlText(outcomeTitle(r, p.APIError)) + "</h3>")
+	h.w(`<dl class="facts"><dt>Status</dt><dd class="` + class + `">` + htmlText(class) + "</dd><dt>Turns</dt><dd>" + i64(r.NumTurns) +
+		"</dd><dt>Duration</dt><dd>" + htmlText(fmtMs(r.DurationMs)) + "</dd><dt>Cost</dt><dd>" + htmlText(r.CostLabel()) + "</dd></dl>")
 	for _, e := range r.Errors {
-		h.w(`<div class="callout tone-error"><b>Error:</b> ` + esc(e) + "</div>")
+		h.w(`<div class="callout tone-error"><b>Error:</b> ` + htmlText(e) + "</div>")
 	}
 	switch {
 	case r.IsError && r.Text != "":
-		h.w(`<div class="callout tone-error"><b>Error:</b> ` + esc(r.Text) + "</div>")
+		h.w(`<div class="callout tone-error"><b>Error:</b> ` + htmlText(r.Text) + "</div>")
 	case r.Text != "" && !p.Repeated:
 		h.w(`<div class="prose">` + proseHTML(r.Text) + "</div>")
 	}
@@ -633,8 +633,8 @@ func (h *htmlRenderer) callRow(c *stream.ToolCall) {
 		h.table = true
 	}
 	status, dur, size := callCells(c)
-	h.str("<tr><td class=\"n\">" + i64(c.Line) + "</td><td>" + esc(c.AgentLabel()) + "</td><td>" + esc(c.Name) + "</td><td><code>" +
-		esc(truncate(line(ToolTarget(c.Name, c.Input)), 60)) + "</code></td><td>" + status + "</td><td class=\"n\">" + dur + "</td><td class=\"n\">" + size + "</td></tr>\n")
+	h.str("<tr><td class=\"n\">" + i64(c.Line) + "</td><td>" + htmlText(c.AgentLabel()) + "</td><td>" + htmlText(c.Name) + "</td><td><code>" +
+		htmlText(truncate(line(ToolTarget(c.Name, c.Input)), 60)) + "</code></td><td>" + status + "</td><td class=\"n\">" + dur + "</td><td class=\"n\">" + size + "</td></tr>\n")
 }
 
 func (h *htmlRenderer) endTable() {
@@ -664,11 +664,11 @@ func (h *htmlRenderer) Summary(r *Report) error {
 	h.start()
 	h.endTable()
 	if r.Trouble != "" {
-		h.str(`<div class="callout tone-error"><b>Error:</b> ` + esc(r.Trouble) + "</div>\n")
+		h.str(`<div class="callout tone-error"><b>Error:</b> ` + htmlText(r.Trouble) + "</div>\n")
 		return h.err
 	}
 	h.reported = true
-	h.str(`<section class="where"><h2>` + esc(r.Title) + "</h2>\n")
+	h.str(`<section class="where"><h2>` + htmlText(r.Title) + "</h2>\n")
 	for _, b := range r.Blocks {
 		if !b.shows(Markdown) {
 			continue
@@ -678,7 +678,7 @@ func (h *htmlRenderer) Summary(r *Report) error {
 			rows := b.Table.lines(HTML) // (cells as HTML, titles as they are)
 			h.str("<table><tr>")
 			for _, c := range rows[0] {
-				h.str("<th>" + esc(c) + "</th>")
+				h.str("<th>" + htmlText(c) + "</th>")
 			}
 			h.str("</tr>\n")
 			for _, row := range rows[1:] {
@@ -694,13 +694,13 @@ func (h *htmlRenderer) Summary(r *Report) error {
 			}
 			h.str("</table>\n")
 		case b.Entry != nil:
-			h.str("<p><b>" + esc(b.Entry.Title) + "</b></p><ul>")
+			h.str("<p><b>" + htmlText(b.Entry.Title) + "</b></p><ul>")
 			for _, d := range b.Entry.Details {
-				h.str("<li>" + esc(d) + "</li>")
+				h.str("<li>" + htmlText(d) + "</li>")
 			}
 			h.str("</ul>\n")
 		default:
-			h.str("<p>" + esc(b.Line) + "</p>\n")
+			h.str("<p>" + htmlText(b.Line) + "</p>\n")
 		}
 	}
 	h.str("</section>\n")
@@ -725,7 +725,7 @@ func (h *htmlRenderer) Close(open []*stream.ToolCall) error {
 	if len(open) > 0 {
 		h.str("<h2>Calls without a result</h2>\n<ul>")
 		for _, c := range open {
-			h.str("<li><b>" + esc(c.Name) + "</b> <code>" + esc(truncate(line(ToolTarget(c.Name, c.Input)), h.o.Width)) + "</code> (line " + i64(c.Line) + ", " + esc(c.AgentLabel()) + ")</li>")
+			h.str("<li><b>" + htmlText(c.Name) + "</b> <code>" + htmlText(truncate(line(ToolTarget(c.Name, c.Input)), h.o.Width)) + "</code> (line " + i64(c.Line) + ", " + htmlText(c.AgentLabel()) + ")</li>")
 		}
 		h.str("</ul>\n")
 	}
@@ -748,7 +748,7 @@ func (h *htmlRenderer) Close(open []*stream.ToolCall) error {
 		if h.last != nil {
 			title += " · " + outcomeTitle(*h.last, h.apiError) + " · " + h.last.CostLabel()
 		}
-		h.str(`<div class="index-entry"><a href="#` + h.id + `run">` + esc(title) + "</a></div>\n")
+		h.str(`<div class="index-entry"><a href="#` + h.id + `run">` + htmlText(title) + "</a></div>\n")
 	}
 	return h.Flush()
 }
@@ -769,14 +769,14 @@ func (h *htmlRenderer) header() {
 	case last == nil:
 		h.str(`<div class="outcome none">No result: the run ended without one</div>` + "\n")
 	case last.IsError:
-		h.str(`<div class="outcome failed">✗ ` + esc(outcomeTitle(*last, h.apiError)) + "</div>\n")
+		h.str(`<div class="outcome failed">✗ ` + htmlText(outcomeTitle(*last, h.apiError)) + "</div>\n")
 	default:
-		h.str(`<div class="outcome ok">✓ ok (` + esc(last.Subtype) + ")</div>\n")
+		h.str(`<div class="outcome ok">✓ ok (` + htmlText(last.Subtype) + ")</div>\n")
 	}
 	h.str(`<dl class="facts">`)
 	fact := func(k, v string) {
 		if v != "" {
-			h.str("<dt>" + k + "</dt><dd>" + esc(v) + "</dd>")
+			h.str("<dt>" + k + "</dt><dd>" + htmlText(v) + "</dd>")
 		}
 	}
 	if in := h.init; in != nil {
@@ -818,12 +818,12 @@ func (h *htmlRenderer) troubleList() {
 	for _, t := range h.troubles {
 		who := ""
 		if t.agent != "" {
-			who = " <span class=\"stats\">(" + esc(t.agent) + ")</span>"
+			who = " <span class=\"stats\">(" + htmlText(t.agent) + ")</span>"
 		}
 		if t.id != "" {
-			h.str(`<li><a href="#` + t.id + `">` + esc(t.text) + "</a>" + who + "</li>")
+			h.str(`<li><a href="#` + t.id + `">` + htmlText(t.text) + "</a>" + who + "</li>")
 		} else {
-			h.str("<li>" + esc(t.text) + who + "</li>")
+			h.str("<li>" + htmlText(t.text) + who + "</li>")
 		}
 	}
 	h.str("</ol>")
@@ -851,7 +851,7 @@ func (h *htmlRenderer) where() {
 				if m.Subagent {
 					who = "subagents"
 				}
-				h.str("<tr><td>" + esc(m.Model) + "</td><td>" + who + "</td><td class=\"n\">" + strconv.Itoa(m.Calls) + "</td><td class=\"n\">" +
+				h.str("<tr><td>" + htmlText(m.Model) + "</td><td>" + who + "</td><td class=\"n\">" + strconv.Itoa(m.Calls) + "</td><td class=\"n\">" +
 					groupDigits(m.Usage.InputTokens) + "</td><td class=\"n\">" + groupDigits(m.Usage.OutputTokens) + "</td><td class=\"n\">" +
 					groupDigits(m.Usage.CacheReadInputTokens) + "</td><td class=\"n\">" + groupDigits(m.Usage.CacheCreationInputTokens) + "</td></tr>")
 				bars = append(bars, bar{m.Model + " (" + who + ")", float64(m.Usage.OutputTokens), groupDigits(m.Usage.OutputTokens) + " out"})
@@ -873,8 +873,8 @@ func (h *htmlRenderer) where() {
 				if tok == 0 {
 					tok = s.Usage.TotalTokens
 				}
-				h.str("<tr><td><a href=\"#" + h.id + "tr-" + esc(s.ToolUseID) + "\">" + esc(name) + "</a></td><td>" + esc(s.Status) + "</td><td class=\"n\">" +
-					strconv.Itoa(s.ToolCalls) + "</td><td class=\"n\">" + groupDigits(tok) + "</td><td class=\"n\">" + esc(fmtMs(s.Usage.DurationMs)) + "</td></tr>")
+				h.str("<tr><td><a href=\"#" + h.id + "tr-" + htmlText(s.ToolUseID) + "\">" + htmlText(name) + "</a></td><td>" + htmlText(s.Status) + "</td><td class=\"n\">" +
+					strconv.Itoa(s.ToolCalls) + "</td><td class=\"n\">" + groupDigits(tok) + "</td><td class=\"n\">" + htmlText(fmtMs(s.Usage.DurationMs)) + "</td></tr>")
 			}
 			h.str("</table>\n")
 		}
@@ -896,8 +896,8 @@ func (h *htmlRenderer) where() {
 		var bars []bar
 		h.str("<h3>Per tool</h3><table><tr><th>Tool</th><th>Calls</th><th>Errors</th><th>Time</th><th>Output</th></tr>")
 		for _, f := range figs {
-			h.str("<tr><td>" + esc(f.name) + "</td><td class=\"n\">" + strconv.Itoa(f.calls) + "</td><td class=\"n\">" + strconv.Itoa(f.errors) +
-				"</td><td class=\"n\">" + esc(fmtDuration(f.time)) + "</td><td class=\"n\">" + esc(fmtBytes(f.bytes)) + "</td></tr>")
+			h.str("<tr><td>" + htmlText(f.name) + "</td><td class=\"n\">" + strconv.Itoa(f.calls) + "</td><td class=\"n\">" + strconv.Itoa(f.errors) +
+				"</td><td class=\"n\">" + htmlText(fmtDuration(f.time)) + "</td><td class=\"n\">" + htmlText(fmtBytes(f.bytes)) + "</td></tr>")
 			bars = append(bars, bar{f.name, f.time.Seconds(), fmtDuration(f.time)})
 		}
 		h.str("</table>\n" + barChart(bars))
@@ -929,24 +929,21 @@ func barChart(bars []bar) string {
 		w := int(x.value / top * barW)
 		y := i*rowH + 2
 		fmt.Fprintf(&b, `<text x="0" y="%d">%s</text><rect x="%d" y="%d" width="%d" height="%d" rx="2"></rect><text x="%d" y="%d">%s</text>`,
-			y+12, esc(truncate(line(x.label), 34)), labelW, y+2, max(w, 1), rowH-6, labelW+max(w, 1)+6, y+12, esc(x.say))
+			y+12, htmlText(truncate(line(x.label), 34)), labelW, y+2, max(w, 1), rowH-6, labelW+max(w, 1)+6, y+12, htmlText(x.say))
 	}
 	b.WriteString("</svg>\n")
 	return b.String()
 }
 
-// esc is a string of the stream as HTML text on one line: its controls
-// and bidi overrides made visible (Sanitize), then escaped.
-func esc(s string) string { return html.EscapeString(line(s)) }
-
-// escMulti is esc for a text of several lines.
+// escMulti is htmlText for a text of several lines (its controls and bidi
+// overrides made visible by Sanitize, then escaped).
 func escMulti(s string) string { return html.EscapeString(Sanitize(s, true)) }
 
 func statsSpan(stats string) string {
 	if stats == "" {
 		return ""
 	}
-	return ` <span class="stats">` + esc(stats) + "</span>"
+	return ` <span class="stats">` + htmlText(stats) + "</span>"
 }
 
 func toneClass(t Tone) string {

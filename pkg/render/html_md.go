@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"html"
 	"sync"
 
 	"github.com/yuin/goldmark"
@@ -48,7 +47,7 @@ func renderRawHTML(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast
 	segs := n.(*ast.RawHTML).Segments
 	for i := 0; i < segs.Len(); i++ {
 		s := segs.At(i)
-		w.WriteString(html.EscapeString(Sanitize(string(s.Value(src)), true)))
+		w.WriteString(escMulti(string(s.Value(src))))
 	}
 	return ast.WalkSkipChildren, nil
 }
@@ -66,7 +65,7 @@ func renderHTMLBlock(w util.BufWriter, src []byte, n ast.Node, entering bool) (a
 	if b.HasClosure() {
 		text.Write(b.ClosureLine.Value(src))
 	}
-	w.WriteString(`<pre class="raw-html">` + html.EscapeString(Sanitize(text.String(), true)) + "</pre>\n")
+	w.WriteString(`<pre class="raw-html">` + escMulti(text.String()) + "</pre>\n")
 	return ast.WalkContinue, nil
 }
 
@@ -81,8 +80,8 @@ func renderImage(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.W
 			alt.Write(t.Segment.Value(src))
 		}
 	}
-	w.WriteString(`<span class="image">[image: ` + html.EscapeString(line(alt.String())) + `] <code>` +
-		html.EscapeString(line(string(img.Destination))) + `</code></span>`)
+	w.WriteString(`<span class="image">[image: ` + htmlText(alt.String()) + `] <code>` +
+		htmlText(string(img.Destination)) + `</code></span>`)
 	return ast.WalkSkipChildren, nil
 }
 
@@ -92,7 +91,7 @@ func renderImage(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.W
 func proseHTML(s string) string {
 	var b bytes.Buffer
 	if err := markdownToHTML().Convert([]byte(Sanitize(s, true)), &b); err != nil {
-		return "<pre>" + html.EscapeString(Sanitize(s, true)) + "</pre>"
+		return "<pre>" + escMulti(s) + "</pre>"
 	}
 	return b.String()
 }

@@ -155,13 +155,13 @@ func (c Cell) in(f Format) string {
 	case HTML:
 		switch c.Style {
 		case Code:
-			return "<code>" + esc(c.Text) + "</code>"
+			return "<code>" + htmlText(c.Text) + "</code>"
 		case Strong:
-			return "<b>" + esc(c.Text) + "</b>"
+			return "<b>" + htmlText(c.Text) + "</b>"
 		case Prose:
-			return esc(truncate(line(c.Text), 80))
+			return htmlText(truncate(line(c.Text), 80))
 		}
-		return esc(c.Text)
+		return htmlText(c.Text)
 	}
 	if c.Style == Prose {
 		return truncate(line(c.Text), 40)
