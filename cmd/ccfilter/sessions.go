@@ -4,11 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -94,53 +92,35 @@ type listed struct {
 	flags string // "*": some cost estimated or unpriced
 }
 
-// scanSessions reads the sessions, one per core at a time (a buffer each,
-// reused from file to file), keeping their order; a file that is no
-// session transcript is said and passed over.
+// scanSessions reads the sessions on every core, keeping their order; a
+// file that is no session transcript is said and passed over.
 func (o *options) scanSessions(files []string) []listed {
 	out := make([]listed, len(files))
-	ok := make([]bool, len(files))
 	errs := make([]error, len(files))
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := bufio.NewReaderSize(nil, 1<<20)
-			for i := range jobs {
-				// The spend in the same pass as the listing: one read (the
-				// listing's lines hold every line the spend reads).
-				tot := spend.NewTotals(spend.BySession, time.UTC, "", "")
-				sc := spend.NewScanner(files[i], spend.Options{}, tot.Add)
-				s, err := input.ScanSessionWith(files[i], buf, &input.Also{Agent: sc.AgentRecord, Main: sc.Record})
-				if err != nil {
-					errs[i] = err
-					continue
-				}
-				sc.End()
-				_, all := tot.Rows()
-				l := listed{Session: s, spend: all.All, calls: all.Calls}
-				if all.Estimated || all.Unpriced {
-					l.flags = "*"
-				}
-				out[i], ok[i] = l, true
-			}
-		}()
-	}
-	for i := range files {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	onEveryCore(len(files), func(buf *bufio.Reader, i int) {
+		// The spend in the same pass as the listing: one read (the
+		// listing's lines hold every line the spend reads).
+		tot := spend.NewTotals(spend.BySession, time.UTC, "", "")
+		sc := spend.NewScanner(files[i], spend.Options{}, tot.Add)
+		s, err := input.ScanSessionWith(files[i], buf, &input.Also{Agent: sc.AgentRecord, Main: sc.Record})
+		if err != nil {
+			errs[i] = err
+			return
+		}
+		sc.End()
+		_, all := tot.Rows()
+		out[i] = listed{Session: s, spend: all.All, calls: all.Calls}
+		if all.Estimated || all.Unpriced {
+			out[i].flags = "*"
+		}
+	})
 	var list []listed
 	for i := range files {
 		if errs[i] != nil {
 			say(o.stderr, "warning: "+errs[i].Error())
+			continue
 		}
-		if ok[i] {
-			list = append(list, out[i])
-		}
+		list = append(list, out[i])
 	}
 	return list
 }

@@ -110,39 +110,49 @@ func sessionTranscripts(paths []string) ([]string, error) {
 	return out, nil
 }
 
-// scanSpend reads the sessions, one per core at a time, each into totals
-// of its own, and adds them up (in whole nano-dollars: the same whatever
-// order they finish in). A file that cannot be read is said and passed
-// over.
+// scanSpend reads the sessions on every core, each into totals of its
+// own, and adds them up (in whole nano-dollars: the same whatever order
+// they finish in). A file that cannot be read is said and passed over.
 func (o *options) scanSpend(files []string, prices spend.PriceTable, newTotals func() *spend.Totals) *spend.Totals {
-	jobs := make(chan string)
 	var mu sync.Mutex
 	all := newTotals()
+	errs := make([]error, len(files))
+	onEveryCore(len(files), func(buf *bufio.Reader, i int) {
+		mine := newTotals()
+		_, errs[i] = spend.ScanWith(files[i], spend.Options{Buffer: buf, Prices: prices}, mine.Add)
+		mu.Lock()
+		all.Merge(mine)
+		mu.Unlock()
+	})
+	for _, err := range errs {
+		if err != nil {
+			say(o.stderr, "warning: "+err.Error())
+		}
+	}
+	return all
+}
+
+// onEveryCore calls read(buf, i) for every i below n, one goroutine per
+// core at a time, each with a read buffer of its own reused from file to
+// file (a fresh one per file made the collector run every few files).
+func onEveryCore(n int, read func(buf *bufio.Reader, i int)) {
+	jobs := make(chan int)
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(files)) {
+	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			mine := newTotals()
-			opts := spend.Options{Buffer: bufio.NewReaderSize(nil, 1<<20), Prices: prices}
-			for f := range jobs {
-				if _, err := spend.ScanWith(f, opts, mine.Add); err != nil {
-					mu.Lock()
-					say(o.stderr, "warning: "+err.Error())
-					mu.Unlock()
-				}
+			buf := bufio.NewReaderSize(nil, 1<<20)
+			for i := range jobs {
+				read(buf, i)
 			}
-			mu.Lock()
-			all.Merge(mine)
-			mu.Unlock()
 		}()
 	}
-	for _, f := range files {
-		jobs <- f
+	for i := range n {
+		jobs <- i
 	}
 	close(jobs)
 	wg.Wait()
-	return all
 }
 
 // spendReport is the grouped spend in the report shape every format
