@@ -137,11 +137,10 @@ var ErrNotTranscript = errors.New("not a session transcript")
 func ScanSession(path string) (Session, error) { return ScanSessionWith(path, nil, nil) }
 
 // Also is what a caller reads beside a listing, in the same pass over the
-// files: Want picks the lines it needs beyond the listing's; Agent sees
-// each record read from the session's agents' files, then Main each of
-// the session's own, in order.
+// files (of the lines listed picks: calls and cost-states among them):
+// Agent sees each record read from the session's agents' files, then Main
+// each of the session's own, in order.
 type Also struct {
-	Want        func(line []byte) bool
 	Agent, Main func(*stream.Event)
 }
 
@@ -158,11 +157,11 @@ func ScanSessionWith(path string, buf *bufio.Reader, also *Also) (Session, error
 	// The agents' files first: a caller's account places their calls in
 	// the session's runs as it reads the session's own file.
 	for _, f := range SubagentFiles(SessionDir(path)) {
-		if n, _, _, err := scanRecords(f, buf, also.Want, also.Agent); err == nil {
+		if n, _, _, err := scanRecords(f, buf, also.Agent); err == nil {
 			s.ToolCalls += n
 		}
 	}
-	calls, usage, first, err := scanRecords(path, buf, also.Want, func(ev *stream.Event) {
+	calls, usage, first, err := scanRecords(path, buf, func(ev *stream.Event) {
 		s.add(ev)
 		if also.Main != nil {
 			also.Main(ev)
@@ -195,7 +194,7 @@ func SubagentFiles(dir string) []string {
 // scanRecords counts one file's tool calls and adds up its usage (each
 // message once), and returns a copy of its first record; also, when not
 // nil, sees each record too.
-func scanRecords(path string, buf *bufio.Reader, alsoWant func([]byte) bool, also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, err error) {
+func scanRecords(path string, buf *bufio.Reader, also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, err error) {
 	// Each message once, from its final record (with a stop_reason, else
 	// the largest): a transcript writes one record per block.
 	type msg struct {
@@ -206,7 +205,7 @@ func scanRecords(path string, buf *bufio.Reader, alsoWant func([]byte) bool, als
 	lines := 0
 	want := func(line []byte) bool {
 		lines++
-		return lines == 1 || listed(line) || alsoWant != nil && alsoWant(line) // (the first: what kind of file it is)
+		return lines == 1 || listed(line) // (the first: what kind of file it is)
 	}
 	_, err = EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming, Want: want, Buffer: buf}, func(ev *stream.Event) {
 		if first == nil {
@@ -285,7 +284,7 @@ func EachRecordChecked(path string, opts stream.DecoderOptions, fn func(*stream.
 // a call, a cost-state, a prompt or a title where a record says its type
 // (first, or for a transcript's assistant records near the end), and not
 // a tool result (most of a transcript's bytes); every line a usage
-// account reads (spend.Wanted) is among them. The first record is read
+// account reads (a call, a cost-state) is among them. The first record is read
 // too, to tell a transcript from another file.
 func listed(line []byte) bool {
 	switch t, rest := DeclaredType(line); string(t) {

@@ -148,7 +148,8 @@ func ScanWith(path string, o Options, emit func(Call)) (Summary, error) {
 // Scanner is Scan fed by a caller that reads the files itself (a listing
 // that reads them for more than the spend: one pass, not two): first
 // every record of the session's agents' files (AgentRecord), then the
-// session's own (Record), then End. It needs the records Wanted picks.
+// session's own (Record), then End. It needs the records that declare
+// themselves a call or a cost-state (input.DeclaredType).
 type Scanner struct{ scan }
 
 // NewScanner returns a Scanner of the session transcript at path.
@@ -157,10 +158,6 @@ func NewScanner(path string, o Options, emit func(Call)) *Scanner {
 	s.sum.Session = strings.TrimSuffix(filepath.Base(path), ".jsonl")
 	return s
 }
-
-// Wanted reports whether a line may be a record the scan reads (see
-// wanted): a caller's reader may pass over the others unread.
-func Wanted(line []byte) bool { return wanted(line) }
 
 // AgentRecord takes a record of a subagent's or Workflow agent's file.
 func (s *Scanner) AgentRecord(ev *stream.Event) {
