@@ -75,27 +75,27 @@ func (w *Writer) emit(b []byte) (held []byte) {
 		return nil
 	}
 	ms := w.r.find(b, w.ms[:0])
-	w.ms = ms[:0]
 	if n := len(ms); n > 0 && openPEM(b, ms[n-1]) {
 		b, held = b[:ms[n-1].start], b[ms[n-1].start:]
 		ms = ms[:n-1]
 	}
-	if len(ms) == 0 {
-		// Most of a run holds no secret: b goes out as it is.
-		_, w.err = w.w.Write(b)
-		return held
-	}
-	w.out = w.r.replace(w.out[:0], b, ms)
-	_, w.err = w.w.Write(w.out)
-	if cap(w.out) > 4*holdMax {
-		w.out = nil
-	}
+	w.send(b, ms)
 	return held
 }
 
-// write redacts b and writes it on.
-func (w *Writer) write(b []byte) {
-	w.out = w.r.Append(w.out[:0], b)
+// write redacts b whole (an open private key's block too) and writes it
+// on.
+func (w *Writer) write(b []byte) { w.send(b, w.r.find(b, w.ms[:0])) }
+
+// send writes b on with its secrets ms (find's) replaced.
+func (w *Writer) send(b []byte, ms []match) {
+	w.ms = ms[:0]
+	if len(ms) == 0 {
+		// Most of a run holds no secret: b goes out as it is.
+		_, w.err = w.w.Write(b)
+		return
+	}
+	w.out = w.r.replace(w.out[:0], b, ms)
 	_, w.err = w.w.Write(w.out)
 	if cap(w.out) > 4*holdMax {
 		w.out = nil
