@@ -148,18 +148,22 @@ func (t *Totals) Merge(o *Totals) {
 	for k, r := range o.rows {
 		m := t.rows[k]
 		if m == nil {
-			c := *r
-			t.rows[k] = &c
-			continue
+			m = &Row{Key: k}
+			t.rows[k] = m
 		}
-		m.Calls += r.Calls
-		m.All = m.All.plus(r.All)
-		m.Main = m.Main.plus(r.Main)
-		m.Subagents = m.Subagents.plus(r.Subagents)
-		m.Hidden = m.Hidden.Add(r.Hidden)
-		m.Estimated = m.Estimated || r.Estimated
-		m.Unpriced = m.Unpriced || r.Unpriced
+		m.plus(*r)
 	}
+}
+
+// plus adds o's figures to r's.
+func (r *Row) plus(o Row) {
+	r.Calls += o.Calls
+	r.All = r.All.plus(o.All)
+	r.Main = r.Main.plus(o.Main)
+	r.Subagents = r.Subagents.plus(o.Subagents)
+	r.Hidden = r.Hidden.Add(o.Hidden)
+	r.Estimated = r.Estimated || o.Estimated
+	r.Unpriced = r.Unpriced || o.Unpriced
 }
 
 func (s Side) plus(o Side) Side { return Side{Usage: s.Usage.Add(o.Usage), nanos: s.nanos + o.nanos} }
@@ -173,13 +177,7 @@ func (t *Totals) Rows() (rows []Row, total Row) {
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Key < rows[j].Key })
 	for _, r := range rows {
-		total.Calls += r.Calls
-		total.All = total.All.plus(r.All)
-		total.Main = total.Main.plus(r.Main)
-		total.Subagents = total.Subagents.plus(r.Subagents)
-		total.Hidden = total.Hidden.Add(r.Hidden)
-		total.Estimated = total.Estimated || r.Estimated
-		total.Unpriced = total.Unpriced || r.Unpriced
+		total.plus(r)
 	}
 	return rows, total
 }
