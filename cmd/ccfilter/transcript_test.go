@@ -404,20 +404,7 @@ func copySession(t *testing.T, name string) string {
 	require.Len(t, files, 1)
 	src := filepath.Dir(files[0])
 	dst := filepath.Join(t.TempDir(), filepath.Base(src))
-	require.NoError(t, filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if fi.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	}))
+	require.NoError(t, os.CopyFS(dst, os.DirFS(src)))
 	return filepath.Join(dst, filepath.Base(files[0]))
 }
 

@@ -20,21 +20,7 @@ func projectsTree(t *testing.T) string {
 	require.NotEmpty(t, dirs)
 	for _, d := range dirs {
 		run := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(d)))))
-		dst := filepath.Join(tree, run+filepath.Base(d))
-		require.NoError(t, filepath.Walk(d, func(p string, fi os.FileInfo, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(d, p)
-			if fi.IsDir() {
-				return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-			}
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-		}))
+		require.NoError(t, os.CopyFS(filepath.Join(tree, run+filepath.Base(d)), os.DirFS(d)))
 	}
 	return tree
 }

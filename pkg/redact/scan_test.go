@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"testing"
@@ -21,7 +22,7 @@ func triggersOf(b []byte, vector bool) (found []int, candidates int) {
 			break
 		}
 		for ; mask != 0; mask &= mask - 1 {
-			j := base + trailingZeros(mask)
+			j := base + bits.TrailingZeros32(mask)
 			candidates++
 			if triggers.set[pairAt(b, j)] != 0 {
 				found = append(found, j)
@@ -30,15 +31,6 @@ func triggersOf(b []byte, vector bool) (found []int, candidates int) {
 		i = base + 32
 	}
 	return found, candidates
-}
-
-func trailingZeros(m uint32) int {
-	n := 0
-	for m&1 == 0 {
-		m >>= 1
-		n++
-	}
-	return n
 }
 
 // triggersByTable is every position the table names, one by one.
