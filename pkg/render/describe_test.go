@@ -1,9 +1,6 @@
 package render
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,14 +55,7 @@ func TestDescriptionIsEnoughForALayout(t *testing.T) {
 		d := newDescriber(": ", Options{Tracker: tr})
 		var shown strings.Builder
 		var want []string
-		dec := stream.NewDecoder(bytes.NewReader(input), stream.DecoderOptions{Source: "capture"})
-		for {
-			ev, err := dec.Next()
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			require.NoError(t, err)
-			done := tr.Observe(ev)
+		observeEach(t, input, tr, func(ev *stream.Event, done []*stream.ToolCall) {
 			parts := d.describe(ev, done)
 			require.NotEmpty(t, parts, "%s line %d: an event has a description", file, ev.Line)
 			for i := range parts {
@@ -108,7 +98,7 @@ func TestDescriptionIsEnoughForALayout(t *testing.T) {
 					}
 				}
 			}
-		}
+		})
 		for _, w := range want {
 			assert.Contains(t, shown.String(), w+"\n", "%s: the parts show it", filepath.Base(file))
 		}

@@ -44,23 +44,29 @@ func drive(t testing.TB, f Format, input []byte, tools bool, w io.Writer) {
 	o.ToolCalls = tools
 	r, err := New(f, w, o)
 	require.NoError(t, err)
+	observeEach(t, input, tr, func(ev *stream.Event, done []*stream.ToolCall) {
+		switch {
+		case !tools:
+			require.NoError(t, r.Render(Record{Event: ev, Calls: done}))
+		case len(done) > 0:
+			require.NoError(t, r.Render(Record{Calls: done}))
+		}
+	})
+	require.NoError(t, r.Close(tr.OpenCalls()))
+}
+
+// observeEach reads a capture's events, each observed by tr, and calls fn
+// with each and the calls it completes, as the command does.
+func observeEach(t testing.TB, input []byte, tr *stream.Tracker, fn func(ev *stream.Event, done []*stream.ToolCall)) {
 	dec := stream.NewDecoder(bytes.NewReader(input), stream.DecoderOptions{Source: "capture"})
 	for {
 		ev, err := dec.Next()
 		if errors.Is(err, io.EOF) {
-			break
+			return
 		}
 		require.NoError(t, err)
-		done := tr.Observe(ev)
-		if tools {
-			if len(done) > 0 {
-				require.NoError(t, r.Render(Record{Calls: done}))
-			}
-			continue
-		}
-		require.NoError(t, r.Render(Record{Event: ev, Calls: done}))
+		fn(ev, tr.Observe(ev))
 	}
-	require.NoError(t, r.Close(tr.OpenCalls()))
 }
 
 // goldenGzip is the size above which a golden file is stored gzipped (as
