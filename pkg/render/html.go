@@ -53,7 +53,6 @@ type htmlRenderer struct {
 	// answered are the Agent calls whose result is out: a background
 	// agent's later events are written at the next main-agent event.
 	answered map[string]bool
-	held     int
 	// what Close says
 	init     *stream.Init
 	first    string // the first event's timestamp (a transcript's)
@@ -225,16 +224,16 @@ func (h *htmlRenderer) into(agent string) {
 // of its own past boxMemory), and past the bound (no temporary directory)
 // writes the largest where it stands.
 func (h *htmlRenderer) hold() {
-	h.held = 0
+	held := 0
 	var big string
 	for _, id := range h.order {
 		b := h.boxes[id]
-		h.held += b.inMemory()
+		held += b.inMemory()
 		if big == "" || b.inMemory() > h.boxes[big].inMemory() {
 			big = id
 		}
 	}
-	if h.held > htmlHeldBytes && big != "" {
+	if held > htmlHeldBytes && big != "" {
 		h.emitBox(nil, big, " (written here: the subagents' blocks held were too large)")
 	}
 }
