@@ -232,18 +232,11 @@ func scanRecords(path string, buf *bufio.Reader, also func(*stream.Event)) (call
 	return calls, usage, first, err
 }
 
-// EachRecord calls fn with each record of a transcript file (a regular
-// file), read with a transcript's spellings, each line checked to be one
-// whole record, passing over bad lines.
-func EachRecord(path string, fn func(*stream.Event)) error {
-	_, err := EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming}, fn)
-	return err
-}
-
-// EachRecordChecked is EachRecord with the decoder's options opts (its
-// check level, a Prepare, a Want; the source, the spellings and the
-// buffer are the file's); it returns how many lines were bad (and passed
-// over).
+// EachRecordChecked calls fn with each record of a transcript file (a
+// regular file), read with a transcript's spellings and the decoder's
+// options opts (its check level, a Prepare, a Want, a Buffer; the source
+// and the spellings are the file's), passing over bad lines; it returns
+// how many there were.
 func EachRecordChecked(path string, opts stream.DecoderOptions, fn func(*stream.Event)) (bad int, err error) {
 	fi, err := RegularFile(path)
 	if err != nil {
