@@ -81,13 +81,20 @@ func main() {
 // it is doing: blocked on a terminal or a pipe that sends nothing, or deep
 // in a file. It says so and exits 130, as a shell reports a process killed
 // by SIGINT, without flushing what is buffered: a run cut short claims no
-// final answer and no complete report.
+// final answer and no complete report. While an input is followed
+// (--follow), the first Ctrl-C ends it instead, as its end would
+// (softInterrupt); the next exits at once.
 func exitOnInterrupt() {
 	interrupts := make(chan os.Signal, 1)
 	signal.Notify(interrupts, os.Interrupt)
 	go func() {
-		<-interrupts
-		fmt.Fprintln(os.Stderr, "ccfilter: interrupted")
-		os.Exit(exitInterrupted)
+		for range interrupts {
+			if soft := softInterrupt.Swap(nil); soft != nil {
+				(*soft)() // a followed input ends, and what was read is printed
+				continue
+			}
+			fmt.Fprintln(os.Stderr, "ccfilter: interrupted")
+			os.Exit(exitInterrupted)
+		}
 	}()
 }

@@ -8,10 +8,12 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/follow"
 	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/render"
@@ -41,6 +43,10 @@ type options struct {
 	// usage --by: the spend of every session under PATH, grouped.
 	By, Since, Until, TZ, Prices string
 	Vars                         []filter.Var
+	// --follow: read the input as it is written; --status, --no-status:
+	// the live status line on stderr.
+	Follow, Status, NoStatus bool
+	FollowGrace              time.Duration
 
 	args []string // FILTER and FILEs as given
 	// multiRun: the output holds several runs (files, sessions);
@@ -50,11 +56,21 @@ type options struct {
 	// that recuts the partial-message deltas a secret is split across.
 	redactor *redact.Redactor
 	shared   *render.Shared
+	// followed is the file being followed (--follow), read by runOne as
+	// the input of its name; watch observes the live run.
+	followed *follow.File
+	watch    *watch
 
 	stdin   io.Reader
 	stdout  io.Writer
 	stderr  io.Writer
 	environ []string
+	// rawStderr is stderr as given: the status line's escapes go there,
+	// not through the escaping of messages.
+	rawStderr io.Writer
+	// statusTicks, when set, gives the status line its redraw ticks (for
+	// tests, which redraw when they choose).
+	statusTicks func() (<-chan time.Time, func())
 
 	agentChanged bool
 	// jsonChanged: --format not given, and one of jq's output flags
@@ -91,6 +107,7 @@ func runWith(o *options, args []string, stdin io.Reader, stdout, stderr io.Write
 	if o.terminalOut == nil {
 		o.terminalOut = func() bool { return isTerminal(stdout) }
 	}
+	o.rawStderr = stderr
 	if o.terminalErr() {
 		// Messages quote the stream (a failed run's errors, a bad line):
 		// on a terminal its control characters are escaped, as the text
@@ -288,6 +305,10 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.StringVar(&o.Until, "until", "", "usage --by: up to this day (YYYY-MM-DD, in --tz)")
 	f.StringVar(&o.Prices, "prices", "", "usage --by: a JSON file of prices per million input tokens by model name prefix, over the shipped table, for runs that recorded no cost (see docs/usage.md)")
 	f.StringVar(&o.TZ, "tz", "Local", "usage --by: the time zone days are counted in (an IANA name, UTC, Local)")
+	f.BoolVarP(&o.Follow, "follow", "f", false, "read FILE as it is written, as tail -f does, and end when its run ends (a stream: its result, then "+follow.DefaultGrace.String()+" with nothing written; a transcript: Ctrl-C); a project folder, or no FILE (the working directory's project): its newest session, switching to a newer one (see docs/follow.md)")
+	f.DurationVar(&o.FollowGrace, "follow-grace", follow.DefaultGrace, "--follow: how long nothing is written after a stream's result before the run counts as ended")
+	f.BoolVar(&o.Status, "status", false, "show the live status line on stderr (a terminal) for any input: elapsed time, turns, tools running, subagents, tokens and cost, retries, rate limits")
+	f.BoolVar(&o.NoStatus, "no-status", false, "no status line (shown by default with --follow or a live pipe when stderr is a terminal)")
 	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line), "+inputKinds())
 	f.SortFlags = false
 	mustComplete(cmd, "format", formatNames()...)
@@ -376,6 +397,15 @@ func inputKinds() string {
 
 // validate checks flag values that pflag cannot.
 func (o *options) validate() error {
+	if o.Status && o.NoStatus {
+		return &flagError{errors.New("--status and --no-status say the opposite: give one")}
+	}
+	if o.FollowGrace <= 0 {
+		return &flagError{errors.New("--follow-grace must be positive")}
+	}
+	if o.Follow && o.By != "" {
+		return &flagError{errors.New("--follow reads one run as it is written; usage --by totals finished sessions")}
+	}
 	if o.Redact && o.NoRedact {
 		return &flagError{errors.New("--redact and --no-redact say the opposite: give one")}
 	}

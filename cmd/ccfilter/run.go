@@ -17,6 +17,7 @@ import (
 
 	"github.com/ccfilter/ccfilter/internal/writebehind"
 	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/follow"
 	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/redact"
@@ -31,7 +32,10 @@ type plan struct {
 	expr   *filter.Expr  // set when FILTER is an expression
 	where  *filter.Expr
 	files  []string
-	agent  filter.Agent
+	// noFiles: no FILE was named (files is stdin's "-"; with --follow,
+	// the working directory's project).
+	noFiles bool
+	agent   filter.Agent
 	format render.Format
 }
 
@@ -99,7 +103,7 @@ func (o *options) resolve() (*plan, error) {
 	}
 	p.files = args
 	if len(p.files) == 0 {
-		p.files = []string{"-"}
+		p.files, p.noFiles = []string{"-"}, true
 	}
 	if o.Where != "" {
 		if p.expr != nil {
@@ -166,6 +170,7 @@ func (o *options) run(ctx context.Context) (int, error) {
 	if o.By != "" {
 		return o.usageBy(p)
 	}
+	defer o.startWatch(p)()
 	var out io.Writer = o.stdout
 	tty := o.terminalOut()
 	code := exitOK
@@ -191,6 +196,10 @@ func (o *options) run(ctx context.Context) (int, error) {
 				say(o.stderr, "redacted "+s)
 			}
 		}()
+	}
+	if o.Follow && !(len(p.files) == 1 && p.files[0] == "-" && !p.noFiles) {
+		// (stdin named: a pipe is read as it is written anyway)
+		return o.followInputs(ctx, p, out, tty)
 	}
 	files := o.sessionFiles(p.files)
 	if p.format == render.HTML {
@@ -340,7 +349,7 @@ func (o *options) useColor(tty bool) bool {
 }
 
 func (o *options) width(out io.Writer) int {
-	if f, ok := out.(*os.File); ok {
+	if f, ok := out.(interface{ Fd() uintptr }); ok {
 		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 20 {
 			return w
 		}
@@ -368,6 +377,8 @@ func (o *options) openInput(name string) (*input.Input, func(), error) {
 			// than sit silently on the keyboard.
 			say(o.stderr, "reading a stream-json stream from stdin (a terminal): pipe claude -p ... --output-format stream-json --verbose into ccfilter, or name a file; Ctrl-D ends the input, Ctrl-C quits")
 		}
+	} else if f := o.followed; f != nil && f.Path() == name {
+		r = f // read as it is written; followFile closes it
 	} else {
 		f, err := os.Open(name)
 		if err != nil {
@@ -387,6 +398,9 @@ func (o *options) openInput(name string) (*input.Input, func(), error) {
 	if err != nil {
 		closeFile()
 		return nil, nil, err
+	}
+	if o.followed != nil && r == io.Reader(o.followed) {
+		in.Live()
 	}
 	return in, func() { in.Close(); closeFile() }, nil
 }
@@ -435,7 +449,7 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 // glanceFor is the glance of the input name when p's report opens with
 // one.
 func (o *options) glanceFor(p *plan, name string) *render.Glance {
-	if p.format != render.Markdown || !p.preset.Glance {
+	if p.format != render.Markdown || !p.preset.Glance || o.followed != nil {
 		return nil
 	}
 	return o.glance(name, p.agent)
@@ -506,6 +520,10 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		return 0, errorf(exitInput, "%s: %v", displayName(name), unwrapPathError(err))
 	}
 	defer closeIn()
+	if f := o.followed; f != nil && in.Empty() && f.Why() != follow.Following {
+		return 0, nil // interrupted or switched before the first line: no run to report
+	}
+	o.watch.start(in.Kind())
 	cfg := o.config(p, name, out, tty)
 	// An expression is jq over JSON lines, any JSON: only a preset, which
 	// reads Claude Code events, diagnoses an input that holds none.
@@ -566,6 +584,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 			continue
 		}
 		lead.event()
+		o.watch.event(ev)
 		memory.line(len(ev.Raw), perLine)
 		if code, done, err := path.pass(ctx, ev); done {
 			return code, err

@@ -37,6 +37,9 @@ type Format struct {
 	// the input was opened from ("" for stdin), for kinds that read the
 	// files beside it.
 	Events func(r io.Reader, path string, opts stream.DecoderOptions) stream.Reader
+	// Live, when set, returns the reader of an input that is still being
+	// written (followed: Input.Live); nil: Events reads it as well.
+	Live func(r io.Reader, path string, opts stream.DecoderOptions) stream.Reader
 }
 
 // Formats returns the kinds of input, in the order Open tries them.
@@ -58,6 +61,7 @@ type Input struct {
 	format Format
 	close  func()
 	empty  bool
+	live   bool
 }
 
 // ErrPrettyJSON is Open's diagnosis of an input whose first line is a lone
@@ -108,9 +112,17 @@ func (in *Input) Empty() bool { return in.empty }
 // Kind says what kind of input this is.
 func (in *Input) Kind() Kind { return in.format.Kind }
 
+// Live says the input is still being written (a followed file): Events
+// then returns its kind's live reader (Format.Live).
+func (in *Input) Live() { in.live = true }
+
 // Events returns the input's events, read by its kind's reader.
 func (in *Input) Events(opts stream.DecoderOptions) Source {
-	return source{in.format.Events(in.r, in.path, opts), in.format.Kind}
+	events := in.format.Events
+	if in.live && in.format.Live != nil {
+		events = in.format.Live
+	}
+	return source{events(in.r, in.path, opts), in.format.Kind}
 }
 
 // Close lets go of the decompressor (not of the reader Open was given).

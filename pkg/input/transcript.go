@@ -17,6 +17,7 @@ var transcriptFormat = Format{
 	Kind:   Transcript,
 	Detect: isTranscriptRecord,
 	Events: NewTranscriptReader,
+	Live:   NewLiveTranscriptReader,
 }
 
 // transcriptTypes are the types a transcript's first record can have.

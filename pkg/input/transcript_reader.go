@@ -64,6 +64,15 @@ type transcriptReader struct {
 	// toldStdin: said once that a transcript read from stdin has no
 	// session folder, so its subagents are not joined.
 	toldStdin bool
+	// live: the session is still being written (ccfilter --follow). Its
+	// subagents' files are then read when each subagent has finished (a
+	// foreground one at its Agent call's result, a background one at its
+	// task notification), not at the call: until then their files are
+	// still being written. Their .meta.json files are looked for then,
+	// not only when the reader starts; joined holds what was read.
+	live     bool
+	awaiting map[string]bool // Agent calls whose subagent has not finished
+	joined   map[string]bool // Agent calls and Workflow runs whose records were read
 }
 
 type frame struct {
@@ -90,13 +99,30 @@ type sessionFacts struct {
 // its subagents' files are then not found); the subagents' files are read
 // when the session reaches the calls that started them.
 func NewTranscriptReader(r io.Reader, path string, opts stream.DecoderOptions) stream.Reader {
+	t := newTranscriptReader(r, path, opts)
+	t.agents, t.runs, t.warn = sidechains(t.dir)
+	return t
+}
+
+// NewLiveTranscriptReader returns the reader of a session transcript
+// that is still being written: r waits for what is appended. Each
+// subagent's records are read when it has finished, right after the
+// record that says so (its Agent call's result, or its task
+// notification), since its file is complete only then.
+func NewLiveTranscriptReader(r io.Reader, path string, opts stream.DecoderOptions) stream.Reader {
+	t := newTranscriptReader(r, path, opts)
+	t.live, t.awaiting, t.joined = true, map[string]bool{}, map[string]bool{}
+	t.agents, t.runs = map[string][]sidechain{}, map[string][]sidechain{}
+	return t
+}
+
+func newTranscriptReader(r io.Reader, path string, opts stream.DecoderOptions) *transcriptReader {
 	opts.Spellings = transcriptSpellings
 	t := &transcriptReader{opts: opts, held: true}
 	if path != "" {
 		t.dir = SessionDir(path)
 	}
 	t.frames = []frame{{r: stream.NewReader(r, opts)}}
-	t.agents, t.runs, t.warn = sidechains(t.dir)
 	return t
 }
 
@@ -278,7 +304,7 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 				t.release()
 				continue
 			}
-			if len(t.agents) > 0 || len(t.runs) > 0 {
+			if !t.live && (len(t.agents) > 0 || len(t.runs) > 0) {
 				t.unjoined()
 				continue
 			}
@@ -300,12 +326,14 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 		if ev.Kind == stream.KindToolResult {
 			t.persisted(ev)
 			t.launches(ev)
+			t.finished(ev)
 		}
 		var follow *stream.Event
 		if top.parent != "" {
 			ev.SetParent(top.parent)
 		} else {
 			follow = t.observe(ev)
+			t.notified(follow)
 		}
 		t.spawns(ev)
 		if t.held {
@@ -353,6 +381,10 @@ func (t *transcriptReader) spawns(ev *stream.Event) {
 		t.toldStdin = true
 		t.warn = append(t.warn, errors.New("a transcript read from stdin: its subagents' records, in the session's folder beside the file, cannot be joined (give the file's path to join them)"))
 	}
+	if t.live {
+		t.await(ev)
+		return
+	}
 	if len(t.agents) == 0 {
 		return
 	}
@@ -381,6 +413,9 @@ func callsSubagent(ev *stream.Event) bool {
 // (or its text's "Run ID:" line: a subagent's tool results carry no
 // toolUseResult).
 func (t *transcriptReader) launches(ev *stream.Event) {
+	if t.live && (bytes.Contains(ev.Raw, []byte("Run ID")) || bytes.Contains(ev.Raw, []byte(`"runId"`))) {
+		t.rescan()
+	}
 	if len(t.runs) == 0 {
 		return
 	}
@@ -395,6 +430,9 @@ func (t *transcriptReader) launches(ev *stream.Event) {
 		}
 		if scs, ok := t.runs[id]; ok && r.ToolUseID != "" {
 			delete(t.runs, id) // read once
+			if t.live {
+				t.joined["run:"+id] = true
+			}
 			t.agents[r.ToolUseID] = append(t.agents[r.ToolUseID], scs...)
 			t.pending = append(t.pending, r.ToolUseID)
 		}
@@ -406,6 +444,9 @@ func (t *transcriptReader) openSidechain() {
 	t.pending = t.pending[1:]
 	scs := t.agents[id]
 	delete(t.agents, id) // read once
+	if t.live {
+		t.joined[id] = true
+	}
 	// A Workflow's agents, one frame each: the last pushed is read
 	// first, so they are pushed last to first.
 	for i := len(scs) - 1; i >= 0; i-- {

@@ -6,6 +6,8 @@ import (
 	"maps"
 	"os"
 	"strings"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
 // PriceTable prices a model's tokens for the runs that recorded no cost:
@@ -64,4 +66,12 @@ func ReadPrices(path string) (PriceTable, error) {
 		t[k] = v
 	}
 	return t, nil
+}
+
+// Estimate prices usage u of model at the table's rate: a run's cost so
+// far, before its CLI says the figure (ccfilter --follow's status line);
+// false when the table knows no such model.
+func (p PriceTable) Estimate(model string, u stream.Usage) (float64, bool) {
+	rate, ok := p.rate(model)
+	return rate * weight(u), ok
 }

@@ -1,0 +1,223 @@
+package live
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// maxShownCalls is how many running tool calls the line names; the rest
+// are counted.
+const maxShownCalls = 3
+
+// Line is the run's state in one line of at most width columns (0: no
+// bound), as of now; times of day in loc. Nothing of the stream reaches it
+// unescaped: a tool's name is sanitized for a terminal.
+//
+//	⏵ 3m12s · turn 7 · Bash 12s, Read 0s · 2 subagents · 48.2k tokens ~$0.41 · retry 3/10 in 2s (529 overloaded) · five_hour limit 82%, resets 14:05
+func (s *State) Line(now time.Time, width int, loc *time.Location) string {
+	parts := []string{s.elapsed(now)}
+	if t := s.turns(); t > 0 {
+		parts = append(parts, fmt.Sprintf("turn %d", t))
+	}
+	if c := s.running(now); c != "" {
+		parts = append(parts, c)
+	}
+	if n := s.subagentsRunning(); n > 0 {
+		parts = append(parts, plural(n, "subagent"))
+	}
+	if n := len(s.background); n > 0 && s.lastResult {
+		parts = append(parts, plural(n, "background task"))
+	}
+	if t := s.spent(); t != "" {
+		parts = append(parts, t)
+	}
+	if r := s.retrying(now); r != "" {
+		parts = append(parts, r)
+	}
+	if l := s.limited(loc); l != "" {
+		parts = append(parts, l)
+	}
+	return fit("⏵ "+strings.Join(parts, " · "), width)
+}
+
+func (s *State) elapsed(now time.Time) string {
+	if s.events == 0 {
+		return "waiting for the run"
+	}
+	return duration(now.Sub(s.start))
+}
+
+// turns: the result's count once there is one, else the main agent's
+// model calls so far.
+func (s *State) turns() int64 {
+	if o := s.tr.Outcome(); o.Results > 0 && o.Last.NumTurns > 0 {
+		return o.Last.NumTurns
+	}
+	return int64(s.mainCalls)
+}
+
+// running names the tool calls waiting for their result, the longest
+// running first, with how long each has run.
+func (s *State) running(now time.Time) string {
+	calls := s.tr.OpenCalls()
+	if len(calls) == 0 {
+		return ""
+	}
+	type call struct {
+		name string
+		for_ time.Duration
+	}
+	list := make([]call, 0, len(calls))
+	for _, c := range calls {
+		d := time.Duration(0)
+		if at, ok := s.starts[c.ID]; ok {
+			d = now.Sub(at)
+		}
+		list = append(list, call{render.Sanitize(c.Name, false), d})
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].for_ > list[j].for_ })
+	var b []string
+	for _, c := range list[:min(len(list), maxShownCalls)] {
+		b = append(b, c.name+" "+duration(c.for_))
+	}
+	if len(list) > maxShownCalls {
+		b = append(b, fmt.Sprintf("+%d more", len(list)-maxShownCalls))
+	}
+	return strings.Join(b, ", ")
+}
+
+func (s *State) subagentsRunning() int {
+	n := 0
+	for _, a := range s.tr.Subagents() {
+		if a.Status == "running" {
+			n++
+		}
+	}
+	return n
+}
+
+// spent is the tokens so far, and the cost: the result's figure, else an
+// estimate at list prices (marked ~), none when a model has no price.
+func (s *State) spent() string {
+	u := s.tr.Usage()
+	total := u.Total.InputTokens + u.Total.OutputTokens + u.Total.CacheCreationInputTokens + u.Total.CacheReadInputTokens
+	if total == 0 && !u.HaveCost {
+		return ""
+	}
+	out := count(total) + " tokens"
+	if u.HaveCost {
+		return out + fmt.Sprintf(" $%.2f", u.CostUSD)
+	}
+	var cost float64
+	for _, m := range u.ByModel {
+		c, ok := s.prices.Estimate(m.Model, m.Usage)
+		if !ok {
+			return out
+		}
+		cost += c
+	}
+	return out + fmt.Sprintf(" ~$%.2f", cost)
+}
+
+// retrying says the API retry in progress: which attempt, when it is
+// made, and why.
+func (s *State) retrying(now time.Time) string {
+	r := s.retry
+	if r == nil {
+		return ""
+	}
+	out := fmt.Sprintf("retry %d/%d", r.attempt, r.max)
+	if left := r.at.Add(r.delay).Sub(now); left > 0 {
+		out += " in " + duration(left)
+	}
+	var why []string
+	if r.status != 0 {
+		why = append(why, fmt.Sprint(r.status))
+	}
+	if r.err != "" {
+		why = append(why, render.Sanitize(r.err, false))
+	}
+	if len(why) > 0 {
+		out += " (" + strings.Join(why, " ") + ")"
+	}
+	return out
+}
+
+// limited says the subscription's rate-limit state: which limit, how much
+// of it is used, when it resets; nothing while it is allowed and no use
+// is reported.
+func (s *State) limited(loc *time.Location) string {
+	l := s.limit
+	if l == nil || l.status == "allowed" && !l.hasUtil {
+		return ""
+	}
+	kind := render.Sanitize(l.kind, false)
+	if kind == "" {
+		kind = "rate"
+	}
+	out := kind + " limit"
+	if l.status == "rejected" {
+		out += " reached"
+	}
+	if l.hasUtil {
+		u := l.utilization
+		if u <= 1 {
+			u *= 100 // a fraction
+		}
+		out += fmt.Sprintf(" %.0f%%", u)
+	}
+	if !l.resets.IsZero() {
+		out += ", resets " + l.resets.In(loc).Format("15:04")
+	}
+	return out
+}
+
+// duration: 0s, 42s, 3m12s, 1h02m.
+func duration(d time.Duration) string {
+	d = max(d, 0).Truncate(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// count: 950, 48.2k, 1.3M.
+func count(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 1_000_000:
+		return fmt.Sprintf("%.1fk", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%.1fM", float64(n)/1e6)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// fit cuts s to width columns (one per character: the line holds no
+// wide characters but what a tool's name brings), ending in "…".
+func fit(s string, width int) string {
+	if width <= 0 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max(0, width-1)]) + "…"
+}
+
+// Outcome is the run's outcome so far (its last result's, when it has
+// one).
+func (s *State) Outcome() stream.Outcome { return s.tr.Outcome() }

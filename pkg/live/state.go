@@ -1,0 +1,170 @@
+// Package live keeps where a run stands while its events arrive: the
+// tool calls running and for how long, the subagents and background tasks
+// running, tokens and cost so far, an API retry in progress, the
+// rate-limit state. State is what ccfilter --follow's status line shows
+// (Line), and it tells whether a claude -p run may have ended
+// (MayHaveEnded). It is one more observer of the same events, with the
+// arrival time of each: a stream's events carry none of their own.
+package live
+
+import (
+	"time"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/spend"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// maxStarts bounds the start times kept of calls waiting for their
+// result, as the tracker bounds the calls themselves.
+const maxStarts = 10000
+
+// State is a run's state so far. Not safe for concurrent use: the caller
+// that draws a status line from another goroutine holds a lock.
+type State struct {
+	tr     *stream.Tracker
+	prices spend.PriceTable
+
+	start  time.Time            // the run's first event (its record's time in a transcript)
+	starts map[string]time.Time // open tool calls' start, by tool_use id
+	// background tasks running (a background Bash, agent or workflow),
+	// by task id: a result while one runs is not the run's end.
+	background map[string]bool
+	retry      *retry
+	limit      *rateLimit
+	lastResult bool // the last event is a result
+	mainCalls  int  // the main agent's model calls
+	lastMsg    string
+	events     int64
+}
+
+type retry struct {
+	attempt, max int64
+	delay        time.Duration
+	status       int64
+	err          string
+	at           time.Time
+}
+
+type rateLimit struct {
+	status, kind string
+	utilization  float64
+	hasUtil      bool
+	resets       time.Time
+}
+
+// New returns the state of a run with no event yet; prices estimate the
+// cost before the run's result says it (nil: spend.Prices).
+func New(prices spend.PriceTable) *State {
+	if prices == nil {
+		prices = spend.Prices
+	}
+	return &State{
+		tr:         stream.NewTracker(stream.TrackerOptions{}),
+		prices:     prices,
+		starts:     map[string]time.Time{},
+		background: map[string]bool{},
+	}
+}
+
+// Observe updates the state with ev, which arrived at now.
+func (s *State) Observe(ev *stream.Event, now time.Time) {
+	at := now
+	if ts, err := time.Parse(time.RFC3339Nano, ev.Timestamp()); err == nil {
+		at = ts // a transcript's record says when it was written
+	}
+	if s.events == 0 {
+		s.start = at
+	}
+	s.events++
+	for _, c := range s.tr.Observe(ev) {
+		delete(s.starts, c.ID)
+	}
+	s.lastResult = ev.Kind == stream.KindResult
+	switch {
+	case ev.Kind == stream.KindToolUse:
+		s.callsStarted(ev, at)
+	case ev.Kind == stream.KindRetry:
+		s.retry = &retry{attempt: ev.Int("attempt"), max: ev.Int("max_retries"),
+			delay: time.Duration(ev.Int("retry_delay_ms")) * time.Millisecond,
+			status: ev.Int("error_status"), err: ev.Str("error"), at: at}
+	case ev.Kind == stream.KindTask:
+		s.task(ev)
+	case ev.Type == "rate_limit_event":
+		s.rateLimit(ev)
+	}
+	if ev.Type == "assistant" || ev.Type == "stream_event" || ev.Kind == stream.KindResult {
+		// The model answered (or the run ended): no retry is waiting.
+		if ev.ParentToolUseID() == "" {
+			s.retry = nil
+		}
+	}
+	if ev.Type == "assistant" && ev.ParentToolUseID() == "" {
+		if id := jsonx.Value(ev.Get("message", "id")).Str(); id != "" && id != s.lastMsg {
+			s.lastMsg = id
+			s.mainCalls++
+		}
+	}
+}
+
+// callsStarted notes when ev's tool calls started.
+func (s *State) callsStarted(ev *stream.Event, at time.Time) {
+	jsonx.Value(ev.Get("message", "content")).Each(func(_ int, b jsonx.Value) bool {
+		if id := b.Get("id").Str(); id != "" && b.Get("type").StrEqual("tool_use") && len(s.starts) < maxStarts {
+			s.starts[id] = at
+		}
+		return true
+	})
+}
+
+// task follows the background tasks: background_tasks_changed lists
+// them all; task_started and task_notification add and remove one.
+func (s *State) task(ev *stream.Event) {
+	switch ev.Subtype {
+	case "background_tasks_changed":
+		clear(s.background)
+		jsonx.Value(ev.Get("tasks")).Each(func(_ int, t jsonx.Value) bool {
+			if id := t.Get("task_id").Str(); id != "" && len(s.background) < maxStarts {
+				s.background[id] = true
+			}
+			return true
+		})
+	case "task_started":
+		if jsonx.Value(ev.Get("is_backgrounded")).Bool() && len(s.background) < maxStarts {
+			s.background[ev.Str("task_id")] = true
+		}
+	case "task_notification":
+		delete(s.background, ev.Str("task_id"))
+	}
+}
+
+// rateLimit keeps the rate_limit_event's state of the subscription's
+// limits.
+func (s *State) rateLimit(ev *stream.Event) {
+	info := jsonx.Value(ev.Get("rate_limit_info"))
+	l := &rateLimit{status: info.Get("status").Str(), kind: info.Get("rateLimitType").Str()}
+	if u := info.Get("utilization"); u.Type() == jsonx.Number {
+		l.utilization, l.hasUtil = u.Float(), true
+	}
+	if r := info.Get("resetsAt"); r.Type() == jsonx.Number {
+		l.resets = unixTime(r.Float())
+	}
+	s.limit = l
+}
+
+// unixTime reads a time given in seconds since 1970, or milliseconds (a
+// number too large to be seconds).
+func unixTime(v float64) time.Time {
+	if v > 1e11 {
+		return time.UnixMilli(int64(v))
+	}
+	return time.Unix(int64(v), 0)
+}
+
+// MayHaveEnded reports whether a claude -p run may have ended: its last
+// event is a result and no background task runs (a run with one prints a
+// result, then goes on when the task reports).
+func (s *State) MayHaveEnded() bool { return s.lastResult && len(s.background) == 0 }
+
+// Events is how many events the state has seen.
+func (s *State) Events() int64 { return s.events }
