@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 )
 
@@ -55,7 +56,7 @@ type Options struct {
 }
 
 // File is a followed file. Read it from one goroutine; EndWhenIdle may be
-// called between reads (the reader's own goroutine).
+// called from any.
 type File struct {
 	ctx  context.Context
 	path string
@@ -65,10 +66,14 @@ type File struct {
 	f    *os.File
 	off  int64  // bytes read of f
 	head []byte // the file's first line (up to headBytes), to tell a rewrite
-	// quiet is when the file last grew (or the caller last spoke).
+	// quiet is when the file last grew (or the caller said the run may
+	// end); endIdle is what the caller said. Under mu: EndWhenIdle may be
+	// called from another goroutine.
+	mu       sync.Mutex
 	quiet    time.Time
 	endIdle  bool
 	why      Why
+	woke     bool // waited at the end: look for a change before reading on
 	told     bool // said the file is not there yet
 	toldGone bool
 }
@@ -94,7 +99,9 @@ func Open(ctx context.Context, path string, o Options) *File {
 			o.Poll = time.Second
 		}
 	}
-	return &File{ctx: ctx, path: path, o: o, wake: w, quiet: time.Now()}
+	f := &File{ctx: ctx, path: path, o: o, wake: w}
+	f.grown()
+	return f
 }
 
 // Path is the followed file's name.
@@ -106,10 +113,28 @@ func (f *File) Why() Why { return f.why }
 // EndWhenIdle tells the File whether the run may have ended: when it may,
 // the input ends once nothing is written for the grace period.
 func (f *File) EndWhenIdle(may bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if may && !f.endIdle {
 		f.quiet = time.Now() // the grace period counts from now
+		f.wake.poke()        // a wait under way counts it too
 	}
 	f.endIdle = may
+}
+
+// idle returns whether the run may end, and for how long more the file
+// must stay quiet for it to.
+func (f *File) idle() (bool, time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.endIdle, f.o.Grace - time.Since(f.quiet)
+}
+
+// grown notes the file grew now.
+func (f *File) grown() {
+	f.mu.Lock()
+	f.quiet = time.Now()
+	f.mu.Unlock()
 }
 
 // Resume goes on after Restarted: the next Read starts at the new file's
@@ -142,6 +167,14 @@ func (f *File) Read(p []byte) (int, error) {
 			}
 			continue
 		}
+		if f.woke {
+			// What woke the wait may be a rewrite: looked at before
+			// reading on from where the old content ended.
+			f.woke = false
+			if f.changed() {
+				break
+			}
+		}
 		n, err := f.f.Read(p)
 		if n > 0 {
 			f.grew(p[:n])
@@ -153,7 +186,7 @@ func (f *File) Read(p []byte) (int, error) {
 		if f.changed() || f.ended() {
 			break
 		}
-		f.wait()
+		f.woke = f.wait()
 	}
 	return 0, io.EOF
 }
@@ -176,7 +209,8 @@ func (f *File) open() bool {
 		f.o.Note(fmt.Sprintf("%s is there now: reading it", f.path))
 		f.told = false
 	}
-	f.f, f.off, f.head, f.quiet = file, 0, nil, time.Now()
+	f.f, f.off, f.head = file, 0, nil
+	f.grown()
 	return true
 }
 
@@ -190,7 +224,7 @@ func (f *File) grew(b []byte) {
 		f.head = append(f.head, take...)
 	}
 	f.off += int64(len(b))
-	f.quiet = time.Now()
+	f.grown()
 }
 
 // changed reports, at the end of what was read, whether the file was
@@ -245,7 +279,7 @@ func (f *File) ended() bool {
 		return true
 	default:
 	}
-	if f.endIdle && time.Since(f.quiet) >= f.o.Grace {
+	if may, left := f.idle(); may && left <= 0 {
 		f.why = Idle
 		return true
 	}
@@ -257,8 +291,8 @@ func (f *File) ended() bool {
 // ends first.
 func (f *File) wait() bool {
 	d := f.o.Poll
-	if f.endIdle {
-		d = min(d, max(time.Millisecond, f.o.Grace-time.Since(f.quiet)))
+	if may, left := f.idle(); may {
+		d = min(d, max(time.Millisecond, left))
 	}
 	t := time.NewTimer(d)
 	defer t.Stop()

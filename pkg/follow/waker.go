@@ -2,6 +2,7 @@ package follow
 
 import (
 	"path/filepath"
+	"sync"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -16,6 +17,7 @@ type waker struct {
 	w    *fsnotify.Watcher
 	c    chan struct{} // one pending wake at most
 	done chan struct{}
+	once sync.Once
 }
 
 func newWaker(dir string, match func(name string) bool, noNotify bool) *waker {
@@ -32,39 +34,41 @@ func newWaker(dir string, match func(name string) bool, noNotify bool) *waker {
 		return k
 	}
 	k.w = w
-	go k.relay(match)
+	go k.relay(w, match)
 	return k
 }
 
 // relay turns the watch's events about the files match accepts into
 // wakes; a burst of writes is one wake (the reader reads all there is at
 // once).
-func (k *waker) relay(match func(name string) bool) {
+func (k *waker) relay(w *fsnotify.Watcher, match func(name string) bool) {
 	for {
 		select {
-		case ev, ok := <-k.w.Events:
+		case ev, ok := <-w.Events:
 			if !ok {
 				return
 			}
 			if !match(filepath.Clean(ev.Name)) {
 				continue // another file of the folder
 			}
-			select {
-			case k.c <- struct{}{}:
-			default:
-			}
-		case _, ok := <-k.w.Errors:
+			k.poke()
+		case _, ok := <-w.Errors:
 			if !ok {
 				return
 			}
-			// An overflow: events were lost; a wake makes the reader look.
-			select {
-			case k.c <- struct{}{}:
-			default:
-			}
+			k.poke() // an overflow: events were lost; the reader looks
+
 		case <-k.done:
 			return
 		}
+	}
+}
+
+// poke wakes the reader (something it waits for changed).
+func (k *waker) poke() {
+	select {
+	case k.c <- struct{}{}:
+	default:
 	}
 }
 
@@ -72,9 +76,10 @@ func (k *waker) relay(match func(name string) bool) {
 func (k *waker) notifies() bool { return k.w != nil }
 
 func (k *waker) close() {
-	if k.w != nil {
-		close(k.done)
-		k.w.Close()
-		k.w = nil
-	}
+	k.once.Do(func() {
+		if k.w != nil {
+			close(k.done)
+			k.w.Close()
+		}
+	})
 }

@@ -70,8 +70,11 @@ func New(prices spend.PriceTable) *State {
 // Observe updates the state with ev, which arrived at now.
 func (s *State) Observe(ev *stream.Event, now time.Time) {
 	at := now
-	if ts, err := time.Parse(time.RFC3339Nano, ev.Timestamp()); err == nil {
-		at = ts // a transcript's record says when it was written
+	if ts, err := time.Parse(time.RFC3339Nano, ev.Timestamp()); err == nil && !ts.After(now) {
+		// The record says when it was written (a transcript's, and the
+		// CLI's assistant and user events): what a file read late shows
+		// truly; a time ahead of this clock is not believed.
+		at = ts
 	}
 	if s.events == 0 {
 		s.start = at

@@ -1,0 +1,324 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/pkg/input"
+	"github.com/ccfilter/ccfilter/pkg/preset"
+)
+
+// watched is an output a test watches grow: written by the command on
+// its goroutine, read by the test, which waits for what it expects.
+type watched struct {
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	more chan struct{}
+}
+
+func newWatched() *watched { return &watched{more: make(chan struct{}, 1)} }
+
+func (w *watched) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf.Write(p)
+	select {
+	case w.more <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+func (w *watched) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// waitUntil waits until ok(what was written) holds, or the run ended,
+// or liveTimeout passed.
+func (w *watched) waitUntil(t *testing.T, done <-chan int, what string, ok func(string) bool) {
+	t.Helper()
+	deadline := time.After(liveTimeout)
+	for !ok(w.String()) {
+		select {
+		case <-w.more:
+		case <-done:
+			require.True(t, ok(w.String()), "the run ended before %s:\n%s", what, w.String())
+			return
+		case <-deadline:
+			t.Fatalf("waited %v for %s; have:\n%s", liveTimeout, what, w.String())
+		}
+	}
+}
+
+// followRun is a command running in the test's process, its outputs
+// watched; code receives its exit code when it ends.
+type followRun struct {
+	stdout, stderr *watched
+	code           chan int
+}
+
+func startFollow(t *testing.T, args ...string) *followRun {
+	t.Helper()
+	r := &followRun{stdout: newWatched(), stderr: newWatched(), code: make(chan int, 1)}
+	go func() {
+		o := &options{presets: preset.Builtin()}
+		r.code <- runWith(o, args, strings.NewReader(""), r.stdout, r.stderr, []string{"NO_COLOR=1", "HOME=" + os.Getenv("HOME")})
+	}()
+	return r
+}
+
+// end waits for the run's exit code.
+func (r *followRun) end(t *testing.T) int {
+	t.Helper()
+	select {
+	case c := <-r.code:
+		return c
+	case <-time.After(liveTimeout):
+		t.Fatalf("the run did not end; stderr:\n%s", r.stderr.String())
+	}
+	return -1
+}
+
+// interrupt does what Ctrl-C does to a followed input (exitOnInterrupt
+// calls the same hook), once the run has put it in place.
+func (r *followRun) interrupt(t *testing.T) {
+	t.Helper()
+	hook := softInterrupt.Load()
+	require.NotNil(t, hook, "a followed input takes Ctrl-C")
+	softInterrupt.CompareAndSwap(hook, nil)
+	(*hook)()
+}
+
+func appendFile(t *testing.T, path, s string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	require.NoError(t, err)
+	_, err = f.WriteString(s)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+}
+
+// writes cuts a capture into what a writer appends, one event at a time:
+// every third line in two pieces (the CLI's line, as a slow pipe passes
+// it on), and the results that end the capture together (the CLI holds
+// them and prints them at the very end).
+func writes(text string) []string {
+	lines := strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n")
+	lines[len(lines)-1] += "\n"
+	end := len(lines)
+	for end > 1 && strings.HasPrefix(lines[end-2], `{"type":"result"`) {
+		end--
+	}
+	var out []string
+	for i, l := range lines[:end-1] {
+		if i%3 == 2 && len(l) > 10 {
+			out = append(out, l[:len(l)/2], l[len(l)/2:])
+			continue
+		}
+		out = append(out, l)
+	}
+	return append(out, strings.Join(lines[end-1:], ""))
+}
+
+// TestFollowShowsEachEventAsWritten proves ccfilter -f on a file being
+// written by a run (real captures appended event by event, some lines in
+// two pieces) prints each event before the next is written, waits for a
+// file not there yet and says so, and ends on its own after the run's
+// result with the run's exit code: byte for byte what ccfilter prints of
+// the whole file, in an expression's JSON, the text view and final.
+func TestFollowShowsEachEventAsWritten(t *testing.T) {
+	for _, name := range []string{"04-parallel-tools.jsonl", "05-subagents-async.jsonl", "06-background-bash.jsonl", "09-auth-401.jsonl", "12-max-turns.jsonl", "07-partial-messages.jsonl"} {
+		for _, args := range [][]string{{"-c", "."}, {}, {"final"}} {
+			t.Run(name+" "+strings.Join(args, " "), func(t *testing.T) {
+				whole := capture(t, name)
+				path := filepath.Join(t.TempDir(), "run.jsonl")
+				full := filepath.Join(t.TempDir(), "full.jsonl")
+				require.NoError(t, os.WriteFile(full, []byte(whole), 0o644))
+				want := runIn(t, append(append([]string{}, args...), full), "")
+
+				run := startFollow(t, append(append([]string{"-f", "--follow-grace", "200ms"}, args...), path)...)
+				run.stderr.waitUntil(t, run.code, "the note of a missing file", func(s string) bool {
+					return strings.Contains(s, "run.jsonl does not exist yet: waiting for it")
+				})
+				written := ""
+				for _, w := range writes(whole) {
+					appendFile(t, path, w)
+					written += w
+					if len(args) == 0 || args[0] != "-c" || !strings.HasSuffix(written, "\n") {
+						continue // the views print some events, and final at the end
+					}
+					// One JSON line out for each event in: out before the next is written.
+					events := strings.Count(written, "\n")
+					run.stdout.waitUntil(t, run.code, "event "+string(rune('0'+events%10)), func(s string) bool { return strings.Count(s, "\n") >= events })
+				}
+				code := run.end(t)
+				assert.Equal(t, want.Code, code, "the run's exit code")
+				assert.Equal(t, want.Stdout, run.stdout.String())
+				assert.Equal(t, strings.ReplaceAll(want.Stderr, full, path), strings.Replace(run.stderr.String(),
+					"ccfilter: "+path+" does not exist yet: waiting for it\nccfilter: "+path+" is there now: reading it\n", "", 1))
+			})
+		}
+	}
+}
+
+// TestFollowTruncatedAndRotated proves a followed file truncated or
+// replaced midway (a run written again over it, log rotation) is said on
+// stderr and read again from its start: the output is the cut run's, then
+// the new run's, and the exit code the new run's.
+func TestFollowTruncatedAndRotated(t *testing.T) {
+	first := capture(t, "04-parallel-tools.jsonl")
+	half := strings.Join(strings.SplitAfter(first, "\n")[:6], "")
+	second := capture(t, "09-auth-401.jsonl")
+	dir := t.TempDir()
+	halfFile, secondFile := filepath.Join(dir, "half.jsonl"), filepath.Join(dir, "second.jsonl")
+	require.NoError(t, os.WriteFile(halfFile, []byte(half), 0o644))
+	require.NoError(t, os.WriteFile(secondFile, []byte(second), 0o644))
+	wantHalf, wantSecond := runIn(t, []string{"-e", halfFile}, ""), runIn(t, []string{"-e", secondFile}, "")
+	require.Equal(t, 1, wantSecond.Code)
+
+	for _, tc := range []struct {
+		how, said string
+		change    func(path string)
+	}{
+		// Truncated and written again at once: the reader sees either.
+		{"truncated", "was (truncated|rewritten from its start)", func(path string) { require.NoError(t, os.WriteFile(path, []byte(second), 0o644)) }},
+		{"rotated", "was replaced", func(path string) {
+			require.NoError(t, os.Rename(path, path+".1"))
+			require.NoError(t, os.WriteFile(path, []byte(second), 0o644))
+		}},
+	} {
+		t.Run(tc.how, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "run.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(half), 0o644))
+			run := startFollow(t, "-e", "-f", "--follow-grace", "200ms", path)
+			run.stdout.waitUntil(t, run.code, "the first half's calls", func(s string) bool {
+				return strings.HasPrefix(wantHalf.Stdout, s) && strings.Contains(s, "→ Write  /home/user/project/c.txt\n")
+			})
+			tc.change(path)
+			code := run.end(t)
+			assert.Equal(t, 1, code, "the new run's exit code")
+			assert.Equal(t, wantHalf.Stdout+wantSecond.Stdout, run.stdout.String())
+			assert.Regexp(t, "ccfilter: "+regexp.QuoteMeta(path)+" "+tc.said+": reading it again from its start\n", run.stderr.String())
+		})
+	}
+}
+
+// transcriptLines returns a session transcript's copy (its folder with
+// it) and the main file's lines, the file emptied for the test to write.
+func transcriptLines(t *testing.T, name string) (string, []string) {
+	t.Helper()
+	path := copySession(t, name)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, nil, 0o644))
+	return path, strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+// lastUUID is the uuid of the last record among lines that has one.
+func lastUUID(t *testing.T, lines []string) string {
+	t.Helper()
+	for i := len(lines) - 1; i >= 0; i-- {
+		if _, after, ok := strings.Cut(lines[i], `"uuid":"`); ok {
+			id, _, _ := strings.Cut(after, `"`)
+			return id
+		}
+	}
+	t.Fatal("no uuid")
+	return ""
+}
+
+// TestFollowTranscriptJoinsSubagentsAndEndsAtInterrupt proves a session
+// transcript written as the run goes (05-subagents-async: two background
+// subagents) is followed past what a stream's end would be, with each
+// subagent's records joined once it has finished; and that Ctrl-C ends it
+// with exit 130 after what was read is printed, as the whole file's
+// report prints it (the same tool calls, the subagents' among them).
+func TestFollowTranscriptJoinsSubagentsAndEndsAtInterrupt(t *testing.T) {
+	path, lines := transcriptLines(t, "05-subagents-async")
+	whole := strings.Join(lines, "")
+	wholeCopy := filepath.Join(filepath.Dir(path), "whole-"+filepath.Base(path))
+	require.NoError(t, os.WriteFile(wholeCopy, []byte(whole), 0o644))
+	require.NoError(t, os.Symlink(strings.TrimSuffix(path, ".jsonl"), strings.TrimSuffix(wholeCopy, ".jsonl")))
+	want := runIn(t, []string{"tools", "-F", "csv", wholeCopy}, "")
+	require.Equal(t, 0, want.Code, want.Stderr)
+	require.Equal(t, 5, strings.Count(want.Stdout, "\n"), "a header and 4 calls, 2 of them the subagents':\n%s", want.Stdout)
+
+	run := startFollow(t, "-f", "--follow-grace", "10ms", "-c", ".", path)
+	half := len(lines) / 2
+	appendFile(t, path, strings.Join(lines[:half], ""))
+	run.stdout.waitUntil(t, run.code, "the first half", func(s string) bool { return strings.Contains(s, lastUUID(t, lines[:half])) })
+	appendFile(t, path, strings.Join(lines[half:], ""))
+	run.stdout.waitUntil(t, run.code, "the second half", func(s string) bool { return strings.Contains(s, lastUUID(t, lines)) })
+	for _, agent := range []string{"aaf4be6061cae469c", "a2efea0094b20e458"} {
+		assert.Contains(t, run.stdout.String(), `"agentId":"`+agent+`"`, "subagent %s joined", agent)
+	}
+	select {
+	case code := <-run.code:
+		t.Fatalf("a transcript has no end; the run ended with %d", code)
+	default:
+	}
+	run.interrupt(t)
+	assert.Equal(t, exitInterrupted, run.end(t))
+	assert.Contains(t, run.stderr.String(), "ccfilter: interrupted\n")
+
+	tools := startFollow(t, "tools", "-F", "csv", "-f", path)
+	tools.stdout.waitUntil(t, tools.code, "every call", func(s string) bool { return strings.Count(s, "\n") >= 5 })
+	tools.interrupt(t)
+	assert.Equal(t, exitInterrupted, tools.end(t))
+	// The same calls; the background subagents' after the main agent's
+	// (joined when each has finished, not at its call).
+	assert.ElementsMatch(t, strings.Split(want.Stdout, "\n"), strings.Split(tools.stdout.String(), "\n"))
+}
+
+// TestFollowProjectFolderSwitches proves -f on a project folder follows
+// its newest session, waits for one when it has none, and switches to a
+// newer session when one starts, saying so; and that -f with no file
+// follows the working directory's project under ~/.claude/projects.
+func TestFollowProjectFolderSwitches(t *testing.T) {
+	a, aLines := transcriptLines(t, "02-write-read")
+	b, bLines := transcriptLines(t, "04-parallel-tools")
+	home := t.TempDir()
+	cwd, err := os.Getwd()
+	require.NoError(t, err)
+	project := input.ProjectFolder(filepath.Join(home, ".claude", "projects"), cwd)
+	for _, tc := range []struct {
+		name string
+		dir  string
+		args []string
+	}{
+		{"folder", filepath.Join(t.TempDir(), "-home-user-project"), nil},
+		{"no file", project, []string{"HOME"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			require.NoError(t, os.MkdirAll(tc.dir, 0o755))
+			args := []string{"-f", "-c", ".", tc.dir}
+			if tc.args != nil {
+				t.Setenv("HOME", home)
+				args = []string{"-f", "-c", "."}
+			}
+			run := startFollow(t, args...)
+			run.stderr.waitUntil(t, run.code, "the wait for a session", func(s string) bool { return strings.Contains(s, "no session yet: waiting for one to start") })
+			sa := filepath.Join(tc.dir, filepath.Base(a))
+			appendFile(t, sa, strings.Join(aLines, ""))
+			run.stdout.waitUntil(t, run.code, "the first session", func(s string) bool { return strings.Contains(s, lastUUID(t, aLines)) })
+			sb := filepath.Join(tc.dir, filepath.Base(b))
+			appendFile(t, sb, strings.Join(bLines, ""))
+			run.stdout.waitUntil(t, run.code, "the newer session", func(s string) bool { return strings.Contains(s, lastUUID(t, bLines)) })
+			assert.Contains(t, run.stderr.String(), "ccfilter: following "+sa+"\n")
+			assert.Contains(t, run.stderr.String(), "ccfilter: a newer session started: switching to it\nccfilter: following "+sb+"\n")
+			run.interrupt(t)
+			assert.Equal(t, exitInterrupted, run.end(t))
+		})
+	}
+}
