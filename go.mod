@@ -3,6 +3,7 @@ module github.com/ccfilter/ccfilter
 go 1.26.0
 
 require (
+	github.com/creack/pty v1.1.24
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/fzipp/gocyclo v0.6.0
 	github.com/itchyny/gojq v0.12.20

@@ -130,8 +130,11 @@ func (o *options) followInputs(ctx context.Context, p *plan, out io.Writer, tty 
 	if len(p.files) > 1 {
 		return 0, &flagError{errors.New("--follow follows one file, session or project folder (run one ccfilter -f for each)")}
 	}
-	ctx, cancel := context.WithCancel(ctx)
+	// Ctrl-C ends the reading (the followed file's context), not what
+	// is done with what was read: the run ends as at its input's end.
+	reading, cancel := context.WithCancel(ctx)
 	defer cancel()
+	o.reading = reading
 	hook := func() {
 		say(o.stderr, "interrupted")
 		cancel()
@@ -161,7 +164,7 @@ func (o *options) followInputs(ctx context.Context, p *plan, out io.Writer, tty 
 // and the grace period), stop is closed, or Ctrl-C; a file truncated or
 // replaced is read again from its start, as a new run.
 func (o *options) followFile(ctx context.Context, p *plan, path string, stop <-chan struct{}, out io.Writer, tty bool) (int, follow.Why, error) {
-	f := follow.Open(ctx, path, follow.Options{Grace: o.FollowGrace, Stop: stop,
+	f := follow.Open(o.reading, path, follow.Options{Grace: o.FollowGrace, Stop: stop,
 		Note: func(s string) { say(o.stderr, s) }})
 	defer f.Close()
 	o.followed, o.watch.file = f, f
@@ -175,11 +178,11 @@ func (o *options) followFile(ctx context.Context, p *plan, path string, stop <-c
 		case err != nil:
 			return code, f.Why(), err
 		}
-		switch f.Why() {
-		case follow.Restarted:
+		switch {
+		case f.Why() == follow.Restarted:
 			f.Resume()
 			continue
-		case follow.Interrupted:
+		case f.Why() == follow.Interrupted:
 			return exitInterrupted, follow.Interrupted, nil
 		}
 		return code, f.Why(), nil
@@ -196,7 +199,7 @@ func (o *options) followFolder(ctx context.Context, p *plan, dir string, out io.
 	current, err := input.NewestSession(dir)
 	if err != nil {
 		say(o.stderr, dir+": no session yet: waiting for one to start")
-		if current = follow.NewFile(ctx, dir, ".jsonl", known, 0); current == "" {
+		if current = follow.NewFile(o.reading, dir, ".jsonl", known, 0); current == "" {
 			return exitInterrupted, nil
 		}
 	}
@@ -205,7 +208,7 @@ func (o *options) followFolder(ctx context.Context, p *plan, dir string, out io.
 		say(o.stderr, "following "+current)
 		stop := make(chan struct{})
 		newer := make(chan string, 1)
-		wctx, stopWatching := context.WithCancel(ctx)
+		wctx, stopWatching := context.WithCancel(o.reading)
 		go func(known map[string]bool) {
 			if n := follow.NewFile(wctx, dir, ".jsonl", known, 0); n != "" {
 				newer <- n

@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -10,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -275,7 +279,7 @@ func TestFollowTranscriptJoinsSubagentsAndEndsAtInterrupt(t *testing.T) {
 	tools := startFollow(t, "tools", "-F", "csv", "-f", path)
 	tools.stdout.waitUntil(t, tools.code, "every call", func(s string) bool { return strings.Count(s, "\n") >= 5 })
 	tools.interrupt(t)
-	assert.Equal(t, exitInterrupted, tools.end(t))
+	assert.Equal(t, exitInterrupted, tools.end(t), tools.stderr.String())
 	// The same calls; the background subagents' after the main agent's
 	// (joined when each has finished, not at its call).
 	assert.ElementsMatch(t, strings.Split(want.Stdout, "\n"), strings.Split(tools.stdout.String(), "\n"))
@@ -320,5 +324,104 @@ func TestFollowProjectFolderSwitches(t *testing.T) {
 			run.interrupt(t)
 			assert.Equal(t, exitInterrupted, run.end(t))
 		})
+	}
+}
+
+// ccfilterExe is the test binary called as ccfilter (TestMain), for the
+// tests that need a process of its own: a terminal, a signal.
+func ccfilterExe(t *testing.T) string {
+	t.Helper()
+	exe := filepath.Join(t.TempDir(), "ccfilter")
+	require.NoError(t, os.Symlink(os.Args[0], exe))
+	return exe
+}
+
+// waitExit waits for cmd's exit code.
+func waitExit(t *testing.T, cmd *exec.Cmd) int {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		require.NoError(t, err)
+		return 0
+	case <-time.After(liveTimeout):
+		cmd.Process.Kill()
+		t.Fatal("the command did not end")
+	}
+	return -1
+}
+
+// TestFollowCtrlCEndsATranscript proves a followed transcript ends at
+// Ctrl-C (SIGINT to the process) with exit 130, after printing what was
+// read and the session's result made of it.
+func TestFollowCtrlCEndsATranscript(t *testing.T) {
+	path, lines := transcriptLines(t, "02-write-read")
+	appendFile(t, path, strings.Join(lines, ""))
+	cmd := exec.Command(ccfilterExe(t), "-f", "-c", ".", path)
+	stdout, stderr := newWatched(), newWatched()
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	require.NoError(t, cmd.Start())
+	stdout.waitUntil(t, nil, "the session's records", func(s string) bool { return strings.Contains(s, lastUUID(t, lines)) })
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	assert.Equal(t, exitInterrupted, waitExit(t, cmd))
+	assert.Equal(t, "ccfilter: interrupted\n", stderr.String())
+	out := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	assert.Contains(t, out[len(out)-1], `"type":"result"`, "the session's result, last")
+	assert.Contains(t, out[len(out)-1], `"ccfilter":"synthetic"`)
+}
+
+// TestFollowStatusLine proves the status line under a pseudo-terminal:
+// drawn on stderr while the run goes (the tool calls running), redrawn in
+// place when the run moves on, cleared when it ends; never on stdout; and
+// not printed at all when stderr is a file.
+func TestFollowStatusLine(t *testing.T) {
+	exe := ccfilterExe(t)
+	events := strings.SplitAfter(capture(t, "04-parallel-tools.jsonl"), "\n")
+	for _, terminal := range []bool{true, false} {
+		path := filepath.Join(t.TempDir(), "run.jsonl")
+		cmd := exec.Command(exe, "-f", "--follow-grace", "200ms", path)
+		cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=1")
+		stdout, stderr := newWatched(), newWatched()
+		cmd.Stdout = stdout
+		if terminal {
+			ptm, pts, err := pty.Open()
+			require.NoError(t, err)
+			defer ptm.Close()
+			require.NoError(t, pty.Setsize(ptm, &pty.Winsize{Rows: 24, Cols: 100}))
+			cmd.Stderr = pts
+			go io.Copy(stderr, ptm)
+			require.NoError(t, cmd.Start())
+			pts.Close()
+		} else {
+			cmd.Stderr = stderr
+			require.NoError(t, cmd.Start())
+		}
+		appendFile(t, path, strings.Join(events[:6], "")) // the init and four calls
+		stdout.waitUntil(t, nil, "the calls", func(s string) bool { return strings.Contains(s, "→ Write") })
+		if terminal {
+			stderr.waitUntil(t, nil, "a status line with the calls running", func(s string) bool {
+				return strings.Contains(s, "\r⏵ ") && strings.Contains(s, "Read") && strings.Contains(s, "+1 more")
+			})
+		}
+		appendFile(t, path, strings.Join(events[6:], ""))
+		assert.Equal(t, 0, waitExit(t, cmd))
+		got := stderr.String()
+		if !terminal {
+			assert.NotContains(t, got, "⏵", "no status line when stderr is a file")
+			assert.NotContains(t, got, "\x1b")
+			continue
+		}
+		last := strings.LastIndex(got, "\r⏵ ")
+		require.GreaterOrEqual(t, last, 0)
+		rest := got[last:]
+		assert.Contains(t, rest, "\x1b[K\r\x1b[K", "the last line drawn is cleared")
+		assert.NotContains(t, strings.TrimSuffix(rest[strings.Index(rest, "\x1b[K")+3:], "\r\x1b[K"), "⏵", "nothing drawn after")
+		assert.NotContains(t, stdout.String(), "⏵", "never on stdout")
+		assert.NotContains(t, stdout.String(), "\x1b")
 	}
 }

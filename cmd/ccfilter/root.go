@@ -60,6 +60,8 @@ type options struct {
 	// the input of its name; watch observes the live run.
 	followed *follow.File
 	watch    *watch
+	// reading is the context of following, which Ctrl-C cancels.
+	reading context.Context
 
 	stdin   io.Reader
 	stdout  io.Writer
@@ -102,7 +104,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []str
 // runWith is run with options set up beforehand (presets, test hooks).
 func runWith(o *options, args []string, stdin io.Reader, stdout, stderr io.Writer, environ []string) int {
 	if o.terminalErr == nil {
-		o.terminalErr = func() bool { return isTerminal(stderr) }
+		errOut := stderr // as given: stderr is wrapped below
+		o.terminalErr = func() bool { return isTerminal(errOut) }
 	}
 	if o.terminalOut == nil {
 		o.terminalOut = func() bool { return isTerminal(stdout) }

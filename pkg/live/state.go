@@ -25,7 +25,7 @@ type State struct {
 	tr     *stream.Tracker
 	prices spend.PriceTable
 
-	start  time.Time            // the run's first event (its record's time in a transcript)
+	start  time.Time            // the run's start: the earliest time of its events
 	starts map[string]time.Time // open tool calls' start, by tool_use id
 	// background tasks running (a background Bash, agent or workflow),
 	// by task id: a result while one runs is not the run's end.
@@ -76,7 +76,9 @@ func (s *State) Observe(ev *stream.Event, now time.Time) {
 		// truly; a time ahead of this clock is not believed.
 		at = ts
 	}
-	if s.events == 0 {
+	if s.events == 0 || at.Before(s.start) {
+		// The earliest time known: a file read late shows its records'
+		// times, older than the init's arrival.
 		s.start = at
 	}
 	s.events++
