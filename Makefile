@@ -28,11 +28,12 @@ test: lint
 # Every test at full size (the sweeps over every capture, two million events
 # through the tracker, the memory test at 300,000 lines), then the race
 # detector over the packages that start goroutines or use them (the
-# read-ahead, the reader that uses it, the command: its signal handler, the
-# pipe and interrupt tests), in -short mode so the inputs suit -race. CI runs
+# read-ahead, the reader that uses it, the followed file and its watch, the
+# status line, the command: its signal handler, the pipe, interrupt and
+# follow tests), in -short mode so the inputs suit -race. CI runs
 # it after make test. About 2.5 minutes on 2 quiet cores, 4 to 6 beside two
 # CPU-bound processes.
-RACE_PKGS := ./internal/readahead ./pkg/stream ./cmd/ccfilter
+RACE_PKGS := ./internal/readahead ./pkg/stream ./pkg/follow ./internal/statusline ./cmd/ccfilter
 TEST_ALL_TIMEOUT ?= 10m
 test-all: lint
 	$(GO) test -count=1 -timeout $(TEST_ALL_TIMEOUT) ./...

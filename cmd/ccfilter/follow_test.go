@@ -72,7 +72,7 @@ type followRun struct {
 	code           chan int
 }
 
-func startFollow(t *testing.T, args ...string) *followRun {
+func startFollow(t testing.TB, args ...string) *followRun {
 	t.Helper()
 	r := &followRun{stdout: newWatched(), stderr: newWatched(), code: make(chan int, 1)}
 	go func() {

@@ -36,7 +36,7 @@ type plan struct {
 	// the working directory's project).
 	noFiles bool
 	agent   filter.Agent
-	format render.Format
+	format  render.Format
 }
 
 // resolve decides between preset, expression and file for the first

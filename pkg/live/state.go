@@ -91,7 +91,7 @@ func (s *State) Observe(ev *stream.Event, now time.Time) {
 		s.callsStarted(ev, at)
 	case ev.Kind == stream.KindRetry:
 		s.retry = &retry{attempt: ev.Int("attempt"), max: ev.Int("max_retries"),
-			delay: time.Duration(ev.Int("retry_delay_ms")) * time.Millisecond,
+			delay:  time.Duration(ev.Int("retry_delay_ms")) * time.Millisecond,
 			status: ev.Int("error_status"), err: ev.Str("error"), at: at}
 	case ev.Kind == stream.KindTask:
 		s.task(ev)
