@@ -123,6 +123,20 @@ func (o *options) startWatch(p *plan) func() {
 	}
 }
 
+// readLive reports whether the one input named is read as it is written
+// anyway, without following: stdin named ("-"), a FIFO, a device. Their
+// reads wait for what comes, and end at the writer's end.
+func readLive(p *plan) bool {
+	if len(p.files) != 1 || p.noFiles {
+		return false
+	}
+	if p.files[0] == "-" {
+		return true
+	}
+	fi, err := os.Stat(p.files[0])
+	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir()
+}
+
 // followInputs follows the one input named (a file, a session, a
 // project folder; none: the project of the working directory) until its
 // run ends, or Ctrl-C.

@@ -425,3 +425,35 @@ func TestFollowStatusLine(t *testing.T) {
 		assert.NotContains(t, stdout.String(), "\x1b")
 	}
 }
+
+// TestFollowRefusals proves --follow refuses what it cannot do with a
+// usage error: several files, usage --by, a grace of nothing; and reads a
+// FIFO as it reads it without --follow (its reads wait anyway).
+func TestFollowRefusals(t *testing.T) {
+	a := filepath.Join(t.TempDir(), "a.jsonl")
+	for _, tc := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"-f", a, a}, "--follow follows one file, session or project folder"},
+		{[]string{"usage", "--by", "day", "-f"}, "--follow reads one run as it is written"},
+		{[]string{"-f", "--follow-grace", "0s", a}, "--follow-grace must be positive"},
+		{[]string{"--status", "--no-status", a}, "--status and --no-status say the opposite"},
+	} {
+		r := runIn(t, tc.args, "")
+		assert.Equal(t, exitUsage, r.Code, "%v", tc.args)
+		assert.Contains(t, r.Stderr, tc.says, "%v", tc.args)
+	}
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	mkfifo(t, fifo)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			f.WriteString(capture(t, "01-plain-text.jsonl"))
+			f.Close()
+		}
+	}()
+	r := runIn(t, []string{"final", "-f", fifo}, "")
+	assert.Equal(t, 0, r.Code, r.Stderr)
+	assert.Equal(t, "Hello! I am a scripted fake model. 2 + 2 = 4.\n", r.Stdout)
+}

@@ -197,8 +197,7 @@ func (o *options) run(ctx context.Context) (int, error) {
 			}
 		}()
 	}
-	if o.Follow && !(len(p.files) == 1 && p.files[0] == "-" && !p.noFiles) {
-		// (stdin named: a pipe is read as it is written anyway)
+	if o.Follow && !readLive(p) {
 		return o.followInputs(ctx, p, out, tty)
 	}
 	files := o.sessionFiles(p.files)
