@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/follow"
@@ -47,6 +48,9 @@ type options struct {
 	// the live status line on stderr.
 	Follow, Status, NoStatus bool
 	FollowGrace              time.Duration
+	// --otlp-endpoint: the traces sent to a collector, not printed.
+	OTLPEndpoint string
+	OTLPTimeout  time.Duration
 
 	args []string // FILTER and FILEs as given
 	// multiRun: the output holds several runs (files, sessions);
@@ -62,6 +66,8 @@ type options struct {
 	watch    *watch
 	// reading is the context of following, which Ctrl-C cancels.
 	reading context.Context
+	// spans, with --otlp-endpoint, sends each request of the traces.
+	spans func(*coltracepb.ExportTraceServiceRequest) error
 
 	stdin   io.Reader
 	stdout  io.Writer
@@ -312,6 +318,8 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.DurationVar(&o.FollowGrace, "follow-grace", follow.DefaultGrace, "--follow: how long nothing is written after a stream's result before the run counts as ended")
 	f.BoolVar(&o.Status, "status", false, "show the live status line on stderr (a terminal) for any input: elapsed time, turns, tools running, subagents, tokens and cost, retries, rate limits")
 	f.BoolVar(&o.NoStatus, "no-status", false, "no status line (shown by default with --follow or a live pipe when stderr is a terminal)")
+	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the runs as OpenTelemetry traces to this collector's OTLP/HTTP receiver (`URL`, e.g. http://localhost:4318; path /v1/traces) instead of printing them; headers from OTEL_EXPORTER_OTLP_HEADERS (see docs/otel.md)")
+	f.DurationVar(&o.OTLPTimeout, "otlp-timeout", 10*time.Second, "--otlp-endpoint: how long one request may take, retries included")
 	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line), "+inputKinds())
 	f.SortFlags = false
 	mustComplete(cmd, "format", formatNames()...)
@@ -408,6 +416,15 @@ func (o *options) validate() error {
 	}
 	if o.Follow && o.By != "" {
 		return &flagError{errors.New("--follow reads one run as it is written; usage --by totals finished sessions")}
+	}
+	if o.OTLPEndpoint != "" {
+		if o.formatChanged && o.Format != string(render.OTLP) {
+			return &flagError{fmt.Errorf("--otlp-endpoint sends traces: it goes with --format otlp, not %s", o.Format)}
+		}
+		o.Format = string(render.OTLP)
+		if o.OTLPTimeout <= 0 {
+			return &flagError{errors.New("--otlp-timeout must be positive")}
+		}
 	}
 	if o.Redact && o.NoRedact {
 		return &flagError{errors.New("--redact and --no-redact say the opposite: give one")}

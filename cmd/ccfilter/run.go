@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"golang.org/x/term"
 
 	"github.com/ccfilter/ccfilter/internal/writebehind"
@@ -170,6 +171,29 @@ func (o *options) run(ctx context.Context) (int, error) {
 	if o.By != "" {
 		return o.usageBy(p)
 	}
+	if o.OTLPEndpoint != "" {
+		return o.sendTraces(ctx, p)
+	}
+	return o.runPlan(ctx, p)
+}
+
+// sendTraces runs p with the traces sent to --otlp-endpoint: a failure to
+// deliver ends the run with exit 5.
+func (o *options) sendTraces(ctx context.Context, p *plan) (int, error) {
+	s, err := o.startOTLP(ctx)
+	if err != nil {
+		return 0, err
+	}
+	o.spans = func(req *coltracepb.ExportTraceServiceRequest) error { return s.send(ctx, req) }
+	code, err := o.runPlan(ctx, p)
+	if serr := s.stop(ctx); serr != nil && err == nil {
+		return code, serr
+	}
+	return code, err
+}
+
+// runPlan processes every input of p and returns the exit code.
+func (o *options) runPlan(ctx context.Context, p *plan) (int, error) {
 	defer o.startWatch(p)()
 	var out io.Writer = o.stdout
 	tty := o.terminalOut()
@@ -417,7 +441,7 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 	if o.Tab {
 		indent = "\t"
 	}
-	return &preset.Config{
+	cfg := &preset.Config{
 		Format: p.format,
 		Render: render.Options{
 			Color:    o.useColor(tty),
@@ -443,6 +467,10 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 		ExitStatus: o.ExitStatus,
 		Strict:     o.Strict,
 	}
+	if p.format == render.OTLP {
+		o.traceTimes(&cfg.Render, name)
+	}
+	return cfg
 }
 
 // glanceFor is the glance of the input name when p's report opens with

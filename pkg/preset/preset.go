@@ -68,7 +68,10 @@ func (p Preset) NeedsOf(c *Config) stream.Needs {
 
 // Prints reports whether p prints format f.
 func (p Preset) Prints(f render.Format) bool {
-	return p.Formats == nil || slices.Contains(p.Formats, f)
+	if p.Formats == nil {
+		return !slices.Contains(render.RunOnly, f)
+	}
+	return slices.Contains(p.Formats, f)
 }
 
 // CheckWhere says whether --where applies to p: the presets with no Dot

@@ -28,6 +28,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -43,10 +46,18 @@ const (
 	CSV      Format = "csv"
 	JSON     Format = "json"
 	HTML     Format = "html"
+	// OTLP: the run as OpenTelemetry traces (OTLP/JSON); printed by the
+	// presets that list it (RunOnly).
+	OTLP Format = "otlp"
 )
 
+// RunOnly are the formats that lay out a whole run's events, which only
+// the presets that name them in their Formats print (not every preset
+// with none listed).
+var RunOnly = []Format{OTLP}
+
 // Formats lists every format, in the order help texts show them.
-var Formats = []Format{Text, Markdown, NDJSON, CSV, JSON, HTML}
+var Formats = []Format{Text, Markdown, NDJSON, CSV, JSON, HTML, OTLP}
 
 // ParseFormat checks a format name.
 func ParseFormat(s string) (Format, error) {
@@ -58,7 +69,7 @@ func ParseFormat(s string) (Format, error) {
 	if s == "md" {
 		return Markdown, nil
 	}
-	return "", fmt.Errorf("unknown format %q (want text, markdown, ndjson, csv, json or html)", s)
+	return "", fmt.Errorf("unknown format %q (want text, markdown, ndjson, csv, json, html or otlp)", s)
 }
 
 // Options configure a renderer.
@@ -113,6 +124,27 @@ type Options struct {
 	// The CSV always does; the other formats only when this is set or a
 	// call-only Record was rendered.
 	ToolCalls bool
+	// The trace format (otlp): Live says the events arrive as they
+	// happen (an event's time is its arrival when it carries none); Base
+	// is the time of the events a file does not date: its first record
+	// time when BaseRecorded, else the time it was written, the events
+	// then placed in order from it. Spans, when set, receives each
+	// request instead of its JSON line (an OTLP exporter); Producer is
+	// ccfilter's version, named as the instrumentation scope's.
+	Live         bool
+	Base         time.Time
+	BaseRecorded bool
+	Spans        func(*coltracepb.ExportTraceServiceRequest) error
+	Producer     string
+	// Now is the clock of Live times (nil: time.Now).
+	Now func() time.Time
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
 }
 
 // Shared is the state the runs of one output share (Options.Shared).
@@ -191,6 +223,8 @@ func New(f Format, w io.Writer, o Options) (Renderer, error) {
 		return newJSON(w, o), nil
 	case HTML:
 		return newHTML(w, o), nil
+	case OTLP:
+		return newOTLP(w, o), nil
 	}
-	return nil, fmt.Errorf("unknown format %q (want text, markdown, ndjson, csv, json or html)", string(f))
+	return nil, fmt.Errorf("unknown format %q (want text, markdown, ndjson, csv, json, html or otlp)", string(f))
 }

@@ -1019,3 +1019,21 @@ func (t *Tracker) Stats() Stats {
 // Limits returns the bounds the Tracker keeps to (its options, defaults
 // filled in), for a consumer that says what Stats counts as dropped.
 func (t *Tracker) Limits() TrackerOptions { return t.o }
+
+// MessageUsage returns the usage the tracker holds for the model call
+// with message id, counted as Usage counts it (its final figures when the
+// stream gave them), and false when it holds none: a call never seen, or
+// one evicted past MaxOpenMessages (summed in the totals already). A view
+// of each call (a trace's chat span) reads it when the call has ended.
+//
+// exact is false when the output count is the stream's placeholder (its
+// assistant events carry the count at the message's start; the final one
+// comes in a message_delta, with --include-partial-messages, or in the
+// result's modelUsage, by model only).
+func (t *Tracker) MessageUsage(id string) (u Usage, exact, ok bool) {
+	m, ok := t.msgs[id]
+	if !ok {
+		return Usage{}, false, false
+	}
+	return m.usage, m.exact, true
+}

@@ -1,0 +1,568 @@
+package render
+
+import (
+	"crypto/sha256"
+	"strings"
+	"time"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// The trace format (otlp): a run as an OpenTelemetry trace, following the
+// GenAI semantic conventions (docs/otel.md). It is a layout of the same
+// Parts as the other formats, with the model calls read off the events
+// (their message ids and models) and their tokens off the tracker (each
+// call once, as the usage preset counts it):
+//
+//   - a root span "invoke_agent claude-code" for the run;
+//   - a span "chat MODEL" per model call (message.id), under its agent;
+//   - a span "execute_tool NAME" per tool call, under its agent;
+//   - a subagent's "invoke_agent TYPE" span under the Agent call that
+//     started it, its own calls under it;
+//   - retries, denials, hooks, compactions, notices and the result as
+//     span events.
+//
+// Spans are written as they end, in batches of otlpBatch, each batch one
+// ExportTraceServiceRequest (a JSON line, or Options.Spans); the root span
+// last, when the run ends. What is held is bounded: the open calls, the
+// open subagents, one model call per agent, one batch.
+
+// otlpBatch is how many ended spans one export carries.
+const otlpBatch = 512
+
+// otlpMaxEvents bounds a span's events (the OpenTelemetry SDK's default
+// limit); past it they are counted as dropped.
+const otlpMaxEvents = 128
+
+// otlpMaxOpen bounds the open spans of each kind (calls, subagents,
+// model calls): past it the oldest is ended where it stands.
+const otlpMaxOpen = 10000
+
+// SemconvSchema is the OpenTelemetry schema the spans name: the version of
+// the semantic conventions that defines gen_ai.provider.name and the
+// operation names used (the cache token attributes came later, see
+// docs/otel.md).
+const SemconvSchema = "https://opentelemetry.io/schemas/1.37.0"
+
+// Time sources of a trace (the span attribute claude_code.times).
+const (
+	TimesRecorded      = "recorded"      // the records' own timestamps
+	TimesArrival       = "arrival"       // when each event was read (a live pipe)
+	TimesReconstructed = "reconstructed" // none: placed in order from the run's start
+)
+
+// otlpRun builds one run's trace.
+type otlpRun struct {
+	o       Options
+	seed    string // what every id is derived from: the session and the run's first event
+	traceID []byte
+	root    *tracepb.Span
+	rootAt  time.Time
+	version string
+	agents  map[string]*tracepb.Span // subagents' spans, by the Agent call that started them
+	tools   map[string]*tracepb.Span // open tool calls' spans, by tool_use id
+	chats   map[string]*otlpChat     // each agent's model call under way ("" the main agent)
+	lastAt  map[string]time.Time     // each agent's last event time
+	seen    map[string]bool          // the model calls ended (bounded)
+	ended   []*tracepb.Span          // the batch
+	last    time.Time                // the last time an event was given
+	dated   bool                     // an event carried its own time
+	times   string
+	result  *stream.Result
+	spans   int
+}
+
+// otlpChat is a model call under way.
+type otlpChat struct {
+	span  *tracepb.Span
+	id    string
+	agent string
+}
+
+func newOTLPRun(o Options) *otlpRun {
+	if !o.Live && o.Base.IsZero() {
+		o.Base = o.now() // nothing says when the run was: from now, in order
+	}
+	times := TimesReconstructed
+	switch {
+	case o.Live:
+		times = TimesArrival
+	case o.BaseRecorded:
+		times = TimesRecorded
+	}
+	return &otlpRun{o: o, agents: map[string]*tracepb.Span{}, tools: map[string]*tracepb.Span{},
+		chats: map[string]*otlpChat{}, lastAt: map[string]time.Time{}, seen: map[string]bool{}, times: times}
+}
+
+// at is the time of ev: its own timestamp when it has one; on a live pipe
+// its arrival; else the last time given (an undated event after a dated
+// one), or, before any, the run's base time (a file's first record time,
+// read ahead) or, with no recorded time at all, the base plus a
+// millisecond per line: the events in order.
+func (r *otlpRun) at(ev *stream.Event) time.Time {
+	if ts := ev.Timestamp(); ts != "" {
+		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+			r.dated, r.last = true, t
+			if r.times == TimesReconstructed {
+				r.times = TimesRecorded
+			}
+			return t
+		}
+	}
+	switch {
+	case r.o.Live:
+		r.last = r.o.now()
+	case r.dated:
+	case r.o.BaseRecorded:
+		r.last = r.o.Base
+	default:
+		r.last = r.o.Base.Add(time.Duration(ev.Line) * time.Millisecond)
+	}
+	return r.last
+}
+
+// id derives a span id from the run's seed and a key.
+func (r *otlpRun) id(key string) []byte {
+	h := sha256.Sum256([]byte(r.seed + "\x00" + key))
+	return h[:8]
+}
+
+// begin starts the trace at the run's first event: its ids come from the
+// session and that event (a resumed session's next run is another trace;
+// the same run sent twice is the same).
+func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
+	if r.root != nil {
+		return
+	}
+	session := ev.Str("session_id")
+	if session == "" {
+		session = jsonx.Value(ev.Raw).Get("sessionId").Str()
+	}
+	first := ev.Str("uuid")
+	if first == "" {
+		first = ev.Source
+	}
+	r.seed = session + "\x00" + first
+	h := sha256.Sum256([]byte("trace\x00" + r.seed))
+	r.traceID = h[:16]
+	r.rootAt = at
+	r.root = &tracepb.Span{TraceId: r.traceID, SpanId: r.id("root"), Name: "invoke_agent claude-code",
+		Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
+	r.root.Attributes = append(r.root.Attributes,
+		strAttr("gen_ai.operation.name", "invoke_agent"),
+		strAttr("gen_ai.provider.name", "anthropic"),
+		strAttr("gen_ai.agent.name", "claude-code"))
+	if session != "" {
+		r.root.Attributes = append(r.root.Attributes, strAttr("gen_ai.conversation.id", session))
+	}
+}
+
+// agentSpan is the span an event of agent (an Agent call id; "" the main
+// agent) sits under: the root, or the subagent's, started here when its
+// first event comes before its call (a transcript read from stdin).
+func (r *otlpRun) agentSpan(agent string) *tracepb.Span {
+	if agent == "" {
+		return r.root
+	}
+	if s, ok := r.agents[agent]; ok {
+		return s
+	}
+	return r.startAgent(agent, "", "", r.last)
+}
+
+// startAgent opens the span of the subagent the Agent call id starts.
+func (r *otlpRun) startAgent(id, typ, desc string, at time.Time) *tracepb.Span {
+	if typ == "" {
+		typ = "subagent"
+	}
+	s := &tracepb.Span{TraceId: r.traceID, SpanId: r.id("agent\x00" + id), ParentSpanId: r.id("tool\x00" + id),
+		Name: "invoke_agent " + typ, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
+	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "invoke_agent"),
+		strAttr("gen_ai.provider.name", "anthropic"), strAttr("gen_ai.agent.name", typ),
+		strAttr("gen_ai.agent.id", id))
+	if desc != "" {
+		s.Attributes = append(s.Attributes, strAttr("gen_ai.agent.description", desc))
+	}
+	if len(r.agents) >= otlpMaxOpen {
+		for k := range r.agents {
+			r.endAgent(k, at, "")
+			break
+		}
+	}
+	r.agents[id] = s
+	return s
+}
+
+// endAgent ends a subagent's span.
+func (r *otlpRun) endAgent(id string, at time.Time, status string) {
+	s, ok := r.agents[id]
+	if !ok {
+		return
+	}
+	delete(r.agents, id)
+	if status == "failed" || status == "killed" {
+		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: "the subagent " + status}
+	}
+	r.end(s, at)
+}
+
+// end ends a span at t (never before its start) and puts it in the batch.
+func (r *otlpRun) end(s *tracepb.Span, t time.Time) {
+	if n := nanos(t); n > s.StartTimeUnixNano {
+		s.EndTimeUnixNano = n
+	} else {
+		s.EndTimeUnixNano = s.StartTimeUnixNano
+	}
+	r.ended = append(r.ended, s)
+	r.spans++
+}
+
+// event adds a span event to s (bounded: past otlpMaxEvents it is counted).
+func (r *otlpRun) event(s *tracepb.Span, name string, at time.Time, attrs ...*commonpb.KeyValue) {
+	if s == nil {
+		return
+	}
+	if len(s.Events) >= otlpMaxEvents {
+		s.DroppedEventsCount++
+		return
+	}
+	s.Events = append(s.Events, &tracepb.Span_Event{Name: name, TimeUnixNano: nanos(at), Attributes: attrs})
+}
+
+// chat notes an assistant event: a block of agent's model call; a new
+// message id ends the call before it and starts one, from the agent's
+// last event (when the request went out) to this block.
+func (r *otlpRun) chat(ev *stream.Event, agent string, at time.Time) {
+	a := ev.Assistant()
+	c := r.chats[agent]
+	if c != nil && c.id == a.MessageID && a.MessageID != "" {
+		c.span.EndTimeUnixNano = max(c.span.EndTimeUnixNano, nanos(at))
+		r.chatError(c.span, a)
+		return
+	}
+	r.endChat(agent)
+	if a.MessageID != "" && r.seen[a.MessageID] {
+		return // the same call recorded again (a resumed session's copy)
+	}
+	start, ok := r.lastAt[agent]
+	if !ok || start.After(at) {
+		start = at
+	}
+	model := a.Model
+	key := "chat\x00" + a.MessageID
+	if a.MessageID == "" {
+		key += ev.Source + "\x00" + i64(ev.Line)
+	}
+	s := &tracepb.Span{TraceId: r.traceID, SpanId: r.id(key), ParentSpanId: r.agentSpan(agent).SpanId,
+		Name: "chat " + model, Kind: tracepb.Span_SPAN_KIND_CLIENT,
+		StartTimeUnixNano: nanos(start), EndTimeUnixNano: nanos(at)}
+	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "chat"),
+		strAttr("gen_ai.provider.name", "anthropic"), strAttr("gen_ai.request.model", model),
+		strAttr("gen_ai.response.model", model))
+	if a.MessageID != "" {
+		s.Attributes = append(s.Attributes, strAttr("gen_ai.response.id", a.MessageID))
+	}
+	r.chatError(s, a)
+	r.chats[agent] = &otlpChat{span: s, id: a.MessageID, agent: agent}
+}
+
+// chatError marks a model call that ended in an API error.
+func (r *otlpRun) chatError(s *tracepb.Span, a stream.Assistant) {
+	if a.Error == "" {
+		return
+	}
+	s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: a.Error}
+	s.Attributes = append(s.Attributes, strAttr("error.type", a.Error))
+	if a.APIErrorStatus != 0 {
+		s.Attributes = append(s.Attributes, intAttr("http.response.status_code", int64(a.APIErrorStatus)))
+	}
+}
+
+// endChat ends agent's model call: its tokens are the tracker's for its
+// message id (each call once, its final figures), in the GenAI
+// conventions' terms: input tokens count the cache's reads and writes.
+func (r *otlpRun) endChat(agent string) {
+	c := r.chats[agent]
+	if c == nil {
+		return
+	}
+	delete(r.chats, agent)
+	if c.id != "" {
+		if len(r.seen) >= otlpMaxOpen {
+			clear(r.seen)
+		}
+		r.seen[c.id] = true
+	}
+	if r.o.Tracker != nil && c.id != "" {
+		if u, exact, ok := r.o.Tracker.MessageUsage(c.id); ok {
+			c.span.Attributes = append(c.span.Attributes, usageAttrs(u)...)
+			// The stream's count of a call's output is a placeholder until
+			// a message_delta gives the final one: said, not hidden (the
+			// root span's total is the run's real one).
+			c.span.Attributes = append(c.span.Attributes, boolAttr("claude_code.usage.output_tokens_exact", exact))
+		}
+	}
+	r.ended = append(r.ended, c.span)
+	r.spans++
+}
+
+// usageAttrs are a usage's GenAI token attributes, and the input not read
+// from or written to the cache (Anthropic's own input_tokens).
+func usageAttrs(u stream.Usage) []*commonpb.KeyValue {
+	return []*commonpb.KeyValue{
+		intAttr("gen_ai.usage.input_tokens", u.InputTokens+u.CacheReadInputTokens+u.CacheCreationInputTokens),
+		intAttr("gen_ai.usage.output_tokens", u.OutputTokens),
+		intAttr("gen_ai.usage.cache_read.input_tokens", u.CacheReadInputTokens),
+		intAttr("gen_ai.usage.cache_creation.input_tokens", u.CacheCreationInputTokens),
+		intAttr("claude_code.usage.uncached_input_tokens", u.InputTokens),
+	}
+}
+
+// call opens a tool call's span.
+func (r *otlpRun) call(p *Part, at time.Time) {
+	if p.Use == nil || p.Use.ID == "" {
+		return
+	}
+	agent := p.Agent.ID
+	s := &tracepb.Span{TraceId: r.traceID, SpanId: r.id("tool\x00" + p.Use.ID), ParentSpanId: r.agentSpan(agent).SpanId,
+		Name: "execute_tool " + p.Use.Name, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
+	typ := "function"
+	if strings.HasPrefix(p.Use.Name, "mcp__") {
+		typ = "extension"
+	}
+	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "execute_tool"),
+		strAttr("gen_ai.tool.name", p.Use.Name), strAttr("gen_ai.tool.call.id", p.Use.ID),
+		strAttr("gen_ai.tool.type", typ))
+	if p.Target != "" {
+		s.Attributes = append(s.Attributes, strAttr("claude_code.tool.target", p.Target))
+	}
+	if len(r.tools) >= otlpMaxOpen {
+		for k, old := range r.tools {
+			delete(r.tools, k)
+			r.end(old, at)
+			break
+		}
+	}
+	r.tools[p.Use.ID] = s
+	if stream.StartsSubagent(p.Use.Name) {
+		in := jsonx.Value(p.Use.Input)
+		r.startAgent(p.Use.ID, in.Get("subagent_type").Str(), in.Get("description").Str(), at)
+	}
+}
+
+// toolResult ends a tool call's span: an error result is the span's error.
+func (r *otlpRun) toolResult(p *Part, at time.Time) {
+	id := p.Result.ToolUseID
+	s, ok := r.tools[id]
+	if !ok {
+		return
+	}
+	delete(r.tools, id)
+	if p.Result.IsError {
+		msg := truncate(p.Result.Text(), 1024)
+		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: msg}
+		s.Attributes = append(s.Attributes, strAttr("error.type", "tool_error"))
+	}
+	if p.Call != nil && p.Call.HasDuration && r.times == TimesReconstructed {
+		at = time.Unix(0, int64(s.StartTimeUnixNano)).Add(p.Call.Duration)
+	}
+	if sub, ok := r.agents[id]; ok && !strings.Contains(p.Result.Text(), asyncLaunchedText) {
+		r.endAgentSpan(id, sub, at)
+	}
+	r.end(s, at)
+}
+
+// asyncLaunchedText starts the result of an Agent call whose subagent runs
+// in the background: it ends at its task notification.
+const asyncLaunchedText = "Async agent launched"
+
+func (r *otlpRun) endAgentSpan(id string, _ *tracepb.Span, at time.Time) {
+	r.endChat(id)
+	r.endAgent(id, at, "")
+}
+
+// notice adds what happened to the span it belongs to, as an event.
+func (r *otlpRun) notice(ev *stream.Event, p *Part, at time.Time) {
+	name := ""
+	var attrs []*commonpb.KeyValue
+	switch ev.Kind {
+	case stream.KindRetry:
+		rt := ev.Retry()
+		name = "api_retry"
+		attrs = append(attrs, intAttr("claude_code.retry.attempt", int64(rt.Attempt)), intAttr("claude_code.retry.max_retries", int64(rt.MaxRetries)),
+			intAttr("claude_code.retry.delay_ms", int64(rt.DelayMs)), strAttr("error.type", rt.Error))
+		if rt.Status != 0 {
+			attrs = append(attrs, intAttr("http.response.status_code", int64(rt.Status)))
+		}
+	case stream.KindPermissionDenied:
+		name = "permission_denied"
+		attrs = append(attrs, strAttr("gen_ai.tool.name", ev.Str("tool_name")), strAttr("gen_ai.tool.call.id", ev.Str("tool_use_id")))
+		if s, ok := r.tools[ev.Str("tool_use_id")]; ok {
+			r.event(s, name, at, append(attrs, strAttr("claude_code.message", p.Line))...)
+			return
+		}
+	case stream.KindHook:
+		name = "hook"
+	case stream.KindCompact:
+		name = "compaction"
+	case stream.KindNotice, stream.KindInterrupt:
+		name = "notice"
+	case stream.KindTask:
+		r.task(ev, at)
+		return
+	default:
+		return
+	}
+	if p.Line != "" {
+		attrs = append(attrs, strAttr("claude_code.message", p.Line))
+	}
+	r.event(r.agentSpan(p.Agent.ID), name, at, attrs...)
+}
+
+// task ends a background subagent's span at its task notification.
+func (r *otlpRun) task(ev *stream.Event, at time.Time) {
+	if ev.Subtype != "task_notification" {
+		return
+	}
+	id := ev.Str("tool_use_id")
+	if _, ok := r.agents[id]; ok {
+		r.endChat(id)
+		r.endAgent(id, at, ev.Str("status"))
+	}
+}
+
+// init sets the run's facts on the root span and the resource.
+func (r *otlpRun) init(in *stream.Init) {
+	r.version = in.Version
+	for _, kv := range [][2]string{{"gen_ai.request.model", in.Model}, {"claude_code.cwd", in.CWD},
+		{"claude_code.permission_mode", in.PermissionMode}, {"claude_code.version", in.Version}} {
+		if kv[1] != "" && !hasAttr(r.root, kv[0]) {
+			r.root.Attributes = append(r.root.Attributes, strAttr(kv[0], kv[1]))
+		}
+	}
+	if in.SessionID != "" && !hasAttr(r.root, "gen_ai.conversation.id") {
+		r.root.Attributes = append(r.root.Attributes, strAttr("gen_ai.conversation.id", in.SessionID))
+	}
+}
+
+// outcome notes a result: an event on the root span; the last one's
+// figures end the run.
+func (r *otlpRun) outcome(res *stream.Result, at time.Time) {
+	c := *res
+	r.result = &c
+	attrs := []*commonpb.KeyValue{strAttr("claude_code.result.subtype", res.Subtype),
+		boolAttr("claude_code.result.is_error", res.IsError), intAttr("claude_code.result.num_turns", res.NumTurns),
+		intAttr("claude_code.result.duration_ms", res.DurationMs)}
+	if res.HasCost {
+		attrs = append(attrs, floatAttr("claude_code.cost_usd", res.TotalCostUSD))
+	}
+	r.event(r.root, "result", at, attrs...)
+	for agent := range r.chats {
+		if agent == "" {
+			r.endChat(agent)
+		}
+	}
+}
+
+// finish ends the run's open spans and the root: its status the last
+// result's, its tokens the tracker's (as the usage preset counts them),
+// its cost the result's.
+func (r *otlpRun) finish() {
+	if r.root == nil {
+		return
+	}
+	at := r.last
+	for agent := range r.chats {
+		r.endChat(agent)
+	}
+	for id, s := range r.tools {
+		delete(r.tools, id)
+		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_UNSET, Message: "no result: the run ended before it"}
+		r.end(s, at)
+	}
+	for id := range r.agents {
+		r.endAgent(id, at, "")
+	}
+	end := at
+	if res := r.result; res != nil {
+		if d := r.rootAt.Add(time.Duration(res.DurationMs) * time.Millisecond); d.After(end) {
+			end = d
+		}
+		if res.IsError {
+			msg := res.Subtype
+			if len(res.Errors) > 0 {
+				msg += ": " + strings.Join(res.Errors, "; ")
+			} else if res.Text != "" {
+				msg += ": " + truncate(res.Text, 1024)
+			}
+			r.root.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: msg}
+		} else {
+			r.root.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
+		}
+		if res.HasCost {
+			r.root.Attributes = append(r.root.Attributes, floatAttr("claude_code.cost_usd", res.TotalCostUSD))
+		}
+	}
+	if r.o.Tracker != nil {
+		rep := r.o.Tracker.Usage()
+		r.root.Attributes = append(r.root.Attributes, usageAttrs(rep.Total)...)
+	}
+	r.root.Attributes = append(r.root.Attributes, strAttr("claude_code.times", r.times))
+	r.end(r.root, end)
+}
+
+// resourceSpans wraps the batch in its resource and scope.
+func (r *otlpRun) resourceSpans() *tracepb.ResourceSpans {
+	res := []*commonpb.KeyValue{strAttr("service.name", "claude-code")}
+	if r.version != "" {
+		res = append(res, strAttr("service.version", r.version))
+	}
+	spans := r.ended
+	r.ended = nil
+	return &tracepb.ResourceSpans{
+		Resource: &resourcepb.Resource{Attributes: res},
+		ScopeSpans: []*tracepb.ScopeSpans{{
+			Scope:     &commonpb.InstrumentationScope{Name: "ccfilter", Version: r.o.Producer},
+			Spans:     spans,
+			SchemaUrl: SemconvSchema,
+		}},
+		SchemaUrl: SemconvSchema,
+	}
+}
+
+func nanos(t time.Time) uint64 {
+	if t.IsZero() || t.UnixNano() < 0 {
+		return 0
+	}
+	return uint64(t.UnixNano())
+}
+
+func strAttr(k, v string) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+}
+
+func intAttr(k string, v int64) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}}}
+}
+
+func floatAttr(k string, v float64) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}}}
+}
+
+func boolAttr(k string, v bool) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v}}}
+}
+
+func hasAttr(s *tracepb.Span, k string) bool {
+	for _, a := range s.Attributes {
+		if a.Key == k {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,161 @@
+package render
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"time"
+
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// otlpRenderer writes a run as OpenTelemetry traces (otlp.go): OTLP/JSON,
+// one ExportTraceServiceRequest per line (the OTLP file format the
+// Collector's file receiver reads), or each request handed to
+// Options.Spans (an OTLP exporter) instead.
+type otlpRenderer struct {
+	out
+	o Options
+	describer
+	run *otlpRun
+}
+
+func newOTLP(w io.Writer, o Options) *otlpRenderer {
+	return &otlpRenderer{out: newOut(w), o: o, describer: newDescriber("", o), run: newOTLPRun(o)}
+}
+
+// errOTLPEvents: the trace format lays out a run's events; a preset's
+// report or an expression's values are no trace.
+var errOTLPEvents = errors.New("render: the otlp format writes a run's events as a trace (the all preset)")
+
+func (t *otlpRenderer) Render(rec Record) error {
+	ev := rec.Event
+	if ev == nil {
+		return nil // a call-only record: its call's span is made from its events
+	}
+	r := t.run
+	at := r.at(ev)
+	r.begin(ev, at)
+	agent := ev.ParentToolUseID()
+	if ev.Type == "assistant" {
+		// A model call ends at its last block: when the agent's next call
+		// starts (its tool results may come between its blocks), or the run
+		// or the subagent ends.
+		r.chat(ev, agent, at)
+	}
+	parts := t.describe(ev, rec.Calls)
+	for i := range parts {
+		t.part(ev, &parts[i], at)
+	}
+	if len(r.lastAt) < otlpMaxOpen || agent == "" {
+		r.lastAt[agent] = at
+	}
+	if len(r.ended) >= otlpBatch {
+		return t.export()
+	}
+	return t.err
+}
+
+func (t *otlpRenderer) part(ev *stream.Event, p *Part, at time.Time) {
+	r := t.run
+	switch p.Form {
+	case FormInit:
+		r.init(p.Init)
+	case FormCall:
+		r.call(p, at)
+	case FormToolResult:
+		r.toolResult(p, at)
+	case FormOutcome:
+		r.outcome(p.Outcome, at)
+	case FormLine, FormFold:
+		r.notice(ev, p, at)
+	}
+}
+
+// export writes the ended spans as one request.
+func (t *otlpRenderer) export() error {
+	if len(t.run.ended) == 0 || t.err != nil {
+		return t.err
+	}
+	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{t.run.resourceSpans()}}
+	if t.o.Spans != nil {
+		t.err = t.o.Spans(req)
+		return t.err
+	}
+	b, err := OTLPJSON(req)
+	if err != nil {
+		t.err = err
+		return err
+	}
+	t.raw(b)
+	t.raw([]byte{'\n'})
+	return t.err
+}
+
+func (t *otlpRenderer) Value(any) error       { return errOTLPEvents }
+func (t *otlpRenderer) Summary(*Report) error { return errOTLPEvents }
+
+// Flush exports the spans that ended (on a live pipe: as the run goes).
+func (t *otlpRenderer) Flush() error {
+	if err := t.export(); err != nil {
+		return err
+	}
+	return t.out.Flush()
+}
+
+func (t *otlpRenderer) Close([]*stream.ToolCall) error {
+	t.run.finish()
+	if err := t.export(); err != nil {
+		return err
+	}
+	return t.out.Flush()
+}
+
+// OTLPJSON encodes a request as OTLP/JSON on one line: protojson's
+// mapping of the protobuf messages (lowerCamelCase names, 64-bit integers
+// as strings, enums as numbers), with the one difference OTLP/JSON
+// makes: trace and span ids are hex, not base64.
+func OTLPJSON(req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
+	b, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	if err := d.Decode(&v); err != nil {
+		return nil, err
+	}
+	hexIDs(v)
+	return json.Marshal(v)
+}
+
+// hexIDs rewrites the base64 ids protojson writes as hex, everywhere in v.
+func hexIDs(v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			switch k {
+			case "traceId", "spanId", "parentSpanId":
+				if s, ok := e.(string); ok {
+					if raw, err := base64.StdEncoding.DecodeString(s); err == nil {
+						x[k] = hex.EncodeToString(raw)
+					}
+				}
+			default:
+				hexIDs(e)
+			}
+		}
+	case []any:
+		for _, e := range x {
+			hexIDs(e)
+		}
+	}
+}
