@@ -69,6 +69,9 @@ type otlpRun struct {
 	chats   map[string]*otlpChat     // each agent's model call under way ("" the main agent)
 	lastAt  map[string]time.Time     // each agent's last event time
 	seen    map[string]bool          // the model calls ended (bounded)
+	// endedAgents are the subagents whose span ended (bounded).
+	endedAgents map[string]bool
+	min, max    time.Time // the earliest and latest times given: the root's span
 	ended   []*tracepb.Span          // the batch
 	last    time.Time                // the last time an event was given
 	dated   bool                     // an event carried its own time
@@ -96,7 +99,7 @@ func newOTLPRun(o Options) *otlpRun {
 		times = TimesRecorded
 	}
 	return &otlpRun{o: o, agents: map[string]*tracepb.Span{}, tools: map[string]*tracepb.Span{},
-		chats: map[string]*otlpChat{}, lastAt: map[string]time.Time{}, seen: map[string]bool{}, times: times}
+		chats: map[string]*otlpChat{}, lastAt: map[string]time.Time{}, seen: map[string]bool{}, endedAgents: map[string]bool{}, times: times}
 }
 
 // at is the time of ev: its own timestamp when it has one; on a live pipe
@@ -108,6 +111,7 @@ func (r *otlpRun) at(ev *stream.Event) time.Time {
 	if ts := ev.Timestamp(); ts != "" {
 		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
 			r.dated, r.last = true, t
+			r.spanned(t)
 			if r.times == TimesReconstructed {
 				r.times = TimesRecorded
 			}
@@ -123,7 +127,18 @@ func (r *otlpRun) at(ev *stream.Event) time.Time {
 	default:
 		r.last = r.o.Base.Add(time.Duration(ev.Line) * time.Millisecond)
 	}
+	r.spanned(r.last)
 	return r.last
+}
+
+// span notes a time given to a span: the root spans them all.
+func (r *otlpRun) spanned(t time.Time) {
+	if r.min.IsZero() || t.Before(r.min) {
+		r.min = t
+	}
+	if t.After(r.max) {
+		r.max = t
+	}
 }
 
 // id derives a span id from the run's seed and a key.
@@ -165,14 +180,28 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 // agentSpan is the span an event of agent (an Agent call id; "" the main
 // agent) sits under: the root, or the subagent's, started here when its
 // first event comes before its call (a transcript read from stdin).
-func (r *otlpRun) agentSpan(agent string) *tracepb.Span {
+func (r *otlpRun) agentSpan(agent string) []byte {
 	if agent == "" {
-		return r.root
+		return r.root.SpanId
 	}
+	if s, ok := r.agents[agent]; ok {
+		return s.SpanId
+	}
+	if r.endedAgents[agent] {
+		// A subagent's event after its span ended (a Workflow's agents,
+		// read after its launch): under the same span, by its id.
+		return r.id("agent\x00" + agent)
+	}
+	return r.startAgent(agent, "", "", r.last).SpanId
+}
+
+// agentEventSpan is the span an event of agent is added to: the open
+// subagent's, else the root.
+func (r *otlpRun) agentEventSpan(agent string) *tracepb.Span {
 	if s, ok := r.agents[agent]; ok {
 		return s
 	}
-	return r.startAgent(agent, "", "", r.last)
+	return r.root
 }
 
 // startAgent opens the span of the subagent the Agent call id starts.
@@ -205,6 +234,10 @@ func (r *otlpRun) endAgent(id string, at time.Time, status string) {
 		return
 	}
 	delete(r.agents, id)
+	if len(r.endedAgents) >= otlpMaxOpen {
+		clear(r.endedAgents)
+	}
+	r.endedAgents[id] = true
 	if status == "failed" || status == "killed" {
 		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: "the subagent " + status}
 	}
@@ -213,6 +246,9 @@ func (r *otlpRun) endAgent(id string, at time.Time, status string) {
 
 // end ends a span at t (never before its start) and puts it in the batch.
 func (r *otlpRun) end(s *tracepb.Span, t time.Time) {
+	if s != r.root {
+		r.spanned(t)
+	}
 	if n := nanos(t); n > s.StartTimeUnixNano {
 		s.EndTimeUnixNano = n
 	} else {
@@ -239,36 +275,60 @@ func (r *otlpRun) event(s *tracepb.Span, name string, at time.Time, attrs ...*co
 // last event (when the request went out) to this block.
 func (r *otlpRun) chat(ev *stream.Event, agent string, at time.Time) {
 	a := ev.Assistant()
-	c := r.chats[agent]
-	if c != nil && c.id == a.MessageID && a.MessageID != "" {
-		c.span.EndTimeUnixNano = max(c.span.EndTimeUnixNano, nanos(at))
+	if c := r.callOf(ev, agent, a.MessageID, a.Model, at); c != nil {
 		r.chatError(c.span, a)
+	}
+}
+
+// partial notes a partial-message event: a message_start begins a model
+// call (a call whose stream died has no assistant event, and was made);
+// the others carry on the call of their api_message_id.
+func (r *otlpRun) partial(ev *stream.Event, agent string, at time.Time) {
+	e := jsonx.Value(ev.Get("event"))
+	if e.Get("type").StrEqual("message_start") {
+		m := e.Get("message")
+		r.callOf(ev, agent, m.Get("id").Str(), m.Get("model").Str(), at)
 		return
 	}
+	if c := r.chats[agent]; c != nil && c.id != "" && c.id == ev.Str("api_message_id") {
+		c.span.EndTimeUnixNano = max(c.span.EndTimeUnixNano, nanos(at))
+	}
+}
+
+// callOf returns agent's model call of message id, its span carried on
+// to at; a new id ends the call before it and starts one, from the
+// agent's last event (when the request went out). nil for a call already
+// ended (the same call recorded again: a resumed session's copy).
+func (r *otlpRun) callOf(ev *stream.Event, agent, id, model string, at time.Time) *otlpChat {
+	c := r.chats[agent]
+	if c != nil && c.id == id && id != "" {
+		c.span.EndTimeUnixNano = max(c.span.EndTimeUnixNano, nanos(at))
+		return c
+	}
 	r.endChat(agent)
-	if a.MessageID != "" && r.seen[a.MessageID] {
-		return // the same call recorded again (a resumed session's copy)
+	if id != "" && r.seen[id] {
+		return nil
 	}
 	start, ok := r.lastAt[agent]
 	if !ok || start.After(at) {
 		start = at
 	}
-	model := a.Model
-	key := "chat\x00" + a.MessageID
-	if a.MessageID == "" {
+	key := "chat\x00" + id
+	if id == "" {
 		key += ev.Source + "\x00" + i64(ev.Line)
 	}
-	s := &tracepb.Span{TraceId: r.traceID, SpanId: r.id(key), ParentSpanId: r.agentSpan(agent).SpanId,
+	s := &tracepb.Span{TraceId: r.traceID, SpanId: r.id(key), ParentSpanId: r.agentSpan(agent),
 		Name: "chat " + model, Kind: tracepb.Span_SPAN_KIND_CLIENT,
 		StartTimeUnixNano: nanos(start), EndTimeUnixNano: nanos(at)}
 	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "chat"),
 		strAttr("gen_ai.provider.name", "anthropic"), strAttr("gen_ai.request.model", model),
 		strAttr("gen_ai.response.model", model))
-	if a.MessageID != "" {
-		s.Attributes = append(s.Attributes, strAttr("gen_ai.response.id", a.MessageID))
+	if id != "" {
+		s.Attributes = append(s.Attributes, strAttr("gen_ai.response.id", id))
 	}
-	r.chatError(s, a)
-	r.chats[agent] = &otlpChat{span: s, id: a.MessageID, agent: agent}
+	c = &otlpChat{span: s, id: id, agent: agent}
+	r.chats[agent] = c
+	return c
 }
 
 // chatError marks a model call that ended in an API error.
@@ -329,7 +389,7 @@ func (r *otlpRun) call(p *Part, at time.Time) {
 		return
 	}
 	agent := p.Agent.ID
-	s := &tracepb.Span{TraceId: r.traceID, SpanId: r.id("tool\x00" + p.Use.ID), ParentSpanId: r.agentSpan(agent).SpanId,
+	s := &tracepb.Span{TraceId: r.traceID, SpanId: r.id("tool\x00" + p.Use.ID), ParentSpanId: r.agentSpan(agent),
 		Name: "execute_tool " + p.Use.Name, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
 	typ := "function"
 	if strings.HasPrefix(p.Use.Name, "mcp__") {
@@ -355,8 +415,9 @@ func (r *otlpRun) call(p *Part, at time.Time) {
 	}
 }
 
-// toolResult ends a tool call's span: an error result is the span's error.
-func (r *otlpRun) toolResult(p *Part, at time.Time) {
+// toolResult ends a tool call's span: an error result is the span's
+// error. The subagent a foreground Agent call started ends with it.
+func (r *otlpRun) toolResult(p *Part, async bool, at time.Time) {
 	id := p.Result.ToolUseID
 	s, ok := r.tools[id]
 	if !ok {
@@ -371,19 +432,21 @@ func (r *otlpRun) toolResult(p *Part, at time.Time) {
 	if p.Call != nil && p.Call.HasDuration && r.times == TimesReconstructed {
 		at = time.Unix(0, int64(s.StartTimeUnixNano)).Add(p.Call.Duration)
 	}
-	if sub, ok := r.agents[id]; ok && !strings.Contains(p.Result.Text(), asyncLaunchedText) {
-		r.endAgentSpan(id, sub, at)
+	if _, ok := r.agents[id]; ok && !async {
+		r.endChat(id)
+		r.endAgent(id, at, "")
 	}
 	r.end(s, at)
 }
 
-// asyncLaunchedText starts the result of an Agent call whose subagent runs
-// in the background: it ends at its task notification.
-const asyncLaunchedText = "Async agent launched"
-
-func (r *otlpRun) endAgentSpan(id string, _ *tracepb.Span, at time.Time) {
-	r.endChat(id)
-	r.endAgent(id, at, "")
+// launched reports whether ev is the result of a call whose subagent (or
+// Workflow) runs on in the background: it ends at its task notification.
+func launched(ev *stream.Event, r *stream.ToolResult) bool {
+	if jsonx.Value(ev.ToolUseResult()).Get("status").StrEqual("async_launched") {
+		return true
+	}
+	t := strings.TrimSpace(r.Text()) // a subagent's own results carry no tool_use_result
+	return strings.HasPrefix(t, "Async agent launched") || strings.HasPrefix(t, "Workflow launched")
 }
 
 // notice adds what happened to the span it belongs to, as an event.
@@ -421,7 +484,7 @@ func (r *otlpRun) notice(ev *stream.Event, p *Part, at time.Time) {
 	if p.Line != "" {
 		attrs = append(attrs, strAttr("claude_code.message", p.Line))
 	}
-	r.event(r.agentSpan(p.Agent.ID), name, at, attrs...)
+	r.event(r.agentEventSpan(p.Agent.ID), name, at, attrs...)
 }
 
 // task ends a background subagent's span at its task notification.
@@ -488,9 +551,12 @@ func (r *otlpRun) finish() {
 	for id := range r.agents {
 		r.endAgent(id, at, "")
 	}
-	end := at
+	r.spanned(at)
+	r.spanned(r.rootAt)
+	r.root.StartTimeUnixNano = nanos(r.min)
+	end := r.max
 	if res := r.result; res != nil {
-		if d := r.rootAt.Add(time.Duration(res.DurationMs) * time.Millisecond); d.After(end) {
+		if d := r.min.Add(time.Duration(res.DurationMs) * time.Millisecond); d.After(end) {
 			end = d
 		}
 		if res.IsError {

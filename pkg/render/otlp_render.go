@@ -44,11 +44,14 @@ func (t *otlpRenderer) Render(rec Record) error {
 	at := r.at(ev)
 	r.begin(ev, at)
 	agent := ev.ParentToolUseID()
-	if ev.Type == "assistant" {
-		// A model call ends at its last block: when the agent's next call
-		// starts (its tool results may come between its blocks), or the run
-		// or the subagent ends.
+	// A model call ends at its last block: when the agent's next call
+	// starts (its tool results may come between its blocks), or the run or
+	// the subagent ends.
+	switch {
+	case ev.Type == "assistant":
 		r.chat(ev, agent, at)
+	case ev.Kind == stream.KindDelta:
+		r.partial(ev, agent, at)
 	}
 	parts := t.describe(ev, rec.Calls)
 	for i := range parts {
@@ -71,7 +74,7 @@ func (t *otlpRenderer) part(ev *stream.Event, p *Part, at time.Time) {
 	case FormCall:
 		r.call(p, at)
 	case FormToolResult:
-		r.toolResult(p, at)
+		r.toolResult(p, launched(ev, p.Result), at)
 	case FormOutcome:
 		r.outcome(p.Outcome, at)
 	case FormLine, FormFold:
