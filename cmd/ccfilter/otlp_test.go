@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -10,6 +15,12 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/ccfilter/ccfilter/pkg/preset"
 )
 
 // otlpSpan is a span of OTLP/JSON, as a collector reads it.
@@ -254,4 +265,110 @@ func checkChatSpans(t *testing.T, path string, spans []*otlpSpan, root *otlpSpan
 	}) bool {
 		return a.Key == "claude_code.times"
 	}), "the root says where its times come from")
+}
+
+// collector is an OTLP/HTTP receiver of the test's own: it decodes what
+// it is sent (protobuf) and answers as told.
+type collector struct {
+	mu      sync.Mutex
+	spans   []*tracepb.Span
+	headers []http.Header
+	status  int
+	partial *coltracepb.ExportTracePartialSuccess
+}
+
+func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	var req coltracepb.ExportTraceServiceRequest
+	if r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" || proto.Unmarshal(body, &req) != nil {
+		http.Error(w, "not an OTLP/HTTP protobuf request", http.StatusBadRequest)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.headers = append(c.headers, r.Header.Clone())
+	if c.status != 0 {
+		http.Error(w, "no", c.status)
+		return
+	}
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			c.spans = append(c.spans, ss.Spans...)
+		}
+	}
+	b, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{PartialSuccess: c.partial})
+	w.Header().Set("Content-Type", "application/x-protobuf")
+	w.Write(b)
+}
+
+func runEnv(t *testing.T, env []string, args ...string) runResult {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := runWith(&options{presets: preset.Builtin()}, args, strings.NewReader(""), &stdout, &stderr, env)
+	return runResult{stdout.String(), stderr.String(), code}
+}
+
+// TestOTLPEndpoint proves --otlp-endpoint sends a run to an OTLP/HTTP
+// receiver as protobuf, every span the JSON lines hold, with the headers
+// of OTEL_EXPORTER_OTLP_HEADERS and nothing on stdout; that a refusal is
+// reported with its HTTP status and exit 5, and so is a partial success;
+// and that what is sent is redacted as what is written is.
+func TestOTLPEndpoint(t *testing.T) {
+	path := "../../testdata/events/05-subagents-async.jsonl"
+	want := otlpSpans(t, runIn(t, []string{"-F", "otlp", path}, "").Stdout)
+
+	c := &collector{}
+	srv := httptest.NewServer(c)
+	defer srv.Close()
+	r := runEnv(t, []string{"OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer%20s3cr3t,x-team=ci"}, "--otlp-endpoint", srv.URL, path)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Empty(t, r.Stdout, "sent, not printed")
+	assert.Len(t, c.spans, len(want), "every span arrived")
+	require.NotEmpty(t, c.headers)
+	assert.Equal(t, "Bearer s3cr3t", c.headers[0].Get("Authorization"))
+	assert.Equal(t, "ci", c.headers[0].Get("X-Team"))
+
+	c = &collector{status: http.StatusUnauthorized}
+	srv401 := httptest.NewServer(c)
+	defer srv401.Close()
+	r = runEnv(t, nil, "--otlp-endpoint", srv401.URL+"/v1/traces", path)
+	assert.Equal(t, exitInput, r.Code)
+	assert.Contains(t, r.Stderr, "the traces were not delivered")
+	assert.Contains(t, r.Stderr, "401")
+
+	c = &collector{partial: &coltracepb.ExportTracePartialSuccess{RejectedSpans: 2, ErrorMessage: "two spans too old"}}
+	srvPart := httptest.NewServer(c)
+	defer srvPart.Close()
+	r = runEnv(t, nil, "--otlp-endpoint", srvPart.URL, path)
+	assert.Equal(t, exitInput, r.Code)
+	assert.Contains(t, r.Stderr, "partial success")
+	assert.Contains(t, r.Stderr, "two spans too old")
+
+	secret := derived(t, "03-bash-fail.jsonl", "ls /nonexistent-dir-for-probe", "curl -H 'Authorization: Bearer ghp_0123456789abcdefghijklmnopqrstuvwxyzAB' https://example.com")
+	c = &collector{}
+	srvRed := httptest.NewServer(c)
+	defer srvRed.Close()
+	r = runEnv(t, nil, "--otlp-endpoint", srvRed.URL, secret)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	sent, _ := protojson.Marshal(&tracepb.ScopeSpans{Spans: c.spans})
+	assert.NotContains(t, string(sent), "ghp_0123456789", "the secret is not sent")
+	assert.Contains(t, string(sent), "[REDACTED:")
+	printed := runIn(t, []string{"-F", "otlp", secret}, "")
+	assert.NotContains(t, printed.Stdout, "ghp_0123456789", "nor written")
+}
+
+// TestOTLPRefusals proves what the trace format does not do is refused
+// with a usage error: another preset's report, an expression, another
+// format with --otlp-endpoint, a URL that is none.
+func TestOTLPRefusals(t *testing.T) {
+	path := "../../testdata/events/01-plain-text.jsonl"
+	for _, args := range [][]string{
+		{"usage", "-F", "otlp", path},
+		{"-F", "otlp", ".", path},
+		{"-F", "markdown", "--otlp-endpoint", "http://localhost:4318", path},
+		{"--otlp-endpoint", "localhost:4318", path},
+	} {
+		r := runIn(t, args, "")
+		assert.Equal(t, exitUsage, r.Code, "%v: %s", args, r.Stderr)
+	}
 }

@@ -184,7 +184,12 @@ func (o *options) sendTraces(ctx context.Context, p *plan) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	o.spans = func(req *coltracepb.ExportTraceServiceRequest) error { return s.send(ctx, req) }
+	o.spans = func(req *coltracepb.ExportTraceServiceRequest) error {
+		if o.redactor != nil {
+			redactTrace(req, o.redactor) // sent, not written: redacted here
+		}
+		return s.send(ctx, req)
+	}
 	code, err := o.runPlan(ctx, p)
 	if serr := s.stop(ctx); serr != nil && err == nil {
 		return code, serr
@@ -522,7 +527,7 @@ func (o *options) redacting() bool {
 		return true
 	}
 	f, _ := render.ParseFormat(o.Format)
-	return f == render.Markdown || f == render.HTML
+	return f == render.Markdown || f == render.HTML || f == render.OTLP
 }
 
 // flusher is an output that holds bytes back (the redacting writer).
