@@ -71,13 +71,13 @@ type otlpRun struct {
 	seen    map[string]bool          // the model calls ended (bounded)
 	// endedAgents are the subagents whose span ended (bounded).
 	endedAgents map[string]bool
-	min, max    time.Time // the earliest and latest times given: the root's span
-	ended   []*tracepb.Span          // the batch
-	last    time.Time                // the last time an event was given
-	dated   bool                     // an event carried its own time
-	times   string
-	result  *stream.Result
-	spans   int
+	min, max    time.Time       // the earliest and latest times given: the root's span
+	ended       []*tracepb.Span // the batch
+	last        time.Time       // the last time an event was given
+	dated       bool            // an event carried its own time
+	times       string
+	result      *stream.Result
+	spans       int
 }
 
 // otlpChat is a model call under way.
