@@ -28,17 +28,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// chromium finds the browser, or fails: this test is asked for by name.
-func chromium(t *testing.T) string {
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Fatal("no chromium on PATH: make test-browser installs it (apt-get install chromium)")
-	return ""
-}
-
 // browse opens page in headless Chromium and returns the DOM after its
 // script ran, and the console messages it logged (a blocked request is
 // one: the page's policy reports it there). With shot, it also saves a
@@ -81,13 +70,6 @@ func browse(t *testing.T, page, shot string) (dom string, console []string) {
 		}
 	}
 	return stdout.String(), console
-}
-
-func tail(s string) string {
-	if len(s) > 2000 {
-		return s[len(s)-2000:]
-	}
-	return s
 }
 
 // htmlPage writes ccfilter's HTML report of in to a file and returns it.

@@ -285,7 +285,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
 	f := cmd.Flags()
-	f.StringVarP(&o.Format, "format", "F", "text", "output format: text, markdown, ndjson, csv, json, html (one self-contained page; see docs/html.md)")
+	f.StringVarP(&o.Format, "format", "F", "text", "output format: text, markdown, ndjson, csv, json, html (one self-contained page; see docs/html.md), otlp (OpenTelemetry traces; see docs/otel.md)")
 	f.StringVar(&o.Agent, "agent", "", "whose events pass: main, sub, all, or a subagent id (default: main for text, all otherwise)")
 	// pflag shows a `quoted` word of the usage as the value's name.
 	f.StringVar(&o.Where, "where", "", "keep only what the jq condition `EXPR` is true for (see 'ccfilter presets' for what . is)")

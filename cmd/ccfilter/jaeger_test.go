@@ -1,0 +1,233 @@
+//go:build jaeger
+
+package main
+
+// Traces into a real backend: Jaeger v2 (built on the OpenTelemetry
+// Collector), built from tools/jaeger by make test-otel and named by
+// CCFILTER_JAEGER. Built only with -tags jaeger: make test needs no
+// Jaeger.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// freePort returns a loopback port nothing listens on now.
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// jaeger is a Jaeger running for the test: its OTLP/HTTP receiver and its
+// query API.
+type jaeger struct {
+	otlp, query string
+}
+
+// startJaeger runs Jaeger with in-memory storage on loopback ports of its
+// own, and waits until it answers (its health check), however long a
+// loaded machine takes.
+func startJaeger(t *testing.T) *jaeger {
+	bin := os.Getenv("CCFILTER_JAEGER")
+	if bin == "" {
+		t.Fatal("CCFILTER_JAEGER names no Jaeger: make test-otel builds it (tools/jaeger)")
+	}
+	otlp, query, grpc, health := freePort(t), freePort(t), freePort(t), freePort(t)
+	config := fmt.Sprintf(`service:
+  extensions: [jaeger_storage, jaeger_query, healthcheckv2]
+  pipelines:
+    traces:
+      receivers: [otlp]
+      processors: [batch]
+      exporters: [jaeger_storage_exporter]
+  telemetry:
+    metrics:
+      level: none
+    logs:
+      level: warn
+extensions:
+  healthcheckv2:
+    use_v2: true
+    http:
+      endpoint: 127.0.0.1:%d
+  jaeger_query:
+    storage:
+      traces: memstore
+    http:
+      endpoint: 127.0.0.1:%d
+    grpc:
+      endpoint: 127.0.0.1:%d
+  jaeger_storage:
+    backends:
+      memstore:
+        memory:
+          max_traces: 10000
+receivers:
+  otlp:
+    protocols:
+      http:
+        endpoint: 127.0.0.1:%d
+processors:
+  batch:
+    timeout: 50ms
+exporters:
+  jaeger_storage_exporter:
+    trace_storage: memstore
+`, health, query, grpc, otlp)
+	path := filepath.Join(t.TempDir(), "jaeger.yaml")
+	require.NoError(t, os.WriteFile(path, []byte(config), 0o644))
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, "--config", path)
+	logs := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("jaeger's log:\n%s", tail(logs.String()))
+		}
+	})
+	j := &jaeger{otlp: fmt.Sprintf("http://127.0.0.1:%d", otlp), query: fmt.Sprintf("http://127.0.0.1:%d", query)}
+	waitFor(t, "jaeger to start", func() bool {
+		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/status", health))
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
+	return j
+}
+
+// waitFor polls ok until it holds, for at most two minutes (a loaded
+// machine), failing then.
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 2 minutes for %s", what)
+		}
+		time.Sleep(100 * time.Millisecond) // polling a server: no event to wait on
+	}
+}
+
+// jaegerSpan is a span as Jaeger's query API (/api/traces/ID) shows it.
+type jaegerSpan struct {
+	SpanID        string `json:"spanID"`
+	OperationName string `json:"operationName"`
+	References    []struct {
+		RefType string `json:"refType"`
+		SpanID  string `json:"spanID"`
+	} `json:"references"`
+	Tags []struct {
+		Key   string `json:"key"`
+		Value any    `json:"value"`
+	} `json:"tags"`
+}
+
+func (s jaegerSpan) tag(k string) any {
+	for _, t := range s.Tags {
+		if t.Key == k {
+			return t.Value
+		}
+	}
+	return nil
+}
+
+// trace asks Jaeger for a trace until it holds n spans.
+func (j *jaeger) trace(t *testing.T, id string, n int) []jaegerSpan {
+	t.Helper()
+	var spans []jaegerSpan
+	waitFor(t, fmt.Sprintf("trace %s to hold %d spans", id, n), func() bool {
+		resp, err := http.Get(j.query + "/api/traces/" + id)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		var out struct {
+			Data []struct {
+				Spans []jaegerSpan `json:"spans"`
+			} `json:"data"`
+		}
+		if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &out) != nil || len(out.Data) == 0 {
+			return false
+		}
+		spans = out.Data[0].Spans
+		return len(spans) >= n
+	})
+	return spans
+}
+
+// TestJaegerReceivesEveryRun proves --otlp-endpoint into a real Jaeger
+// delivers every span of real runs (parallel tools, background subagents,
+// a 401 that failed the run, a failing tool, a transcript with its
+// subagents), each with its parent link, its tokens and its error status,
+// as the run's OTLP/JSON holds them.
+func TestJaegerReceivesEveryRun(t *testing.T) {
+	j := startJaeger(t)
+	transcripts, _ := filepath.Glob("../../testdata/transcripts/05-subagents-async/home/.claude/projects/*/*.jsonl")
+	require.Len(t, transcripts, 1)
+	inputs := []string{"../../testdata/events/04-parallel-tools.jsonl", "../../testdata/events/05-subagents-async.jsonl",
+		"../../testdata/events/09-auth-401.jsonl", "../../testdata/events/03-bash-fail.jsonl",
+		"../../testdata/events/60-long-session.jsonl", transcripts[0]}
+	for _, in := range inputs {
+		if _, err := os.Stat(in); err != nil {
+			in = "../../testdata/real/" + filepath.Base(in)
+		}
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			want := otlpSpans(t, runIn(t, []string{"-F", "otlp", in}, "").Stdout)
+			sent := runIn(t, []string{"--otlp-endpoint", j.otlp, in}, "")
+			require.Contains(t, []int{0, 1}, sent.Code, sent.Stderr)
+			assert.Empty(t, sent.Stdout)
+			got := j.trace(t, want[0].TraceID, len(want))
+			assert.Len(t, got, len(want), "every span arrived, once")
+			byID := map[string]jaegerSpan{}
+			for _, s := range got {
+				byID[s.SpanID] = s
+			}
+			for _, w := range want {
+				g, ok := byID[w.SpanID]
+				if !assert.True(t, ok, "span %s (%s) arrived", w.SpanID, w.Name) {
+					continue
+				}
+				assert.Equal(t, w.Name, g.OperationName)
+				if w.Parent != "" {
+					require.NotEmpty(t, g.References, "%s keeps its parent", w.Name)
+					assert.Equal(t, w.Parent, g.References[0].SpanID, "%s: its parent", w.Name)
+				}
+				if w.Status.Code == 2 {
+					assert.Equal(t, true, g.tag("error"), "%s: an error in Jaeger", w.Name)
+				}
+				for _, k := range []string{"gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens", "gen_ai.usage.cache_read.input_tokens"} {
+					if w.attr(k) != nil {
+						n, _ := g.tag(k).(float64) // JSON numbers
+						assert.Equal(t, w.int(k), int64(n), "%s: %s", w.Name, k)
+					}
+				}
+				for _, k := range []string{"gen_ai.tool.call.id", "gen_ai.response.id", "gen_ai.conversation.id"} {
+					if v := w.str(k); v != "" {
+						assert.Equal(t, v, g.tag(k), "%s: %s", w.Name, k)
+					}
+				}
+			}
+		})
+	}
+}
