@@ -3,7 +3,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 GO ?= go
 
-.PHONY: build install test test-all test-browser lint fuzz bench bench-go bench-compare update-golden expectations cross clean
+.PHONY: build install test test-all test-browser test-otel jaeger lint fuzz bench bench-go bench-compare update-golden expectations cross clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ccfilter ./cmd/ccfilter
@@ -40,6 +40,7 @@ test-all: lint
 	$(GO) test -short -count=1 -timeout $(TEST_ALL_TIMEOUT) -race $(RACE_PKGS)
 	$(GO) test -count=1 -timeout $(TEST_ALL_TIMEOUT) -tags purego ./internal/jsonx
 	@$(MAKE) --no-print-directory test-browser
+	@$(MAKE) --no-print-directory test-otel
 
 # The HTML report in a real browser: headless Chromium (Debian's chromium
 # package, installed here when missing: apt-get, as root or through sudo)
@@ -55,6 +56,30 @@ test-browser:
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 	$(GO) test -tags browser -count=1 -timeout $(BROWSER_TIMEOUT) -run '^TestBrowser' ./cmd/ccfilter
+
+# Traces into a real backend: Jaeger v2 (built on the OpenTelemetry
+# Collector) receives real runs sent with --otlp-endpoint, and its query
+# API must show every span with its parent, tokens and error status
+# (TestJaegerReceivesEveryRun, -tags jaeger). Jaeger is a Go program,
+# built from tools/jaeger, a module of its own (go get -tool
+# github.com/jaegertracing/jaeger/cmd/jaeger@v1.75.0), so its dependencies
+# stay out of ccfilter's go.mod; the binary is kept in tools/jaeger/bin,
+# and rebuilt only when that module changes. The build is not optimised
+# (-N -l; no symbols): about 7 CPU-minutes instead of 10, and the test
+# does not need a fast Jaeger. .ci/run starts it in the background at
+# once. The test itself takes a few seconds.
+JAEGER := $(CURDIR)/tools/jaeger/bin/jaeger
+OTEL_TIMEOUT ?= 5m
+test-otel: $(JAEGER)
+	CCFILTER_JAEGER=$(JAEGER) $(GO) test -tags jaeger -count=1 -timeout $(OTEL_TIMEOUT) -run '^TestJaeger' ./cmd/ccfilter
+
+jaeger: $(JAEGER)
+
+# Under a lock: a build already under way (.ci/run's, in the background)
+# is waited for, not started again.
+$(JAEGER): tools/jaeger/go.mod tools/jaeger/go.sum
+	@mkdir -p tools/jaeger/bin
+	cd tools/jaeger && flock bin/.lock sh -c '[ bin/jaeger -nt go.sum ] || { echo "building jaeger (tools/jaeger; minutes the first time)"; $(GO) build -gcflags="all=-N -l" -ldflags="-s -w" -o bin/jaeger github.com/jaegertracing/jaeger/cmd/jaeger; }'
 
 # go vet, plus the architecture rules: cobra and pflag live only in the
 # command layer, and imports go one way (docs/architecture.md): stream
