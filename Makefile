@@ -30,14 +30,18 @@ test: lint
 # detector over the packages that start goroutines or use them (the
 # read-ahead, the reader that uses it, the followed file and its watch, the
 # status line, the command: its signal handler, the pipe, interrupt and
-# follow tests), in -short mode so the inputs suit -race. CI runs
-# it after make test. About 2.5 minutes on 2 quiet cores, 4 to 6 beside two
-# CPU-bound processes.
+# follow tests), in -short mode so the inputs suit -race. The race run
+# passes over the command's three differential sweeps (every preset in
+# every format over the captures, compared two ways): they ran in full just
+# before, their code is the single-goroutine loop every other test of the
+# command runs under the detector too, and under it they took 143 of its
+# 207 s. CI runs it after make test. About 3 minutes on 2 quiet cores.
 RACE_PKGS := ./internal/readahead ./pkg/stream ./pkg/follow ./internal/statusline ./cmd/ccfilter
+RACE_SKIP := ^(TestOutputDoesNotDependOnHowBytesArrive|TestNeedsChangeNothing|TestFastPathMatchesFullCheck)$$
 TEST_ALL_TIMEOUT ?= 10m
 test-all: lint
 	$(GO) test -count=1 -timeout $(TEST_ALL_TIMEOUT) ./...
-	$(GO) test -short -count=1 -timeout $(TEST_ALL_TIMEOUT) -race $(RACE_PKGS)
+	$(GO) test -short -count=1 -timeout $(TEST_ALL_TIMEOUT) -race -skip '$(RACE_SKIP)' $(RACE_PKGS)
 	$(GO) test -count=1 -timeout $(TEST_ALL_TIMEOUT) -tags purego ./internal/jsonx
 	@$(MAKE) --no-print-directory test-browser
 

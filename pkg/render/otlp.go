@@ -545,7 +545,9 @@ func (r *otlpRun) finish() {
 	}
 	for id, s := range r.tools {
 		delete(r.tools, id)
-		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_UNSET, Message: "no result: the run ended before it"}
+		// No status (a description goes with an error only): the run
+		// ended before the call's result.
+		s.Attributes = append(s.Attributes, boolAttr("claude_code.tool.no_result", true))
 		r.end(s, at)
 	}
 	for id := range r.agents {
