@@ -112,9 +112,7 @@ func (r *otlpRun) at(ev *stream.Event) time.Time {
 		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
 			r.dated, r.last = true, t
 			r.spanned(t)
-			if r.times == TimesReconstructed {
-				r.times = TimesRecorded
-			}
+			r.times = TimesRecorded // (a live pipe's undated events still take their arrival)
 			return t
 		}
 	}
