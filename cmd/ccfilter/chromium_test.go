@@ -25,4 +25,3 @@ func tail(s string) string {
 	}
 	return s
 }
-
