@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"regexp"
 	"time"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -123,42 +124,33 @@ func (t *otlpRenderer) Close([]*stream.ToolCall) error {
 
 // OTLPJSON encodes a request as OTLP/JSON on one line: protojson's
 // mapping of the protobuf messages (lowerCamelCase names, 64-bit integers
-// as strings, enums as numbers), with the one difference OTLP/JSON
-// makes: trace and span ids are hex, not base64.
+// as strings, enums as numbers), compacted (protojson varies its spacing
+// from build to build), with the one difference OTLP/JSON makes: trace
+// and span ids are hex, not base64.
 func OTLPJSON(req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
 	b, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(req)
 	if err != nil {
 		return nil, err
 	}
-	var v any
-	d := json.NewDecoder(bytes.NewReader(b))
-	d.UseNumber()
-	if err := d.Decode(&v); err != nil {
+	var c bytes.Buffer
+	if err := json.Compact(&c, b); err != nil {
 		return nil, err
 	}
-	hexIDs(v)
-	return json.Marshal(v)
+	return idField.ReplaceAllFunc(c.Bytes(), hexID), nil
 }
 
-// hexIDs rewrites the base64 ids protojson writes as hex, everywhere in v.
-func hexIDs(v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			switch k {
-			case "traceId", "spanId", "parentSpanId":
-				if s, ok := e.(string); ok {
-					if raw, err := base64.StdEncoding.DecodeString(s); err == nil {
-						x[k] = hex.EncodeToString(raw)
-					}
-				}
-			default:
-				hexIDs(e)
-			}
-		}
-	case []any:
-		for _, e := range x {
-			hexIDs(e)
-		}
+// idField is an id member of compact JSON. The text cannot occur inside
+// a string value, where every quote is escaped.
+var idField = regexp.MustCompile(`"(?:traceId|spanId|parentSpanId)":"[A-Za-z0-9+/=]*"`)
+
+// hexID rewrites one id member's base64 value as hex.
+func hexID(m []byte) []byte {
+	i := bytes.IndexByte(m, ':')
+	raw, err := base64.StdEncoding.DecodeString(string(m[i+2 : len(m)-1]))
+	if err != nil {
+		return m
 	}
+	out := append([]byte{}, m[:i+2]...)
+	out = hex.AppendEncode(out, raw)
+	return append(out, '"')
 }
