@@ -457,3 +457,37 @@ func TestFollowRefusals(t *testing.T) {
 	assert.Equal(t, 0, r.Code, r.Stderr)
 	assert.Equal(t, "Hello! I am a scripted fake model. 2 + 2 = 4.\n", r.Stdout)
 }
+
+// TestStatusLineWhen proves when the status line is shown: never when
+// stderr is not a terminal or with --no-status; with --status, --follow,
+// or a pipe on stdin read alone; not for a file read to its end, nor for
+// several inputs.
+func TestStatusLineWhen(t *testing.T) {
+	pr, pw, err := os.Pipe()
+	require.NoError(t, err)
+	defer pr.Close()
+	defer pw.Close()
+	file, err := os.Open("../../testdata/events/01-plain-text.jsonl")
+	require.NoError(t, err)
+	defer file.Close()
+	for _, tc := range []struct {
+		name                       string
+		terminal, follow, st, nost bool
+		stdin                      io.Reader
+		files                      []string
+		want                       bool
+	}{
+		{"a live pipe", true, false, false, false, pr, []string{"-"}, true},
+		{"a file on stdin", true, false, false, false, file, []string{"-"}, false},
+		{"a named file", true, false, false, false, pr, []string{"run.jsonl"}, false},
+		{"a file, --status", true, false, true, false, file, []string{"run.jsonl"}, true},
+		{"--follow", true, true, false, false, file, []string{"run.jsonl"}, true},
+		{"--follow --no-status", true, true, false, true, file, []string{"run.jsonl"}, false},
+		{"stderr a file", false, true, true, false, pr, []string{"-"}, false},
+		{"two inputs", true, false, false, false, pr, []string{"-", "run.jsonl"}, false},
+	} {
+		o := &options{Follow: tc.follow, Status: tc.st, NoStatus: tc.nost, stdin: tc.stdin,
+			terminalErr: func() bool { return tc.terminal }}
+		assert.Equal(t, tc.want, o.statusWanted(&plan{files: tc.files}), tc.name)
+	}
+}
