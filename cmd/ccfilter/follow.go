@@ -123,6 +123,14 @@ func (o *options) startWatch(p *plan) func() {
 	}
 }
 
+// cutByTheReader reports whether the followed input ended because the
+// reading stopped (Ctrl-C, a newer session): then its last line may be
+// one still being written, no bad line.
+func (o *options) cutByTheReader() bool {
+	f := o.followed
+	return f != nil && (f.Why() == follow.Interrupted || f.Why() == follow.Stopped)
+}
+
 // readLive reports whether the one input named is read as it is written
 // anyway, without following: stdin named ("-"), a FIFO, a device. Their
 // reads wait for what comes, and end at the writer's end.

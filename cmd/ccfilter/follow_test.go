@@ -491,3 +491,17 @@ func TestStatusLineWhen(t *testing.T) {
 		assert.Equal(t, tc.want, o.statusWanted(&plan{files: tc.files}), tc.name)
 	}
 }
+
+// TestFollowInterruptMidLine proves Ctrl-C while a line is being written
+// ends the run without calling that line malformed: it was cut by the
+// reading, not by the writer.
+func TestFollowInterruptMidLine(t *testing.T) {
+	lines := strings.SplitAfter(capture(t, "04-parallel-tools.jsonl"), "\n")
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines[:3], "")+lines[3][:40]), 0o644))
+	run := startFollow(t, "-f", path)
+	run.stdout.waitUntil(t, run.code, "the calls read", func(s string) bool { return strings.Contains(s, "→ Read") })
+	run.interrupt(t)
+	assert.Equal(t, exitInterrupted, run.end(t))
+	assert.Equal(t, "ccfilter: interrupted\n", run.stderr.String())
+}

@@ -608,6 +608,9 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 			if !stream.IsLineError(err) {
 				return 0, errorf(exitInput, "%s: read error: %v", cfg.Source, err)
 			}
+			if o.cutByTheReader() {
+				continue // the line was being written when the reading stopped
+			}
 			if o.Strict {
 				run.Flush()
 				return exitInput, errorf(exitInput, "%v", err)
