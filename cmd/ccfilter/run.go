@@ -608,14 +608,9 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 			if !stream.IsLineError(err) {
 				return 0, errorf(exitInput, "%s: read error: %v", cfg.Source, err)
 			}
-			if o.cutByTheReader() {
-				continue // the line was being written when the reading stopped
+			if code, stop, err := o.badLine(err, run, lead); stop {
+				return code, err
 			}
-			if o.Strict {
-				run.Flush()
-				return exitInput, errorf(exitInput, "%v", err)
-			}
-			lead.hold(err)
 			continue
 		}
 		lead.event()
@@ -641,6 +636,22 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 		code = worse(code, exitInput)
 	}
 	return code, stopped(err)
+}
+
+// badLine deals with a malformed line: passed over with a warning (held
+// before the first event), or, with --strict, the end of the input
+// (stop). A line a followed input's reading cut is no bad line.
+func (o *options) badLine(err error, run preset.Run, lead *leading) (code int, stop bool, _ error) {
+	switch {
+	case o.cutByTheReader():
+		// the line was being written when the reading stopped
+	case o.Strict:
+		run.Flush()
+		return exitInput, true, errorf(exitInput, "%v", err)
+	default:
+		lead.hold(err)
+	}
+	return 0, false, nil
 }
 
 // redactedSince returns, when redacting, what says how many secrets were
