@@ -39,8 +39,9 @@ const otlpBatch = 512
 // limit); past it they are counted as dropped.
 const otlpMaxEvents = 128
 
-// otlpMaxOpen bounds the open spans of each kind (calls, subagents,
-// model calls): past it the oldest is ended where it stands.
+// otlpMaxOpen bounds the open spans of each kind (calls, subagents) and
+// the ids remembered (ended calls and subagents): past it one open span
+// is ended where it stands, or the memory of ended ones cleared.
 const otlpMaxOpen = 10000
 
 // SemconvSchema is the OpenTelemetry schema the spans name: the version of
@@ -62,7 +63,6 @@ type otlpRun struct {
 	seed    string // what every id is derived from: the session and the run's first event
 	traceID []byte
 	root    *tracepb.Span
-	rootAt  time.Time
 	version string
 	agents  map[string]*tracepb.Span // subagents' spans, by the Agent call that started them
 	tools   map[string]*tracepb.Span // open tool calls' spans, by tool_use id
@@ -77,14 +77,12 @@ type otlpRun struct {
 	dated       bool            // an event carried its own time
 	times       string
 	result      *stream.Result
-	spans       int
 }
 
 // otlpChat is a model call under way.
 type otlpChat struct {
-	span  *tracepb.Span
-	id    string
-	agent string
+	span *tracepb.Span
+	id   string
 }
 
 func newOTLPRun(o Options) *otlpRun {
@@ -163,7 +161,6 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	r.seed = session + "\x00" + first
 	h := sha256.Sum256([]byte("trace\x00" + r.seed))
 	r.traceID = h[:16]
-	r.rootAt = at
 	r.root = &tracepb.Span{TraceId: r.traceID, SpanId: r.id("root"), Name: "invoke_agent claude-code",
 		Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
 	r.root.Attributes = append(r.root.Attributes,
@@ -232,6 +229,7 @@ func (r *otlpRun) endAgent(id string, at time.Time, status string) {
 		return
 	}
 	delete(r.agents, id)
+	r.endChat(id) // its model call under way ends with it
 	if len(r.endedAgents) >= otlpMaxOpen {
 		clear(r.endedAgents)
 	}
@@ -253,7 +251,6 @@ func (r *otlpRun) end(s *tracepb.Span, t time.Time) {
 		s.EndTimeUnixNano = s.StartTimeUnixNano
 	}
 	r.ended = append(r.ended, s)
-	r.spans++
 }
 
 // event adds a span event to s (bounded: past otlpMaxEvents it is counted).
@@ -324,7 +321,7 @@ func (r *otlpRun) callOf(ev *stream.Event, agent, id, model string, at time.Time
 	if id != "" {
 		s.Attributes = append(s.Attributes, strAttr("gen_ai.response.id", id))
 	}
-	c = &otlpChat{span: s, id: id, agent: agent}
+	c = &otlpChat{span: s, id: id}
 	r.chats[agent] = c
 	return c
 }
@@ -366,7 +363,6 @@ func (r *otlpRun) endChat(agent string) {
 		}
 	}
 	r.ended = append(r.ended, c.span)
-	r.spans++
 }
 
 // usageAttrs are a usage's GenAI token attributes, and the input not read
@@ -430,8 +426,7 @@ func (r *otlpRun) toolResult(p *Part, async bool, at time.Time) {
 	if p.Call != nil && p.Call.HasDuration && r.times == TimesReconstructed {
 		at = time.Unix(0, int64(s.StartTimeUnixNano)).Add(p.Call.Duration)
 	}
-	if _, ok := r.agents[id]; ok && !async {
-		r.endChat(id)
+	if !async {
 		r.endAgent(id, at, "")
 	}
 	r.end(s, at)
@@ -490,11 +485,7 @@ func (r *otlpRun) task(ev *stream.Event, at time.Time) {
 	if ev.Subtype != "task_notification" {
 		return
 	}
-	id := ev.Str("tool_use_id")
-	if _, ok := r.agents[id]; ok {
-		r.endChat(id)
-		r.endAgent(id, at, ev.Str("status"))
-	}
+	r.endAgent(ev.Str("tool_use_id"), at, ev.Str("status"))
 }
 
 // init sets the run's facts on the root span and the resource.
@@ -523,11 +514,7 @@ func (r *otlpRun) outcome(res *stream.Result, at time.Time) {
 		attrs = append(attrs, floatAttr("claude_code.cost_usd", res.TotalCostUSD))
 	}
 	r.event(r.root, "result", at, attrs...)
-	for agent := range r.chats {
-		if agent == "" {
-			r.endChat(agent)
-		}
-	}
+	r.endChat("") // the main agent's last call is over
 }
 
 // finish ends the run's open spans and the root: its status the last
@@ -551,9 +538,7 @@ func (r *otlpRun) finish() {
 	for id := range r.agents {
 		r.endAgent(id, at, "")
 	}
-	r.spanned(at)
-	r.spanned(r.rootAt)
-	r.root.StartTimeUnixNano = nanos(r.min)
+	r.root.StartTimeUnixNano = nanos(r.min) // (every time given was spanned)
 	end := r.max
 	if res := r.result; res != nil {
 		if d := r.min.Add(time.Duration(res.DurationMs) * time.Millisecond); d.After(end) {
