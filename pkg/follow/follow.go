@@ -183,9 +183,11 @@ func (f *File) Read(p []byte) (int, error) {
 		if err != nil && !errors.Is(err, io.EOF) {
 			return 0, err
 		}
-		if f.changed() || f.ended() {
+		if f.ended() {
 			break
 		}
+		// At the end: wait, then look for a change (above) before reading
+		// on. Every wait is followed by that look, once.
 		f.woke = f.wait()
 	}
 	return 0, io.EOF
