@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
@@ -29,10 +28,10 @@ func (s *State) Line(now time.Time, width int, loc *time.Location) string {
 		parts = append(parts, c)
 	}
 	if n := s.subagentsRunning(); n > 0 {
-		parts = append(parts, plural(n, "subagent"))
+		parts = append(parts, render.Plural(int64(n), "subagent"))
 	}
 	if n := len(s.background); n > 0 && s.lastResult {
-		parts = append(parts, plural(n, "background task"))
+		parts = append(parts, render.Plural(int64(n), "background task"))
 	}
 	if t := s.spent(); t != "" {
 		parts = append(parts, t)
@@ -178,7 +177,9 @@ func (s *State) limited(loc *time.Location) string {
 	return out
 }
 
-// duration: 0s, 42s, 3m12s, 1h02m.
+// duration: 0s, 42s, 3m12s, 1h02m. Whole seconds, unlike the views'
+// render.Millis (2.1s): a line redrawn four times a second would flicker
+// in its tenths.
 func duration(d time.Duration) string {
 	d = max(d, 0).Truncate(time.Second)
 	switch {
@@ -201,21 +202,12 @@ func count(n int64) string {
 	return fmt.Sprintf("%.1fM", float64(n)/1e6)
 }
 
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
-}
-
-// fit cuts s to width columns (one per character: the line holds no
-// wide characters but what a tool's name brings), ending in "…".
+// fit cuts s to width columns as the views cut a line; 0: no bound.
 func fit(s string, width int) string {
-	if width <= 0 || utf8.RuneCountInString(s) <= width {
+	if width <= 0 {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:max(0, width-1)]) + "…"
+	return render.Truncate(s, width)
 }
 
 // Outcome is the run's outcome so far (its last result's, when it has

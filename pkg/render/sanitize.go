@@ -260,6 +260,10 @@ func displayWidth(s string) int {
 	return w
 }
 
+// Truncate cuts s to at most w columns (a wide character takes two),
+// ending it with "…" when cut: as every one-line view cuts a line.
+func Truncate(s string, w int) string { return truncate(s, w) }
+
 // truncate cuts s to at most w columns, ending it with "…" when cut.
 func truncate(s string, w int) string {
 	if displayWidth(s) <= w {
