@@ -6,6 +6,7 @@ import (
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"sync/atomic"
 	"time"
 
@@ -172,11 +173,15 @@ func (o *options) followInputs(ctx context.Context, p *plan, out io.Writer, tty 
 		return o.followFolder(ctx, p, input.ProjectFolder(o.projectsDir(), cwd), out, tty)
 	}
 	if fi, err := os.Stat(name); err == nil && fi.IsDir() {
-		if files, _, err := input.SessionFiles(name); err == nil && len(files) == 1 && files[0] == input.SessionDir(name)+".jsonl" {
-			name = files[0] // a session's folder: its transcript
-		} else {
+		// A session's folder (no transcript in it, its own beside it) is
+		// its transcript; any other folder a project's. Told by a listing:
+		// input.SessionFiles would read every session's record times, which
+		// followFolder reads to find the newest.
+		session := filepath.Clean(name) + ".jsonl"
+		if _, err := input.RegularFile(session); err != nil || len(follow.Listing(name, ".jsonl")) > 0 {
 			return o.followFolder(ctx, p, name, out, tty)
 		}
+		name = session
 	}
 	code, _, err := o.followFile(ctx, p, name, nil, out, tty)
 	return code, err

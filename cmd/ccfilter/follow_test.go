@@ -505,3 +505,16 @@ func TestFollowInterruptMidLine(t *testing.T) {
 	assert.Equal(t, exitInterrupted, run.end(t))
 	assert.Equal(t, "ccfilter: interrupted\n", run.stderr.String())
 }
+
+// TestFollowSessionFolder proves -f on a session's folder (the one
+// beside its transcript, with subagents/ in it) follows that transcript,
+// not a project of one.
+func TestFollowSessionFolder(t *testing.T) {
+	path, lines := transcriptLines(t, "05-subagents-async")
+	appendFile(t, path, strings.Join(lines, ""))
+	run := startFollow(t, "-f", "-c", ".", strings.TrimSuffix(path, ".jsonl")+"/")
+	run.stdout.waitUntil(t, run.code, "the session's records", func(s string) bool { return strings.Contains(s, lastUUID(t, lines)) })
+	run.interrupt(t)
+	assert.Equal(t, exitInterrupted, run.end(t))
+	assert.NotContains(t, run.stderr.String(), "no session yet")
+}
