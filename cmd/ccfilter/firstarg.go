@@ -48,6 +48,9 @@ func (o *options) typo(arg string, compiled bool) error {
 	if !bareWord.MatchString(arg) {
 		return nil
 	}
+	if !compiled && o.presets.ForWord(arg) != "" {
+		return nil // a word for a preset, not a slip: notAnything names it
+	}
 	// A preset, then a command, then a flag value: the nearer kind of
 	// thing first, so "session" is the sessions command, not --version.
 	lower := strings.ToLower(arg)
@@ -85,14 +88,20 @@ func (o *options) typo(arg string, compiled bool) error {
 
 // notAnything is the error for a bare word that is no preset, no file, no
 // session and no typo of one: jq's exit code (an undefined function), in a
-// sentence rather than jq's "function not defined: word/0".
-func (o *options) notAnything(arg string, jqErr error) error {
+// sentence without jq's "function not defined: word/0", which says nothing
+// to someone who did not mean jq. A word people use for a preset's output
+// ("cost") names the preset.
+func (o *options) notAnything(arg string) error {
 	what := "a preset, a file or a jq expression"
 	if shortSessionID.MatchString(arg) {
 		what = "a preset, a file, a session's id under " + o.projectsDir() + " or a jq expression"
 	}
-	return &exitError{code: exitCompile, msg: fmt.Sprintf("%q is not %s (jq: %v); presets: %s ('ccfilter presets' says what each prints)",
-		arg, what, jqErr, strings.Join(o.presets.Names(), ", "))}
+	guess := ""
+	if name := o.presets.ForWord(arg); name != "" {
+		guess = fmt.Sprintf(" (did you mean %s?)", name)
+	}
+	return &exitError{code: exitCompile, msg: fmt.Sprintf("%q is not %s%s; presets: %s ('ccfilter presets' says what each prints)",
+		arg, what, guess, strings.Join(o.presets.Names(), ", "))}
 }
 
 // commands are ccfilter's commands, which a first argument may misspell.

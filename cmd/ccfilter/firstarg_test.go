@@ -1,9 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/ccfilter/ccfilter/pkg/filter"
+	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/stretchr/testify/assert"
 )
 
@@ -29,7 +32,7 @@ func TestFirstArgumentAsMeant(t *testing.T) {
 		{"version", exitUsage, `unknown preset "version" (did you mean "--version"?)`},
 		{"error", exitUsage, `unknown preset "error" (did you mean "errors"? to run jq's error, write (error))`},
 		{"type", exitUsage, `unknown preset "type" (did you mean "types"?`},
-		{"frobnicate", exitCompile, `"frobnicate" is not a preset, a file or a jq expression (jq: function not defined: frobnicate/0)`},
+		{"frobnicate", exitCompile, `"frobnicate" is not a preset, a file or a jq expression; presets: all,`},
 		{"run.jsonl", exitInput, "ccfilter: run.jsonl: no such file or directory"},
 		{"runs/today", exitInput, "ccfilter: runs/today: no such file or directory"},
 		{"../../testdata/golden", exitInput, "ccfilter: ../../testdata/golden: is a directory, and not a project folder or a session's folder"},
@@ -79,4 +82,50 @@ func TestEditDistance(t *testing.T) {
 	}{{"usgae", "usage", 1}, {"tool", "tools", 1}, {"finale", "final", 1}, {"", "all", 3}, {"init", "init", 0}, {"text", "tools", 4}} {
 		assert.Equal(t, tc.d, editDistance(tc.a, tc.b), "%s %s", tc.a, tc.b)
 	}
+}
+
+// TestWordsForAPresetAreSuggested proves (issue 39, item 23) that a bare
+// word people use for what a preset prints, which is no preset, file or
+// valid jq, is answered with that preset, in a sentence with no jq
+// internals ("function not defined: cost/0" before), exit 3; a word that
+// is one slip from another preset ("fail" from "all", "calls" from "all")
+// is still the word's preset; a bare word that is valid jq still runs as
+// jq. On the real capture 04-parallel-tools.
+func TestWordsForAPresetAreSuggested(t *testing.T) {
+	const capture = "../../testdata/events/04-parallel-tools.jsonl"
+	cases := []struct{ word, preset string }{
+		{"cost", "usage"}, {"spend", "usage"}, {"tokens", "usage"},
+		{"answer", "final"}, {"result", "final"},
+		{"fail", "errors"}, {"failures", "errors"},
+		{"calls", "tools"}, {"Cost", "usage"},
+	}
+	for _, tc := range cases {
+		got := runIn(t, []string{tc.word, capture}, "")
+		assert.Equal(t, exitCompile, got.Code, tc.word)
+		assert.Equal(t, fmt.Sprintf("ccfilter: %q is not a preset, a file or a jq expression (did you mean %s?); presets: all, text, tools, errors, final, types, usage, subagents, init ('ccfilter presets' says what each prints)\n", tc.word, tc.preset), got.Stderr)
+		assert.Empty(t, got.Stdout, tc.word)
+	}
+	got := runIn(t, []string{"length", capture}, "")
+	assert.Equal(t, exitOK, got.Code, got.Stderr)
+	assert.NotEmpty(t, got.Stdout, "length is jq's, run on every event")
+}
+
+// TestPresetWordsAreNoPresetNorJq proves the words a preset declares can
+// be suggested at all: none is a preset's name (which would run), none
+// is claimed by two presets, and none compiles as jq (which would run
+// instead of being suggested).
+func TestPresetWordsAreNoPresetNorJq(t *testing.T) {
+	reg := preset.Builtin()
+	seen := map[string]string{}
+	for _, p := range reg.List() {
+		for _, w := range p.Words {
+			_, isPreset := reg.Lookup(w)
+			assert.False(t, isPreset, "%s: %q is a preset", p.Name, w)
+			assert.Empty(t, seen[w], "%q is a word of %s and %s", w, seen[w], p.Name)
+			seen[w] = p.Name
+			_, err := filter.Compile(w, nil, nil, nil)
+			assert.Error(t, err, "%s: %q is valid jq and runs as jq", p.Name, w)
+		}
+	}
+	assert.NotEmpty(t, seen)
 }

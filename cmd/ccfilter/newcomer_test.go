@@ -251,7 +251,7 @@ func TestBareWordsGetSuggestionsOrASentence(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"cost"}, exitCompile, `ccfilter: "cost" is not a preset, a file or a jq expression (jq: function not defined: cost/0); presets: all, text,`},
+		{[]string{"cost"}, exitCompile, `ccfilter: "cost" is not a preset, a file or a jq expression (did you mean usage?); presets: all, text,`},
 		{[]string{"summary"}, exitCompile, `ccfilter: "summary" is not a preset, a file or a jq expression`},
 		{[]string{"session"}, exitUsage, `ccfilter: unknown preset "session" (did you mean the command 'ccfilter sessions'?)`},
 		{[]string{"sesions"}, exitUsage, `(did you mean the command 'ccfilter sessions'?)`},

@@ -82,7 +82,7 @@ func (o *options) resolve() (*plan, error) {
 				return nil, err
 			}
 			if bareWord.MatchString(args[0]) {
-				return nil, o.notAnything(args[0], err)
+				return nil, o.notAnything(args[0])
 			}
 			return nil, compileError(err)
 		}

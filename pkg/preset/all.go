@@ -12,6 +12,7 @@ var all = Preset{
 	Summary: "the whole run, readable: prompts, text, tool calls and results, errors, results",
 	Dot:     "the event object",
 	Example: "ccfilter all run.jsonl",
+	Words:   []string{"everything", "events", "show", "view"},
 	Needs:   eventsNeeds,
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		r, err := startEvents(c, tr, func(*stream.Event) bool { return true })

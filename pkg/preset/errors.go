@@ -21,6 +21,7 @@ var errorsPreset = Preset{
 	Summary: "everything that signals trouble: retries (subagents' too), denials, failed tools, API errors, interrupts, refusals, answers cut at the output limit, failed tasks, hooks and compactions, failed results, a missing result; csv, ndjson and json: a row each",
 	Dot:     "the event object",
 	Example: "ccfilter errors --format csv run.jsonl",
+	Words:   []string{"fail", "failure", "failures", "failed", "problems", "trouble", "troubles"},
 	Needs: func(c *Config) stream.Needs {
 		if rowFormat(c) {
 			// Rows need the outcome (the missing result) and whose each

@@ -19,6 +19,7 @@ var final = Preset{
 	NoAgent: "the final answer is the run's (a subagent's report: ccfilter subagents; its words: ccfilter text --agent ID)",
 	Summary: "the final answer only (exit 1 if the run failed, 4 if it has no result)",
 	Example: "answer=$(claude -p 'what is 2+2' --output-format stream-json --verbose | ccfilter final) || exit",
+	Words:   []string{"answer", "result", "output", "reply", "response"},
 	// One answer is not a table: no csv.
 	Formats: []render.Format{render.Text, render.Markdown, render.NDJSON, render.JSON},
 	Needs:   fixed(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true}),

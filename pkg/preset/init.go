@@ -18,6 +18,7 @@ var initPreset = Preset{
 	NoAgent: "the init is the run's, which the main agent starts (the subagents preset describes each subagent)",
 	Summary: "session facts: model, version, cwd, permission mode, tools, agents",
 	Example: "ccfilter init run.jsonl",
+	Words:   []string{"setup", "config", "mcp"},
 	// The inits are the preset's own; the tracker gives the outcome.
 	Needs: fixed(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {

@@ -38,6 +38,10 @@ type Preset struct {
 	NoAgent string
 	// Example is a command line shown in --help and docs.
 	Example string
+	// Words are what people call the preset's output when they guess a
+	// name ("cost" for usage): a FILTER that is one of them, and neither a
+	// file nor jq, is answered with "did you mean" the preset.
+	Words []string
 	// Formats lists the formats the preset prints (nil: all of them); the
 	// others are refused rather than printing something that is not what
 	// the format promises (a CSV with no rows).

@@ -1,6 +1,9 @@
 package preset
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Registry is a set of presets, in the order help and docs list them.
 type Registry struct{ list []Preset }
@@ -31,6 +34,19 @@ func (r *Registry) Lookup(name string) (Preset, bool) {
 		}
 	}
 	return Preset{}, false
+}
+
+// ForWord returns the name of the preset that word names among its Words
+// (case aside), or "".
+func (r *Registry) ForWord(word string) string {
+	for _, p := range r.list {
+		for _, w := range p.Words {
+			if strings.EqualFold(w, word) {
+				return p.Name
+			}
+		}
+	}
+	return ""
 }
 
 // List returns the presets in order.

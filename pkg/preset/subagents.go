@@ -13,6 +13,7 @@ var subagents = Preset{
 	Summary: "the subagent tree: description, type, status, tokens, tool uses, duration, report",
 	Dot:     rowDot(subagentColumns),
 	Example: "ccfilter subagents run.jsonl",
+	Words:   []string{"agents", "tasks"},
 	Needs:   fixed(stream.Needs{NoResultSizes: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		return startReport(c, tr, reportRun{uses: keepsFacts, report: subagentsReport})

@@ -16,6 +16,7 @@ var text = Preset{
 	Summary: "what the assistant said (main agent unless --agent); live text deltas with --include-partial-messages",
 	Dot:     "the assistant event",
 	Example: "claude -p 'fix the bug' --output-format stream-json --verbose | ccfilter text",
+	Words:   []string{"words", "messages", "chat"},
 	// Words, not a table: no csv.
 	Formats: []render.Format{render.Text, render.Markdown, render.NDJSON, render.JSON, render.HTML},
 	Needs: func(c *Config) stream.Needs {

@@ -14,6 +14,7 @@ var tools = Preset{
 	Summary: "every tool call with its result: tool, target, ok or error, duration, agent",
 	Dot:     rowDot(render.CSVHeader),
 	Example: "ccfilter tools --where '.tool == \"Bash\"' run.jsonl",
+	Words:   []string{"calls", "commands"},
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		b, err := newBase(c, tr, true, true)
 		if err != nil {

@@ -12,6 +12,7 @@ var types = Preset{
 	Summary: "a count of each (type, subtype), with the ones ccfilter does not know marked",
 	Dot:     rowDot(typesColumns),
 	Example: "ccfilter types run.jsonl",
+	Words:   []string{"kinds", "counts"},
 	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		if c.Agent == "" || c.Agent == "all" {

@@ -14,6 +14,7 @@ var usage = Preset{
 	Name: "usage", DefaultAgent: "all",
 	Summary: "tokens (deduplicated by message.id) and cost, by model, main agent vs subagents, helper model apart",
 	Example: "ccfilter usage --format json run.jsonl",
+	Words:   []string{"cost", "costs", "spend", "spending", "tokens", "price", "billing"},
 	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true, NoOwners: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		return startReport(c, tr, reportRun{uses: keepsFacts, report: usageReport})
