@@ -94,25 +94,9 @@ func TestFormatsAreWhatTheyPromise(t *testing.T) {
 // 34-bypass-root) exits 4 in every format. With -short: the captures and
 // transcripts of sampleCaptures; make test-all runs them all.
 func TestNoPresetAndFormatEndsInAnInternalError(t *testing.T) {
-	captures, err := filepath.Glob("../../testdata/events/*.jsonl")
-	require.NoError(t, err)
-	var transcripts []string
-	for _, f := range transcriptRuns(t) {
-		transcripts = append(transcripts, f)
-	}
-	sort.Strings(transcripts)
-	if testing.Short() {
-		captures, transcripts = sampleCaptures(captures), sampleCaptures(transcripts)
-		// The ones an internal error was seen on (issue 39): a killed
-		// run's missing result, and the empty inputs.
-		for _, name := range []string{"09c-auth-401-killed", "22-missing-verbose", "34-bypass-root"} {
-			if f := "../../testdata/events/" + name + ".jsonl"; !slices.Contains(captures, f) {
-				captures = append(captures, f)
-			}
-		}
-	}
-	inputs := append(captures, transcripts...)
-	require.Greater(t, len(inputs), 10)
+	// (with -short, always the ones an internal error was seen on, issue
+	// 39: a killed run's missing result, and the empty inputs)
+	inputs := capturesAndTranscripts(t, "09c-auth-401-killed", "22-missing-verbose", "34-bypass-root")
 	runs := 0
 	for _, in := range inputs {
 		info, err := os.Stat(in)
@@ -164,4 +148,31 @@ func tail(s string, n int) string {
 		return s
 	}
 	return s[len(s)-n:]
+}
+
+// capturesAndTranscripts are the captures (testdata/events) and the
+// transcripts' session files (transcriptRuns), in order; with -short, the
+// sample of sampleCaptures of each, and the captures named by always.
+func capturesAndTranscripts(t *testing.T, always ...string) []string {
+	t.Helper()
+	captures, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	var transcripts []string
+	for _, f := range transcriptRuns(t) {
+		transcripts = append(transcripts, f)
+	}
+	sort.Strings(transcripts)
+	if testing.Short() {
+		captures, transcripts = sampleCaptures(captures), sampleCaptures(transcripts)
+		for _, name := range always {
+			f := "../../testdata/events/" + name + ".jsonl"
+			require.FileExists(t, f)
+			if !slices.Contains(captures, f) {
+				captures = append(captures, f)
+			}
+		}
+	}
+	inputs := append(captures, transcripts...)
+	require.Greater(t, len(inputs), 10)
+	return inputs
 }
