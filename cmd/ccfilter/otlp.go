@@ -66,6 +66,7 @@ type otlpSender struct {
 	partial  []string // what the collector said it rejected (partial success)
 	sent     int
 	traces   map[string]bool // the trace ids of the spans sent
+	failed   bool            // a request was not delivered (and said so)
 }
 
 // startOTLP starts the client of --otlp-endpoint: the URL's path is the
@@ -248,6 +249,7 @@ func (s *otlpSender) send(ctx context.Context, req *coltracepb.ExportTraceServic
 		if errors.As(err, &notOTLP) { // without the client's wrapping (Post "…": …)
 			err = notOTLP
 		}
+		s.failed = true
 		return &exitError{code: exitInput, msg: fmt.Sprintf("--otlp-endpoint %s: the traces were not delivered: %v", s.endpoint, err)}
 	}
 	for _, rs := range req.ResourceSpans {
@@ -261,10 +263,14 @@ func (s *otlpSender) send(ctx context.Context, req *coltracepb.ExportTraceServic
 	return nil
 }
 
-// delivered says what was sent where, for the success's line on stderr;
-// one trace is named by its id, which finds an old run in a backend whose
-// search looks at the last hour (docs/otel.md).
+// delivered says what was sent where, for the success's line on stderr
+// ("" when a request failed: its error said so); one trace is named by its
+// id, which finds an old run in a backend whose search looks at the last
+// hour (docs/otel.md).
 func (s *otlpSender) delivered() string {
+	if s.failed {
+		return ""
+	}
 	of := render.Plural(int64(len(s.traces)), "trace")
 	if len(s.traces) == 1 {
 		for id := range s.traces {

@@ -351,6 +351,7 @@ func TestOTLPEndpoint(t *testing.T) {
 	assert.Equal(t, exitInput, r.Code)
 	assert.Contains(t, r.Stderr, "the traces were not delivered")
 	assert.Contains(t, r.Stderr, "401")
+	assert.NotContains(t, r.Stderr, "sent ", "nothing was")
 
 	c = &collector{partial: &coltracepb.ExportTracePartialSuccess{RejectedSpans: 2, ErrorMessage: "two spans too old"}}
 	srvPart := httptest.NewServer(c)
@@ -426,6 +427,7 @@ func TestOTLPEndpointThatIsNotAReceiverFails(t *testing.T) {
 			r := runEnv(t, nil, "--otlp-endpoint", tc.url, path)
 			assert.Equal(t, tc.code, r.Code, r.Stderr)
 			assert.Contains(t, r.Stderr, tc.stderr)
+			assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "one line: the failure, or what was sent")
 			assert.Empty(t, r.Stdout)
 		})
 	}
