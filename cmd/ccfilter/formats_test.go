@@ -5,8 +5,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -78,4 +82,97 @@ func TestFormatsAreWhatTheyPromise(t *testing.T) {
 	code := run([]string{"--format", "json", "-c", ".type", "../../testdata/events/01-plain-text.jsonl"}, strings.NewReader(""), &out, io.Discard, nil)
 	assert.Equal(t, 0, code)
 	assert.Equal(t, "\"system\"\n\"assistant\"\n\"result\"\n", out.String())
+}
+
+// TestNoPresetAndFormatEndsInAnInternalError proves that every preset, in
+// every format it prints (html and the otlp trace included), on every
+// capture (testdata/events, copies of ../shared/captures) and on every
+// session transcript (testdata/transcripts), ends with an exit code
+// docs/exit-codes.md lists for the input, never a usage error (2) out of
+// a renderer, and with a whole document: a page that closes, one JSON
+// document, NDJSON lines, a CSV table. An empty input (22-missing-verbose,
+// 34-bypass-root) exits 4 in every format. With -short: the captures and
+// transcripts of sampleCaptures; make test-all runs them all.
+func TestNoPresetAndFormatEndsInAnInternalError(t *testing.T) {
+	// (with -short, always the ones an internal error was seen on, issue
+	// 39: a killed run's missing result, and the empty inputs)
+	inputs := capturesAndTranscripts(t, "09c-auth-401-killed", "22-missing-verbose", "34-bypass-root")
+	runs := 0
+	for _, in := range inputs {
+		info, err := os.Stat(in)
+		require.NoError(t, err)
+		for _, p := range preset.Builtin().List() {
+			for _, f := range render.Formats {
+				if !p.Prints(f) {
+					continue // refused with a usage error: TestFormatsAreWhatTheyPromise
+				}
+				runs++
+				what := fmt.Sprintf("%s --format %s %s", p.Name, f, in)
+				got := runIn(t, []string{p.Name, "--format", string(f), in}, "")
+				assert.Contains(t, []int{exitOK, exitFailed, exitNoResult, exitInput}, got.Code, "%s: %s", what, got.Stderr)
+				assert.NotContains(t, got.Stderr, "Try 'ccfilter --help'", what)
+				if info.Size() == 0 {
+					assert.Equal(t, exitNoResult, got.Code, "%s: an empty input", what)
+					continue
+				}
+				if got.Code == exitInput || (p.Name == "final" && got.Code != exitOK) {
+					continue // stdout may be cut or empty: stderr says why
+				}
+				switch f {
+				case render.HTML:
+					assert.True(t, strings.HasSuffix(got.Stdout, "</html>\n"), "%s: a whole page:\n…%s", what, tail(got.Stdout, 300))
+				case render.JSON:
+					assert.NoError(t, oneJSONDocument(got.Stdout), what)
+				case render.NDJSON, render.OTLP: // the trace: a request a line
+					for _, l := range strings.Split(strings.TrimSuffix(got.Stdout, "\n"), "\n") {
+						if l != "" {
+							assert.True(t, json.Valid([]byte(l)), "%s: %.200s", what, l)
+						}
+					}
+					if f == render.OTLP {
+						assert.Contains(t, got.Stdout, `{"resourceSpans":[`, what)
+					}
+				case render.CSV:
+					_, err := csv.NewReader(strings.NewReader(got.Stdout)).ReadAll()
+					assert.NoError(t, err, what)
+				}
+			}
+		}
+	}
+	t.Logf("%d runs on %d inputs", runs, len(inputs))
+}
+
+// tail is the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
+}
+
+// capturesAndTranscripts are the captures (testdata/events) and the
+// transcripts' session files (transcriptRuns), in order; with -short, the
+// sample of sampleCaptures of each, and the captures named by always.
+func capturesAndTranscripts(t *testing.T, always ...string) []string {
+	t.Helper()
+	captures, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	var transcripts []string
+	for _, f := range transcriptRuns(t) {
+		transcripts = append(transcripts, f)
+	}
+	sort.Strings(transcripts)
+	if testing.Short() {
+		captures, transcripts = sampleCaptures(captures), sampleCaptures(transcripts)
+		for _, name := range always {
+			f := "../../testdata/events/" + name + ".jsonl"
+			require.FileExists(t, f)
+			if !slices.Contains(captures, f) {
+				captures = append(captures, f)
+			}
+		}
+	}
+	inputs := append(captures, transcripts...)
+	require.Greater(t, len(inputs), 10)
+	return inputs
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"encoding/pem"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -324,9 +327,22 @@ func TestOTLPEndpoint(t *testing.T) {
 	require.Equal(t, 0, r.Code, r.Stderr)
 	assert.Empty(t, r.Stdout, "sent, not printed")
 	assert.Len(t, c.spans, len(want), "every span arrived")
+	assert.Equal(t, "ccfilter: --otlp-endpoint "+srv.URL+"/v1/traces: sent "+strconv.Itoa(len(want))+" spans of trace "+want[0].TraceID+"\n", r.Stderr,
+		"a success says what went where")
 	require.NotEmpty(t, c.headers)
 	assert.Equal(t, "Bearer s3cr3t", c.headers[0].Get("Authorization"))
 	assert.Equal(t, "ci", c.headers[0].Get("X-Team"))
+
+	// A folder of two sessions (the transcripts of 50-multi-turn): two traces.
+	folder := "../../testdata/transcripts/50-multi-turn/home/.claude/projects/-home-user-project"
+	wantFolder := otlpSpans(t, runIn(t, []string{"-F", "otlp", folder}, "").Stdout)
+	c = &collector{}
+	srvFolder := httptest.NewServer(c)
+	defer srvFolder.Close()
+	r = runEnv(t, nil, "--otlp-endpoint", srvFolder.URL, folder)
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Len(t, c.spans, len(wantFolder))
+	assert.Equal(t, "ccfilter: --otlp-endpoint "+srvFolder.URL+"/v1/traces: sent "+strconv.Itoa(len(wantFolder))+" spans of 2 traces\n", r.Stderr)
 
 	c = &collector{status: http.StatusUnauthorized}
 	srv401 := httptest.NewServer(c)
@@ -335,6 +351,7 @@ func TestOTLPEndpoint(t *testing.T) {
 	assert.Equal(t, exitInput, r.Code)
 	assert.Contains(t, r.Stderr, "the traces were not delivered")
 	assert.Contains(t, r.Stderr, "401")
+	assert.NotContains(t, r.Stderr, "sent ", "nothing was")
 
 	c = &collector{partial: &coltracepb.ExportTracePartialSuccess{RejectedSpans: 2, ErrorMessage: "two spans too old"}}
 	srvPart := httptest.NewServer(c)
@@ -371,4 +388,74 @@ func TestOTLPRefusals(t *testing.T) {
 		r := runIn(t, args, "")
 		assert.Equal(t, exitUsage, r.Code, "%v: %s", args, r.Stderr)
 	}
+}
+
+// TestOTLPEndpointThatIsNotAReceiverFails proves that a success that is
+// not an OTLP response is a failure to deliver (exit 5), said with what
+// answered: Jaeger's UI port (16686), given for its OTLP port (4318),
+// answers POST /v1/traces with its page, 200 text/html (the server below
+// answers as it does), which the OpenTelemetry client takes for a
+// delivery. A receiver that answers 200 with nothing, or with an OTLP
+// response, delivers. On the capture 05-subagents-async.
+func TestOTLPEndpointThatIsNotAReceiverFails(t *testing.T) {
+	path := "../../testdata/events/05-subagents-async.jsonl"
+	answer := func(contentType, body string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			io.Copy(io.Discard, r.Body)
+			w.Header()["Content-Type"] = nil // none when "" (no sniffing)
+			if contentType != "" {
+				w.Header().Set("Content-Type", contentType)
+			}
+			io.WriteString(w, body)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	jaegerUI := answer("text/html; charset=utf-8", `<!doctype html><html lang="en"><head><meta charset="utf-8"/><title>Jaeger UI</title></head><body><div id="jaeger-ui-root"></div></body></html>`)
+	otlpAnswer, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+	for _, tc := range []struct {
+		name, url string
+		code      int
+		stderr    string
+	}{
+		{"a web page", jaegerUI, exitInput, "ccfilter: --otlp-endpoint " + jaegerUI + "/v1/traces: the traces were not delivered: it answered 200 OK with text/html; charset=utf-8, a page titled \"Jaeger UI\", not an OTLP response: is it a collector's OTLP/HTTP receiver (port 4318)?\n"},
+		{"plain text", answer("text/plain", "ok"), exitInput, "200 OK with text/plain, not an OTLP response"},
+		{"nothing", answer("", ""), exitOK, " spans of trace "},
+		{"an OTLP response", answer("application/x-protobuf", string(otlpAnswer)), exitOK, " spans of trace "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runEnv(t, nil, "--otlp-endpoint", tc.url, path)
+			assert.Equal(t, tc.code, r.Code, r.Stderr)
+			assert.Contains(t, r.Stderr, tc.stderr)
+			assert.Equal(t, 1, strings.Count(r.Stderr, "\n"), "one line: the failure, or what was sent")
+			assert.Empty(t, r.Stdout)
+		})
+	}
+}
+
+// TestOTLPEndpointTLSFromEnvironment proves the TLS settings the
+// OpenTelemetry client reads from the environment still hold with the
+// client ccfilter gives it: a receiver whose certificate no system CA
+// signed is refused, and reached with its CA in
+// OTEL_EXPORTER_OTLP_CERTIFICATE. On the capture 01-plain-text.
+func TestOTLPEndpointTLSFromEnvironment(t *testing.T) {
+	path := "../../testdata/events/01-plain-text.jsonl"
+	c := &collector{}
+	srv := httptest.NewUnstartedServer(c)
+	srv.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake below
+	srv.StartTLS()
+	defer srv.Close()
+	r := runEnv(t, nil, "--otlp-endpoint", srv.URL, path)
+	assert.Equal(t, exitInput, r.Code, r.Stderr)
+	assert.Contains(t, r.Stderr, "certificate")
+
+	ca := filepath.Join(t.TempDir(), "ca.pem")
+	require.NoError(t, os.WriteFile(ca, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600))
+	r = runEnv(t, []string{"OTEL_EXPORTER_OTLP_CERTIFICATE=" + ca}, "--otlp-endpoint", srv.URL, path)
+	assert.Equal(t, exitOK, r.Code, r.Stderr)
+	assert.NotEmpty(t, c.spans)
+
+	r = runEnv(t, []string{"OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE=" + filepath.Join(t.TempDir(), "none.pem")}, "--otlp-endpoint", srv.URL, path)
+	assert.Equal(t, exitInput, r.Code)
+	assert.Contains(t, r.Stderr, "OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: open ")
 }

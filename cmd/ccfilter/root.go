@@ -318,7 +318,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.DurationVar(&o.FollowGrace, "follow-grace", follow.DefaultGrace, "--follow: how long nothing is written after a stream's result before the run counts as ended")
 	f.BoolVar(&o.Status, "status", false, "show the live status line on stderr (a terminal) for any input: elapsed time, turns, tools running, subagents, tokens and cost, retries, rate limits")
 	f.BoolVar(&o.NoStatus, "no-status", false, "no status line (shown by default with --follow or a live pipe when stderr is a terminal)")
-	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the runs as OpenTelemetry traces to this collector's OTLP/HTTP receiver (`URL`, e.g. http://localhost:4318; path /v1/traces) instead of printing them; headers from OTEL_EXPORTER_OTLP_HEADERS (see docs/otel.md)")
+	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the runs as OpenTelemetry traces to this collector's OTLP/HTTP receiver (`URL`, e.g. http://localhost:4318; path /v1/traces) instead of printing them, and say on stderr how many spans of which traces were sent; an answer that is not OTLP's fails (exit 5); headers from OTEL_EXPORTER_OTLP_HEADERS (see docs/otel.md)")
 	f.DurationVar(&o.OTLPTimeout, "otlp-timeout", 10*time.Second, "--otlp-endpoint: how long one request may take, retries included")
 	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line), "+inputKinds())
 	f.SortFlags = false

@@ -193,6 +193,10 @@ func (o *options) sendTraces(ctx context.Context, p *plan) (int, error) {
 	code, err := o.runPlan(ctx, p)
 	if serr := s.stop(ctx); serr != nil && err == nil {
 		return code, serr
+	} else if serr == nil {
+		// Sent: nothing on stdout says so, and a wrong endpoint that
+		// takes anything would look the same.
+		say(o.stderr, s.delivered())
 	}
 	return code, err
 }

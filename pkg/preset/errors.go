@@ -223,9 +223,9 @@ func noResultRecord(r *eventsRun, end End) error {
 	if end.Diagnosis != "" {
 		msg = end.Diagnosis
 	}
-	switch r.c.Format {
-	case render.Text, render.Markdown:
-		// For people: a line of trouble like the others, not a JSON block.
+	if !rowFormat(r.c) {
+		// For people (text, markdown, a page): a line of trouble like the
+		// others, not a row.
 		return r.r.Summary(&render.Report{Trouble: "no result: " + msg})
 	}
 	return r.r.Render(render.Record{Rows: []*render.Row{errorRow(nil, "", "no_result", "", "", 0, msg)}})

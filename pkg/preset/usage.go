@@ -69,12 +69,12 @@ func usageReport(b *base) (*render.Report, error) {
 		head += ", cost $" + d.CostWritten + " (as written: too large to compute with)"
 	}
 	// tokens are a row's four counts; its output marked with
-	// placeholderMark where it is not the calls' final count (the table
+	// render.PlaceholderMark where it is not the calls' final count (the table
 	// a person reads; CSV and JSON say it in output_exact).
 	tokens := func(u stream.Usage, exact bool) []render.Cell {
 		out := num(u.OutputTokens)
 		if !exact {
-			out.Text += placeholderMark
+			out.Text += render.PlaceholderMark
 		}
 		return []render.Cell{num(u.InputTokens), out, num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens)}
 	}
@@ -89,7 +89,7 @@ func usageReport(b *base) (*render.Report, error) {
 		byModel.Rows = append(byModel.Rows, append([]render.Cell{plain(m.Model), plain(side), num(int64(m.Calls))}, tokens(m.Usage, exact)...))
 		rows.Add(usageRow(m.Model, side, m.Calls, m.Usage, nil, exact)...)
 	}
-	totalExact := d.PlaceholderCalls == 0 || d.OutputFrom == "result"
+	totalExact := render.TotalOutputExact(d)
 	byModel.Rows = append(byModel.Rows, append([]render.Cell{strong("total"), plain(""), num(int64(d.Calls))}, tokens(d.Total, totalExact)...))
 	var cost any // null when there is none, or none that fits a float64 (text shows it as written)
 	if d.HaveCost && agentNote == "" {
@@ -112,7 +112,7 @@ func usageReport(b *base) (*render.Report, error) {
 	}
 
 	blocks := []render.Block{{Only: render.Text, Line: "usage: " + head}, {Table: byModel}}
-	if note := placeholderNote(d, agentNote != ""); note != "" {
+	if note := render.PlaceholderNote(d, agentNote != ""); note != "" {
 		blocks = append(blocks, render.Block{Line: note})
 	}
 	if agentNote != "" {
@@ -157,36 +157,4 @@ func usageRow(model, side string, calls any, u stream.Usage, cost any, exact boo
 // usage table.
 func reportedNote(stream.UsageReport) string {
 	return "the result's own totals (modelUsage):"
-}
-
-// placeholderMark follows an output count that is not the calls' final
-// count; placeholderNote says why, in the case at hand.
-const placeholderMark = "*"
-
-// placeholderNote says which output counts are placeholders and where the
-// total's comes from: claude-code writes output_tokens 1 on the stream's
-// assistant events (the message_start snapshot) and the final count only
-// at the end of each call (a message_delta, with
-// --include-partial-messages) and, cumulated, in the result's modelUsage.
-func placeholderNote(d stream.UsageReport, oneAgent bool) string {
-	if d.PlaceholderCalls == 0 {
-		return ""
-	}
-	calls := render.Plural(int64(d.PlaceholderCalls), "call")
-	why := "the stream's assistant events carry a placeholder, the final count comes only with --include-partial-messages"
-	if d.PartialMessages {
-		why = "partial messages were on, but these calls ended without their final count (interrupted or cut off)"
-	}
-	s := placeholderMark + " output of " + calls + " is a placeholder, not the count: " + why
-	switch {
-	case oneAgent:
-		s += "; the result's exact counts are the whole run's, not split by agent"
-	case d.OutputFrom == "result":
-		s += fmt.Sprintf("; the total's output is the result's own (modelUsage: %d; the events add up to %d)", d.Total.OutputTokens, d.EventsOutputTokens)
-	case d.HaveCost || len(d.ModelCosts) > 0:
-		s += "; the result's modelUsage says no more"
-	default:
-		s += "; no result to take the real count from"
-	}
-	return s
 }

@@ -53,6 +53,10 @@ type htmlRenderer struct {
 	// answered are the Agent calls whose result is out: a background
 	// agent's later events are written at the next main-agent event.
 	answered map[string]bool
+	// failures are the failures (failed tool calls, errors) written inside
+	// each subagent's block, and its parents', by Agent call id: its
+	// Agent call and its block's banner say so, not the Trouble list only.
+	failures map[string]int
 	// what Close says
 	init     *stream.Init
 	first    string // the first event's timestamp (a transcript's)
@@ -81,7 +85,7 @@ type toolFigures struct {
 
 func newHTML(w io.Writer, o Options) *htmlRenderer {
 	h := &htmlRenderer{out: newOut(w), o: o, describer: newDescriber(" — ", o),
-		boxes: map[string]*agentBox{}, answered: map[string]bool{}, tools: map[string]*toolFigures{}}
+		boxes: map[string]*agentBox{}, answered: map[string]bool{}, failures: map[string]int{}, tools: map[string]*toolFigures{}}
 	if o.Shared != nil && o.Run != "" {
 		h.id = "r" + strconv.Itoa(o.Shared.Runs) + "-"
 		o.Shared.Runs++
@@ -251,7 +255,11 @@ func (h *htmlRenderer) emitBox(sink *agentBox, id, note string) {
 	if b.Len() == 0 {
 		return
 	}
-	head := `<details class="subagent"><summary>` + htmlText(h.agentTitle(id)) + htmlText(note) + "</summary>\n<div class=\"body\">\n"
+	class, title := "subagent", h.agentTitle(id)
+	if n := h.failures[id]; n > 0 {
+		class, title = "subagent error", "✗ "+title+" · "+plural(int64(n), "failure")
+	}
+	head := `<details class="` + class + `"><summary>` + htmlText(title) + htmlText(note) + "</summary>\n<div class=\"body\">\n"
 	const foot = "</div></details>\n"
 	if sink != nil {
 		sink.WriteString(head)
@@ -361,6 +369,28 @@ func (h *htmlRenderer) line(ev *stream.Event, p *Part) {
 		}
 		h.trouble(ev, p.Agent, text)
 	}
+	if p.Tone == ToneError {
+		h.failed(p.Agent.ID)
+	}
+}
+
+// failed counts a failure inside subagent id ("": the main agent's, not
+// counted) and the subagents whose calls started it, up to the main agent.
+func (h *htmlRenderer) failed(id string) {
+	for seen := 0; id != "" && seen < 64; seen++ { // (a cycle in a hostile stream ends)
+		if _, ok := h.failures[id]; !ok && len(h.failures) >= 4096 {
+			return
+		}
+		h.failures[id]++
+		s := (*stream.Subagent)(nil)
+		if h.o.Tracker != nil {
+			s = h.o.Tracker.Subagent(id)
+		}
+		if s == nil {
+			return
+		}
+		id = s.Parent
+	}
 }
 
 func (h *htmlRenderer) trouble(ev *stream.Event, agent AgentRef, text string) {
@@ -424,6 +454,14 @@ func (h *htmlRenderer) toolBlock(ev *stream.Event, p *Part) {
 	if r.IsError {
 		class, mark, open = "tool error", "✗", " open"
 		h.trouble(ev, p.Agent, name+" failed: "+firstLine(text))
+		h.failed(p.Agent.ID)
+	}
+	if c != nil && isAgentTool(c.Name) && h.failures[c.ID] > 0 {
+		// The call succeeded, its subagent met failures on the way.
+		if !r.IsError {
+			class, mark = "tool warn", "!"
+		}
+		stats = strings.TrimPrefix(stats+" · "+plural(int64(h.failures[c.ID]), "failure")+" inside", " · ")
 	}
 	h.w(`<details class="` + class + `" id="` + h.id + "tr-" + htmlText(r.ToolUseID) + `"` + open + "><summary>" +
 		`<span class="mark">` + mark + "</span> <b>" + htmlText(name) + "</b>")
@@ -794,9 +832,9 @@ func (h *htmlRenderer) header() {
 			fact("Cost", last.CostLabel())
 		}
 		u := tr.Usage()
-		fact("Tokens", groupDigits(u.Total.InputTokens)+" in, "+groupDigits(u.Total.OutputTokens)+" out, "+
+		fact("Tokens", groupDigits(u.Total.InputTokens)+" in, "+groupDigits(u.Total.OutputTokens)+totalMark(u)+" out, "+
 			groupDigits(u.Total.CacheReadInputTokens)+" cache read, "+groupDigits(u.Total.CacheCreationInputTokens)+" cache write")
-		fact("Tool calls", toolSummary(t))
+		fact("Tool calls", toolSummary(t, func(s string) string { return s })) // (escaped as HTML by fact)
 	}
 	if h.o.Redacted != nil && h.Flush() == nil {
 		if s := h.o.Redacted(); s != "" {
@@ -850,12 +888,20 @@ func (h *htmlRenderer) where() {
 				if m.Subagent {
 					who = "subagents"
 				}
+				out := groupDigits(m.Usage.OutputTokens)
+				if m.PlaceholderCalls > 0 {
+					out += PlaceholderMark
+				}
 				h.str("<tr><td>" + htmlText(m.Model) + "</td><td>" + who + "</td><td class=\"n\">" + strconv.Itoa(m.Calls) + "</td><td class=\"n\">" +
-					groupDigits(m.Usage.InputTokens) + "</td><td class=\"n\">" + groupDigits(m.Usage.OutputTokens) + "</td><td class=\"n\">" +
+					groupDigits(m.Usage.InputTokens) + "</td><td class=\"n\">" + out + "</td><td class=\"n\">" +
 					groupDigits(m.Usage.CacheReadInputTokens) + "</td><td class=\"n\">" + groupDigits(m.Usage.CacheCreationInputTokens) + "</td></tr>")
-				bars = append(bars, bar{m.Model + " (" + who + ")", float64(m.Usage.OutputTokens), groupDigits(m.Usage.OutputTokens) + " out"})
+				bars = append(bars, bar{m.Model + " (" + who + ")", float64(m.Usage.OutputTokens), out + " out"})
 			}
-			h.str("</table>\n" + barChart(bars))
+			h.str("</table>\n")
+			if note := PlaceholderNote(u, false); note != "" {
+				h.str(`<p class="stats">` + htmlText(note) + "</p>\n")
+			}
+			h.str(barChart(bars))
 		}
 		if agents := tr.Subagents(); len(agents) > 0 {
 			h.str("<h3>Per subagent</h3><table><tr><th>Subagent</th><th>Status</th><th>Calls</th><th>Tokens</th><th>Duration</th></tr>")
@@ -872,7 +918,11 @@ func (h *htmlRenderer) where() {
 				if tok == 0 {
 					tok = s.Usage.TotalTokens
 				}
-				h.str("<tr><td><a href=\"#" + h.id + "tr-" + htmlText(s.ToolUseID) + "\">" + htmlText(name) + "</a></td><td>" + htmlText(s.Status) + "</td><td class=\"n\">" +
+				cell := htmlText(name)
+				if h.answered[s.ToolUseID] { // its call's block is on the page (not on the text preset's, say)
+					cell = `<a href="#` + h.id + "tr-" + htmlText(s.ToolUseID) + `">` + cell + "</a>"
+				}
+				h.str("<tr><td>" + cell + "</td><td>" + htmlText(s.Status) + "</td><td class=\"n\">" +
 					strconv.Itoa(s.ToolCalls) + "</td><td class=\"n\">" + groupDigits(tok) + "</td><td class=\"n\">" + htmlText(fmtMs(s.Usage.DurationMs)) + "</td></tr>")
 			}
 			h.str("</table>\n")

@@ -8,6 +8,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/renderer"
+	gmhtml "github.com/yuin/goldmark/renderer/html"
 	"github.com/yuin/goldmark/util"
 )
 
@@ -18,8 +19,9 @@ import (
 //     which would hide what the model wrote);
 //   - an image is shown as its text and address, never loaded (a page must
 //     not reach the network);
-//   - links keep goldmark's safe mode: a javascript:, vbscript: or data:
-//     address is dropped.
+//   - a link to a javascript:, vbscript: or data: address (which
+//     goldmark's safe mode makes a link to nowhere, <a href="">) is shown
+//     as it was written, as text; other links are goldmark's.
 //
 // It is stateless once built, so one is shared by every renderer.
 var markdownToHTML = sync.OnceValue(func() goldmark.Markdown {
@@ -38,6 +40,45 @@ func (textForRisky) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
 	reg.Register(ast.KindRawHTML, renderRawHTML)
 	reg.Register(ast.KindHTMLBlock, renderHTMLBlock)
 	reg.Register(ast.KindImage, renderImage)
+	reg.Register(ast.KindLink, renderLink)
+	reg.Register(ast.KindAutoLink, renderAutoLink)
+}
+
+// goldmarkLinks are goldmark's own renderers of links, which a safe link
+// keeps.
+var goldmarkLinks = sync.OnceValue(func() funcsByKind {
+	m := funcsByKind{}
+	gmhtml.NewRenderer().RegisterFuncs(m)
+	return m
+})
+
+// funcsByKind collects the renderers a NodeRenderer registers.
+type funcsByKind map[ast.NodeKind]renderer.NodeRendererFunc
+
+func (m funcsByKind) Register(k ast.NodeKind, f renderer.NodeRendererFunc) { m[k] = f }
+
+func renderLink(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	l := n.(*ast.Link)
+	if !gmhtml.IsDangerousURL(l.Destination) {
+		return goldmarkLinks()[ast.KindLink](w, src, n, entering)
+	}
+	if entering {
+		w.WriteString("[")
+	} else {
+		w.WriteString("](" + htmlText(string(l.Destination)) + ")")
+	}
+	return ast.WalkContinue, nil
+}
+
+func renderAutoLink(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	l := n.(*ast.AutoLink)
+	if !gmhtml.IsDangerousURL(util.URLEscape(l.URL(src), false)) {
+		return goldmarkLinks()[ast.KindAutoLink](w, src, n, entering)
+	}
+	if entering {
+		w.WriteString("&lt;" + htmlText(string(l.Label(src))) + "&gt;")
+	}
+	return ast.WalkContinue, nil
 }
 
 func renderRawHTML(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {

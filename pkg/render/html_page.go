@@ -54,8 +54,12 @@ details>summary{cursor:pointer;padding:4px 8px;list-style-position:inside;overfl
 details>.body{padding:4px 10px 8px;border-top:1px solid var(--line)}
 details.tool.error{border-color:var(--err)}
 details.tool.error>summary{color:var(--err)}
+details.tool.warn{border-color:var(--warn)}
+details.tool.warn>summary{color:var(--warn)}
 details.subagent{border-left:4px solid var(--info);margin-left:4px}
 details.subagent>summary{color:var(--info)}
+details.subagent.error{border-left-color:var(--err)}
+details.subagent.error>summary{color:var(--err)}
 .diff .add{background:var(--add)}.diff .del{background:var(--del)}.diff .hunk{color:var(--info)}
 .cut{color:var(--warn);font-size:.9em;margin:2px 0}
 section.outcome-block{border:1px solid var(--line);border-radius:6px;padding:4px 12px;margin:10px 0}

@@ -605,7 +605,7 @@ func (m *markdownRenderer) summary(open []*stream.ToolCall) error {
 		}
 	}
 	t := f.tally
-	add("Tool calls", toolSummary(t))
+	add("Tool calls", toolSummary(t, mdInline))
 	add("Tool errors", strconv.Itoa(t.ToolErrors))
 	errs := t.ToolErrors + t.APIErrors + t.HookFailures
 	if t.Results > 0 && f.last.IsError {
@@ -692,8 +692,9 @@ func perResult(t stream.Tally, total string, each func(stream.ResultFigures) str
 	return total + " (" + strings.Join(parts, " + ") + ")"
 }
 
-// toolSummary is "4: Agent 2, Bash 1, Write 1" (most used first).
-func toolSummary(t stream.Tally) string {
+// toolSummary is "4: Agent 2, Bash 1, Write 1" (most used first), each
+// name through esc: markdown escapes it; a page escapes the whole line.
+func toolSummary(t stream.Tally, esc func(string) string) string {
 	type kv struct {
 		k string
 		v int
@@ -710,7 +711,7 @@ func toolSummary(t stream.Tally) string {
 	})
 	parts := make([]string, 0, len(l)+1)
 	for _, e := range l {
-		parts = append(parts, mdInline(e.k)+" "+strconv.Itoa(e.v))
+		parts = append(parts, esc(e.k)+" "+strconv.Itoa(e.v))
 	}
 	if t.OtherTools > 0 {
 		parts = append(parts, "others "+strconv.Itoa(t.OtherTools))
