@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
+	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/spend"
 )
@@ -57,14 +58,14 @@ func (o *options) projectsDir() string {
 }
 
 func (o *options) listSessions(dirs []string, f render.Format) error {
-	files, err := input.Projects(dirs)
-	if err != nil {
-		return errorf(exitInput, "%v", err)
+	files := o.transcripts(dirs)
+	list, code := o.scanSessions(files)
+	if len(list) == 0 {
+		if code == exitOK {
+			return errorf(exitInput, "no session transcript under %s", strings.Join(dirs, ", "))
+		}
+		return &exitError{code: code}
 	}
-	if len(files) == 0 {
-		return errorf(exitInput, "no session transcript under %s", strings.Join(dirs, ", "))
-	}
-	list := o.scanSessions(files)
 	// By start, then last activity: a fork starts with its parent's
 	// copied records and goes on after it (input.SessionFiles' order).
 	sort.SliceStable(list, func(i, j int) bool {
@@ -80,7 +81,13 @@ func (o *options) listSessions(dirs []string, f render.Format) error {
 	if err := r.Summary(sessionsReport(list)); err != nil {
 		return err
 	}
-	return r.Close(nil)
+	if err := r.Close(nil); err != nil {
+		return err
+	}
+	if code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
 }
 
 // listed is a session as the listing shows it: what its file holds, and
@@ -92,37 +99,63 @@ type listed struct {
 	flags string // "*": some cost estimated or unpriced
 }
 
-// scanSessions reads the sessions on every core, keeping their order; a
-// file that is no session transcript is said and passed over.
-func (o *options) scanSessions(files []string) []listed {
+// scanSessions reads the sessions on every core, keeping their order,
+// then counts each call once, in the session that made it, over all of
+// them (spend.Account); a file that is no session transcript is said and
+// passed over (a named one: exit 5).
+func (o *options) scanSessions(files []inputFile) ([]listed, int) {
 	out := make([]listed, len(files))
+	ledgers := make([]*spend.Ledger, len(files))
 	errs := make([]error, len(files))
 	onEveryCore(len(files), func(buf *bufio.Reader, i int) {
+		if errs[i] = files[i].err; errs[i] != nil {
+			return
+		}
 		// The spend in the same pass as the listing: one read (the
 		// listing's lines hold every line the spend reads).
-		tot := spend.NewTotals(spend.BySession, time.UTC, "", "")
-		sc := spend.NewScanner(files[i], spend.Options{}, tot.Add)
-		s, err := input.ScanSessionWith(files[i], buf, &input.Also{Agent: sc.AgentRecord, Main: sc.Record})
+		sc := spend.NewScanner(files[i].path, spend.Options{})
+		s, err := input.ScanSessionWith(files[i].path, buf, &input.Also{Agent: sc.AgentRecord, Main: sc.Record, Line: sc.Line})
 		if err != nil {
 			errs[i] = err
 			return
 		}
-		sc.End()
-		_, all := tot.Rows()
-		out[i] = listed{Session: s, spend: all.All, calls: all.Calls}
-		if all.Estimated || all.Unpriced {
-			out[i].flags = "*"
-		}
+		ledgers[i] = sc.End()
+		out[i] = listed{Session: s}
 	})
+	code := exitOK
 	var list []listed
-	for i := range files {
-		if errs[i] != nil {
-			say(o.stderr, "warning: "+errs[i].Error())
-			continue
+	var read []*spend.Ledger
+	for i, err := range errs {
+		switch {
+		case err != nil && files[i].found:
+			say(o.stderr, "warning: "+err.Error())
+		case err != nil:
+			say(o.stderr, err.Error())
+			code = exitInput
+		default:
+			o.sayBadLines(out[i].Bad)
+			list = append(list, out[i])
+			read = append(read, ledgers[i])
 		}
-		list = append(list, out[i])
 	}
-	return list
+	totals := map[string]*spend.Totals{}
+	for _, l := range read {
+		totals[l.Session()] = spend.NewTotals(spend.BySession, time.UTC, "", "")
+	}
+	sums := spend.Account(read, spend.Options{}, func(c spend.Call) { totals[c.Session].Add(c) })
+	for i := range list {
+		_, all := totals[list[i].ID].Rows()
+		list[i].spend, list[i].calls = all.All, all.Calls
+		if all.Estimated || all.Unpriced {
+			list[i].flags = "*"
+		}
+		if list[i].ForkedFrom == "" {
+			// (a fork whose copies name no origin: the session that
+			// owns what it copied)
+			list[i].ForkedFrom = sums[i].ForkedFrom
+		}
+	}
+	return list, code
 }
 
 // sessionsReport is the listing in the report shape every format renders.
@@ -158,7 +191,7 @@ func sessionsReport(list []listed) *render.Report {
 			c = s.CostUSD
 		}
 		rows.Add(s.ID, s.Path, s.CWD, s.Start, s.Last, s.Runs, s.Turns, s.ToolCalls, s.Subagents, s.Tokens,
-			u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(), round(s.spend.CostUSD()), c, s.ForkedFrom, s.Title)
+			u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(), preset.RoundUSD(s.spend.CostUSD()), c, s.ForkedFrom, s.Title)
 	}
 	return &render.Report{Title: "Sessions", Blocks: []render.Block{{Table: table}}, Rows: rows}
 }

@@ -15,6 +15,8 @@ var usage = Preset{
 	Summary: "tokens (deduplicated by message.id) and cost, by model, main agent vs subagents, helper model apart",
 	Example: "ccfilter usage --format json run.jsonl",
 	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true, NoOwners: true}),
+	// usage --by: every session under PATH, grouped (usage_by.go).
+	Grouping: usageGrouping,
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		return startReport(c, tr, reportRun{uses: keepsFacts, report: usageReport})
 	},
