@@ -267,4 +267,3 @@ func onEveryCore(n int, read func(buf *bufio.Reader, i int)) {
 	close(jobs)
 	wg.Wait()
 }
-
