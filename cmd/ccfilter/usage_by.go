@@ -86,7 +86,7 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 	if !o.grouped[g.Key] {
 		values[g.Key] = g.Tree
 	}
-	run, err := g.Start(values)
+	run, err := g.Start(values, p.where)
 	switch {
 	case errors.Is(err, preset.ErrPrices):
 		return 0, errorf(exitInput, "%v", err)
@@ -113,7 +113,11 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 	if err != nil {
 		return 0, &flagError{err}
 	}
-	if err := r.Summary(run.Report()); err != nil {
+	rep, err := run.Report()
+	if err != nil {
+		return 0, errorf(exitInput, "%v", err)
+	}
+	if err := r.Summary(rep); err != nil {
 		return 0, err
 	}
 	return code, r.Close(nil)

@@ -1,13 +1,16 @@
 package preset
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
 
+	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/spend"
+	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
 // Grouping is a preset's account over many sessions at once, grouped
@@ -22,8 +25,9 @@ type Grouping struct {
 	// its spend, not one run's).
 	Key, Tree string
 	// Start checks the flags' values (by name, as given or their
-	// defaults) and returns the grouped run.
-	Start func(values map[string]string) (*GroupRun, error)
+	// defaults) and returns the grouped run; where (--where, nil
+	// without) keeps the rows it is true for, each seen as its JSON row.
+	Start func(values map[string]string, where *filter.Expr) (*GroupRun, error)
 }
 
 // Flag is a string flag a preset declares.
@@ -37,7 +41,7 @@ type Flag struct {
 type GroupRun struct {
 	Prices spend.PriceTable
 	Add    func(spend.Call)
-	Report func() *render.Report
+	Report func() (*render.Report, error)
 }
 
 // ErrPrices wraps a --prices file that cannot be read: an input error,
@@ -58,7 +62,7 @@ var usageGrouping = &Grouping{
 	Start: startUsageBy,
 }
 
-func startUsageBy(v map[string]string) (*GroupRun, error) {
+func startUsageBy(v map[string]string, where *filter.Expr) (*GroupRun, error) {
 	by, err := spend.ParseBy(v["by"])
 	if err != nil {
 		return nil, err
@@ -80,15 +84,59 @@ func startUsageBy(v map[string]string) (*GroupRun, error) {
 	}
 	total := spend.NewTotals(by, loc, v["since"], v["until"])
 	g.Add = total.Add
-	g.Report = func() *render.Report { return spendReport(by, total) }
+	g.Report = func() (*render.Report, error) {
+		rows, err := spendRowsWhere(by, total, where)
+		if err != nil {
+			return nil, err
+		}
+		return spendReport(by, rows), nil
+	}
 	return g, nil
 }
 
+// spendRowsWhere are the grouped rows --where is true for (all of them
+// without), each seen as the row JSON writes.
+func spendRowsWhere(by spend.By, t *spend.Totals, where *filter.Expr) ([]spend.Row, error) {
+	rows, _ := t.Rows()
+	if where == nil {
+		return rows, nil
+	}
+	set := spendRowSet(by, rows)
+	var kept []spend.Row
+	for i, r := range rows {
+		ok := false
+		err := where.Run(context.Background(), &stream.Event{}, set.Object(i), func(v any, _ bool) error {
+			ok = ok || filter.Truthy(v)
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("--where: %w", err)
+		}
+		if ok {
+			kept = append(kept, r)
+		}
+	}
+	return kept, nil
+}
+
+// spendRowSet is the rows as CSV, NDJSON and JSON write them.
+func spendRowSet(by spend.By, rows []spend.Row) *render.RowSet {
+	set := render.NewRowSet(by.KeyName(), "calls", "input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens", "total_tokens",
+		"cost_usd", "main_tokens", "main_cost_usd", "subagent_tokens", "subagent_cost_usd", "hidden_tokens", "estimated", "unpriced")
+	for _, r := range rows {
+		u := r.All.Usage
+		set.Add(r.Key, r.Calls, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(),
+			RoundUSD(r.All.CostUSD()), r.Main.Usage.Total(), RoundUSD(r.Main.CostUSD()), r.Subagents.Usage.Total(), RoundUSD(r.Subagents.CostUSD()),
+			r.Hidden.Total(), r.Estimated, r.Unpriced)
+	}
+	return set
+}
+
 // spendReport is the grouped spend in the report shape every format
-// renders: a table with a total row; rows (CSV, NDJSON, JSON) of the
-// groups alone.
-func spendReport(by spend.By, t *spend.Totals) *render.Report {
-	rows, total := t.Rows()
+// renders: a table with a total row (of the rows shown); rows (CSV,
+// NDJSON, JSON) of the groups alone.
+func spendReport(by spend.By, rows []spend.Row) *render.Report {
+	total := spend.Sum(rows)
 	money := func(s spend.Side, r spend.Row) render.Cell {
 		c := fmt.Sprintf("$%.4f", s.CostUSD())
 		if r.Estimated || r.Unpriced {
@@ -101,8 +149,6 @@ func spendReport(by spend.By, t *spend.Totals) *render.Report {
 		{Name: "Cost", Right: true}, {Name: "Main cost", Short: "main", Right: true}, {Name: "Subagents cost", Short: "subagents", Right: true},
 		{Name: "Hidden tokens", Short: "hidden", Right: true}}
 	table := &render.Table{Columns: cols}
-	set := render.NewRowSet(by.KeyName(), "calls", "input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens", "total_tokens",
-		"cost_usd", "main_tokens", "main_cost_usd", "subagent_tokens", "subagent_cost_usd", "hidden_tokens", "estimated", "unpriced")
 	line := func(r spend.Row, key render.Cell) []render.Cell {
 		u := r.All.Usage
 		return []render.Cell{key, num(int64(r.Calls)), num(u.InputTokens), num(u.OutputTokens), num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens),
@@ -110,10 +156,6 @@ func spendReport(by spend.By, t *spend.Totals) *render.Report {
 	}
 	for _, r := range rows {
 		table.Rows = append(table.Rows, line(r, render.Cell{Text: r.Key, Style: keyStyle(by)}))
-		u := r.All.Usage
-		set.Add(r.Key, r.Calls, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(),
-			RoundUSD(r.All.CostUSD()), r.Main.Usage.Total(), RoundUSD(r.Main.CostUSD()), r.Subagents.Usage.Total(), RoundUSD(r.Subagents.CostUSD()),
-			r.Hidden.Total(), r.Estimated, r.Unpriced)
 	}
 	table.Rows = append(table.Rows, line(total, render.Cell{Text: "total", Style: render.Strong}))
 	blocks := []render.Block{{Table: table}}
@@ -121,7 +163,7 @@ func spendReport(by spend.By, t *spend.Totals) *render.Report {
 		blocks = append(blocks, render.Block{Line: "* estimated: runs that recorded no cost (killed) are priced at the session's recorded rate for the model, else the price table; unpriced models count 0"})
 	}
 	blocks = append(blocks, render.Block{Line: "Each call counted once, where it was made (a fork's copies in their own session); hidden tokens: compaction and helper calls no assistant record holds. See docs/usage.md."})
-	return &render.Report{Title: "Usage by " + string(by), Blocks: blocks, Rows: set}
+	return &render.Report{Title: "Usage by " + string(by), Blocks: blocks, Rows: spendRowSet(by, rows)}
 }
 
 func keyTitle(by spend.By) string {
