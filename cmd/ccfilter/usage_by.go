@@ -62,16 +62,19 @@ func (o *options) groupingOf(p *plan) (*preset.Grouping, error) {
 		return nil, nil
 	}
 	flag := o.groupedFlag()
-	if g != nil {
+	declares := func(q preset.Preset) bool {
+		return q.Grouping != nil && slices.ContainsFunc(q.Grouping.Flags, func(f preset.Flag) bool { return f.Name == flag })
+	}
+	if declares(p.preset) {
 		return nil, &flagError{fmt.Errorf("--%s goes with --%s: ccfilter %s --%s ... --%s ... [PATH...]", flag, g.Key, p.preset.Name, g.Key, flag)}
 	}
 	var by []string
 	for _, q := range o.presets.List() {
-		if q.Grouping != nil && slices.ContainsFunc(q.Grouping.Flags, func(f preset.Flag) bool { return f.Name == flag }) {
+		if declares(q) {
 			by = append(by, fmt.Sprintf("ccfilter %s --%s ... [PATH...]", q.Name, q.Grouping.Key))
 		}
 	}
-	return nil, &flagError{fmt.Errorf("--%s groups sessions with a preset that declares it: %s", flag, strings.Join(by, ", "))}
+	return nil, &flagError{fmt.Errorf("--%s groups sessions with the preset that declares it: %s", flag, strings.Join(by, ", "))}
 }
 
 // runGrouping is a preset's grouping (`ccfilter usage --by GROUPING

@@ -15,7 +15,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/preset"
+	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/spend"
+	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
 // multiTurn is the real project folder of 50-multi-turn: a session
@@ -305,4 +309,87 @@ func TestForkWithoutRequestSessionIdCountsOnce(t *testing.T) {
 		assert.Equal(t, r["cost_usd"], list[i]["cost_usd"])
 	}
 	assert.Equal(t, parentID, list[1]["forked_from"])
+}
+
+// TestWhereKeepsUsageAndInitRows proves --where applies to usage and init
+// as to the other row sets: it keeps the rows it is true for, each seen
+// as its JSON row, in every format (on testdata/events/04-parallel-tools.jsonl,
+// and usage --by on 50-multi-turn's project folder, whose total is then
+// the kept rows').
+func TestWhereKeepsUsageAndInitRows(t *testing.T) {
+	capture := "../../testdata/events/04-parallel-tools.jsonl"
+	for _, tc := range []struct {
+		args []string
+		rows int
+		key  string
+		want any
+	}{
+		{[]string{"usage", "--where", `.side == "total"`, capture}, 1, "calls", 2.0},
+		{[]string{"usage", "--where", `.side == "main"`, capture}, 1, "model", "claude-opus-5-5"},
+		{[]string{"usage", "--where", `.side == "nobody"`, capture}, 0, "", nil},
+		{[]string{"init", "--where", `.cwd == "/home/user/project"`, capture}, 1, "permission_mode", "acceptEdits"},
+		{[]string{"init", "--where", `.tools | index("Bash") == null`, capture}, 0, "", nil},
+		{[]string{"usage", "--by", "session", "--where", `.calls < 5`, multiTurn}, 1, "session_id", forkID},
+	} {
+		t.Run(strings.Join(tc.args[:3], " "), func(t *testing.T) {
+			rows := jsonRows(t, runWithStdin(t, nil, append([]string{"-F", "json"}, tc.args...), strings.NewReader("")))
+			require.Len(t, rows, tc.rows)
+			if tc.rows > 0 {
+				assert.Equal(t, tc.want, rows[0][tc.key])
+			}
+		})
+	}
+	text := runWithStdin(t, nil, []string{"usage", "--where", `.side == "main"`, capture}, strings.NewReader(""))
+	require.Equal(t, 0, text.Code, text.Stderr)
+	assert.Contains(t, text.Stdout, "claude-opus-5-5  main")
+	assert.NotRegexp(t, `(?m)^total`, text.Stdout, "the table shows the rows kept")
+	by := runWithStdin(t, nil, []string{"usage", "--by", "session", "--where", `.calls < 5`, multiTurn}, strings.NewReader(""))
+	require.Equal(t, 0, by.Code, by.Stderr)
+	assert.Regexp(t, `total +3 `, by.Stdout, "the total of the rows kept")
+}
+
+// TestGroupingIsDeclaredByThePreset proves the command knows no preset by
+// name for grouping: a preset added through the registry that declares a
+// grouping of its own (its flag, --per, and its report of the calls of
+// 50-multi-turn's sessions, each once) runs with the flag it declares,
+// which another preset refuses, naming the preset it belongs to.
+func TestGroupingIsDeclaredByThePreset(t *testing.T) {
+	reg := preset.Builtin()
+	require.NoError(t, reg.Add(preset.Preset{
+		Name: "calls", Summary: "model calls of every session", Example: "ccfilter calls --per session DIR",
+		Start: func(c *preset.Config, tr *stream.Tracker) (preset.Run, error) {
+			return preset.StartReport(c, tr, preset.Reporter{Report: func(*stream.Tracker) (*render.Report, error) { return &render.Report{Title: "none"}, nil }})
+		},
+		Grouping: &preset.Grouping{Key: "per", Flags: []preset.Flag{{Name: "per", Usage: "what to count per"}},
+			Start: func(v map[string]string, _ *filter.Expr) (*preset.GroupRun, error) {
+				n := 0
+				return &preset.GroupRun{
+					Add: func(c spend.Call) {
+						if !c.Hidden {
+							n++
+						}
+					},
+					Report: func() (*render.Report, error) {
+						set := render.NewRowSet("per", "calls")
+						set.Add(v["per"], n)
+						return &render.Report{Title: "calls", Rows: set}, nil
+					},
+				}, nil
+			}},
+	}))
+	run := func(args ...string) runResult {
+		return runWithStdin(t, &options{presets: reg}, args, strings.NewReader(""))
+	}
+	rows := jsonRows(t, run("calls", "--per", "session", "-F", "json", multiTurn))
+	assert.Equal(t, []map[string]any{{"per": "session", "calls": 13.0}}, rows)
+	usage := jsonRows(t, run("usage", "--by", "model", "-F", "json", multiTurn))
+	assert.Equal(t, 13.0, usage[0]["calls"], "usage declares its own")
+	for _, args := range [][]string{{"tools", "--per", "x", multiTurn}, {"usage", "--per", "x", multiTurn}} {
+		res := run(args...)
+		assert.Equal(t, exitUsage, res.Code, args)
+		assert.Contains(t, res.Stderr, "ccfilter calls --per", args)
+	}
+	res := run("calls", "--by", "day", multiTurn)
+	assert.Equal(t, exitUsage, res.Code)
+	assert.Contains(t, res.Stderr, "ccfilter usage --by")
 }
