@@ -225,7 +225,9 @@ func TestRespacedTranscriptCountsEveryCallAndABrokenOneIsSaid(t *testing.T) {
 	args := []string{"usage", "--by", "session", "-F", "json", "--tz", "UTC"}
 	want := jsonRows(t, runWithStdin(t, nil, append(args, multiTurn), strings.NewReader("")))
 	wantList := jsonRows(t, runWithStdin(t, nil, []string{"sessions", "-F", "json", multiTurn}, strings.NewReader("")))
-	dir := configDir(t, func(_ string, b []byte) []byte { return eachLine(b, func(_ int, l []byte) []byte { return respace(l) }) })
+	dir := configDir(t, func(_ string, b []byte) []byte {
+		return eachLine(b, func(_ int, l []byte) []byte { return respace(l) })
+	})
 	project := filepath.Join(dir, "projects", "-home-user-project")
 	got := jsonRows(t, runWithStdin(t, nil, append(args, project), strings.NewReader("")))
 	assert.Equal(t, want, got)
