@@ -13,7 +13,7 @@ import (
 var usage = Preset{
 	Name: "usage", DefaultAgent: "all",
 	Summary: "tokens (deduplicated by message.id) and cost, by model, main agent vs subagents, helper model apart",
-	Dot:     rowDot(usageColumns),
+	Dot:     rowDot(usageColumns) + "; with --by, a row of the grouping: {session_id (date, week, month, project, model), calls, …, estimated, unpriced} (docs/usage.md)",
 	Example: "ccfilter usage --format json run.jsonl",
 	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true, NoOwners: true}),
 	// usage --by: every session under PATH, grouped (usage_by.go).
