@@ -17,13 +17,13 @@ import (
 	"github.com/ccfilter/ccfilter/pkg/spend"
 )
 
-// newSessionsCmd is `ccfilter sessions [DIR...]`: the sessions Claude
+// newSessionsCmd is `ccfilter sessions [PATH...]`: the sessions Claude
 // Code keeps, a row each.
 func newSessionsCmd(o *options) *cobra.Command {
 	format := "text"
 	cmd := &cobra.Command{
-		Use:   "sessions [DIR...]",
-		Short: "List the session transcripts under ~/.claude/projects (or the folders given), oldest first",
+		Use:   "sessions [PATH...]",
+		Short: "List the session transcripts under ~/.claude/projects (or the paths given), oldest first",
 		Long: `List the sessions Claude Code keeps: when each started and was last active,
 its project's directory, its id, its title (the first prompt), the runs that
 wrote to it (a resumed or continued session is one file), its turns, tool
@@ -31,8 +31,9 @@ calls, subagents, the main agent's tokens as the file holds them; its own
 tokens and cost (every agent's calls, each counted once where it was
 made: a fork's copies are its parent's; see docs/usage.md); the cost its
 last cost-state records (what /cost shows: a fork's includes its
-parent's), and the session a --fork-session copied. DIR is a project folder or a folder of
-them; none means ~/.claude/projects. Then: ccfilter SESSION-ID (or a unique
+parent's), and the session a --fork-session copied. PATH is what a preset
+reads: a session file (.gz and .zst too), a session's id or the start of it,
+a project folder or a folder of them; none means ~/.claude/projects. Then: ccfilter SESSION-ID (or a unique
 prefix of it) reads one session; ccfilter DIR reads every session of a
 project folder.`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {

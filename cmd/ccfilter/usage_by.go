@@ -99,8 +99,8 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 	paths := p.files
 	if p.noFiles {
 		if !o.stdinIsNothing() {
-			return 0, errorf(exitInput, "--%s: stdin is not read: --%s groups session transcripts; name them (a session file or id, a project folder, the projects tree), or give none for the whole tree (%s)",
-				g.Key, g.Key, o.projectsTree())
+			return 0, errorf(exitInput, "%s --%s: stdin is not read: --%s groups session transcripts; name them (a session file or id, a project folder, the projects tree), or leave stdin a terminal or empty for the whole tree (%s)",
+				p.preset.Name, g.Key, g.Key, o.projectsTree())
 		}
 		paths = []string{o.projectsTree()}
 	}
