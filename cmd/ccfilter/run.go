@@ -342,7 +342,7 @@ func (o *options) sessionFiles(names []string) []inputFile {
 			continue
 		}
 		for _, f := range files {
-			out = append(out, inputFile{path: f})
+			out = append(out, inputFile{path: f, found: true})
 		}
 	}
 	return out

@@ -107,37 +107,22 @@ type listed struct {
 func (o *options) scanSessions(files []inputFile) ([]listed, int) {
 	out := make([]listed, len(files))
 	ledgers := make([]*spend.Ledger, len(files))
-	errs := make([]error, len(files))
-	onEveryCore(len(files), func(buf *bufio.Reader, i int) {
-		if errs[i] = files[i].err; errs[i] != nil {
-			return
-		}
+	ok, code := o.readSessions(files, func(buf *bufio.Reader, i int) ([]error, error) {
 		// The spend in the same pass as the listing: one read (the
 		// listing's lines hold every line the spend reads).
 		sc := spend.NewScanner(files[i].path, spend.Options{})
 		s, err := input.ScanSessionWith(files[i].path, buf, &input.Also{Agent: sc.AgentRecord, Main: sc.Record, Line: sc.Line})
 		if err != nil {
-			errs[i] = err
-			return
+			return nil, err
 		}
 		ledgers[i] = sc.End()
 		out[i] = listed{Session: s}
+		return s.Bad, nil
 	})
-	code := exitOK
-	var list []listed
-	var read []*spend.Ledger
-	for i, err := range errs {
-		switch {
-		case err != nil && files[i].found:
-			say(o.stderr, "warning: "+err.Error())
-		case err != nil:
-			say(o.stderr, err.Error())
-			code = exitInput
-		default:
-			o.sayBadLines(out[i].Bad)
-			list = append(list, out[i])
-			read = append(read, ledgers[i])
-		}
+	list := make([]listed, len(ok))
+	read := make([]*spend.Ledger, len(ok))
+	for k, i := range ok {
+		list[k], read[k] = out[i], ledgers[i]
 	}
 	totals := map[string]*spend.Totals{}
 	for _, l := range read {

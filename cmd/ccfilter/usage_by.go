@@ -97,8 +97,8 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 		return 0, &flagError{err}
 	}
 	paths := p.files
-	if p.noFiles {
-		if !o.stdinIsNothing() {
+	if p.noFiles || slices.Contains(paths, "-") {
+		if !p.noFiles || !o.stdinIsNothing() {
 			return 0, errorf(exitInput, "%s --%s: stdin is not read: --%s groups session transcripts; name them (a session file or id, a project folder, the projects tree), or leave stdin a terminal or empty for the whole tree (%s)",
 				p.preset.Name, g.Key, g.Key, o.projectsTree())
 		}
@@ -170,65 +170,70 @@ func (o *options) projectsTree() string {
 }
 
 // transcripts are the session transcripts the names stand for, as every
-// preset reads its inputs: a file (compressed or not), a session's id or
-// a unique prefix of it, a project folder's sessions, a tree's projects'
-// sessions, a session's folder. A name that stands for none is an error;
-// found marks the files found in a folder (one that is no transcript is
-// passed over with a warning, not an error).
+// preset reads its inputs (sessionFiles: a file, compressed or not, a
+// session's id or the start of it, a project folder's sessions, a
+// session's folder), and a tree of project folders' sessions. A name
+// that stands for none is an error.
 func (o *options) transcripts(names []string) []inputFile {
 	var out []inputFile
 	for _, name := range names {
-		if path, err := o.findSession(name, shortSessionID); path != "" || err != nil {
-			out = append(out, inputFile{path: path, err: err})
-			continue
-		}
 		fi, err := os.Stat(name)
 		switch {
-		case errors.Is(err, os.ErrNotExist):
+		case err == nil && fi.IsDir() && anyProjectsTree([]string{name}):
+			files, err := input.Projects([]string{name})
+			if err != nil {
+				out = append(out, inputFile{err: fmt.Errorf("%s: %w", name, err)})
+			}
+			for _, f := range files {
+				out = append(out, inputFile{path: f, found: true})
+			}
+		case errors.Is(err, os.ErrNotExist) && !shortSessionID.MatchString(name):
 			out = append(out, inputFile{err: fmt.Errorf("no session transcript under %s (it does not exist)", name)})
-			continue
-		case err != nil:
-			out = append(out, inputFile{err: fmt.Errorf("%s: %v", name, unwrapPathError(err))})
-			continue
-		case !fi.IsDir():
-			out = append(out, inputFile{path: name})
-			continue
-		}
-		files, err := input.Projects([]string{name})
-		if err == nil && len(files) == 0 {
-			files, _, err = input.SessionFiles(name) // a session's folder
-		}
-		if err != nil {
-			out = append(out, inputFile{err: fmt.Errorf("%s: %w", name, err)})
-			continue
-		}
-		for _, f := range files {
-			out = append(out, inputFile{path: f, found: true})
+		default:
+			out = append(out, o.sessionFiles([]string{name})...)
 		}
 	}
 	return out
 }
 
 // readLedgers reads the sessions on every core (pkg/spend), each into
-// its ledger, keeping their order. A file that cannot be read, or a
-// named one that is no session transcript, is said (exit 5); a file
-// found in a folder that is none, or no regular file, is passed over with
-// a warning; a line
-// that may hold a call and is not one whole record is warned about with
-// its number.
+// its ledger, keeping their order (see readSessions).
 func (o *options) readLedgers(files []inputFile, opts spend.Options) ([]*spend.Ledger, int) {
 	ledgers := make([]*spend.Ledger, len(files))
-	errs := make([]error, len(files))
-	onEveryCore(len(files), func(buf *bufio.Reader, i int) {
-		if errs[i] = files[i].err; errs[i] != nil {
-			return
-		}
+	read, code := o.readSessions(files, func(buf *bufio.Reader, i int) ([]error, error) {
 		o := opts
 		o.Buffer = buf
-		ledgers[i], errs[i] = spend.Read(files[i].path, o)
+		l, err := spend.Read(files[i].path, o)
+		if err != nil {
+			return nil, err
+		}
+		ledgers[i] = l
+		return l.BadLines(), nil
+	})
+	out := make([]*spend.Ledger, len(read))
+	for k, i := range read {
+		out[k] = ledgers[i]
+	}
+	return out, code
+}
+
+// readSessions reads the files on every core with read (which returns a
+// file's bad lines), then says, in the files' order, what went wrong: a
+// file that cannot be read, or a named one that is no session transcript
+// (exit 5); a file found in a folder that is none, or no regular file,
+// passed over with a warning; and each line that may hold what the file
+// is read for and is not one whole record, with its number. It returns
+// the indexes of the files read.
+func (o *options) readSessions(files []inputFile, read func(buf *bufio.Reader, i int) (bad []error, err error)) ([]int, int) {
+	bad := make([][]error, len(files))
+	errs := make([]error, len(files))
+	onEveryCore(len(files), func(buf *bufio.Reader, i int) {
+		if errs[i] = files[i].err; errs[i] == nil {
+			bad[i], errs[i] = read(buf, i)
+		}
 	})
 	code := exitOK
-	var out []*spend.Ledger
+	var ok []int
 	for i, err := range errs {
 		switch {
 		case err != nil && files[i].found:
@@ -237,19 +242,13 @@ func (o *options) readLedgers(files []inputFile, opts spend.Options) ([]*spend.L
 			say(o.stderr, err.Error())
 			code = exitInput
 		default:
-			o.sayBadLines(ledgers[i].BadLines())
-			out = append(out, ledgers[i])
+			for _, b := range bad[i] {
+				say(o.stderr, "warning: "+b.Error()+" (passed over: what it holds is not counted)")
+			}
+			ok = append(ok, i)
 		}
 	}
-	return out, code
-}
-
-// sayBadLines warns about the lines of a session that may hold what it is
-// read for and are not one whole record: each with its line number.
-func (o *options) sayBadLines(bad []error) {
-	for _, err := range bad {
-		say(o.stderr, "warning: "+err.Error()+" (passed over: its tokens are not counted)")
-	}
+	return ok, code
 }
 
 // onEveryCore calls read(buf, i) for every i below n, one goroutine per
