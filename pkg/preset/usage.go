@@ -13,7 +13,8 @@ import (
 var usage = Preset{
 	Name: "usage", DefaultAgent: "all",
 	Summary: "tokens (deduplicated by message.id) and cost, by model, main agent vs subagents, helper model apart",
-	Dot:     rowDot(usageColumns) + "; with --by, a row of the grouping: {session_id (date, week, month, project, model), calls, …, estimated, unpriced} (docs/usage.md)",
+	// (usage --by's rows are the grouping's: docs/usage.md)
+	Dot: rowDot(usageColumns),
 	Example: "ccfilter usage --format json run.jsonl",
 	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true, NoOwners: true}),
 	// usage --by: every session under PATH, grouped (usage_by.go).
