@@ -14,7 +14,7 @@ var usage = Preset{
 	Name: "usage", DefaultAgent: "all",
 	Summary: "tokens (deduplicated by message.id) and cost, by model, main agent vs subagents, helper model apart",
 	// (usage --by's rows are the grouping's: docs/usage.md)
-	Dot: rowDot(usageColumns),
+	Dot:     rowDot(usageColumns),
 	Example: "ccfilter usage --format json run.jsonl",
 	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true, NoOwners: true}),
 	// usage --by: every session under PATH, grouped (usage_by.go).
