@@ -124,13 +124,13 @@ func (o *options) scanSessions(files []inputFile) ([]listed, int) {
 	for k, i := range ok {
 		list[k], read[k] = out[i], ledgers[i]
 	}
-	totals := map[string]*spend.Totals{}
-	for _, l := range read {
-		totals[l.Session()] = spend.NewTotals(spend.BySession, time.UTC, "", "")
+	totals := make([]*spend.Totals, len(read))
+	for i := range read {
+		totals[i] = spend.NewTotals(spend.BySession, time.UTC, "", "")
 	}
-	sums := spend.Account(read, spend.Options{}, func(c spend.Call) { totals[c.Session].Add(c) })
+	sums := spend.AccountEach(read, spend.Options{}, func(i int, c spend.Call) { totals[i].Add(c) })
 	for i := range list {
-		_, all := totals[list[i].ID].Rows()
+		_, all := totals[i].Rows()
 		list[i].spend, list[i].calls = all.All, all.Calls
 		if all.Estimated || all.Unpriced {
 			list[i].flags = "*"

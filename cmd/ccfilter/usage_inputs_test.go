@@ -138,16 +138,16 @@ func compress(t *testing.T, path string, b []byte) {
 
 // TestUsageByAndSessionsReadCompressedSessionsAndIds proves `usage --by`
 // and `sessions` read what every preset reads: 50-multi-turn's session
-// compressed (.jsonl.gz, .jsonl.zst) counts its 10 calls and $0.0940894
-// under its own id, as plain `usage` reads the same file, and a session
-// named by the start of its id is found.
+// compressed and renamed (x.jsonl.gz, x.jsonl.zst) counts its 10 calls
+// and $0.0940894 under the id its records name, as plain `usage` reads
+// the same file, and a session named by the start of its id is found.
 func TestUsageByAndSessionsReadCompressedSessionsAndIds(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(multiTurn, parentID+".jsonl"))
 	require.NoError(t, err)
 	dir := t.TempDir()
 	for _, ext := range []string{".gz", ".zst"} {
 		t.Run(ext, func(t *testing.T) {
-			path := filepath.Join(dir, ext[1:], parentID+".jsonl"+ext)
+			path := filepath.Join(dir, ext[1:], "x.jsonl"+ext)
 			compress(t, path, b)
 			plain := jsonRows(t, runWithStdin(t, nil, []string{"usage", "-F", "json", path}, strings.NewReader("")))
 			var total map[string]any
@@ -311,6 +311,14 @@ func TestForkWithoutRequestSessionIdCountsOnce(t *testing.T) {
 		assert.Equal(t, r["cost_usd"], list[i]["cost_usd"])
 	}
 	assert.Equal(t, parentID, list[1]["forked_from"])
+
+	// A copy of the parent's file under another name, read with it:
+	// its calls and runs are the parent's, counted once.
+	b, err := os.ReadFile(filepath.Join(multiTurn, parentID+".jsonl"))
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(project, "copy.jsonl"), b, 0o644))
+	again := jsonRows(t, runWithStdin(t, nil, []string{"usage", "--by", "session", "-F", "json", "--tz", "UTC", project}, strings.NewReader("")))
+	assert.Equal(t, rows, again, "a copied session counts once")
 }
 
 // TestWhereKeepsUsageAndInitRows proves --where applies to usage and init

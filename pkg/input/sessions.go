@@ -124,7 +124,8 @@ type Session struct {
 	// Bad are the lines of its files that may hold what the listing
 	// reads and are not one whole record (passed over), with their
 	// numbers, for the caller to say.
-	Bad []error `json:"-"`
+	Bad   []error `json:"-"`
+	named bool    // ID was taken from its first record
 }
 
 // SessionID is the id of the session whose transcript is at path: its
@@ -382,6 +383,14 @@ func DeclaredType(line []byte) (typ, rest []byte) {
 
 // add takes from one record what the listing shows.
 func (s *Session) add(ev *stream.Event) {
+	if !s.named {
+		// The session is the one its records name (its file's name
+		// unless it was renamed: x.jsonl.gz).
+		s.named = true
+		if id := ev.Str("sessionId"); id != "" {
+			s.ID = id
+		}
+	}
 	if ts := ev.Str("timestamp"); ts != "" {
 		if s.Start == "" || ts < s.Start {
 			s.Start = ts

@@ -31,6 +31,7 @@ import (
 	"math"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
@@ -191,6 +192,8 @@ type Ledger struct {
 	runs   []run
 	agents []*message          // its agents' calls, by time
 	calls  map[string]*message // every call it holds, by callKey
+	states map[string]bool     // every cost-state it holds, by stateKey
+	named  bool                // the session id was taken from its first record
 	open   *run                // the run being read
 	seen   map[string]*message // the main agent's calls, by callKey
 	aseen  map[string]*message // the agents' calls as they are read
@@ -202,13 +205,12 @@ type Ledger struct {
 
 // run is one run of the CLI in a session's file: the calls first seen in
 // it, its last call's time, and its cost-state (nil: the file ended
-// without one; copied: a cost-state another session wrote, which a copy
-// of its file holds).
+// without one), named by stateKey (a copy of the file holds the same).
 type run struct {
 	calls  []*message
 	lastTS string
 	cs     costState
-	copied bool
+	key    string
 }
 
 // BadLines are the ledger's lines that may hold a call or a cost-state
@@ -216,8 +218,12 @@ type run struct {
 // the caller says them).
 func (l *Ledger) BadLines() []error { return l.bad }
 
-// Session is the ledger's session id.
-func (l *Ledger) Session() string { return l.session }
+// stateKey names a cost-state across files: its session and its
+// cumulative figures, which a copy of the file keeps.
+func stateKey(ev *stream.Event) string {
+	return "cost-state\x00" + ev.Str("sessionId") + "\x00" + strconv.FormatFloat(ev.Float("totalCostUSD"), 'g', -1, 64) + "\x00" +
+		strconv.FormatInt(ev.Int("totalDuration"), 10) + "\x00" + strconv.FormatInt(ev.Int("startTime"), 10)
+}
 
 // callKey names a model call across files: its message id and its request
 // id, which a copy of its records keeps.
@@ -236,7 +242,7 @@ type Scanner struct {
 
 // NewScanner returns a Scanner of the session transcript at path.
 func NewScanner(path string, o Options) *Scanner {
-	l := &Ledger{path: path, session: input.SessionID(path), names: map[string]bool{}, calls: map[string]*message{},
+	l := &Ledger{path: path, session: input.SessionID(path), names: map[string]bool{}, calls: map[string]*message{}, states: map[string]bool{},
 		seen: map[string]*message{}, aseen: map[string]*message{}, open: &run{}}
 	return &Scanner{o: o, l: l}
 }
@@ -260,6 +266,14 @@ func (s *Scanner) AgentRecord(ev *stream.Event) {
 // Record takes a record of the session's own file, in order.
 func (s *Scanner) Record(ev *stream.Event) {
 	l := s.l
+	if !l.named {
+		// The session is the one its records name (its file's name
+		// unless it was renamed: x.jsonl.gz).
+		l.named = true
+		if id := ev.Str("sessionId"); id != "" {
+			l.session = id
+		}
+	}
 	if ts := ev.Timestamp(); ts != "" && (l.start == "" || ts < l.start) {
 		l.start = ts
 	}
@@ -279,10 +293,8 @@ func (s *Scanner) Record(ev *stream.Event) {
 	case "cost-state":
 		l.runsN++
 		l.cost = ev.Float("totalCostUSD")
-		l.open.cs, l.open.lastTS = readCostState(ev), l.lastTS
-		// A cost-state another session wrote: a copy of its file.
-		from := ev.Str("sessionId")
-		l.open.copied = from != "" && from != l.session
+		l.open.cs, l.open.lastTS, l.open.key = readCostState(ev), l.lastTS, stateKey(ev)
+		l.states[l.open.key] = true
 		l.runs = append(l.runs, *l.open)
 		l.open = &run{}
 	}
@@ -393,6 +405,12 @@ func (l *Ledger) note(seen map[string]*message, ev *stream.Event, subagent bool)
 // session its records name. A call no session read may own (a fork read
 // without its parent) is counted in none: its parent's.
 func Account(ledgers []*Ledger, o Options, emit func(Call)) []Summary {
+	return AccountEach(ledgers, o, func(_ int, c Call) { emit(c) })
+}
+
+// AccountEach is Account telling emit which ledger each call is counted
+// in (its index).
+func AccountEach(ledgers []*Ledger, o Options, emit func(i int, c Call)) []Summary {
 	owner := owners(ledgers)
 	bySession := map[string]*Ledger{}
 	for _, l := range ledgers {
@@ -402,7 +420,7 @@ func Account(ledgers []*Ledger, o Options, emit func(Call)) []Summary {
 	}
 	out := make([]Summary, len(ledgers))
 	for i, l := range ledgers {
-		a := &scan{o: o, l: l, emit: emit, owner: owner, bySession: bySession, rates: map[string]float64{}}
+		a := &scan{o: o, l: l, emit: func(c Call) { emit(i, c) }, owner: owner, bySession: bySession, rates: map[string]float64{}}
 		a.sum.Session, a.sum.Runs, a.sum.RecordedUSD = l.session, l.runsN, l.cost
 		a.sum.BadLines = len(l.bad)
 		out[i] = a.account()
@@ -415,6 +433,9 @@ func owners(ledgers []*Ledger) map[string]*Ledger {
 	holders := map[string][]*Ledger{}
 	for _, l := range ledgers {
 		for k := range l.calls {
+			holders[k] = append(holders[k], l)
+		}
+		for k := range l.states {
 			holders[k] = append(holders[k], l)
 		}
 	}
@@ -433,7 +454,7 @@ func owners(ledgers []*Ledger) map[string]*Ledger {
 	for k, hs := range holders {
 		var best *Ledger
 		for _, l := range hs {
-			if l.calls[k].from != "" || namesAny(l, hs) {
+			if m := l.calls[k]; m != nil && m.from != "" || namesAny(l, hs) {
 				continue
 			}
 			if best == nil || first(l, best) {
@@ -483,7 +504,7 @@ func (s *scan) own(m *message) bool {
 		switch {
 		case m.from != "":
 			s.sum.ForkedFrom = m.from
-		case o != nil:
+		case o != nil && o.session != s.l.session: // (not a copy of the same session's file)
 			s.sum.ForkedFrom = o.session
 		}
 	}
@@ -506,9 +527,9 @@ func (s *scan) account() Summary {
 			s.sum.Copied++
 			s.lastCopied = m
 		}
-		if r.copied {
-			// A copy of another session's run: counted there; what
-			// follows is measured from it.
+		if r.cs != nil && s.owner[r.key] != s.l {
+			// A copy of a run another file holds (a copied session
+			// file): counted there; what follows is measured from it.
 			s.prev = r.cs
 			continue
 		}
