@@ -41,9 +41,11 @@ type options struct {
 	FullOutput   bool
 	Redact       bool
 	NoRedact     bool
-	// usage --by: the spend of every session under PATH, grouped.
-	By, Since, Until, TZ, Prices string
-	Vars                         []filter.Var
+	// grouping holds the values of the flags presets declare for their
+	// groupings (usage --by ...), by name; grouped, the ones given.
+	grouping map[string]*string
+	grouped  map[string]bool
+	Vars     []filter.Var
 	// --follow: read the input as it is written; --status, --no-status:
 	// the live status line on stderr.
 	Follow, Status, NoStatus bool
@@ -269,6 +271,11 @@ Expression functions (besides jq's): ` + funcNames() + `
 			o.ctx = cmd.Context()
 			o.agentChanged = cmd.Flags().Changed("agent")
 			o.formatChanged = cmd.Flags().Changed("format")
+			for name := range o.grouping {
+				if cmd.Flags().Changed(name) {
+					o.grouped[name] = true
+				}
+			}
 			for _, f := range []string{"compact-output", "raw-output", "join-output", "tab", "indent"} {
 				o.jsonFlags = o.jsonFlags || cmd.Flags().Changed(f)
 			}
@@ -309,11 +316,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.BoolVar(&o.FullOutput, "full-output", false, "text and markdown: show a tool output a session transcript saved in its tool-results/ folder, not the preview the transcript holds")
 	f.BoolVar(&o.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys, the values of this environment's secret variables) with [REDACTED:kind#n]; on by default for markdown and html (see docs/redaction.md)")
 	f.BoolVar(&o.NoRedact, "no-redact", false, "write secrets as they are, in markdown and html too")
-	f.StringVar(&o.By, "by", "", "usage: the spend of every session under PATH (a session, a project folder, the projects tree; none: the whole tree), grouped by session, day, week, month, project or model (see docs/usage.md)")
-	f.StringVar(&o.Since, "since", "", "usage --by: from this day on (YYYY-MM-DD, in --tz)")
-	f.StringVar(&o.Until, "until", "", "usage --by: up to this day (YYYY-MM-DD, in --tz)")
-	f.StringVar(&o.Prices, "prices", "", "usage --by: a JSON file of prices per million input tokens by model name prefix, over the shipped table, for runs that recorded no cost (see docs/usage.md)")
-	f.StringVar(&o.TZ, "tz", "Local", "usage --by: the time zone days are counted in (an IANA name, UTC, Local)")
+	o.groupingFlags(cmd)
 	f.BoolVarP(&o.Follow, "follow", "f", false, "read FILE as it is written, as tail -f does, and end when its run ends (a stream: its result, then "+follow.DefaultGrace.String()+" with nothing written; a transcript: Ctrl-C); a project folder, or no FILE (the working directory's project): its newest session, switching to a newer one (see docs/follow.md)")
 	f.DurationVar(&o.FollowGrace, "follow-grace", follow.DefaultGrace, "--follow: how long nothing is written after a stream's result before the run counts as ended")
 	f.BoolVar(&o.Status, "status", false, "show the live status line on stderr (a terminal) for any input: elapsed time, turns, tools running, subagents, tokens and cost, retries, rate limits")
@@ -326,7 +329,6 @@ Expression functions (besides jq's): ` + funcNames() + `
 	mustComplete(cmd, "color", "auto", "always", "never")
 	mustComplete(cmd, "input", append([]string{"auto"}, strings.Fields(strings.ReplaceAll(inputKinds(), ",", ""))...)...)
 	mustComplete(cmd, "agent", "main", "sub", "all")
-	mustComplete(cmd, "by", "session", "day", "week", "month", "project", "model")
 	cmd.SetVersionTemplate("ccfilter {{.Version}}\n")
 	cmd.AddCommand(newPresetsCmd(o), newSessionsCmd(o))
 	cmd.CompletionOptions.HiddenDefaultCmd = false
@@ -414,8 +416,8 @@ func (o *options) validate() error {
 	if o.FollowGrace <= 0 {
 		return &flagError{errors.New("--follow-grace must be positive")}
 	}
-	if o.Follow && o.By != "" {
-		return &flagError{errors.New("--follow reads one run as it is written; usage --by totals finished sessions")}
+	if o.Follow && len(o.grouped) > 0 {
+		return &flagError{fmt.Errorf("--follow reads one run as it is written; --%s totals finished sessions", o.groupedFlag())}
 	}
 	if o.OTLPEndpoint != "" {
 		if o.formatChanged && o.Format != string(render.OTLP) {

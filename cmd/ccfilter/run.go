@@ -23,7 +23,6 @@ import (
 	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/redact"
 	"github.com/ccfilter/ccfilter/pkg/render"
-	"github.com/ccfilter/ccfilter/pkg/spend"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -163,13 +162,15 @@ func (o *options) run(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if o.By == "" && p.preset.Name == "usage" && anyProjectsTree(p.files) {
-		// The usage of a tree of projects is its spend, by model: each
-		// call once where it was made (usage --by model).
-		o.By = string(spend.ByModel)
+	// A preset's grouping (usage --by), which it declares: asked for, or
+	// the usage of a tree of projects, its spend (by model: each call
+	// once where it was made).
+	g, err := o.groupingOf(p)
+	if err != nil {
+		return 0, err
 	}
-	if o.By != "" {
-		return o.usageBy(p)
+	if g != nil {
+		return o.runGrouping(p, g)
 	}
 	if o.OTLPEndpoint != "" {
 		return o.sendTraces(ctx, p)
@@ -317,8 +318,9 @@ func (o *options) findSession(name string, id *regexp.Regexp) (string, error) {
 
 // inputFile is one input to read, or why a directory holds none.
 type inputFile struct {
-	path string
-	err  error
+	path  string
+	err   error
+	found bool // found in a folder, not named
 }
 
 // sessionFiles expands the directories among the inputs into the session
@@ -344,7 +346,7 @@ func (o *options) sessionFiles(names []string) []inputFile {
 			continue
 		}
 		for _, f := range files {
-			out = append(out, inputFile{path: f})
+			out = append(out, inputFile{path: f, found: true})
 		}
 	}
 	return out

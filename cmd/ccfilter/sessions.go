@@ -12,17 +12,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
+	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/spend"
 )
 
-// newSessionsCmd is `ccfilter sessions [DIR...]`: the sessions Claude
+// newSessionsCmd is `ccfilter sessions [PATH...]`: the sessions Claude
 // Code keeps, a row each.
 func newSessionsCmd(o *options) *cobra.Command {
 	format := "text"
 	cmd := &cobra.Command{
-		Use:   "sessions [DIR...]",
-		Short: "List the session transcripts under ~/.claude/projects (or the folders given), oldest first",
+		Use:   "sessions [PATH...]",
+		Short: "List the session transcripts under ~/.claude/projects (or the paths given), oldest first",
 		Long: `List the sessions Claude Code keeps: when each started and was last active,
 its project's directory, its id, its title (the first prompt), the runs that
 wrote to it (a resumed or continued session is one file), its turns, tool
@@ -30,8 +31,9 @@ calls, subagents, the main agent's tokens as the file holds them; its own
 tokens and cost (every agent's calls, each counted once where it was
 made: a fork's copies are its parent's; see docs/usage.md); the cost its
 last cost-state records (what /cost shows: a fork's includes its
-parent's), and the session a --fork-session copied. DIR is a project folder or a folder of
-them; none means ~/.claude/projects. Then: ccfilter SESSION-ID (or a unique
+parent's), and the session a --fork-session copied. PATH is what a preset
+reads: a session file (.gz and .zst too), a session's id or the start of it,
+a project folder or a folder of them; none means ~/.claude/projects. Then: ccfilter SESSION-ID (or a unique
 prefix of it) reads one session; ccfilter DIR reads every session of a
 project folder.`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
@@ -57,14 +59,14 @@ func (o *options) projectsDir() string {
 }
 
 func (o *options) listSessions(dirs []string, f render.Format) error {
-	files, err := input.Projects(dirs)
-	if err != nil {
-		return errorf(exitInput, "%v", err)
+	files := o.transcripts(dirs)
+	list, code := o.scanSessions(files)
+	if len(list) == 0 {
+		if code == exitOK {
+			return errorf(exitInput, "no session transcript under %s", strings.Join(dirs, ", "))
+		}
+		return &exitError{code: code}
 	}
-	if len(files) == 0 {
-		return errorf(exitInput, "no session transcript under %s", strings.Join(dirs, ", "))
-	}
-	list := o.scanSessions(files)
 	// By start, then last activity: a fork starts with its parent's
 	// copied records and goes on after it (input.SessionFiles' order).
 	sort.SliceStable(list, func(i, j int) bool {
@@ -80,7 +82,13 @@ func (o *options) listSessions(dirs []string, f render.Format) error {
 	if err := r.Summary(sessionsReport(list)); err != nil {
 		return err
 	}
-	return r.Close(nil)
+	if err := r.Close(nil); err != nil {
+		return err
+	}
+	if code != exitOK {
+		return &exitError{code: code}
+	}
+	return nil
 }
 
 // listed is a session as the listing shows it: what its file holds, and
@@ -92,37 +100,48 @@ type listed struct {
 	flags string // "*": some cost estimated or unpriced
 }
 
-// scanSessions reads the sessions on every core, keeping their order; a
-// file that is no session transcript is said and passed over.
-func (o *options) scanSessions(files []string) []listed {
+// scanSessions reads the sessions on every core, keeping their order,
+// then counts each call once, in the session that made it, over all of
+// them (spend.Account); a file that is no session transcript is said and
+// passed over (a named one: exit 5).
+func (o *options) scanSessions(files []inputFile) ([]listed, int) {
 	out := make([]listed, len(files))
-	errs := make([]error, len(files))
-	onEveryCore(len(files), func(buf *bufio.Reader, i int) {
+	ledgers := make([]*spend.Ledger, len(files))
+	ok, code := o.readSessions(files, func(buf *bufio.Reader, i int) ([]error, error) {
 		// The spend in the same pass as the listing: one read (the
 		// listing's lines hold every line the spend reads).
-		tot := spend.NewTotals(spend.BySession, time.UTC, "", "")
-		sc := spend.NewScanner(files[i], spend.Options{}, tot.Add)
-		s, err := input.ScanSessionWith(files[i], buf, &input.Also{Agent: sc.AgentRecord, Main: sc.Record})
+		sc := spend.NewScanner(files[i].path, spend.Options{})
+		s, err := input.ScanSessionWith(files[i].path, buf, &input.Also{Agent: sc.AgentRecord, Main: sc.Record, Line: sc.Line})
 		if err != nil {
-			errs[i] = err
-			return
+			return nil, err
 		}
-		sc.End()
-		_, all := tot.Rows()
-		out[i] = listed{Session: s, spend: all.All, calls: all.Calls}
-		if all.Estimated || all.Unpriced {
-			out[i].flags = "*"
-		}
+		ledgers[i] = sc.End()
+		out[i] = listed{Session: s}
+		return s.Bad, nil
 	})
-	var list []listed
-	for i := range files {
-		if errs[i] != nil {
-			say(o.stderr, "warning: "+errs[i].Error())
-			continue
-		}
-		list = append(list, out[i])
+	list := make([]listed, len(ok))
+	read := make([]*spend.Ledger, len(ok))
+	for k, i := range ok {
+		list[k], read[k] = out[i], ledgers[i]
 	}
-	return list
+	totals := make([]*spend.Totals, len(read))
+	for i := range read {
+		totals[i] = spend.NewTotals(spend.BySession, time.UTC, "", "")
+	}
+	sums := spend.AccountEach(read, spend.Options{}, func(i int, c spend.Call) { totals[i].Add(c) })
+	for i := range list {
+		_, all := totals[i].Rows()
+		list[i].spend, list[i].calls = all.All, all.Calls
+		if all.Estimated || all.Unpriced {
+			list[i].flags = "*"
+		}
+		if list[i].ForkedFrom == "" {
+			// (a fork whose copies name no origin: the session that
+			// owns what it copied)
+			list[i].ForkedFrom = sums[i].ForkedFrom
+		}
+	}
+	return list, code
 }
 
 // sessionsReport is the listing in the report shape every format renders.
@@ -158,7 +177,7 @@ func sessionsReport(list []listed) *render.Report {
 			c = s.CostUSD
 		}
 		rows.Add(s.ID, s.Path, s.CWD, s.Start, s.Last, s.Runs, s.Turns, s.ToolCalls, s.Subagents, s.Tokens,
-			u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(), round(s.spend.CostUSD()), c, s.ForkedFrom, s.Title)
+			u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(), preset.RoundUSD(s.spend.CostUSD()), c, s.ForkedFrom, s.Title)
 	}
 	return &render.Report{Title: "Sessions", Blocks: []render.Block{{Table: table}}, Rows: rows}
 }

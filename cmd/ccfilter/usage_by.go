@@ -7,61 +7,142 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
+	"slices"
+	"strings"
 	"sync"
-	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
+	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/spend"
 )
 
-// usageBy is `ccfilter usage --by GROUPING [PATH...]`: the spend of every
-// session under the paths (none: the whole projects tree), each call
-// counted once where it was made (pkg/spend), grouped.
-func (o *options) usageBy(p *plan) (int, error) {
-	if p.preset.Name != "usage" {
-		return 0, &flagError{errors.New("--by groups the usage preset: ccfilter usage --by day [PATH...]")}
+// groupingFlags declares the flags the presets' groupings declare (usage
+// --by, --since, ...), once each, with their completions.
+func (o *options) groupingFlags(cmd *cobra.Command) {
+	o.grouping, o.grouped = map[string]*string{}, map[string]bool{}
+	for _, p := range o.presets.List() {
+		if p.Grouping == nil {
+			continue
+		}
+		for _, f := range p.Grouping.Flags {
+			if _, ok := o.grouping[f.Name]; ok || cmd.Flags().Lookup(f.Name) != nil {
+				continue
+			}
+			o.grouping[f.Name] = cmd.Flags().String(f.Name, f.Value, f.Usage)
+			if f.Complete != nil {
+				mustComplete(cmd, f.Name, f.Complete...)
+			}
+		}
 	}
-	by, err := spend.ParseBy(o.By)
-	if err != nil {
+}
+
+// groupedFlag is the first grouping flag given (for messages).
+func (o *options) groupedFlag() string {
+	names := make([]string, 0, len(o.grouped))
+	for name := range o.grouped {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names[0]
+}
+
+// grouping says whether p runs as its preset's grouping (usage --by:
+// asked for, or a PATH is a tree of projects) and refuses a grouping
+// flag it does not declare, or one given without the flag that asks for
+// the grouping.
+func (o *options) groupingOf(p *plan) (*preset.Grouping, error) {
+	g := p.preset.Grouping
+	if g != nil && (o.grouped[g.Key] || !p.noFiles && anyProjectsTree(p.files)) {
+		return g, nil
+	}
+	if len(o.grouped) == 0 {
+		return nil, nil
+	}
+	flag := o.groupedFlag()
+	declares := func(q preset.Preset) bool {
+		return q.Grouping != nil && slices.ContainsFunc(q.Grouping.Flags, func(f preset.Flag) bool { return f.Name == flag })
+	}
+	if declares(p.preset) {
+		return nil, &flagError{fmt.Errorf("--%s goes with --%s: ccfilter %s --%s ... --%s ... [PATH...]", flag, g.Key, p.preset.Name, g.Key, flag)}
+	}
+	var by []string
+	for _, q := range o.presets.List() {
+		if declares(q) {
+			by = append(by, fmt.Sprintf("ccfilter %s --%s ... [PATH...]", q.Name, q.Grouping.Key))
+		}
+	}
+	return nil, &flagError{fmt.Errorf("--%s groups sessions with the preset that declares it: %s", flag, strings.Join(by, ", "))}
+}
+
+// runGrouping is a preset's grouping (`ccfilter usage --by GROUPING
+// [PATH...]`): the spend of every session under the paths (none: the
+// whole projects tree), each call counted once where it was made
+// (pkg/spend), added up as the preset says.
+func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
+	values := map[string]string{}
+	for _, f := range g.Flags {
+		values[f.Name] = *o.grouping[f.Name]
+	}
+	if !o.grouped[g.Key] {
+		values[g.Key] = g.Tree
+	}
+	run, err := g.Start(values, p.where)
+	switch {
+	case errors.Is(err, preset.ErrPrices):
+		return 0, errorf(exitInput, "%v", err)
+	case err != nil:
 		return 0, &flagError{err}
 	}
-	loc, err := time.LoadLocation(o.TZ)
-	if err != nil {
-		return 0, &flagError{fmt.Errorf("--tz: %v", err)}
-	}
-	for _, d := range []struct{ flag, v string }{{"--since", o.Since}, {"--until", o.Until}} {
-		if _, err := time.Parse("2006-01-02", d.v); d.v != "" && err != nil {
-			return 0, &flagError{fmt.Errorf("%s %q: want a day, YYYY-MM-DD", d.flag, d.v)}
-		}
-	}
-	var prices spend.PriceTable
-	if o.Prices != "" {
-		if prices, err = spend.ReadPrices(o.Prices); err != nil {
-			return 0, errorf(exitInput, "--prices: %v", err)
-		}
-	}
 	paths := p.files
-	if len(paths) == 0 {
+	if p.noFiles || slices.Contains(paths, "-") {
+		if !p.noFiles || !o.stdinIsNothing() {
+			return 0, errorf(exitInput, "%s --%s: stdin is not read: --%s groups session transcripts; name them (a session file or id, a project folder, the projects tree), or leave stdin a terminal or empty for the whole tree (%s)",
+				p.preset.Name, g.Key, g.Key, o.projectsTree())
+		}
 		paths = []string{o.projectsTree()}
 	}
-	files, err := sessionTranscripts(paths)
-	if err != nil {
-		return 0, errorf(exitInput, "%v", err)
+	ledgers, code := o.readLedgers(o.transcripts(paths), spend.Options{Prices: run.Prices})
+	if len(ledgers) == 0 {
+		if code == exitOK {
+			return 0, errorf(exitInput, "no session transcript under %s", strings.Join(paths, ", "))
+		}
+		return code, nil
 	}
-	if len(files) == 0 {
-		return 0, errorf(exitInput, "no session transcript under %s", paths)
-	}
-	total := o.scanSpend(files, prices, func() *spend.Totals { return spend.NewTotals(by, loc, o.Since, o.Until) })
+	spend.Account(ledgers, spend.Options{Prices: run.Prices}, run.Add)
 	r, err := render.New(p.format, o.stdout, render.Options{Color: o.useColor(o.terminalOut()), Terminal: o.terminalOut(), Width: o.width(o.stdout)})
 	if err != nil {
 		return 0, &flagError{err}
 	}
-	if err := r.Summary(spendReport(by, total)); err != nil {
+	rep, err := run.Report()
+	if err != nil {
+		return 0, errorf(exitInput, "%v", err)
+	}
+	if err := r.Summary(rep); err != nil {
 		return 0, err
 	}
-	return exitOK, r.Close(nil)
+	return code, r.Close(nil)
+}
+
+// stdinIsNothing reports whether stdin gives nothing to read: a
+// terminal, or empty (/dev/null, as under cron and CI). It reads a pipe
+// until its first byte or its end.
+func (o *options) stdinIsNothing() bool {
+	if o.stdin == nil || o.stdinTerminal(o.stdin) {
+		return true
+	}
+	var b [1]byte
+	for {
+		n, err := o.stdin.Read(b[:])
+		if n > 0 {
+			return false
+		}
+		if err != nil {
+			return true
+		}
+	}
 }
 
 // anyProjectsTree reports whether a path is a folder of project folders
@@ -88,48 +169,86 @@ func (o *options) projectsTree() string {
 	return o.projectsDir()
 }
 
-// sessionTranscripts are the session files the paths stand for: a file
-// itself, a project folder's sessions, a tree's projects' sessions.
-func sessionTranscripts(paths []string) ([]string, error) {
-	var out []string
-	for _, p := range paths {
-		fi, err := os.Stat(p)
-		if err != nil {
-			return nil, err
+// transcripts are the session transcripts the names stand for, as every
+// preset reads its inputs (sessionFiles: a file, compressed or not, a
+// session's id or the start of it, a project folder's sessions, a
+// session's folder), and a tree of project folders' sessions. A name
+// that stands for none is an error.
+func (o *options) transcripts(names []string) []inputFile {
+	var out []inputFile
+	for _, name := range names {
+		fi, err := os.Stat(name)
+		switch {
+		case err == nil && fi.IsDir() && anyProjectsTree([]string{name}):
+			files, err := input.Projects([]string{name})
+			if err != nil {
+				out = append(out, inputFile{err: fmt.Errorf("%s: %w", name, err)})
+			}
+			for _, f := range files {
+				out = append(out, inputFile{path: f, found: true})
+			}
+		case errors.Is(err, os.ErrNotExist) && !shortSessionID.MatchString(name):
+			out = append(out, inputFile{err: fmt.Errorf("no session transcript under %s (it does not exist)", name)})
+		default:
+			out = append(out, o.sessionFiles([]string{name})...)
 		}
-		if !fi.IsDir() {
-			out = append(out, p)
-			continue
-		}
-		files, err := input.Projects([]string{p})
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, files...)
 	}
-	return out, nil
+	return out
 }
 
-// scanSpend reads the sessions on every core, each into totals of its
-// own, and adds them up (in whole nano-dollars: the same whatever order
-// they finish in). A file that cannot be read is said and passed over.
-func (o *options) scanSpend(files []string, prices spend.PriceTable, newTotals func() *spend.Totals) *spend.Totals {
-	var mu sync.Mutex
-	all := newTotals()
+// readLedgers reads the sessions on every core (pkg/spend), each into
+// its ledger, keeping their order (see readSessions).
+func (o *options) readLedgers(files []inputFile, opts spend.Options) ([]*spend.Ledger, int) {
+	ledgers := make([]*spend.Ledger, len(files))
+	read, code := o.readSessions(files, func(buf *bufio.Reader, i int) ([]error, error) {
+		o := opts
+		o.Buffer = buf
+		l, err := spend.Read(files[i].path, o)
+		if err != nil {
+			return nil, err
+		}
+		ledgers[i] = l
+		return l.BadLines(), nil
+	})
+	out := make([]*spend.Ledger, len(read))
+	for k, i := range read {
+		out[k] = ledgers[i]
+	}
+	return out, code
+}
+
+// readSessions reads the files on every core with read (which returns a
+// file's bad lines), then says, in the files' order, what went wrong: a
+// file that cannot be read, or a named one that is no session transcript
+// (exit 5); a file found in a folder that is none, or no regular file,
+// passed over with a warning; and each line that may hold what the file
+// is read for and is not one whole record, with its number. It returns
+// the indexes of the files read.
+func (o *options) readSessions(files []inputFile, read func(buf *bufio.Reader, i int) (bad []error, err error)) ([]int, int) {
+	bad := make([][]error, len(files))
 	errs := make([]error, len(files))
 	onEveryCore(len(files), func(buf *bufio.Reader, i int) {
-		mine := newTotals()
-		_, errs[i] = spend.ScanWith(files[i], spend.Options{Buffer: buf, Prices: prices}, mine.Add)
-		mu.Lock()
-		all.Merge(mine)
-		mu.Unlock()
+		if errs[i] = files[i].err; errs[i] == nil {
+			bad[i], errs[i] = read(buf, i)
+		}
 	})
-	for _, err := range errs {
-		if err != nil {
+	code := exitOK
+	var ok []int
+	for i, err := range errs {
+		switch {
+		case err != nil && files[i].found:
 			say(o.stderr, "warning: "+err.Error())
+		case err != nil:
+			say(o.stderr, err.Error())
+			code = exitInput
+		default:
+			for _, b := range bad[i] {
+				say(o.stderr, "warning: "+b.Error()+" (passed over: what it holds is not counted)")
+			}
+			ok = append(ok, i)
 		}
 	}
-	return all
+	return ok, code
 }
 
 // onEveryCore calls read(buf, i) for every i below n, one goroutine per
@@ -153,71 +272,4 @@ func onEveryCore(n int, read func(buf *bufio.Reader, i int)) {
 	}
 	close(jobs)
 	wg.Wait()
-}
-
-// spendReport is the grouped spend in the report shape every format
-// renders: a table with a total row; rows (CSV, NDJSON, JSON) of the
-// groups alone.
-func spendReport(by spend.By, t *spend.Totals) *render.Report {
-	rows, total := t.Rows()
-	num := func(n int64) render.Cell { return render.Cell{Text: strconv.FormatInt(n, 10), Style: render.Number} }
-	money := func(s spend.Side, r spend.Row) render.Cell {
-		c := fmt.Sprintf("$%.4f", s.CostUSD())
-		if r.Estimated || r.Unpriced {
-			c += "*"
-		}
-		return render.Cell{Text: c, Style: render.Number}
-	}
-	cols := []render.Column{{Name: keyTitle(by)}, {Name: "Calls", Right: true}, {Name: "Input", Right: true}, {Name: "Output", Right: true},
-		{Name: "Cache write", Short: "cache w", Right: true}, {Name: "Cache read", Short: "cache r", Right: true}, {Name: "Total tokens", Short: "tokens", Right: true},
-		{Name: "Cost", Right: true}, {Name: "Main cost", Short: "main", Right: true}, {Name: "Subagents cost", Short: "subagents", Right: true},
-		{Name: "Hidden tokens", Short: "hidden", Right: true}}
-	table := &render.Table{Columns: cols}
-	set := render.NewRowSet(by.KeyName(), "calls", "input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens", "total_tokens",
-		"cost_usd", "main_tokens", "main_cost_usd", "subagent_tokens", "subagent_cost_usd", "hidden_tokens", "estimated", "unpriced")
-	line := func(r spend.Row, key render.Cell) []render.Cell {
-		u := r.All.Usage
-		return []render.Cell{key, num(int64(r.Calls)), num(u.InputTokens), num(u.OutputTokens), num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens),
-			num(u.Total()), money(r.All, r), money(r.Main, r), money(r.Subagents, r), num(r.Hidden.Total())}
-	}
-	for _, r := range rows {
-		table.Rows = append(table.Rows, line(r, render.Cell{Text: r.Key, Style: keyStyle(by)}))
-		u := r.All.Usage
-		set.Add(r.Key, r.Calls, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(),
-			round(r.All.CostUSD()), r.Main.Usage.Total(), round(r.Main.CostUSD()), r.Subagents.Usage.Total(), round(r.Subagents.CostUSD()),
-			r.Hidden.Total(), r.Estimated, r.Unpriced)
-	}
-	table.Rows = append(table.Rows, line(total, render.Cell{Text: "total", Style: render.Strong}))
-	blocks := []render.Block{{Table: table}}
-	if total.Estimated || total.Unpriced {
-		blocks = append(blocks, render.Block{Line: "* estimated: runs that recorded no cost (killed) are priced at the session's recorded rate for the model, else the price table; unpriced models count 0"})
-	}
-	blocks = append(blocks, render.Block{Line: "Each call counted once, where it was made (a fork's copies in their own session); hidden tokens: compaction and helper calls no assistant record holds. See docs/usage.md."})
-	return &render.Report{Title: "Usage by " + string(by), Blocks: blocks, Rows: set}
-}
-
-func keyTitle(by spend.By) string {
-	switch by {
-	case spend.ByDay:
-		return "Date"
-	case spend.ByWeek:
-		return "Week of"
-	}
-	return map[spend.By]string{spend.BySession: "Session", spend.ByMonth: "Month", spend.ByProject: "Project", spend.ByModel: "Model"}[by]
-}
-
-func keyStyle(by spend.By) render.Style {
-	switch by {
-	case spend.BySession:
-		return render.Code
-	case spend.ByProject:
-		return render.Prose // (a long directory is cut in a table)
-	}
-	return render.Plain
-}
-
-// round keeps a cost to the nano-dollar, as it was added up.
-func round(usd float64) float64 {
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(usd, 'f', 9, 64), 64)
-	return v
 }

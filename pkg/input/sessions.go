@@ -121,7 +121,16 @@ type Session struct {
 	CostUSD    float64 `json:"cost_usd"`
 	HaveCost   bool    `json:"have_cost"`
 	ForkedFrom string  `json:"forked_from,omitempty"` // the session a --fork-session copied
+	// Bad are the lines of its files that may hold what the listing
+	// reads and are not one whole record (passed over), with their
+	// numbers, for the caller to say.
+	Bad   []error `json:"-"`
+	named bool    // ID was taken from its first record
 }
+
+// SessionID is the id of the session whose transcript is at path: its
+// file's name without .jsonl (and a compressed copy's .gz or .zst).
+func SessionID(path string) string { return filepath.Base(SessionDir(path)) }
 
 // ErrNotTranscript reports a .jsonl file in a project folder that is no
 // session transcript: empty, or a stream-json capture saved there, or any
@@ -142,6 +151,9 @@ func ScanSession(path string) (Session, error) { return ScanSessionWith(path, ni
 // each of the session's own, in order.
 type Also struct {
 	Agent, Main func(*stream.Event)
+	// Line, when set, sees every line of the session's own file, read or
+	// not (its bytes are the reader's until the next line).
+	Line func([]byte)
 }
 
 // ScanSessionWith is ScanSession reading with buf (reused across files;
@@ -150,23 +162,26 @@ type Also struct {
 // listing needs (see listed): the session's start and last activity are
 // its first and last prompt, call or cost-state.
 func ScanSessionWith(path string, buf *bufio.Reader, also *Also) (Session, error) {
-	s := Session{Path: path, ID: strings.TrimSuffix(filepath.Base(path), ".jsonl")}
+	s := Session{Path: path, ID: SessionID(path)}
 	if also == nil {
 		also = &Also{}
 	}
 	// The agents' files first: a caller's account places their calls in
 	// the session's runs as it reads the session's own file.
 	for _, f := range SubagentFiles(SessionDir(path)) {
-		if n, _, _, err := scanRecords(f, buf, also.Agent); err == nil {
+		n, _, _, bad, err := scanRecords(f, buf, nil, also.Agent)
+		if err == nil {
 			s.ToolCalls += n
 		}
+		s.Bad = append(s.Bad, bad...)
 	}
-	calls, usage, first, err := scanRecords(path, buf, func(ev *stream.Event) {
+	calls, usage, first, bad, err := scanRecords(path, buf, also.Line, func(ev *stream.Event) {
 		s.add(ev)
 		if also.Main != nil {
 			also.Main(ev)
 		}
 	})
+	s.Bad = append(s.Bad, bad...)
 	if err != nil {
 		return s, err
 	}
@@ -194,7 +209,7 @@ func SubagentFiles(dir string) []string {
 // scanRecords counts one file's tool calls and adds up its usage (each
 // message once), and returns a copy of its first record; also, when not
 // nil, sees each record too.
-func scanRecords(path string, buf *bufio.Reader, also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, err error) {
+func scanRecords(path string, buf *bufio.Reader, line func([]byte), also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, bad []error, err error) {
 	// Each message once, from its final record (with a stop_reason, else
 	// the largest): a transcript writes one record per block.
 	type msg struct {
@@ -203,11 +218,14 @@ func scanRecords(path string, buf *bufio.Reader, also func(*stream.Event)) (call
 	}
 	msgs := map[string]msg{}
 	lines := 0
-	want := func(line []byte) bool {
+	want := func(l []byte) bool {
 		lines++
-		return lines == 1 || listed(line) // (the first: what kind of file it is)
+		if line != nil {
+			line(l)
+		}
+		return lines == 1 || listed(l) // (the first: what kind of file it is)
 	}
-	_, err = EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming, Want: want, Buffer: buf}, func(ev *stream.Event) {
+	bad, err = EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming, Want: want, Buffer: buf}, func(ev *stream.Event) {
 		if first == nil {
 			first = append([]byte(nil), ev.Raw...) // Raw's bytes are the reader's until the next read
 		}
@@ -229,24 +247,31 @@ func scanRecords(path string, buf *bufio.Reader, also func(*stream.Event)) (call
 	for _, m := range msgs {
 		usage = usage.Add(m.u)
 	}
-	return calls, usage, first, err
+	return calls, usage, first, bad, err
 }
 
 // EachRecordChecked calls fn with each record of a transcript file (a
-// regular file), read with a transcript's spellings and the decoder's
-// options opts (its check level, a Prepare, a Want, a Buffer; the source
-// and the spellings are the file's), passing over bad lines; it returns
-// how many there were.
-func EachRecordChecked(path string, opts stream.DecoderOptions, fn func(*stream.Event)) (bad int, err error) {
+// regular file, compressed or not), read with a transcript's spellings
+// and the decoder's options opts (its check level, a Prepare, a Want, a
+// Buffer; the source and the spellings are the file's), passing over bad
+// lines; it returns their errors, each with its line number, for the
+// caller to say (a broken record is never passed over unsaid).
+func EachRecordChecked(path string, opts stream.DecoderOptions, fn func(*stream.Event)) (bad []error, err error) {
 	fi, err := RegularFile(path)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
 	defer f.Close()
+	// (.gz and .zst undone as every preset reads them: Open's one rule.)
+	r, undo, err := decompress(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer undo()
 	// A read buffer the size of the file, up to the decoder's own: a tree
 	// of sessions is mostly files of a few hundred KB, and a fresh 1 MiB
 	// buffer each (zeroed by the kernel) was a quarter of the time.
@@ -255,7 +280,7 @@ func EachRecordChecked(path string, opts stream.DecoderOptions, fn func(*stream.
 	if opts.Buffer != nil && opts.Buffer.Size() < size {
 		opts.Buffer = nil // (too small for this file: one of its size)
 	}
-	dec := stream.NewDecoder(f, opts)
+	dec := stream.NewDecoder(r, opts)
 	defer dec.Close()
 	for {
 		ev, err := dec.Next()
@@ -264,13 +289,50 @@ func EachRecordChecked(path string, opts stream.DecoderOptions, fn func(*stream.
 		}
 		if err != nil {
 			if stream.IsLineError(err) {
-				bad++
+				bad = append(bad, err)
 				continue
 			}
 			return bad, err
 		}
 		fn(ev)
 	}
+}
+
+// Unsure reports a line the byte tests of DeclaredType cannot judge: not
+// written as Claude Code writes a record, one object opening on a key
+// with no space before its value and closing on its last byte (a
+// transcript a script re-serialized with spaces, a line cut short). A
+// reader that picks lines by those tests reads these in full: a fast
+// test chooses the path, the decoder decides, so that no record is found
+// absent by a test that could not read it, and a broken line is reported
+// with its number rather than passed over unseen.
+func Unsure(line []byte) bool {
+	if len(line) < 2 || line[0] != '{' || line[1] != '"' || line[len(line)-1] != '}' {
+		return true
+	}
+	k := bytes.IndexByte(line[2:min(len(line), 64)], '"')
+	if k < 0 {
+		return true
+	}
+	after := line[2+k+1:]
+	return len(after) < 2 || after[0] != ':' || after[1] == ' '
+}
+
+// RecordTime is the timestamp a line's record says where Claude Code
+// writes it (a bookkeeping record's head, a conversation record's tail,
+// after its message), found without reading the record; nil when it is
+// not there (an Unsure line is read in full, and its event says it).
+func RecordTime(line []byte) []byte {
+	const key = `"timestamp":"`
+	for _, part := range [][]byte{line[:min(len(line), 512)], line[max(0, len(line)-1024):]} {
+		if k := bytes.Index(part, []byte(key)); k >= 0 {
+			v := part[k+len(key):]
+			if end := bytes.IndexByte(v[:min(len(v), 40)], '"'); end > 0 {
+				return v[:end]
+			}
+		}
+	}
+	return nil
 }
 
 // listed picks the lines a listing reads: the records that say they are
@@ -280,6 +342,9 @@ func EachRecordChecked(path string, opts stream.DecoderOptions, fn func(*stream.
 // account reads (a call, a cost-state) is among them. The first record is read
 // too, to tell a transcript from another file.
 func listed(line []byte) bool {
+	if Unsure(line) {
+		return true
+	}
 	switch t, rest := DeclaredType(line); string(t) {
 	case "assistant", "cost-state", "summary", "custom-title", "ai-title":
 		return true
@@ -318,6 +383,14 @@ func DeclaredType(line []byte) (typ, rest []byte) {
 
 // add takes from one record what the listing shows.
 func (s *Session) add(ev *stream.Event) {
+	if !s.named {
+		// The session is the one its records name (its file's name
+		// unless it was renamed: x.jsonl.gz).
+		s.named = true
+		if id := ev.Str("sessionId"); id != "" {
+			s.ID = id
+		}
+	}
 	if ts := ev.Str("timestamp"); ts != "" {
 		if s.Start == "" || ts < s.Start {
 			s.Start = ts

@@ -25,6 +25,10 @@ var transcriptTypes = []string{"queue-operation", "user", "assistant", "system",
 	"custom-title", "file-history-snapshot", "last-prompt", "mode", "atis-latch", "api-request",
 	"api-request-shape", "api-request-blob", "tools-used", "cost-state"}
 
+// IsTranscriptRecord reports whether a line is a session transcript's
+// record (what tells a transcript from a stream capture).
+func IsTranscriptRecord(line []byte) bool { return isTranscriptRecord(line) }
+
 func isTranscriptRecord(head []byte) bool {
 	if jsonx.Validate(head) != nil {
 		return false

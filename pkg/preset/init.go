@@ -17,6 +17,7 @@ var initPreset = Preset{
 	Name: "init", DefaultAgent: "all",
 	NoAgent: "the init is the run's, which the main agent starts (the subagents preset describes each subagent)",
 	Summary: "session facts: model, version, cwd, permission mode, tools, agents",
+	Dot:     rowDot(initColumns),
 	Example: "ccfilter init run.jsonl",
 	Words:   []string{"setup", "config", "mcp"},
 	// The inits are the preset's own; the tracker gives the outcome.
@@ -35,19 +36,25 @@ var initPreset = Preset{
 					left++
 				}
 			},
-			report: func(*base) (*render.Report, error) {
+			report: func(b *base) (*render.Report, error) {
 				if left > 0 {
 					Warn(c.Stderr, fmt.Sprintf("%s: %s after the first %d left out", c.Source, render.Plural(int64(left), "init"), maxInits))
 				}
-				return initReport(inits), nil
+				return initReport(b, inits)
 			},
 		})
 	},
 }
 
-func initReport(inits []stream.Init) *render.Report {
+func initReport(b *base, inits []stream.Init) (*render.Report, error) {
+	inits, rows, err := rowsWhere(b, inits, initColumns, func(in stream.Init) []any {
+		return []any{in.Model, in.Version, in.CWD, in.PermissionMode, in.SessionID, in.APIKeySource, in.OutputStyle,
+			in.Tools, in.Agents, in.Skills, in.MCPServers, in.SlashCommands}
+	})
+	if err != nil {
+		return nil, err
+	}
 	table := &render.Table{Columns: columns([]string{"Model", "Version", "Working directory", "Permission mode", "Session", "Tools", "MCP servers"}, 5)}
-	rows := render.NewRowSet(initColumns...)
 	var blocks []render.Block
 	for _, in := range inits {
 		tools, toolCell := render.Plural(int64(len(in.Tools)), "tool")+": "+strings.Join(in.Tools, " "), num(int64(len(in.Tools)))
@@ -64,11 +71,9 @@ func initReport(inits []stream.Init) *render.Report {
 		blocks = append(blocks, render.Block{Only: render.Text, Entry: e})
 		table.Rows = append(table.Rows, []render.Cell{plain(in.Model), plain(in.Version), code(in.CWD), plain(in.PermissionMode), code(in.SessionID),
 			toolCell, plain(strings.Join(in.MCPServers, ", "))})
-		rows.Add(in.Model, in.Version, in.CWD, in.PermissionMode, in.SessionID, in.APIKeySource, in.OutputStyle,
-			in.Tools, in.Agents, in.Skills, in.MCPServers, in.SlashCommands)
 	}
 	blocks = append(blocks, render.Block{Only: render.Markdown, Table: table})
-	return &render.Report{Title: "Init", Blocks: blocks, Rows: rows}
+	return &render.Report{Title: "Init", Blocks: blocks, Rows: rows}, nil
 }
 
 // initColumns are an init row's: what CSV, NDJSON and JSON write (lists

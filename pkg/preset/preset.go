@@ -49,6 +49,10 @@ type Preset struct {
 	// Needs says what a run in configuration c needs from the tracker:
 	// the less, the faster (nil: everything).
 	Needs func(c *Config) stream.Needs
+	// Grouping, when set, is the preset's account over many sessions at
+	// once (usage --by): its flags, the command's to declare, and its
+	// report. nil: the preset reads one run at a time.
+	Grouping *Grouping
 	// LinesHeld is how many times a run holds the longest line at once
 	// (0: once, the decoder's buffer): the command's memory limit makes
 	// room for that many.

@@ -13,9 +13,13 @@ import (
 var usage = Preset{
 	Name: "usage", DefaultAgent: "all",
 	Summary: "tokens (deduplicated by message.id) and cost, by model, main agent vs subagents, helper model apart",
+	// (usage --by's rows are the grouping's: docs/usage.md)
+	Dot:     rowDot(usageColumns),
 	Example: "ccfilter usage --format json run.jsonl",
 	Words:   []string{"cost", "costs", "spend", "spending", "tokens", "price", "billing"},
 	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true, NoOwners: true}),
+	// usage --by: every session under PATH, grouped (usage_by.go).
+	Grouping: usageGrouping,
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		return startReport(c, tr, reportRun{uses: keepsFacts, report: usageReport})
 	},
@@ -78,24 +82,25 @@ func usageReport(b *base) (*render.Report, error) {
 		}
 		return []render.Cell{num(u.InputTokens), out, num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens)}
 	}
-	byModel := &render.Table{Columns: columns([]string{"Model", "Side", "Calls", "Input", "Output", "Cache write", "Cache read"}, 2, 3, 4, 5, 6)}
-	rows := render.NewRowSet(usageColumns...)
+	// Every row once, as CSV, NDJSON and JSON write it and --where sees
+	// it; the table a person reads shows the same rows --where keeps.
+	var lines []usageLine
 	for _, m := range d.ByModel {
 		side := "main"
 		if m.Subagent {
 			side = "subagent"
 		}
 		exact := m.PlaceholderCalls == 0
-		byModel.Rows = append(byModel.Rows, append([]render.Cell{plain(m.Model), plain(side), num(int64(m.Calls))}, tokens(m.Usage, exact)...))
-		rows.Add(usageRow(m.Model, side, m.Calls, m.Usage, nil, exact)...)
+		lines = append(lines, usageLine{usageRow(m.Model, side, m.Calls, m.Usage, nil, exact),
+			append([]render.Cell{plain(m.Model), plain(side), num(int64(m.Calls))}, tokens(m.Usage, exact)...), false})
 	}
 	totalExact := render.TotalOutputExact(d)
-	byModel.Rows = append(byModel.Rows, append([]render.Cell{strong("total"), plain(""), num(int64(d.Calls))}, tokens(d.Total, totalExact)...))
 	var cost any // null when there is none, or none that fits a float64 (text shows it as written)
 	if d.HaveCost && agentNote == "" {
 		cost = d.CostUSD // (the run's: not one agent's, which no result says)
 	}
-	rows.Add(usageRow("", "total", d.Calls, d.Total, cost, totalExact)...)
+	lines = append(lines, usageLine{usageRow("", "total", d.Calls, d.Total, cost, totalExact),
+		append([]render.Cell{strong("total"), plain(""), num(int64(d.Calls))}, tokens(d.Total, totalExact)...), false})
 	// The result's own totals (exact, cumulative), a row per model: the
 	// models that answered ("result") and the helper models ("helper").
 	helper := map[string]bool{}
@@ -107,8 +112,23 @@ func usageReport(b *base) (*render.Report, error) {
 		if helper[mu.Model] {
 			side = "helper"
 		}
-		rows.Add(usageRow(mu.Model, side, nil, stream.Usage{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
-			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}, mu.CostUSD, true)...)
+		lines = append(lines, usageLine{usageRow(mu.Model, side, nil, stream.Usage{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
+			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}, mu.CostUSD, true),
+			[]render.Cell{plain(mu.Model), num(mu.InputTokens), num(mu.OutputTokens),
+				num(mu.CacheCreationInputTokens), num(mu.CacheReadInputTokens), plain(fmt.Sprintf("$%.4f", mu.CostUSD))}, true})
+	}
+	lines, rows, err := rowsWhere(b, lines, usageColumns, func(l usageLine) []any { return l.row })
+	if err != nil {
+		return nil, err
+	}
+	byModel := &render.Table{Columns: columns([]string{"Model", "Side", "Calls", "Input", "Output", "Cache write", "Cache read"}, 2, 3, 4, 5, 6)}
+	reported := &render.Table{Columns: columns([]string{"Model", "Input", "Output", "Cache write", "Cache read", "Cost"}, 1, 2, 3, 4, 5)}
+	for _, l := range lines {
+		if l.reported {
+			reported.Rows = append(reported.Rows, l.cells)
+		} else {
+			byModel.Rows = append(byModel.Rows, l.cells)
+		}
 	}
 
 	blocks := []render.Block{{Only: render.Text, Line: "usage: " + head}, {Table: byModel}}
@@ -118,12 +138,7 @@ func usageReport(b *base) (*render.Report, error) {
 	if agentNote != "" {
 		blocks = append(blocks, render.Block{Line: agentNote})
 	}
-	if len(d.ModelCosts) > 0 {
-		reported := &render.Table{Columns: columns([]string{"Model", "Input", "Output", "Cache write", "Cache read", "Cost"}, 1, 2, 3, 4, 5)}
-		for _, mu := range d.ModelCosts {
-			reported.Rows = append(reported.Rows, []render.Cell{plain(mu.Model), num(mu.InputTokens), num(mu.OutputTokens),
-				num(mu.CacheCreationInputTokens), num(mu.CacheReadInputTokens), plain(fmt.Sprintf("$%.4f", mu.CostUSD))})
-		}
+	if len(reported.Rows) > 0 {
 		blocks = append(blocks, render.Block{Line: reportedNote(d)}, render.Block{Table: reported})
 	}
 	for _, h := range d.Helper {
@@ -137,6 +152,15 @@ func usageReport(b *base) (*render.Report, error) {
 		blocks = append(blocks, render.Block{Only: render.Markdown, Line: s})
 	}
 	return &render.Report{Title: "Usage", Blocks: blocks, Rows: rows}, nil
+}
+
+// usageLine is one row of the report: its values (usageColumns), its
+// cells in the table a person reads, and which table (reported: the
+// result's own totals).
+type usageLine struct {
+	row      []any
+	cells    []render.Cell
+	reported bool
 }
 
 // usageColumns are a usage row's: what CSV, NDJSON and JSON write. side is

@@ -171,15 +171,21 @@ func (s Side) plus(o Side) Side { return Side{Usage: s.Usage.Add(o.Usage), nanos
 // Rows returns the rows, by key (a session, the order of keys; a date,
 // oldest first), and their total.
 func (t *Totals) Rows() (rows []Row, total Row) {
-	total.Key = "total"
 	for _, r := range t.rows {
 		rows = append(rows, *r)
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].Key < rows[j].Key })
+	return rows, Sum(rows)
+}
+
+// Sum is the total of rows (a part of a grouping's: the rows --where
+// kept).
+func Sum(rows []Row) Row {
+	total := Row{Key: "total"}
 	for _, r := range rows {
 		total.plus(r)
 	}
-	return rows, total
+	return total
 }
 
 func nanos(usd float64) int64 { return int64(math.Round(usd * 1e9)) }

@@ -27,10 +27,11 @@ package spend
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
 	"sort"
-	"strings"
+	"strconv"
 	"time"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
@@ -62,18 +63,20 @@ type Summary struct {
 	CostUSD     float64 // the session's own spend (what its calls add up to)
 	RecordedUSD float64 // the last cost-state's figure: the session's size as /cost shows it (a fork's includes its parent's)
 	ForkedFrom  string
-	Copied      int // the calls a fork copied, counted in their own session
-	BadLines    int // lines that may hold a call and are not one whole record (passed over)
+	Copied      int // the calls a fork (or a copy) holds of another session's, counted there
+	BadLines    int // lines that may hold a call and are not one whole record (passed over; Ledger.BadLines says them)
 }
 
 // message is one model call seen in the records.
 type message struct {
 	id       string
+	key      string // callKey: the message id and the request id
 	model    string
 	ts       string
 	usage    stream.Usage
 	final    bool // its record had a stop_reason
 	subagent bool
+	from     string // the session its records name as the call's origin (requestSessionId), "" when none other
 }
 
 // better reports whether the record u (final: with a stop_reason) is a
@@ -131,90 +134,189 @@ type Options struct {
 // with each call, in the order of its runs.
 func Scan(path string, emit func(Call)) (Summary, error) { return ScanWith(path, Options{}, emit) }
 
-// ScanWith is Scan with options.
+// ScanWith is Scan with options: Account over the one session.
 func ScanWith(path string, o Options, emit func(Call)) (Summary, error) {
-	s := NewScanner(path, o, emit)
+	l, err := Read(path, o)
+	if err != nil {
+		return Summary{}, err
+	}
+	return Account([]*Ledger{l}, o, emit)[0], nil
+}
+
+// Read reads one session transcript (compressed or not) and its agents'
+// files into its Ledger. A file that is no session transcript (a stream
+// capture, an empty file) is input.ErrNotTranscript.
+func Read(path string, o Options) (*Ledger, error) {
+	s := NewScanner(path, o)
 	for _, f := range input.SubagentFiles(input.SessionDir(path)) {
-		if err := s.each(f, s.AgentRecord); err != nil {
-			return s.sum, err
+		if err := s.each(f, nil, s.AgentRecord); err != nil {
+			return nil, err
 		}
 	}
-	if err := s.each(path, s.Record); err != nil {
-		return s.sum, err
+	first := true
+	transcript := false
+	err := s.each(path, s.Line, func(ev *stream.Event) {
+		if first {
+			first, transcript = false, input.IsTranscriptRecord(ev.Raw)
+		}
+		s.Record(ev)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !transcript {
+		what := "empty"
+		if !first {
+			what = "its first record is not a transcript's"
+		}
+		return nil, fmt.Errorf("%s: %w (%s)", path, input.ErrNotTranscript, what)
 	}
 	return s.End(), nil
 }
 
-// Scanner is Scan fed by a caller that reads the files itself (a listing
+// Ledger is one session as the accounting reads it, before it is decided
+// which of the calls it holds are its own: its runs (the calls first seen
+// in each, and the cost-state that ends it), its agents' calls, when it
+// started and the sessions its records name.
+type Ledger struct {
+	path    string
+	session string
+	project string
+	// start: the earliest timestamp of its file's records. A fork copies
+	// its parent's records with their times, but its own first records
+	// (and so its earliest copy) come after its parent's first.
+	start string
+	// names: the sessions its records name in requestSessionId (a fork's
+	// copies name their origin).
+	names  map[string]bool
+	runs   []run
+	agents []*message          // its agents' calls, by time
+	calls  map[string]*message // every call it holds, by callKey
+	states map[string]bool     // every cost-state it holds, by stateKey
+	named  bool                // the session id was taken from its first record
+	open   *run                // the run being read
+	seen   map[string]*message // the main agent's calls, by callKey
+	aseen  map[string]*message // the agents' calls as they are read
+	bad    []error             // its lines that may hold a call and are not one whole record
+	runsN  int                 // cost-states
+	cost   float64             // the last cost-state's figure
+	lastTS string              // the time of the last call read
+}
+
+// run is one run of the CLI in a session's file: the calls first seen in
+// it, its last call's time, and its cost-state (nil: the file ended
+// without one), named by stateKey (a copy of the file holds the same).
+type run struct {
+	calls  []*message
+	lastTS string
+	cs     costState
+	key    string
+}
+
+// BadLines are the ledger's lines that may hold a call or a cost-state
+// and are not one whole record, with their line numbers (passed over:
+// the caller says them).
+func (l *Ledger) BadLines() []error { return l.bad }
+
+// stateKey names a cost-state across files: its session and its
+// cumulative figures, which a copy of the file keeps.
+func stateKey(ev *stream.Event) string {
+	return "cost-state\x00" + ev.Str("sessionId") + "\x00" + strconv.FormatFloat(ev.Float("totalCostUSD"), 'g', -1, 64) + "\x00" +
+		strconv.FormatInt(ev.Int("totalDuration"), 10) + "\x00" + strconv.FormatInt(ev.Int("startTime"), 10)
+}
+
+// callKey names a model call across files: its message id and its request
+// id, which a copy of its records keeps.
+func callKey(messageID, requestID string) string { return messageID + "\x00" + requestID }
+
+// Scanner is Read fed by a caller that reads the files itself (a listing
 // that reads them for more than the spend: one pass, not two): first
 // every record of the session's agents' files (AgentRecord), then the
-// session's own (Record), then End. It needs the records that declare
-// themselves a call or a cost-state (input.DeclaredType).
-type Scanner struct{ scan }
+// session's own (Record, and Line for every line of it, read or not),
+// then End. It needs the records that declare themselves a call or a
+// cost-state (input.DeclaredType) and the Unsure ones.
+type Scanner struct {
+	o Options
+	l *Ledger
+}
 
 // NewScanner returns a Scanner of the session transcript at path.
-func NewScanner(path string, o Options, emit func(Call)) *Scanner {
-	s := &Scanner{scan{path: path, o: o, emit: emit, seen: map[string]*message{}, rates: map[string]float64{}, agentSeen: map[string]*message{}}}
-	s.sum.Session = strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	return s
+func NewScanner(path string, o Options) *Scanner {
+	l := &Ledger{path: path, session: input.SessionID(path), names: map[string]bool{}, calls: map[string]*message{}, states: map[string]bool{},
+		seen: map[string]*message{}, aseen: map[string]*message{}, open: &run{}}
+	return &Scanner{o: o, l: l}
+}
+
+// Line sees a line of the session's own file, read or not: its record's
+// time, where Claude Code writes it, counts towards the session's start.
+func (s *Scanner) Line(line []byte) {
+	if ts := input.RecordTime(line); ts != nil && (s.l.start == "" || string(ts) < s.l.start) {
+		s.l.start = string(ts)
+	}
 }
 
 // AgentRecord takes a record of a subagent's or Workflow agent's file.
 func (s *Scanner) AgentRecord(ev *stream.Event) {
-	if ev.Type != "assistant" || s.copied(ev) {
+	if ev.Type != "assistant" {
 		return
 	}
-	s.note(s.agentSeen, ev, true)
+	s.l.note(s.l.aseen, ev, true)
 }
 
 // Record takes a record of the session's own file, in order.
 func (s *Scanner) Record(ev *stream.Event) {
-	s.agentsRead()
-	s.record(ev)
-}
-
-// End closes the last run (priced at a rate when it wrote no cost-state)
-// and returns the summary.
-func (s *Scanner) End() Summary {
-	s.agentsRead()
-	s.endRun(nil)
-	return s.sum
-}
-
-// agentsRead puts the agents' calls in time order, once they are all in.
-func (s *scan) agentsRead() {
-	if s.agentSeen == nil {
-		return
-	}
-	for _, m := range s.agentSeen {
-		s.agentCalls = append(s.agentCalls, m)
-	}
-	s.agentSeen = nil
-	sort.SliceStable(s.agentCalls, func(i, j int) bool {
-		if s.agentCalls[i].ts != s.agentCalls[j].ts {
-			return s.agentCalls[i].ts < s.agentCalls[j].ts
+	l := s.l
+	if !l.named {
+		// The session is the one its records name (its file's name
+		// unless it was renamed: x.jsonl.gz).
+		l.named = true
+		if id := ev.Str("sessionId"); id != "" {
+			l.session = id
 		}
-		return s.agentCalls[i].id < s.agentCalls[j].id
-	})
+	}
+	if ts := ev.Timestamp(); ts != "" && (l.start == "" || ts < l.start) {
+		l.start = ts
+	}
+	switch ev.Type {
+	case "assistant":
+		// The run's time is its calls': a subagent's calls up to its
+		// last call's are the run's.
+		if ts := ev.Timestamp(); ts > l.lastTS {
+			l.lastTS = ts
+		}
+		if l.project == "" {
+			l.project = ev.Str("cwd")
+		}
+		if m := l.note(l.seen, ev, false); m != nil {
+			l.open.calls = append(l.open.calls, m)
+		}
+	case "cost-state":
+		l.runsN++
+		l.cost = ev.Float("totalCostUSD")
+		l.open.cs, l.open.lastTS, l.open.key = readCostState(ev), l.lastTS, stateKey(ev)
+		l.states[l.open.key] = true
+		l.runs = append(l.runs, *l.open)
+		l.open = &run{}
+	}
 }
 
-type scan struct {
-	o       Options
-	path    string
-	emit    func(Call)
-	sum     Summary
-	project string
-	// the run being read: its calls, and the time of its last record
-	run    []*message
-	lastTS string
-	seen   map[string]*message // every call of the file, by message id
-	// the subagents' calls: as they are read, then by time, those not
-	// yet given to a run
-	agentSeen  map[string]*message
-	agentCalls []*message
-	prev       costState          // the cost-state before the run
-	rates      map[string]float64 // dollars per weight unit, by model, from recorded runs
-	lastCopied string             // the last call a fork copied
+// End closes the file's last run and returns the ledger.
+func (s *Scanner) End() *Ledger {
+	l := s.l
+	l.open.lastTS = l.lastTS
+	l.runs = append(l.runs, *l.open)
+	l.open = nil
+	for _, m := range l.aseen {
+		l.agents = append(l.agents, m)
+	}
+	l.aseen = nil
+	sort.SliceStable(l.agents, func(i, j int) bool {
+		if l.agents[i].ts != l.agents[j].ts {
+			return l.agents[i].ts < l.agents[j].ts
+		}
+		return l.agents[i].id < l.agents[j].id
+	})
+	return l
 }
 
 // each reads the records of a file a usage account needs: the lines that
@@ -222,14 +324,23 @@ type scan struct {
 // type (see wanted), checked to be one whole record each; the rest of a
 // transcript (attachments, prompt snapshots, tool outputs: most of its
 // bytes) is passed over at the speed of finding line ends. With
-// Options.Plain, every record is read.
-func (s *scan) each(path string, fn func(*stream.Event)) error {
+// Options.Plain, every record is read. line, when set, sees every line,
+// and the first is read (it says what kind of file this is).
+func (s *Scanner) each(path string, line func([]byte), fn func(*stream.Event)) error {
 	opts := stream.DecoderOptions{Check: stream.CheckFraming, Want: wanted, Buffer: s.o.Buffer}
+	if line != nil {
+		n := 0
+		opts.Want = func(l []byte) bool {
+			n++
+			line(l)
+			return n == 1 || wanted(l) // (the first: what kind of file it is)
+		}
+	}
 	if s.o.Plain {
 		opts.Want = nil
 	}
 	bad, err := input.EachRecordChecked(path, opts, fn)
-	s.sum.BadLines += bad
+	s.l.bad = append(s.l.bad, bad...)
 	return err
 }
 
@@ -239,116 +350,241 @@ func (s *scan) each(path string, fn func(*stream.Event)) error {
 // of sessions (a search through every byte stops at each '"', which is
 // everywhere in JSON). A line where a lost newline merged a call into
 // another record says "type":"assistant" at its end too, and then fails
-// the framing check: counted bad, not lost unseen.
+// the framing check: counted bad, not lost unseen. A line the byte test
+// cannot judge (input.Unsure: written with spaces, cut short) is read.
 func wanted(line []byte) bool {
+	if input.Unsure(line) {
+		return true
+	}
 	t, _ := input.DeclaredType(line)
 	return string(t) == "assistant" || string(t) == "cost-state"
 }
 
-// copied reports a record a fork copied from another session (counted
-// there), and notes the fork.
-func (s *scan) copied(ev *stream.Event) bool {
-	from := ev.Str("requestSessionId")
-	if from == "" || from == s.sum.Session {
-		return false
-	}
-	s.sum.ForkedFrom = from
-	return true
-}
-
-// note takes an assistant record's call into seen: a new call, or a
-// better account of one seen; it returns the new call (nil otherwise).
-func (s *scan) note(seen map[string]*message, ev *stream.Event, subagent bool) *message {
+// note takes an assistant record's call into seen (and the ledger's
+// calls): a new call, or a better account of one seen; it returns the new
+// call (nil otherwise). A record that names another session in
+// requestSessionId is a copy of that session's call.
+func (l *Ledger) note(seen map[string]*message, ev *stream.Event, subagent bool) *message {
 	a := ev.AssistantHead()
 	if a.MessageID == "" || a.Model == "" || a.Model == "<synthetic>" {
 		return nil
 	}
+	from := ev.Str("requestSessionId")
+	if from == l.session {
+		from = ""
+	}
+	if from != "" {
+		l.names[from] = true
+	}
 	final := a.StopReason != ""
-	if m, ok := seen[a.MessageID]; ok {
-		if m != nil && m.better(a.Usage, final) {
+	key := callKey(a.MessageID, ev.Str("requestId"))
+	if m, ok := seen[key]; ok {
+		if m.better(a.Usage, final) {
 			m.usage, m.final = a.Usage, final
+		}
+		if from != "" {
+			m.from = from
 		}
 		return nil
 	}
-	m := &message{id: a.MessageID, model: a.Model, ts: ev.Timestamp(), usage: a.Usage, final: final, subagent: subagent}
-	seen[a.MessageID] = m
+	m := &message{id: a.MessageID, key: key, model: a.Model, ts: ev.Timestamp(), usage: a.Usage, final: final, subagent: subagent, from: from}
+	seen[key] = m
+	if _, ok := l.calls[key]; !ok {
+		l.calls[key] = m
+	}
 	return m
 }
 
-func (s *scan) record(ev *stream.Event) {
-	switch ev.Type {
-	case "assistant":
-		// The run's time is its calls': a subagent's calls up to its
-		// last call's are the run's.
-		if ts := ev.Timestamp(); ts > s.lastTS {
-			s.lastTS = ts
+// Account decides, over the sessions read, which session each call is
+// counted in, and calls emit with each call once, priced, session by
+// session in the order given; it returns each session's summary. A call
+// several sessions hold (a fork's, a resumed or a copied session's
+// copies) is the one of the session that started first (ties: the
+// session id), except that a session never owns a call its record says
+// is another session's copy (requestSessionId), nor one it shares with a
+// session its records name. A call no session read may own (a fork read
+// without its parent) is counted in none: its parent's.
+func Account(ledgers []*Ledger, o Options, emit func(Call)) []Summary {
+	return AccountEach(ledgers, o, func(_ int, c Call) { emit(c) })
+}
+
+// AccountEach is Account telling emit which ledger each call is counted
+// in (its index).
+func AccountEach(ledgers []*Ledger, o Options, emit func(i int, c Call)) []Summary {
+	owner := owners(ledgers)
+	bySession := map[string]*Ledger{}
+	for _, l := range ledgers {
+		if _, ok := bySession[l.session]; !ok {
+			bySession[l.session] = l
 		}
-		if s.project == "" {
-			s.project = ev.Str("cwd")
+	}
+	out := make([]Summary, len(ledgers))
+	for i, l := range ledgers {
+		a := &scan{o: o, l: l, emit: func(c Call) { emit(i, c) }, owner: owner, bySession: bySession, rates: map[string]float64{}}
+		a.sum.Session, a.sum.Runs, a.sum.RecordedUSD = l.session, l.runsN, l.cost
+		a.sum.BadLines = len(l.bad)
+		out[i] = a.account()
+	}
+	return out
+}
+
+// owners returns each call's owner among the ledgers (see Account).
+func owners(ledgers []*Ledger) map[string]*Ledger {
+	holders := map[string][]*Ledger{}
+	for _, l := range ledgers {
+		for k := range l.calls {
+			holders[k] = append(holders[k], l)
 		}
-		if s.copied(ev) {
-			id := ev.AssistantHead().MessageID
-			if _, ok := s.seen[id]; !ok && id != "" {
-				s.seen[id] = nil // (a copy: counted in its session)
-				s.sum.Copied++
+		for k := range l.states {
+			holders[k] = append(holders[k], l)
+		}
+	}
+	first := func(a, b *Ledger) bool {
+		// (a session with no time read starts last: it cannot be shown
+		// to have come first)
+		if a.start != b.start {
+			return b.start == "" || a.start != "" && a.start < b.start
+		}
+		if a.session != b.session {
+			return a.session < b.session
+		}
+		return a.path < b.path
+	}
+	owner := make(map[string]*Ledger, len(holders))
+	for k, hs := range holders {
+		var best *Ledger
+		for _, l := range hs {
+			if m := l.calls[k]; m != nil && m.from != "" || namesAny(l, hs) {
+				continue
 			}
-			s.lastCopied = id
-			return
+			if best == nil || first(l, best) {
+				best = l
+			}
 		}
-		if m := s.note(s.seen, ev, false); m != nil {
-			s.run = append(s.run, m)
+		if best != nil {
+			owner[k] = best
 		}
-	case "cost-state":
-		s.sum.Runs++
-		cs := readCostState(ev)
-		s.sum.RecordedUSD = ev.Float("totalCostUSD")
-		if s.prev == nil && s.sum.ForkedFrom != "" {
+	}
+	return owner
+}
+
+// namesAny reports whether l's records name another of the holders.
+func namesAny(l *Ledger, holders []*Ledger) bool {
+	for _, h := range holders {
+		if h.session != l.session && l.names[h.session] {
+			return true
+		}
+	}
+	return false
+}
+
+// scan is one session's accounting.
+type scan struct {
+	o         Options
+	l         *Ledger
+	emit      func(Call)
+	owner     map[string]*Ledger
+	bySession map[string]*Ledger
+	sum       Summary
+	// the subagents' calls not yet given to a run
+	agentCalls []*message
+	prev       costState          // the cost-state before the run
+	rates      map[string]float64 // dollars per weight unit, by model, from recorded runs
+	lastCopied *message           // the last call of another session's this one holds
+}
+
+// own reports whether the call is this session's to count; a copy's
+// origin is noted as the session's fork parent.
+func (s *scan) own(m *message) bool {
+	o := s.owner[m.key]
+	if o == s.l {
+		return true
+	}
+	if s.sum.ForkedFrom == "" {
+		switch {
+		case m.from != "":
+			s.sum.ForkedFrom = m.from
+		case o != nil && o.session != s.l.session: // (not a copy of the same session's file)
+			s.sum.ForkedFrom = o.session
+		}
+	}
+	return false
+}
+
+func (s *scan) account() Summary {
+	for _, m := range s.l.agents {
+		if s.own(m) {
+			s.agentCalls = append(s.agentCalls, m)
+		}
+	}
+	for _, r := range s.l.runs {
+		var calls []*message
+		for _, m := range r.calls {
+			if s.own(m) {
+				calls = append(calls, m)
+				continue
+			}
+			s.sum.Copied++
+			s.lastCopied = m
+		}
+		if r.cs != nil && s.owner[r.key] != s.l {
+			// A copy of a run another file holds (a copied session
+			// file): counted there; what follows is measured from it.
+			s.prev = r.cs
+			continue
+		}
+		if r.cs != nil && s.prev == nil && s.sum.ForkedFrom != "" {
 			s.prev = s.forkBase()
 		}
-		s.endRun(cs)
-		s.prev = cs
+		s.endRun(calls, r.lastTS, r.cs)
+		if r.cs != nil {
+			s.prev = r.cs
+		}
 	}
+	return s.sum
 }
 
 // forkBase is the parent's cost-state at the fork: the first after the
-// last call the fork copied, in the parent's file beside this one (none
-// found: nothing to take away).
+// last call the fork copied, in the parent's ledger (read with the
+// others, or from its file beside this one; none found: nothing to take
+// away).
 func (s *scan) forkBase() costState {
-	parent := filepath.Join(filepath.Dir(s.path), s.sum.ForkedFrom+".jsonl")
-	var base, last costState
-	found := s.lastCopied == ""
-	// (Read with a buffer of its own: the shared one is the fork's file's
-	// until its scan ends.)
-	shared := s.o.Buffer
-	s.o.Buffer = nil
-	defer func() { s.o.Buffer = shared }()
-	s.each(parent, func(ev *stream.Event) {
-		switch {
-		case base != nil:
-		case ev.Type == "assistant" && ev.AssistantHead().MessageID == s.lastCopied:
-			found = true
-		case ev.Type == "cost-state":
-			last = readCostState(ev)
-			if found {
-				base = last
-			}
+	parent := s.bySession[s.sum.ForkedFrom]
+	if parent == nil {
+		// (Read with a buffer of its own: the shared one may be another
+		// file's.)
+		o := s.o
+		o.Buffer = nil
+		l, err := Read(filepath.Join(filepath.Dir(s.l.path), s.sum.ForkedFrom+".jsonl"), o)
+		if err != nil {
+			return nil
 		}
-	})
-	if base == nil {
-		base = last
+		parent = l
 	}
-	return base
+	found := s.lastCopied == nil
+	var last costState
+	for _, r := range parent.runs {
+		for _, m := range r.calls {
+			found = found || m.key == s.lastCopied.key
+		}
+		if r.cs == nil {
+			continue
+		}
+		last = r.cs
+		if found {
+			return r.cs
+		}
+	}
+	return last
 }
 
 // endRun gives the run's calls their cost: from the run's cost-state (cs)
 // less the one before, or, with none (the file ended), from a rate.
-func (s *scan) endRun(cs costState) {
-	calls := s.run
-	s.run = nil
+func (s *scan) endRun(calls []*message, lastTS string, cs costState) {
 	// The subagents' calls up to the run's last record are the run's;
 	// at the file's end, all that are left.
 	n := 0
-	for n < len(s.agentCalls) && (cs == nil || s.agentCalls[n].ts <= s.lastTS) {
+	for n < len(s.agentCalls) && (cs == nil || s.agentCalls[n].ts <= lastTS) {
 		n++
 	}
 	calls = append(calls, s.agentCalls[:n]...)
@@ -378,7 +614,7 @@ func (s *scan) endRun(cs costState) {
 			s.estimate(byModel[model])
 			continue
 		}
-		s.recorded(model, byModel[model], cs[model].minus(s.prev[model]))
+		s.recorded(model, byModel[model], cs[model].minus(s.prev[model]), lastTS)
 	}
 }
 
@@ -394,7 +630,7 @@ func (t modelTotal) minus(o modelTotal) modelTotal {
 // recorded emits one model's calls of a run that wrote its cost-state:
 // the calls, the tokens no call holds as a hidden call, and the run's
 // cost shared by weight.
-func (s *scan) recorded(model string, calls []*message, run modelTotal) {
+func (s *scan) recorded(model string, calls []*message, run modelTotal, lastTS string) {
 	var held stream.Usage
 	for _, m := range calls {
 		held = held.Add(m.usage)
@@ -414,7 +650,7 @@ func (s *scan) recorded(model string, calls []*message, run modelTotal) {
 		s.out(m, share(m.usage), false, false)
 	}
 	if hidden.Total() > 0 {
-		s.out(&message{model: model, ts: s.lastTS, usage: hidden}, share(hidden), false, false)
+		s.out(&message{model: model, ts: lastTS, usage: hidden}, share(hidden), false, false)
 	}
 }
 
@@ -436,7 +672,7 @@ func (s *scan) estimate(calls []*message) {
 func (s *scan) out(m *message, cost float64, estimated, unpriced bool) {
 	t, _ := time.Parse(time.RFC3339Nano, m.ts)
 	s.sum.CostUSD += cost
-	s.emit(Call{Session: s.sum.Session, Project: s.project, Subagent: m.subagent, Model: m.model, Time: t,
+	s.emit(Call{Session: s.sum.Session, Project: s.l.project, Subagent: m.subagent, Model: m.model, Time: t,
 		Usage: m.usage, CostUSD: cost, Hidden: m.id == "", Estimated: estimated, Unpriced: unpriced})
 }
 

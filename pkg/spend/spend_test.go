@@ -284,3 +284,46 @@ func TestCallsOfAModelTheCostStateDoesNotName(t *testing.T) {
 	assert.Equal(t, 1, hidden, "the cost-state's figures, as a call of the model it names")
 	assert.InDelta(t, 0.0297614, cost, 1e-9, "the recorded cost, all of it")
 }
+
+// TestAccountOwnsASharedCallOnceWhateverTheOrder proves, on 50-multi-turn
+// with requestSessionId taken out of the fork's lines (copies that do
+// not name their origin), that Account counts each call once, in the
+// session that started first (the parent: 10 calls, $0.0940894; the
+// fork: its own 3, $0.0311702), whichever order the ledgers come in, and
+// names the fork's parent.
+func TestAccountOwnsASharedCallOnceWhateverTheOrder(t *testing.T) {
+	src := filepath.Join(transcripts, "50-multi-turn/home/.claude/projects/-home-user-project")
+	dir := t.TempDir()
+	strip := regexp.MustCompile(`,"requestSessionId":"[^"]*"`)
+	var paths []string
+	for _, id := range []string{"50505050-aaaa-4bbb-8ccc-000000000050", "68992e40-6f27-496d-8514-27ef389eef23"} {
+		b, err := os.ReadFile(filepath.Join(src, id+".jsonl"))
+		require.NoError(t, err)
+		p := filepath.Join(dir, id+".jsonl")
+		require.NoError(t, os.WriteFile(p, strip.ReplaceAll(b, nil), 0o644))
+		paths = append(paths, p)
+	}
+	for _, order := range [][]int{{0, 1}, {1, 0}} {
+		var ledgers []*Ledger
+		for _, i := range order {
+			l, err := Read(paths[i], Options{})
+			require.NoError(t, err)
+			ledgers = append(ledgers, l)
+		}
+		calls := map[string]int{}
+		cost := map[string]float64{}
+		sums := Account(ledgers, Options{}, func(c Call) {
+			calls[c.Session]++
+			cost[c.Session] += c.CostUSD
+		})
+		assert.Equal(t, map[string]int{"50505050-aaaa-4bbb-8ccc-000000000050": 10, "68992e40-6f27-496d-8514-27ef389eef23": 3}, calls, "order %v", order)
+		assert.InDelta(t, 0.0940894, cost["50505050-aaaa-4bbb-8ccc-000000000050"], 1e-9)
+		assert.InDelta(t, 0.1252596-0.0940894, cost["68992e40-6f27-496d-8514-27ef389eef23"], 1e-9)
+		for _, s := range sums {
+			if s.Session == "68992e40-6f27-496d-8514-27ef389eef23" {
+				assert.Equal(t, "50505050-aaaa-4bbb-8ccc-000000000050", s.ForkedFrom)
+				assert.Equal(t, 10, s.Copied)
+			}
+		}
+	}
+}
