@@ -518,3 +518,29 @@ func TestFollowSessionFolder(t *testing.T) {
 	assert.Equal(t, exitInterrupted, run.end(t))
 	assert.NotContains(t, run.stderr.String(), "no session yet")
 }
+
+// TestFollowEndsAtAResultWithoutNewline proves -f ends a run whose last
+// line, its result, has no newline after it (a writer that ends without
+// one), as the same file is read without -f: once the grace period has
+// passed, a whole JSON value is the last line. The inputs are real
+// captures with their last newline cut off.
+func TestFollowEndsAtAResultWithoutNewline(t *testing.T) {
+	for _, tc := range []struct {
+		capture string
+		args    []string
+	}{
+		{"01-plain-text.jsonl", []string{"final"}},
+		{"01-plain-text.jsonl", []string{"-c", "."}},
+		{"12-max-turns.jsonl", []string{"-e"}},
+	} {
+		t.Run(tc.capture+" "+strings.Join(tc.args, " "), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "run.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(strings.TrimSuffix(capture(t, tc.capture), "\n")), 0o644))
+			want := runIn(t, append(append([]string{}, tc.args...), path), "")
+			run := startFollow(t, append(append([]string{"-f", "--follow-grace", "50ms"}, tc.args...), path)...)
+			assert.Equal(t, want.Code, run.end(t), "the run's exit code")
+			assert.Equal(t, want.Stdout, run.stdout.String())
+			assert.Equal(t, want.Stderr, run.stderr.String())
+		})
+	}
+}
