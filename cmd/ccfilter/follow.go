@@ -182,6 +182,9 @@ func (o *options) followInputs(ctx context.Context, p *plan, out io.Writer, tty 
 	}
 	softInterrupt.Store(&hook)
 	defer softInterrupt.Store(nil)
+	if o.Pid > 0 {
+		o.writerGone = follow.ProcessEnded(reading, o.Pid)
+	}
 	name := p.files[0]
 	if p.noFiles {
 		cwd, err := os.Getwd()
@@ -209,7 +212,7 @@ func (o *options) followInputs(ctx context.Context, p *plan, out io.Writer, tty 
 // and the grace period), stop is closed, or Ctrl-C; a file truncated or
 // replaced is read again from its start, as a new run.
 func (o *options) followFile(ctx context.Context, p *plan, path string, stop <-chan struct{}, out io.Writer, tty bool) (int, follow.Why, error) {
-	f := follow.Open(o.reading, path, follow.Options{Grace: o.FollowGrace, Stop: stop,
+	f := follow.Open(o.reading, path, follow.Options{Grace: o.FollowGrace, Stop: stop, WriterGone: o.writerGone,
 		Note: func(s string) { say(o.stderr, s) }})
 	defer f.Close()
 	o.followed, o.watch.file = f, f

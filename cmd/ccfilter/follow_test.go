@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -439,6 +440,8 @@ func TestFollowRefusals(t *testing.T) {
 		{[]string{"usage", "--by", "day", "-f"}, "--follow reads one run as it is written"},
 		{[]string{"-f", "--follow-grace", "0s", a}, "--follow-grace must be positive"},
 		{[]string{"--status", "--no-status", a}, "--status and --no-status say the opposite"},
+		{[]string{"--pid", "1", a}, "--pid PID goes with --follow"},
+		{[]string{"-f", "--pid", "-3", a}, "--pid PID goes with --follow, PID a process's id"},
 	} {
 		r := runIn(t, tc.args, "")
 		assert.Equal(t, exitUsage, r.Code, "%v", tc.args)
@@ -541,6 +544,52 @@ func TestFollowEndsAtAResultWithoutNewline(t *testing.T) {
 			assert.Equal(t, want.Code, run.end(t), "the run's exit code")
 			assert.Equal(t, want.Stdout, run.stdout.String())
 			assert.Equal(t, want.Stderr, run.stderr.String())
+		})
+	}
+}
+
+// TestFollowPidEndsWhenTheWriterEnds proves -f --pid PID ends the follow
+// once that process has ended, after what it wrote is read, with the
+// exit code and output of the finished file: a producer killed before its
+// result (09c-auth-401-killed, a 401 retry loop stopped by timeout) no
+// longer leaves ccfilter waiting. The producer is a real child process
+// (cat, writing the capture to the followed file); it is ended by closing
+// its input, and reaped, before the follow is expected to end.
+func TestFollowPidEndsWhenTheWriterEnds(t *testing.T) {
+	text := capture(t, "09c-auth-401-killed.jsonl")
+	for _, args := range [][]string{{"-e"}, {"final"}, {"-c", "."}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			full := filepath.Join(dir, "full.jsonl")
+			require.NoError(t, os.WriteFile(full, []byte(text), 0o644))
+			want := runIn(t, append(append([]string{}, args...), full), "")
+			require.NotEqual(t, 0, want.Code+len(want.Stdout), "the finished file says something")
+
+			path := filepath.Join(dir, "run.jsonl")
+			out, err := os.Create(path)
+			require.NoError(t, err)
+			defer out.Close()
+			producer := exec.Command("cat")
+			producer.Stdout = out
+			in, err := producer.StdinPipe()
+			require.NoError(t, err)
+			require.NoError(t, producer.Start())
+			run := startFollow(t, append(append([]string{"-f", "--follow-grace", "10ms", "--pid", strconv.Itoa(producer.Process.Pid)}, args...), path)...)
+			_, err = io.WriteString(in, text)
+			require.NoError(t, err)
+			if args[0] == "-c" {
+				run.stdout.waitUntil(t, run.code, "every event", func(s string) bool { return strings.Count(s, "\n") == strings.Count(text, "\n") })
+			}
+			select {
+			case code := <-run.code:
+				t.Fatalf("the follow ended (%d) while its writer runs", code)
+			default:
+			}
+			require.NoError(t, in.Close()) // cat ends at its input's end
+			require.NoError(t, producer.Wait())
+			assert.Equal(t, want.Code, run.end(t), "the run's exit code as far as it got")
+			assert.Equal(t, want.Stdout, run.stdout.String())
+			assert.Equal(t, "ccfilter: the process writing "+path+" has ended: read to its end\n"+strings.ReplaceAll(want.Stderr, full, path), run.stderr.String())
 		})
 	}
 }

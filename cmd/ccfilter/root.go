@@ -48,6 +48,8 @@ type options struct {
 	// the live status line on stderr.
 	Follow, Status, NoStatus bool
 	FollowGrace              time.Duration
+	// --pid: the process writing the followed input; its end ends the follow.
+	Pid int
 	// --otlp-endpoint: the traces sent to a collector, not printed.
 	OTLPEndpoint string
 	OTLPTimeout  time.Duration
@@ -66,6 +68,8 @@ type options struct {
 	watch    *watch
 	// reading is the context of following, which Ctrl-C cancels.
 	reading context.Context
+	// writerGone is closed when the --pid process has ended.
+	writerGone <-chan struct{}
 	// spans, with --otlp-endpoint, sends each request of the traces.
 	spans func(*coltracepb.ExportTraceServiceRequest) error
 
@@ -315,6 +319,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.StringVar(&o.Prices, "prices", "", "usage --by: a JSON file of prices per million input tokens by model name prefix, over the shipped table, for runs that recorded no cost (see docs/usage.md)")
 	f.StringVar(&o.TZ, "tz", "Local", "usage --by: the time zone days are counted in (an IANA name, UTC, Local)")
 	f.BoolVarP(&o.Follow, "follow", "f", false, "read FILE as it is written, as tail -f does, and end when its run ends (a stream: its result, then "+follow.DefaultGrace.String()+" with nothing written; a transcript: Ctrl-C); a project folder, or no FILE (the working directory's project): its newest session, switching to a newer one (see docs/follow.md)")
+	f.IntVar(&o.Pid, "pid", 0, "--follow: end once process PID has ended (as tail --pid), after what it wrote is read, with the run's exit code as far as it got")
 	f.DurationVar(&o.FollowGrace, "follow-grace", follow.DefaultGrace, "--follow: how long nothing is written after a stream's result before the run counts as ended")
 	f.BoolVar(&o.Status, "status", false, "show the live status line on stderr (a terminal) for any input: elapsed time, turns, tools running, subagents, tokens and cost, retries, rate limits")
 	f.BoolVar(&o.NoStatus, "no-status", false, "no status line (shown by default with --follow or a live pipe when stderr is a terminal)")
@@ -413,6 +418,9 @@ func (o *options) validate() error {
 	}
 	if o.FollowGrace <= 0 {
 		return &flagError{errors.New("--follow-grace must be positive")}
+	}
+	if o.Pid < 0 || o.Pid > 0 && !o.Follow {
+		return &flagError{errors.New("--pid PID goes with --follow, PID a process's id")}
 	}
 	if o.Follow && o.By != "" {
 		return &flagError{errors.New("--follow reads one run as it is written; usage --by totals finished sessions")}

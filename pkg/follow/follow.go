@@ -36,6 +36,7 @@ const (
 	Interrupted     // the context was cancelled (Ctrl-C)
 	Restarted       // truncated or replaced: Resume reads it again from its start
 	Stopped         // Options.Stop was closed (a newer session started)
+	WriterEnded     // Options.WriterGone was closed, and all the file held was read
 )
 
 // Options tune a File. Zero values pick the defaults.
@@ -52,6 +53,11 @@ type Options struct {
 	Note func(string)
 	// Stop, when closed, ends the input at the file's current end.
 	Stop <-chan struct{}
+	// WriterGone, when closed, says the process writing the file has
+	// ended (ProcessEnded): the input ends once what the file holds is
+	// read, whatever the caller said of the run (a producer killed before
+	// its result would leave the reader waiting forever).
+	WriterGone <-chan struct{}
 	// NoNotify polls even where inotify works (tests of the fallback).
 	NoNotify bool
 }
@@ -88,6 +94,7 @@ type File struct {
 	woke      bool // waited at the end: look for a change before reading on
 	told      bool // said the file is not there yet
 	toldGone  bool
+	gone      bool // WriterGone was seen closed: one more look, then the end
 }
 
 // headBytes bounds the fingerprint of a file's start: a stream's first
@@ -347,6 +354,11 @@ func (f *File) ended() bool {
 		f.why = Idle
 		return true
 	}
+	if f.gone {
+		f.why = WriterEnded
+		f.o.Note(fmt.Sprintf("the process writing %s has ended: read to its end", f.path))
+		return true
+	}
 	return false
 }
 
@@ -370,6 +382,10 @@ func (f *File) wait() bool {
 	case <-f.wake.c:
 	case <-t.C:
 	case <-f.o.Stop:
+	case <-f.o.WriterGone:
+		// What it wrote before it ended is read (one more look at the
+		// file), then the input ends.
+		f.gone = true
 	}
 	return true
 }
