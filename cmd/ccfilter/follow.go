@@ -150,6 +150,12 @@ func (o *options) cutByTheReader() bool {
 	return f != nil && (f.Why() == follow.Interrupted || f.Why() == follow.Stopped)
 }
 
+// interrupted reports whether Ctrl-C ended the followed input: what was
+// read is ended as a file cut there, with no outcome made up for it.
+func (o *options) interrupted() bool {
+	return o.followed != nil && o.followed.Why() == follow.Interrupted
+}
+
 // readLive reports whether the one input named is read as it is written
 // anyway, without following: stdin named ("-"), a FIFO, a device. Their
 // reads wait for what comes, and end at the writer's end.
