@@ -37,6 +37,9 @@ type watch struct {
 	line    *statusline.Line // nil: no status line
 	file    *follow.File     // nil: not following a file
 	endable bool             // a claude -p stream, which ends after its result (a transcript does not)
+	// asWritten: the input is a live pipe, every event of it written
+	// while watched (a followed file says when it caught up).
+	asWritten bool
 }
 
 // do runs fn under the status line's lock (its drawing reads the state).
@@ -54,7 +57,12 @@ func (w *watch) start(k input.Kind) {
 	if w == nil {
 		return
 	}
-	w.do(func() { w.state = live.New(nil) })
+	w.do(func() {
+		w.state = live.New(nil)
+		if w.asWritten {
+			w.state.Watching()
+		}
+	})
 	w.endable = k != input.Transcript
 }
 
@@ -63,7 +71,12 @@ func (w *watch) event(ev *stream.Event) {
 	if w == nil {
 		return
 	}
-	w.do(func() { w.state.Observe(ev, time.Now()) })
+	w.do(func() {
+		if w.file != nil && w.file.CaughtUp() {
+			w.state.Watching() // what was written before is read: the rest comes as written
+		}
+		w.state.Observe(ev, time.Now())
+	})
 	if w.file != nil && w.endable {
 		w.file.EndWhenIdle(w.state.MayHaveEnded())
 	}
@@ -79,6 +92,11 @@ func (o *options) statusWanted(p *plan) bool {
 	case o.Status || o.Follow:
 		return true
 	}
+	return o.pipedIn(p)
+}
+
+// pipedIn reports whether the one input is stdin, a live pipe.
+func (o *options) pipedIn(p *plan) bool {
 	return len(p.files) == 1 && p.files[0] == "-" && isPipe(o.stdin)
 }
 
@@ -101,7 +119,7 @@ func (o *options) startWatch(p *plan) func() {
 	if !status && !o.Follow {
 		return func() {} // a run read to its end: nothing watches it
 	}
-	o.watch = &watch{state: live.New(nil)}
+	o.watch = &watch{state: live.New(nil), asWritten: o.pipedIn(p)}
 	if !status {
 		return func() {}
 	}
@@ -130,6 +148,12 @@ func (o *options) startWatch(p *plan) func() {
 func (o *options) cutByTheReader() bool {
 	f := o.followed
 	return f != nil && (f.Why() == follow.Interrupted || f.Why() == follow.Stopped)
+}
+
+// interrupted reports whether Ctrl-C ended the followed input: what was
+// read is ended as a file cut there, with no outcome made up for it.
+func (o *options) interrupted() bool {
+	return o.followed != nil && o.followed.Why() == follow.Interrupted
 }
 
 // readLive reports whether the one input named is read as it is written
@@ -164,6 +188,9 @@ func (o *options) followInputs(ctx context.Context, p *plan, out io.Writer, tty 
 	}
 	softInterrupt.Store(&hook)
 	defer softInterrupt.Store(nil)
+	if o.Pid > 0 {
+		o.writerGone = follow.ProcessEnded(reading, o.Pid)
+	}
 	name := p.files[0]
 	if p.noFiles {
 		cwd, err := os.Getwd()
@@ -191,7 +218,7 @@ func (o *options) followInputs(ctx context.Context, p *plan, out io.Writer, tty 
 // and the grace period), stop is closed, or Ctrl-C; a file truncated or
 // replaced is read again from its start, as a new run.
 func (o *options) followFile(ctx context.Context, p *plan, path string, stop <-chan struct{}, out io.Writer, tty bool) (int, follow.Why, error) {
-	f := follow.Open(o.reading, path, follow.Options{Grace: o.FollowGrace, Stop: stop,
+	f := follow.Open(o.reading, path, follow.Options{Grace: o.FollowGrace, Stop: stop, WriterGone: o.writerGone,
 		Note: func(s string) { say(o.stderr, s) }})
 	defer f.Close()
 	o.followed, o.watch.file = f, f

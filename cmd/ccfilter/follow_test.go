@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -358,7 +359,7 @@ func waitExit(t *testing.T, cmd *exec.Cmd) int {
 
 // TestFollowCtrlCEndsATranscript proves a followed transcript ends at
 // Ctrl-C (SIGINT to the process) with exit 130, after printing what was
-// read and the session's result made of it.
+// read, and no result made of it (the session has not ended).
 func TestFollowCtrlCEndsATranscript(t *testing.T) {
 	path, lines := transcriptLines(t, "02-write-read")
 	appendFile(t, path, strings.Join(lines, ""))
@@ -370,9 +371,39 @@ func TestFollowCtrlCEndsATranscript(t *testing.T) {
 	require.NoError(t, cmd.Process.Signal(os.Interrupt))
 	assert.Equal(t, exitInterrupted, waitExit(t, cmd))
 	assert.Equal(t, "ccfilter: interrupted\n", stderr.String())
-	out := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	assert.Contains(t, out[len(out)-1], `"type":"result"`, "the session's result, last")
-	assert.Contains(t, out[len(out)-1], `"ccfilter":"synthetic"`)
+	assert.NotContains(t, stdout.String(), `"type":"result"`, "no result made up for a session cut by Ctrl-C")
+}
+
+// TestFollowCtrlCEndsStreamAndTranscriptAlike proves Ctrl-C under -f ends
+// a stream and a session transcript cut at the same point alike (the
+// real 04-parallel-tools run, as a stream and as its transcript, written
+// up to its calls): what was read is printed, the calls without a result
+// are listed as such, and no outcome is made up (a transcript's result,
+// made of a finished session's records, said "✓ run ok" of a session cut
+// mid-call); exit 130.
+func TestFollowCtrlCEndsStreamAndTranscriptAlike(t *testing.T) {
+	// The stream's init, text and first three calls; the transcript's
+	// records up to the same three calls (its line 22).
+	streamLines := strings.SplitAfter(capture(t, "04-parallel-tools.jsonl"), "\n")
+	streamPath := filepath.Join(t.TempDir(), "run.jsonl")
+	require.NoError(t, os.WriteFile(streamPath, []byte(strings.Join(streamLines[:5], "")), 0o644))
+	transcriptPath, lines := transcriptLines(t, "04-parallel-tools")
+	require.Contains(t, lines[21], `"name":"Bash"`)
+	appendFile(t, transcriptPath, strings.Join(lines[:22], ""))
+	open := "○ main  Read  /home/user/project/a.txt  (no result)\n" +
+		"○ main  Read  /home/user/project/b.txt  (no result)\n" +
+		"○ main  Bash  sleep 0.5; echo slow-bash-done  (no result)\n"
+	for _, tc := range []struct{ kind, path string }{{"stream", streamPath}, {"transcript", transcriptPath}} {
+		t.Run(tc.kind, func(t *testing.T) {
+			run := startFollow(t, "-f", tc.path)
+			run.stdout.waitUntil(t, run.code, "the Bash call", func(s string) bool { return strings.Contains(s, "→ Bash") })
+			run.interrupt(t)
+			assert.Equal(t, exitInterrupted, run.end(t))
+			out := run.stdout.String()
+			assert.True(t, strings.HasSuffix(out, open), "the calls without a result, last:\n%s", out)
+			assert.NotContains(t, out, "run ok", "no outcome made up")
+		})
+	}
 }
 
 // TestFollowStatusLine proves the status line under a pseudo-terminal:
@@ -439,6 +470,8 @@ func TestFollowRefusals(t *testing.T) {
 		{[]string{"usage", "--by", "day", "-f"}, "--follow reads one run as it is written"},
 		{[]string{"-f", "--follow-grace", "0s", a}, "--follow-grace must be positive"},
 		{[]string{"--status", "--no-status", a}, "--status and --no-status say the opposite"},
+		{[]string{"--pid", "1", a}, "--pid PID goes with --follow"},
+		{[]string{"-f", "--pid", "-3", a}, "--pid PID goes with --follow, PID a process's id"},
 	} {
 		r := runIn(t, tc.args, "")
 		assert.Equal(t, exitUsage, r.Code, "%v", tc.args)
@@ -517,4 +550,98 @@ func TestFollowSessionFolder(t *testing.T) {
 	run.interrupt(t)
 	assert.Equal(t, exitInterrupted, run.end(t))
 	assert.NotContains(t, run.stderr.String(), "no session yet")
+}
+
+// TestFollowEndsAtAResultWithoutNewline proves -f ends a run whose last
+// line, its result, has no newline after it (a writer that ends without
+// one), as the same file is read without -f: once the grace period has
+// passed, a whole JSON value is the last line. The inputs are real
+// captures with their last newline cut off.
+func TestFollowEndsAtAResultWithoutNewline(t *testing.T) {
+	for _, tc := range []struct {
+		capture string
+		args    []string
+	}{
+		{"01-plain-text.jsonl", []string{"final"}},
+		{"01-plain-text.jsonl", []string{"-c", "."}},
+		{"12-max-turns.jsonl", []string{"-e"}},
+	} {
+		t.Run(tc.capture+" "+strings.Join(tc.args, " "), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "run.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(strings.TrimSuffix(capture(t, tc.capture), "\n")), 0o644))
+			want := runIn(t, append(append([]string{}, tc.args...), path), "")
+			run := startFollow(t, append(append([]string{"-f", "--follow-grace", "50ms"}, tc.args...), path)...)
+			assert.Equal(t, want.Code, run.end(t), "the run's exit code")
+			assert.Equal(t, want.Stdout, run.stdout.String())
+			assert.Equal(t, want.Stderr, run.stderr.String())
+		})
+	}
+}
+
+// TestFollowPidEndsWhenTheWriterEnds proves -f --pid PID ends the follow
+// once that process has ended, after what it wrote is read, with the
+// exit code and output of the finished file: a producer killed before its
+// result (09c-auth-401-killed, a 401 retry loop stopped by timeout) no
+// longer leaves ccfilter waiting. The producer is a real child process
+// (cat, writing the capture to the followed file); it is ended by closing
+// its input, and reaped, before the follow is expected to end.
+func TestFollowPidEndsWhenTheWriterEnds(t *testing.T) {
+	text := capture(t, "09c-auth-401-killed.jsonl")
+	for _, args := range [][]string{{"-e"}, {"final"}, {"-c", "."}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			full := filepath.Join(dir, "full.jsonl")
+			require.NoError(t, os.WriteFile(full, []byte(text), 0o644))
+			want := runIn(t, append(append([]string{}, args...), full), "")
+			require.NotEqual(t, 0, want.Code+len(want.Stdout), "the finished file says something")
+
+			path := filepath.Join(dir, "run.jsonl")
+			out, err := os.Create(path)
+			require.NoError(t, err)
+			defer out.Close()
+			producer := exec.Command("cat")
+			producer.Stdout = out
+			in, err := producer.StdinPipe()
+			require.NoError(t, err)
+			require.NoError(t, producer.Start())
+			run := startFollow(t, append(append([]string{"-f", "--follow-grace", "10ms", "--pid", strconv.Itoa(producer.Process.Pid)}, args...), path)...)
+			_, err = io.WriteString(in, text)
+			require.NoError(t, err)
+			if args[0] == "-c" {
+				run.stdout.waitUntil(t, run.code, "every event", func(s string) bool { return strings.Count(s, "\n") == strings.Count(text, "\n") })
+			}
+			select {
+			case code := <-run.code:
+				t.Fatalf("the follow ended (%d) while its writer runs", code)
+			default:
+			}
+			require.NoError(t, in.Close()) // cat ends at its input's end
+			require.NoError(t, producer.Wait())
+			assert.Equal(t, want.Code, run.end(t), "the run's exit code as far as it got")
+			assert.Equal(t, want.Stdout, run.stdout.String())
+			assert.Equal(t, "ccfilter: the process writing "+path+" has ended: read to its end\n"+strings.ReplaceAll(want.Stderr, full, path), run.stderr.String())
+		})
+	}
+}
+
+// TestFollowMarkdownHasNoGlance holds what docs/follow.md says differs
+// under -f: the markdown report of a followed file is the finished file's
+// without its "At a glance" block (which needs the whole run before the
+// report starts) and the anchors its links point to, and otherwise the
+// same. Real captures: 03-bash-fail (a trouble listed), 01-plain-text
+// (none).
+func TestFollowMarkdownHasNoGlance(t *testing.T) {
+	glance := regexp.MustCompile(`\*\*At a glance:\*\*[^\n]*\n\n(?:No trouble[^\n]*\n\n|Trouble[^\n]*\n\n(?:\* [^\n]*\n)+\n)`)
+	anchor := regexp.MustCompile(`\n<a id="[^"]*"></a>\n`)
+	for _, name := range []string{"03-bash-fail.jsonl", "01-plain-text.jsonl"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "run.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(capture(t, name)), 0o644))
+			want := runIn(t, []string{"-F", "markdown", path}, "")
+			require.Len(t, glance.FindAllString(want.Stdout, -1), 1, "the finished file's report opens with a glance:\n%s", want.Stdout)
+			run := startFollow(t, "-F", "markdown", "-f", "--follow-grace", "10ms", path)
+			assert.Equal(t, want.Code, run.end(t))
+			assert.Equal(t, anchor.ReplaceAllString(glance.ReplaceAllString(want.Stdout, ""), ""), run.stdout.String())
+		})
+	}
 }

@@ -50,6 +50,8 @@ type options struct {
 	// the live status line on stderr.
 	Follow, Status, NoStatus bool
 	FollowGrace              time.Duration
+	// --pid: the process writing the followed input; its end ends the follow.
+	Pid int
 	// --otlp-endpoint: the traces sent to a collector, not printed.
 	OTLPEndpoint string
 	OTLPTimeout  time.Duration
@@ -68,6 +70,8 @@ type options struct {
 	watch    *watch
 	// reading is the context of following, which Ctrl-C cancels.
 	reading context.Context
+	// writerGone is closed when the --pid process has ended.
+	writerGone <-chan struct{}
 	// spans, with --otlp-endpoint, sends each request of the traces.
 	spans func(*coltracepb.ExportTraceServiceRequest) error
 
@@ -317,9 +321,10 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.BoolVar(&o.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys, the values of this environment's secret variables) with [REDACTED:kind#n]; on by default for markdown and html (see docs/redaction.md)")
 	f.BoolVar(&o.NoRedact, "no-redact", false, "write secrets as they are, in markdown and html too")
 	o.groupingFlags(cmd)
-	f.BoolVarP(&o.Follow, "follow", "f", false, "read FILE as it is written, as tail -f does, and end when its run ends (a stream: its result, then "+follow.DefaultGrace.String()+" with nothing written; a transcript: Ctrl-C); a project folder, or no FILE (the working directory's project): its newest session, switching to a newer one (see docs/follow.md)")
+	f.BoolVarP(&o.Follow, "follow", "f", false, "read FILE as it is written, as tail -f does, and end when its run ends (a stream: its result, then "+follow.DefaultGrace.String()+" with nothing written; a transcript: Ctrl-C); a project folder, or no FILE (the working directory's project): its newest session, switching to a newer one. Ctrl-C ends it with exit 130 as a stream cut there ends: what was read is printed, calls without a result listed, a report completed, no outcome made up (see docs/follow.md)")
+	f.IntVar(&o.Pid, "pid", 0, "--follow: end once process PID has ended (as tail --pid), after what it wrote is read, with the run's exit code as far as it got")
 	f.DurationVar(&o.FollowGrace, "follow-grace", follow.DefaultGrace, "--follow: how long nothing is written after a stream's result before the run counts as ended")
-	f.BoolVar(&o.Status, "status", false, "show the live status line on stderr (a terminal) for any input: elapsed time, turns, tools running, subagents, tokens and cost, retries, rate limits")
+	f.BoolVar(&o.Status, "status", false, "show the live status line on stderr (a terminal) for any input: elapsed time, model calls, tools running, subagents, tokens and cost, retries, rate limits")
 	f.BoolVar(&o.NoStatus, "no-status", false, "no status line (shown by default with --follow or a live pipe when stderr is a terminal)")
 	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the runs as OpenTelemetry traces to this collector's OTLP/HTTP receiver (`URL`, e.g. http://localhost:4318; path /v1/traces) instead of printing them, and say on stderr how many spans of which traces were sent; an answer that is not OTLP's fails (exit 5); headers from OTEL_EXPORTER_OTLP_HEADERS (see docs/otel.md)")
 	f.DurationVar(&o.OTLPTimeout, "otlp-timeout", 10*time.Second, "--otlp-endpoint: how long one request may take, retries included")
@@ -415,6 +420,9 @@ func (o *options) validate() error {
 	}
 	if o.FollowGrace <= 0 {
 		return &flagError{errors.New("--follow-grace must be positive")}
+	}
+	if o.Pid < 0 || o.Pid > 0 && !o.Follow {
+		return &flagError{errors.New("--pid PID goes with --follow, PID a process's id")}
 	}
 	if o.Follow && len(o.grouped) > 0 {
 		return &flagError{fmt.Errorf("--follow reads one run as it is written; --%s totals finished sessions", o.groupedFlag())}

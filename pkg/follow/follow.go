@@ -10,6 +10,7 @@ package follow
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,6 +36,7 @@ const (
 	Interrupted     // the context was cancelled (Ctrl-C)
 	Restarted       // truncated or replaced: Resume reads it again from its start
 	Stopped         // Options.Stop was closed (a newer session started)
+	WriterEnded     // Options.WriterGone was closed, and all the file held was read
 )
 
 // Options tune a File. Zero values pick the defaults.
@@ -51,6 +53,11 @@ type Options struct {
 	Note func(string)
 	// Stop, when closed, ends the input at the file's current end.
 	Stop <-chan struct{}
+	// WriterGone, when closed, says the process writing the file has
+	// ended (ProcessEnded): the input ends once what the file holds is
+	// read, whatever the caller said of the run (a producer killed before
+	// its result would leave the reader waiting forever).
+	WriterGone <-chan struct{}
 	// NoNotify polls even where inotify works (tests of the fallback).
 	NoNotify bool
 }
@@ -66,16 +73,28 @@ type File struct {
 	f    *os.File
 	off  int64  // bytes read of f
 	head []byte // the file's first line (up to headBytes), to tell a rewrite
+	// lineAt is where the line being read starts (off after a newline);
+	// wrote is when the file last grew; tried is the off at which the
+	// unterminated last line was last found not to be a whole JSON value.
+	// The reading goroutine's alone.
+	lineAt, tried int64
+	wrote         time.Time
+	caughtUp      bool // waited at the file's end: what is read next was written while followed
 	// quiet is when the file last grew (or the caller said the run may
 	// end); endIdle is what the caller said. Under mu: EndWhenIdle may be
 	// called from another goroutine.
-	mu       sync.Mutex
-	quiet    time.Time
-	endIdle  bool
-	why      Why
-	woke     bool // waited at the end: look for a change before reading on
-	told     bool // said the file is not there yet
-	toldGone bool
+	mu      sync.Mutex
+	quiet   time.Time
+	endIdle bool
+	// lineEnded: the last line, whole but without its newline, was ended
+	// by the File (endLine) and nothing was written since: the grace
+	// period has passed already.
+	lineEnded bool
+	why       Why
+	woke      bool // waited at the end: look for a change before reading on
+	told      bool // said the file is not there yet
+	toldGone  bool
+	gone      bool // WriterGone was seen closed: one more look, then the end
 }
 
 // headBytes bounds the fingerprint of a file's start: a stream's first
@@ -116,8 +135,10 @@ func (f *File) EndWhenIdle(may bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if may && !f.endIdle {
-		f.quiet = time.Now() // the grace period counts from now
-		f.wake.poke()        // a wait under way counts it too
+		if !f.lineEnded {
+			f.quiet = time.Now() // the grace period counts from now
+		}
+		f.wake.poke() // a wait under way counts it too
 	}
 	f.endIdle = may
 }
@@ -132,8 +153,10 @@ func (f *File) idle() (bool, time.Duration) {
 
 // grown notes the file grew now.
 func (f *File) grown() {
+	now := time.Now()
+	f.wrote = now
 	f.mu.Lock()
-	f.quiet = time.Now()
+	f.quiet, f.lineEnded = now, false
 	f.mu.Unlock()
 }
 
@@ -183,11 +206,16 @@ func (f *File) Read(p []byte) (int, error) {
 		if err != nil && !errors.Is(err, io.EOF) {
 			return 0, err
 		}
+		if f.endLine() {
+			p[0] = '\n'
+			return 1, nil
+		}
 		if f.ended() {
 			break
 		}
 		// At the end: wait, then look for a change (above) before reading
 		// on. Every wait is followed by that look, once.
+		f.caughtUp = true
 		f.woke = f.wait()
 	}
 	return 0, io.EOF
@@ -211,7 +239,7 @@ func (f *File) open() bool {
 		f.o.Note(fmt.Sprintf("%s is there now: reading it", f.path))
 		f.told = false
 	}
-	f.f, f.off, f.head = file, 0, nil
+	f.f, f.off, f.head, f.lineAt, f.tried, f.caughtUp = file, 0, nil, 0, -1, false
 	f.grown()
 	return true
 }
@@ -225,8 +253,49 @@ func (f *File) grew(b []byte) {
 		}
 		f.head = append(f.head, take...)
 	}
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		f.lineAt = f.off + int64(i) + 1
+	}
 	f.off += int64(len(b))
 	f.grown()
+}
+
+// CaughtUp reports whether the File has read all that was written when it
+// started and waited at its end: what it reads from then on is written
+// while it is followed. A file read again from its start (Restarted)
+// catches up again.
+func (f *File) CaughtUp() bool { return f.caughtUp }
+
+// endLine reports whether the last line, with no newline after it, is
+// whole: a JSON value with nothing written for the grace period. The
+// reader then gets its newline from the File, and the line is read as
+// the same file's last line is without --follow (a writer that ends
+// without a newline would otherwise leave it waiting for one forever).
+// A line still being written is not JSON yet, or is written to within
+// the grace period.
+func (f *File) endLine() bool {
+	if f.lineAt == f.off || f.tried == f.off || time.Since(f.wrote) < f.o.Grace {
+		return false
+	}
+	f.tried = f.off
+	b := make([]byte, f.off-f.lineAt)
+	if n, _ := f.f.ReadAt(b, f.lineAt); int64(n) != int64(len(b)) || !json.Valid(b) {
+		return false
+	}
+	f.lineAt = f.off
+	f.mu.Lock()
+	f.lineEnded = true
+	f.mu.Unlock()
+	return true
+}
+
+// lineLeft is how long the unterminated last line must stay as it is for
+// endLine to end it; false when there is none to try.
+func (f *File) lineLeft() (time.Duration, bool) {
+	if f.f == nil || f.lineAt == f.off || f.tried == f.off {
+		return 0, false
+	}
+	return f.o.Grace - time.Since(f.wrote), true
 }
 
 // changed reports, at the end of what was read, whether the file was
@@ -285,6 +354,11 @@ func (f *File) ended() bool {
 		f.why = Idle
 		return true
 	}
+	if f.gone {
+		f.why = WriterEnded
+		f.o.Note(fmt.Sprintf("the process writing %s has ended: read to its end", f.path))
+		return true
+	}
 	return false
 }
 
@@ -296,6 +370,9 @@ func (f *File) wait() bool {
 	if may, left := f.idle(); may {
 		d = min(d, max(time.Millisecond, left))
 	}
+	if left, ok := f.lineLeft(); ok {
+		d = min(d, max(time.Millisecond, left))
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -305,6 +382,10 @@ func (f *File) wait() bool {
 	case <-f.wake.c:
 	case <-t.C:
 	case <-f.o.Stop:
+	case <-f.o.WriterGone:
+		// What it wrote before it ended is read (one more look at the
+		// file), then the input ends.
+		f.gone = true
 	}
 	return true
 }

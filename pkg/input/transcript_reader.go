@@ -308,7 +308,7 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 				t.unjoined()
 				continue
 			}
-			if !t.ended {
+			if !t.ended && (t.opts.Cut == nil || !t.opts.Cut()) {
 				t.ended = true
 				return t.synthetic(t.result())
 			}

@@ -10,6 +10,11 @@ import (
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
+// quietShown is how long nothing is written before the line says so: a
+// producer that died (or waits on something) leaves the line unchanged,
+// which would look like a run going on.
+const quietShown = time.Minute
+
 // maxShownCalls is how many running tool calls the line names; the rest
 // are counted.
 const maxShownCalls = 3
@@ -18,11 +23,17 @@ const maxShownCalls = 3
 // bound), as of now; times of day in loc. Nothing of the stream reaches it
 // unescaped: a tool's name is sanitized for a terminal.
 //
-//	⏵ 3m12s · turn 7 · Bash 12s, Read 0s · 2 subagents · 48.2k tokens ~$0.41 · retry 3/10 in 2s (529 overloaded) · five_hour limit 82%, resets 14:05
+//	⏵ 3m12s · 7 model calls · Bash 12s, Read 0s · 2 subagents · 48.2k tokens ~$0.41 · retry 3/10 in 2s (529 overloaded) · five_hour limit 82%, resets 14:05
+//
+// Times are counted to the clock (the latest record's time until
+// something is written while watched: Watching); how long nothing has
+// been written, to now.
 func (s *State) Line(now time.Time, width int, loc *time.Location) string {
+	quiet := now.Sub(s.arrived)
+	now = s.clock(now)
 	parts := []string{s.elapsed(now)}
-	if t := s.turns(); t > 0 {
-		parts = append(parts, fmt.Sprintf("turn %d", t))
+	if t := s.turns(); t != "" {
+		parts = append(parts, t)
 	}
 	if c := s.running(now); c != "" {
 		parts = append(parts, c)
@@ -42,6 +53,9 @@ func (s *State) Line(now time.Time, width int, loc *time.Location) string {
 	if l := s.limited(loc); l != "" {
 		parts = append(parts, l)
 	}
+	if s.events > 0 && quiet >= quietShown {
+		parts = append(parts, "nothing written for "+duration(quiet))
+	}
 	return fit("⏵ "+strings.Join(parts, " · "), width)
 }
 
@@ -52,13 +66,17 @@ func (s *State) elapsed(now time.Time) string {
 	return duration(now.Sub(s.start))
 }
 
-// turns: the result's count once there is one, else the main agent's
-// model calls so far.
-func (s *State) turns() int64 {
+// turns: the result's num_turns once there is one (a turn is the CLI's
+// count, as every view says it), else the main agent's model calls so far,
+// called what they are: the CLI counts its turns its own way.
+func (s *State) turns() string {
 	if o := s.tr.Outcome(); o.Results > 0 && o.Last.NumTurns > 0 {
-		return o.Last.NumTurns
+		return render.Plural(o.Last.NumTurns, "turn")
 	}
-	return int64(s.mainCalls)
+	if s.mainCalls == 0 {
+		return ""
+	}
+	return render.Plural(int64(s.mainCalls), "model call")
 }
 
 // running names the tool calls waiting for their result, the longest
@@ -136,7 +154,7 @@ func (s *State) retrying(now time.Time) string {
 		out += " in " + duration(left)
 	}
 	var why []string
-	if r.status != 0 {
+	if r.status != 0 && !strings.HasPrefix(r.err, fmt.Sprint(r.status)) { // a transcript's error starts with it
 		why = append(why, fmt.Sprint(r.status))
 	}
 	if r.err != "" {

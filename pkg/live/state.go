@@ -25,8 +25,18 @@ type State struct {
 	tr     *stream.Tracker
 	prices spend.PriceTable
 
-	start  time.Time            // the run's start: the earliest time of its events
-	starts map[string]time.Time // open tool calls' start, by tool_use id
+	start  time.Time // the run's start: the earliest time of its events
+	latest time.Time // the latest time of its events
+	// recorded is the latest time a record gave of its own: the clock of
+	// a file read after the fact.
+	recorded time.Time
+	// arrived is when the last event was read (the clock's time, not the
+	// record's): how long nothing has been written.
+	arrived time.Time
+	// watched: what is read from now on is written while it is watched
+	// (Watching); live: an event was, so the wall clock counts (clock).
+	watched, live bool
+	starts        map[string]time.Time // open tool calls' start, by tool_use id
 	// background tasks running (a background Bash, agent or workflow),
 	// by task id: a result while one runs is not the run's end.
 	background map[string]bool
@@ -69,18 +79,28 @@ func New(prices spend.PriceTable) *State {
 
 // Observe updates the state with ev, which arrived at now.
 func (s *State) Observe(ev *stream.Event, now time.Time) {
+	s.live = s.live || s.watched
 	at := now
 	if ts, err := time.Parse(time.RFC3339Nano, ev.Timestamp()); err == nil && !ts.After(now) {
 		// The record says when it was written (a transcript's, and the
 		// CLI's assistant and user events): what a file read late shows
 		// truly; a time ahead of this clock is not believed.
 		at = ts
+		if ts.After(s.recorded) {
+			s.recorded = ts
+		}
+	} else if !s.live && !s.recorded.IsZero() {
+		at = s.recorded // read after the fact: no later than the records around it
 	}
 	if s.events == 0 || at.Before(s.start) {
 		// The earliest time known: a file read late shows its records'
 		// times, older than the init's arrival.
 		s.start = at
 	}
+	if s.events == 0 || at.After(s.latest) {
+		s.latest = at
+	}
+	s.arrived = now
 	s.events++
 	for _, c := range s.tr.Observe(ev) {
 		delete(s.starts, c.ID)
@@ -90,9 +110,12 @@ func (s *State) Observe(ev *stream.Event, now time.Time) {
 	case ev.Kind == stream.KindToolUse:
 		s.callsStarted(ev, at)
 	case ev.Kind == stream.KindRetry:
-		s.retry = &retry{attempt: ev.Int("attempt"), max: ev.Int("max_retries"),
-			delay:  time.Duration(ev.Int("retry_delay_ms")) * time.Millisecond,
-			status: ev.Int("error_status"), err: ev.Str("error"), at: at}
+		// The typed view: a stream's api_retry and a transcript's
+		// api_error spell their fields apart.
+		r := ev.Retry()
+		s.retry = &retry{attempt: r.Attempt, max: r.MaxRetries,
+			delay:  time.Duration(r.DelayMs) * time.Millisecond,
+			status: r.Status, err: r.Error, at: at}
 	case ev.Kind == stream.KindTask:
 		s.task(ev)
 	case ev.Type == "rate_limit_event":
@@ -110,6 +133,25 @@ func (s *State) Observe(ev *stream.Event, now time.Time) {
 			s.mainCalls++
 		}
 	}
+}
+
+// Watching says the reader has read all that was written before and
+// waits for more (a followed file caught up, a live pipe from its start):
+// from the next event on, the wall clock counts. Until then, durations
+// are the records' own: a file written long ago and read now shows how
+// long its calls took, not how long ago they started.
+func (s *State) Watching() { s.watched = true }
+
+// clock is the time the line counts to: now once an event was written
+// while watched, else the latest event's time.
+func (s *State) clock(now time.Time) time.Time {
+	switch {
+	case s.live:
+		return now
+	case !s.recorded.IsZero():
+		return s.recorded
+	}
+	return s.latest
 }
 
 // callsStarted notes when ev's tool calls started.

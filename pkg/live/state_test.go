@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -83,6 +84,7 @@ func lineAfter(t *testing.T, evs []*stream.Event, match func(*stream.Event) bool
 		}
 	}
 	s := New(nil)
+	s.Watching() // a run read as it is written
 	for i, ev := range evs {
 		at := start.Add(time.Duration(i) * 10 * time.Millisecond)
 		if ts, err := time.Parse(time.RFC3339Nano, ev.Timestamp()); err == nil {
@@ -111,14 +113,14 @@ func TestLineShowsTheRun(t *testing.T) {
 		}
 	}
 	_, line := lineAfter(t, par, func(ev *stream.Event) bool { return ev == par[lastCall] }, 3)
-	for _, want := range []string{"Read 3s, Read 3s, Bash 3s, +1 more", "turn 1", "tokens"} {
+	for _, want := range []string{"Read 3s, Read 3s, Bash 3s, +1 more", "1 model call", "tokens"} {
 		assert.Contains(t, line, want, "four calls running: %s", line)
 	}
 	assert.True(t, strings.HasPrefix(line, "⏵ 4s · "), "elapsed since the first event: %s", line)
 
 	s, line := lineAfter(t, par, func(ev *stream.Event) bool { return ev.Kind == stream.KindResult }, 0)
 	assert.NotContains(t, line, "Read", "no call runs: %s", line)
-	assert.Contains(t, line, "turn 5", "the result's turns")
+	assert.Contains(t, line, "5 turns", "the result's turns")
 	assert.Regexp(t, `tokens \$0\.\d\d`, line, "the result's cost")
 	assert.Equal(t, stream.Succeeded, s.Outcome().Status)
 
@@ -192,4 +194,100 @@ func TestLineIsSafeAndFits(t *testing.T) {
 		assert.True(t, strings.HasSuffix(cut, "…"), cut)
 	}
 	assert.Equal(t, "⏵ waiting for the run", New(nil).Line(t0, 0, time.UTC))
+}
+
+// transcript reads a real session transcript's events as ccfilter does
+// (input.Open: its subagents joined, an init and a result made).
+func transcript(t *testing.T, path string) []*stream.Event {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	in, err := input.Open(f, path, "")
+	require.NoError(t, err)
+	require.Equal(t, input.Transcript, in.Kind())
+	r := in.Events(stream.DecoderOptions{Source: "test"})
+	defer r.Close()
+	var out []*stream.Event
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			return out
+		}
+		require.NoError(t, err)
+		out = append(out, ev.Clone())
+	}
+}
+
+// TestLineReadsATranscriptsRetry proves the line says a session
+// transcript's API retry as a stream's: its attempt, its wait and its
+// cause, from the event's typed view (a transcript spells them
+// retryAttempt, maxRetries, retryInMs), not "retry 0/0". The session is
+// the real transcript of 09-auth-401 (a 401, retried once).
+func TestLineReadsATranscriptsRetry(t *testing.T) {
+	evs := transcript(t, "../../testdata/transcripts/09-auth-401/home/.claude/projects/-home-user-project/2cf31a65-49db-45e4-ba3c-e6d2164a20fb.jsonl")
+	s := New(nil)
+	s.Watching()
+	for _, ev := range evs {
+		at, err := time.Parse(time.RFC3339Nano, ev.Timestamp())
+		if err != nil {
+			at = s.latest
+		}
+		s.Observe(ev, at)
+		if ev.Kind == stream.KindRetry {
+			assert.Contains(t, s.Line(at, 0, time.UTC), "retry 1/1 in 0s (401 invalid x-api-key)")
+			return
+		}
+	}
+	t.Fatal("the transcript has no retry")
+}
+
+// TestLineCountsTheRecordsTimesWhileCatchingUp proves a file written
+// long ago and followed now (05-subagents-async, read 83 hours after its
+// records were written) shows how long its calls took by the records'
+// own times, not how long ago they started; and that once the reader has
+// caught up (Watching), what is written next counts on the wall clock.
+func TestLineCountsTheRecordsTimesWhileCatchingUp(t *testing.T) {
+	evs := capture(t, "05-subagents-async")
+	s := New(nil)
+	var agent int
+	for i, ev := range evs {
+		if ev.Kind == stream.KindToolUse {
+			agent = i
+			break
+		}
+	}
+	first, err := time.Parse(time.RFC3339Nano, evs[0].Timestamp())
+	if err != nil {
+		first, err = time.Parse(time.RFC3339Nano, evs[1].Timestamp())
+	}
+	require.NoError(t, err)
+	now := first.Add(83*time.Hour + 56*time.Minute)
+	for _, ev := range evs[:agent+1] {
+		s.Observe(ev, now)
+	}
+	line := s.Line(now, 0, time.UTC)
+	assert.True(t, strings.HasPrefix(line, "⏵ 0s · "), "the records span less than a second: %s", line)
+	assert.Contains(t, line, "Agent 0s", line)
+	assert.NotContains(t, line, "83h", line)
+
+	s.Watching()
+	s.Observe(evs[agent+1], now.Add(-2*time.Second)) // written while followed (its record's time is older)
+	line = s.Line(now.Add(3*time.Second), 0, time.UTC)
+	assert.Contains(t, line, "⏵ 83h56m · ", "written while watched: the wall clock counts: %s", line)
+}
+
+// TestLineSaysHowLongNothingWasWritten proves the line says how long
+// nothing has been written once that passes a minute (a producer killed
+// mid-retry, as 09c-auth-401-killed was, leaves the line as it was), and
+// not before.
+func TestLineSaysHowLongNothingWasWritten(t *testing.T) {
+	s := New(nil)
+	s.Watching()
+	for _, ev := range capture(t, "09c-auth-401-killed") {
+		s.Observe(ev, t0)
+	}
+	assert.NotContains(t, s.Line(t0.Add(59*time.Second), 0, time.UTC), "nothing written")
+	assert.Contains(t, s.Line(t0.Add(61*time.Second), 0, time.UTC), " · nothing written for 1m01s")
+	assert.Contains(t, s.Line(t0.Add(2*time.Hour), 0, time.UTC), " · nothing written for 2h00m")
 }

@@ -58,6 +58,11 @@ type DecoderOptions struct {
 	// Spellings, when set, are the input kind's own names for fields the
 	// core reads by the stream's name (see Spellings).
 	Spellings Spellings
+	// Cut, when set, reports at the input's end whether its reader cut it
+	// (Ctrl-C under --follow) rather than the input ending: a reader then
+	// makes nothing of its own for the end (a transcript's result says a
+	// session ended, which it has not).
+	Cut func() bool
 }
 
 // Check is how much of each line a Decoder validates before returning it.
