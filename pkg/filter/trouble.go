@@ -45,11 +45,8 @@ func IsTrouble(e *stream.Event) bool {
 	case stream.KindResult:
 		return string(e.Get("is_error")) == "true"
 	case stream.KindProgress:
-		// A subagent's API retry (the stream's api_retry is the main
-		// agent's only), and a compaction that failed.
-		if e.Type == "tool_progress" {
-			return e.Has("subagent_retry")
-		}
+		// A compaction that failed. (A subagent's API retry is a
+		// KindRetry: the stream's api_retry is the main agent's only.)
 		return e.Subtype == "status" && (e.Str("compact_error") != "" || e.Str("compact_result") == "failed")
 	case stream.KindNotice:
 		return e.Str("level") == "warning" || e.Subtype == "model_fallback"

@@ -89,10 +89,12 @@ func (s *State) Observe(ev *stream.Event, now time.Time) {
 	switch {
 	case ev.Kind == stream.KindToolUse:
 		s.callsStarted(ev, at)
-	case ev.Kind == stream.KindRetry:
-		s.retry = &retry{attempt: ev.Int("attempt"), max: ev.Int("max_retries"),
-			delay:  time.Duration(ev.Int("retry_delay_ms")) * time.Millisecond,
-			status: ev.Int("error_status"), err: ev.Str("error"), at: at}
+	case ev.Kind == stream.KindRetry && ev.ParentToolUseID() == "":
+		// The main agent's: the run waits on it (a subagent's retry
+		// holds up only its subagent).
+		r := ev.Retry()
+		s.retry = &retry{attempt: r.Attempt, max: r.MaxRetries, delay: time.Duration(r.DelayMs) * time.Millisecond,
+			status: r.Status, err: r.Error, at: at}
 	case ev.Kind == stream.KindTask:
 		s.task(ev)
 	case ev.Type == "rate_limit_event":

@@ -195,8 +195,9 @@ func (d *describer) describe(ev *stream.Event, calls []*stream.ToolCall) []Part 
 	case stream.KindText, stream.KindThinking, stream.KindToolUse, stream.KindAPIError:
 		d.assistant(ev)
 	case stream.KindRetry:
-		r := ev.Retry()
-		d.line(main, ToneWarn, "!", retryText(r.Attempt, r.MaxRetries, r.Error, r.Status, r.DelayMs), SayCallout, "Warning", "")
+		// A subagent's retry is its agent's (eventAgent: the Agent call
+		// that started it), the main agent's are the main agent's.
+		d.line(eventAgent(ev), ToneWarn, "!", RetryText(ev.Retry()), SayCallout, "Warning", "")
 	case stream.KindPermissionDenied:
 		s := ev.Str("tool_name")
 		if r := ev.Str("decision_reason"); r != "" {
@@ -483,11 +484,6 @@ func (d *describer) progress(ev *stream.Event) {
 			d.line(main, ToneDim, "·", "status cleared", SayHidden, "", "")
 		}
 	case ev.Type == "tool_progress":
-		if r := jsonx.Value(ev.Get("subagent_retry")); r.Type() == jsonx.Object {
-			s := retryText(r.Get("attempt").Int(), r.Get("max_retries").Int(), "subagent "+r.Get("error_category").Str(), r.Get("error_status").Int(), r.Get("retry_delay_ms").Int())
-			d.line(eventAgent(ev), ToneWarn, "!", s, SayCallout, "Warning", "")
-			return
-		}
 		secs := jsonx.Value(ev.Get("elapsed_time_seconds")).Float()
 		d.line(eventAgent(ev), ToneDim, "·", fmt.Sprintf("%s running %.0fs", ev.Str("tool_name"), secs), SayHidden, "", "")
 	default:

@@ -819,17 +819,22 @@ func (e *Event) Compaction() Compaction {
 	return c
 }
 
-// Retry is the view of an API retry: the stream's system/api_retry, or a
-// transcript's system/api_error.
+// Retry is the view of an API retry: the stream's system/api_retry, a
+// subagent's (tool_progress with subagent_retry), or a transcript's
+// system/api_error.
 type Retry struct {
 	Attempt, MaxRetries int64
-	Error               string // the error's name, or its text
+	Error               string // the error's category ("overloaded"), or its text
 	Status              int64  // the HTTP status, 0 when unknown
 	DelayMs             int64
+	// AgentID is the subagent that retried (subagent_retry's agent_id);
+	// "" for the main agent's retries, whose events say none.
+	AgentID  string
+	Subagent bool // a subagent_retry: the subagent's, not the main agent's
 }
 
-// Retry returns the retry an api_retry (or a transcript's api_error)
-// event reports.
+// Retry returns the retry an api_retry, a subagent_retry or a
+// transcript's api_error event reports.
 func (e *Event) Retry() Retry {
 	if e.Subtype == "api_error" {
 		errv := e.field("error")
@@ -838,6 +843,10 @@ func (e *Event) Retry() Retry {
 			r.Error = errv.Str()
 		}
 		return r
+	}
+	if sr := e.field("subagent_retry"); sr.Type() == jsonx.Object {
+		return Retry{Attempt: sr.Get("attempt").Int(), MaxRetries: sr.Get("max_retries").Int(), Error: sr.Get("error_category").Str(),
+			Status: sr.Get("error_status").Int(), DelayMs: sr.Get("retry_delay_ms").Int(), AgentID: sr.Get("agent_id").Str(), Subagent: true}
 	}
 	return Retry{Attempt: e.Int("attempt"), MaxRetries: e.Int("max_retries"), Error: e.Str("error"), Status: e.Int("error_status"), DelayMs: e.Int("retry_delay_ms")}
 }

@@ -57,10 +57,6 @@ func (t *Tally) Add(e *Event) {
 		if e.Subtype == "hook_response" && e.Str("outcome") == "error" {
 			t.HookFailures++
 		}
-	case KindProgress:
-		if e.Type == "tool_progress" && e.Subtype != "task_progress" && e.field("subagent_retry").Type() == jsonx.Object {
-			t.Retries++
-		}
 	case KindToolResult:
 		for _, r := range e.toolResults(false) {
 			if r.IsError {
