@@ -7,7 +7,10 @@ package main
 // 2.1.328 writes it (each test says how).
 
 import (
+	"bytes"
 	"encoding/json"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -168,4 +171,55 @@ func otlpAttrs(kvs []otlpKV) map[string]string {
 		}
 	}
 	return m
+}
+
+// failedStopHook is what the failed Stop hook of the tests below says.
+const failedStopHook = "stop hook failed: lint errors"
+
+// TestFailedStopHookSaysItsMessageOnce proves a failed Stop hook's message
+// is its errors row's message, once, and that the markdown and HTML
+// reports show it: from a stream (16-hooks with its Stop hook's
+// hook_response made to exit 1 with the message on stderr, no newline
+// after it, and output being stdout and stderr together as claude-code
+// writes it) and from a
+// transcript (16-hooks' session with hookErrors set on its
+// stop_hook_summary).
+func TestFailedStopHookSaysItsMessageOnce(t *testing.T) {
+	stream := derived(t, "16-hooks.jsonl",
+		`"hook_name":"Stop","hook_event":"Stop","output":"stop-hook\n","stdout":"stop-hook\n","stderr":"","exit_code":0,"outcome":"success"`,
+		`"hook_name":"Stop","hook_event":"Stop","output":"`+failedStopHook+`","stdout":"","stderr":"`+failedStopHook+`","exit_code":1,"outcome":"error"`)
+	transcript := copySession(t, "16-hooks")
+	b, err := os.ReadFile(transcript)
+	require.NoError(t, err)
+	require.Contains(t, string(b), `"subtype":"stop_hook_summary","hookCount":1,"hookInfos":[{"command":"echo stop-hook","durationMs":6}],"hookErrors":[]`)
+	b = bytes.Replace(b, []byte(`"hookErrors":[]`), []byte(`"hookErrors":["`+failedStopHook+`"]`), 1)
+	require.NoError(t, os.WriteFile(transcript, b, 0o644))
+
+	cases := []struct {
+		name, path, subtype string
+		line                int
+		said                string // the report's words for it
+	}{
+		{"stream", stream, "hook_response", 14, "hook Stop failed (exit 1): " + failedStopHook},
+		{"transcript", transcript, "stop_hook_summary", 33, "hook Stop failed (echo stop-hook): " + failedStopHook},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := runIn(t, []string{"errors", "-F", "csv", c.path}, "")
+			require.Equal(t, 0, r.Code, r.Stderr)
+			lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+			require.Len(t, lines, 2, "a header and the hook's row: %s", r.Stdout)
+			assert.Regexp(t, `^`+strconv.Itoa(c.line)+`,[^,]*,main,hook_failed,`+c.subtype+`,Stop,,,`+failedStopHook+`$`, lines[1])
+
+			md := runIn(t, []string{"all", "-F", "markdown", c.path}, "")
+			require.Equal(t, 0, md.Code, md.Stderr)
+			assert.Contains(t, md.Stdout, "\n> **Error:** "+c.said+"\n", "the markdown body")
+			assert.Contains(t, md.Stdout, "): hook Stop failed: "+failedStopHook+"\n", "the glance")
+			assert.Contains(t, md.Stdout, "| Hook failures | 1 |")
+
+			html := runIn(t, []string{"all", "-F", "html", c.path}, "")
+			require.Equal(t, 0, html.Code, html.Stderr)
+			assert.Contains(t, html.Stdout, `<div class="callout tone-error"><b>Error:</b> `+c.said+"</div>", "the HTML body")
+		})
+	}
 }

@@ -36,12 +36,7 @@ func IsTrouble(e *stream.Event) bool {
 			}
 		}
 	case stream.KindHook:
-		switch e.Subtype {
-		case "hook_response":
-			return e.Int("exit_code") != 0 || e.Str("outcome") == "error"
-		case "stop_hook_summary": // a transcript's
-			return len(e.Get("hookErrors")) > 2 // not []
-		}
+		return e.Hook().Failed
 	case stream.KindResult:
 		return string(e.Get("is_error")) == "true"
 	case stream.KindProgress:

@@ -203,7 +203,8 @@ func errorRows(ev *stream.Event, names map[string]string, agent string) []*rende
 		t := ev.Task()
 		return row("task_"+t.Status, "", t.ToolUseID, 0, t.Description+": "+t.Summary)
 	case stream.KindHook:
-		return row("hook_failed", ev.Str("hook_name"), "", 0, ev.Str("stderr")+ev.Str("output"))
+		h := ev.Hook()
+		return row("hook_failed", h.Name, "", 0, h.Message)
 	case stream.KindProgress:
 		return row("compaction_failed", "", "", 0, ev.Str("compact_error"))
 	}

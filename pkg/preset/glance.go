@@ -69,6 +69,13 @@ func troubleText(ev *stream.Event, done []*stream.ToolCall) string {
 		return s
 	case stream.KindPermissionDenied:
 		return "permission denied: " + ev.Str("tool_name")
+	case stream.KindHook:
+		h := ev.Hook()
+		s := "hook " + h.Name + " failed"
+		if m := oneLine(h.Message); m != "" {
+			s += ": " + m
+		}
+		return s
 	case stream.KindAPIError:
 		return "API error: " + ev.Assistant().Error + ": " + ev.Text()
 	case stream.KindInterrupt:

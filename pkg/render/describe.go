@@ -314,28 +314,27 @@ func (d *describer) assistant(ev *stream.Event) {
 
 func (d *describer) hook(ev *stream.Event) {
 	main := AgentRef{}
-	name := ev.Str("hook_name")
+	h := ev.Hook()
+	first := func(s string) string {
+		if l := firstLine(s); l != "" {
+			return ": " + l
+		}
+		return ""
+	}
 	switch ev.Subtype {
 	case "hook_started":
-		d.line(main, ToneDim, "·", "hook "+name+" started", SayHidden, "", "")
+		d.line(main, ToneDim, "·", "hook "+h.Name+" started", SayHidden, "", "")
 	case "hook_progress":
-		d.line(main, ToneDim, "·", "hook "+name+" running", SayHidden, "", "")
+		d.line(main, ToneDim, "·", "hook "+h.Name+" running", SayHidden, "", "")
 	case "stop_hook_summary": // a transcript's Stop hooks
-		var cmds, errs []string
-		jsonx.Value(ev.Get("hookInfos")).Each(func(_ int, h jsonx.Value) bool {
-			cmds = append(cmds, h.Get("command").Str())
-			return true
-		})
-		jsonx.Value(ev.Get("hookErrors")).Each(func(_ int, e jsonx.Value) bool {
-			errs = append(errs, e.Str())
-			return true
-		})
-		s := "stop hooks ran: " + strings.Join(cmds, "; ")
-		if len(errs) > 0 {
-			d.line(main, ToneError, "✗", s+": "+strings.Join(errs, "; "), SayHidden, "", "")
+		cmds := strings.Join(h.Commands, "; ")
+		if h.Failed {
+			// A failure is trouble, in a report as the stream's failed
+			// hook_response is: a callout, not a hidden line.
+			d.line(main, ToneError, "✗", "hook "+h.Name+" failed ("+cmds+")"+first(h.Message), SayCallout, "Error", "")
 			return
 		}
-		d.line(main, ToneDim, "·", s, SayHidden, "", "")
+		d.line(main, ToneDim, "·", "stop hooks ran: "+cmds, SayHidden, "", "")
 	default:
 		// Only a hook's response is in a report: its starts and progress
 		// are counted as not shown.
@@ -345,27 +344,17 @@ func (d *describer) hook(ev *stream.Event) {
 			}
 			return s
 		}
-		first := func(s string) string {
-			if l := firstLine(s); l != "" {
-				return ": " + l
+		switch {
+		case h.Failed:
+			s := "hook " + h.Name + " failed"
+			if h.HasExit {
+				s += " (exit " + strconv.FormatInt(h.ExitCode, 10) + ")"
 			}
-			return ""
-		}
-		switch outcome := ev.Str("outcome"); outcome {
-		case "success", "":
-			d.line(main, ToneDim, "·", "hook "+name+" ok"+first(ev.Str("output")), say(SayNote), "", "Hook "+name+": ok")
-		case "error":
-			s := "hook " + name + " failed"
-			if ev.Has("exit_code") {
-				s += " (exit " + strconv.FormatInt(ev.Int("exit_code"), 10) + ")"
-			}
-			out := ev.Str("stderr")
-			if out == "" {
-				out = ev.Str("output")
-			}
-			d.line(main, ToneError, "✗", s+first(out), say(SayCallout), "Error", "")
+			d.line(main, ToneError, "✗", s+first(h.Message), say(SayCallout), "Error", "")
+		case h.Outcome == "success" || h.Outcome == "":
+			d.line(main, ToneDim, "·", "hook "+h.Name+" ok"+first(h.Output), say(SayNote), "", "Hook "+h.Name+": ok")
 		default:
-			d.line(main, ToneWarn, "!", "hook "+name+" "+outcome+first(ev.Str("output")), say(SayCallout), "Warning", "hook "+name+" "+outcome)
+			d.line(main, ToneWarn, "!", "hook "+h.Name+" "+h.Outcome+first(h.Output), say(SayCallout), "Warning", "hook "+h.Name+" "+h.Outcome)
 		}
 	}
 }

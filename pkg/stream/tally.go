@@ -22,7 +22,7 @@ type Tally struct {
 	APIErrors    int // synthetic API-error messages
 	Retries      int // api_retry events and subagent retries (tool_progress)
 	Denials      int // permission_denied events
-	HookFailures int // hook_response events with outcome "error"
+	HookFailures int // failed hooks: a hook_response with outcome "error" or a non-zero exit, a stop_hook_summary with errors
 	Interrupts   int
 
 	// Results counts the result events; Turns and DurationMs sum their
@@ -54,7 +54,7 @@ func (t *Tally) Add(e *Event) {
 		t.APIErrors++
 		return // its blocks are the error's text
 	case KindHook:
-		if e.Subtype == "hook_response" && e.Str("outcome") == "error" {
+		if e.Hook().Failed {
 			t.HookFailures++
 		}
 	case KindToolResult:
