@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -220,6 +221,99 @@ func TestFailedStopHookSaysItsMessageOnce(t *testing.T) {
 			html := runIn(t, []string{"all", "-F", "html", c.path}, "")
 			require.Equal(t, 0, html.Code, html.Stderr)
 			assert.Contains(t, html.Stdout, `<div class="callout tone-error"><b>Error:</b> `+c.said+"</div>", "the HTML body")
+		})
+	}
+}
+
+// runLines are the lines of a text view that say how the run went.
+func runLines(out string) []string {
+	var l []string
+	for _, s := range strings.Split(out, "\n") {
+		if strings.HasPrefix(s, "✓ run ") || strings.HasPrefix(s, "✗ run ") {
+			l = append(l, s)
+		}
+	}
+	return l
+}
+
+// TestResultsThatComeTogetherMakeOneClosingLine proves the text view ends
+// a run whose results come together with one closing line that folds them,
+// its turns and duration the sums the markdown summary gives, on real
+// captures: 05-subagents-async (two background subagents: three results
+// at the end) and 37-workflow (two); while results with the run's events
+// between them (06-background-bash: result 0 before the background
+// command's notification) and a run with one result (04) keep their line.
+func TestResultsThatComeTogetherMakeOneClosingLine(t *testing.T) {
+	cases := []struct {
+		capture string
+		want    []string
+	}{
+		{"05-subagents-async", []string{"✓ run ok (success, completed) · 3 results · 5 turns · 358ms · $0.0840"}},
+		{"37-workflow", []string{"✓ run ok (success, completed) · 2 results · 3 turns · 393ms · $0.0627"}},
+		{"06-background-bash", []string{"✓ run ok (success, completed) · 2 turns · 269ms · $0.0268",
+			"✓ run ok (success, completed) · result 1 · 1 turn · 54ms · $0.0319"}},
+		{"04-parallel-tools", []string{"✓ run ok (success, completed) · 5 turns · 862ms · $0.0298"}},
+	}
+	for _, c := range cases {
+		t.Run(c.capture, func(t *testing.T) {
+			path := "../../testdata/events/" + c.capture + ".jsonl"
+			text := runIn(t, []string{path}, "")
+			require.Equal(t, 0, text.Code, text.Stderr)
+			got := runLines(text.Stdout)
+			assert.Equal(t, c.want, got)
+			last := strings.TrimRight(text.Stdout, "\n")
+			assert.True(t, strings.HasSuffix(last, c.want[len(c.want)-1]), "the run's last line closes it")
+			if len(c.want) == 1 {
+				// The figures are the run's, as the markdown summary sums them.
+				md := runIn(t, []string{"-F", "markdown", path}, "")
+				require.Equal(t, 0, md.Code, md.Stderr)
+				for _, fig := range strings.Split(c.want[0], " · ")[1:] {
+					if strings.HasSuffix(fig, "turns") {
+						assert.Contains(t, md.Stdout, "| Turns | "+strings.TrimSuffix(fig, " turns"))
+					}
+					if strings.HasSuffix(fig, "ms") {
+						assert.Contains(t, md.Stdout, "| Duration | "+fig)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestFailedRunSaysWhyNotItsSubtype proves a failed run's status says its
+// reasons (terminal reason, the API error's category, the HTTP status),
+// not the "success" subtype claude-code gives an API failure, in the text
+// view's closing line, the markdown result's status and summary, and the
+// message final writes on stderr: on
+// 09-auth-401 (real: 401 authentication_failed on every call), as a stream
+// and as its session's transcript.
+func TestFailedRunSaysWhyNotItsSubtype(t *testing.T) {
+	transcripts, err := filepath.Glob("../../testdata/transcripts/09-auth-401/home/.claude/projects/*/*.jsonl")
+	require.NoError(t, err)
+	require.Len(t, transcripts, 1)
+	cases := []struct {
+		name, path, why string
+	}{
+		{"stream", "../../testdata/events/09-auth-401.jsonl", "failed (api_error, authentication_failed, HTTP 401)"},
+		{"transcript", transcripts[0], "failed (error_during_execution, authentication_failed)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			text := runIn(t, []string{c.path}, "")
+			lines := runLines(text.Stdout)
+			require.Len(t, lines, 1, text.Stdout)
+			assert.True(t, strings.HasPrefix(lines[0], "✗ run "+c.why+" · 1 turn · "), lines[0])
+
+			md := runIn(t, []string{"-F", "markdown", c.path}, "")
+			mdWhy := strings.ReplaceAll(c.why, "_", `\_`)
+			assert.Contains(t, md.Stdout, "- **Status:** ✗ "+mdWhy+"\n")
+			assert.Contains(t, md.Stdout, "| Result | ✗ "+mdWhy+" |")
+			final := runIn(t, []string{"final", c.path}, "")
+			assert.Equal(t, 1, final.Code)
+			assert.Contains(t, final.Stderr, ": the run "+c.why+"\n", "final's message")
+			for _, out := range []string{lines[0], md.Stdout, final.Stderr} {
+				assert.NotContains(t, out, "(success", "a failure is not said as its subtype success")
+			}
 		})
 	}
 }

@@ -74,7 +74,8 @@ const (
 	FormToolResult
 	// FormInit: the session's facts (Init).
 	FormInit
-	// FormOutcome: a result event (Outcome, Repeated, APIError).
+	// FormOutcome: a result event (Outcome, Repeated, APIError; Line is
+	// how the run ended, OutcomeStatus).
 	FormOutcome
 )
 
@@ -227,7 +228,7 @@ func (d *describer) describe(ev *stream.Event, calls []*stream.ToolCall) []Part 
 		d.line(main, ToneDim, "~", deltaText(ev), SayHidden, "", "")
 	case stream.KindResult:
 		r := ev.Result()
-		d.add(Part{Form: FormOutcome, Outcome: &r, APIError: d.apiError,
+		d.add(Part{Form: FormOutcome, Outcome: &r, APIError: d.apiError, Line: OutcomeStatus(r, d.apiError),
 			Repeated: r.Text != "" && d.wasSaid(r.Text)})
 	case stream.KindInfo:
 		d.line(main, ToneDim, "·", typeName(ev), SayCode, "Event", "")

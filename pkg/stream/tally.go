@@ -72,7 +72,13 @@ func (t *Tally) Add(e *Event) {
 }
 
 func (t *Tally) addResult(e *Event) {
-	f := ResultFigures{Turns: e.keys().Get("num_turns").Int(), DurationMs: e.keys().Get("duration_ms").Int()}
+	t.AddResult(ResultFigures{Turns: e.keys().Get("num_turns").Int(), DurationMs: e.keys().Get("duration_ms").Int()})
+}
+
+// AddResult counts one result's figures: for a view that sums some of a
+// run's results (the text view's closing line folds the results that come
+// together) as the run's tally sums them all.
+func (t *Tally) AddResult(f ResultFigures) {
 	t.Results++
 	t.Turns += f.Turns
 	t.DurationMs += f.DurationMs
