@@ -36,20 +36,12 @@ func IsTrouble(e *stream.Event) bool {
 			}
 		}
 	case stream.KindHook:
-		switch e.Subtype {
-		case "hook_response":
-			return e.Int("exit_code") != 0 || e.Str("outcome") == "error"
-		case "stop_hook_summary": // a transcript's
-			return len(e.Get("hookErrors")) > 2 // not []
-		}
+		return e.Hook().Failed
 	case stream.KindResult:
 		return string(e.Get("is_error")) == "true"
 	case stream.KindProgress:
-		// A subagent's API retry (the stream's api_retry is the main
-		// agent's only), and a compaction that failed.
-		if e.Type == "tool_progress" {
-			return e.Has("subagent_retry")
-		}
+		// A compaction that failed. (A subagent's API retry is a
+		// KindRetry: the stream's api_retry is the main agent's only.)
 		return e.Subtype == "status" && (e.Str("compact_error") != "" || e.Str("compact_result") == "failed")
 	case stream.KindNotice:
 		return e.Str("level") == "warning" || e.Subtype == "model_fallback"

@@ -109,12 +109,12 @@ func (s *State) Observe(ev *stream.Event, now time.Time) {
 	switch {
 	case ev.Kind == stream.KindToolUse:
 		s.callsStarted(ev, at)
-	case ev.Kind == stream.KindRetry:
-		// The typed view: a stream's api_retry and a transcript's
-		// api_error spell their fields apart.
+	case ev.Kind == stream.KindRetry && ev.ParentToolUseID() == "":
+		// The main agent's: the run waits on it (a subagent's retry
+		// holds up only its subagent). The typed view: a stream's
+		// api_retry and a transcript's api_error spell their fields apart.
 		r := ev.Retry()
-		s.retry = &retry{attempt: r.Attempt, max: r.MaxRetries,
-			delay:  time.Duration(r.DelayMs) * time.Millisecond,
+		s.retry = &retry{attempt: r.Attempt, max: r.MaxRetries, delay: time.Duration(r.DelayMs) * time.Millisecond,
 			status: r.Status, err: r.Error, at: at}
 	case ev.Kind == stream.KindTask:
 		s.task(ev)

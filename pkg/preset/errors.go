@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
-	"strconv"
 	"strings"
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
@@ -183,8 +182,10 @@ func errorRows(ev *stream.Event, names map[string]string, agent string) []*rende
 		}
 		return rows
 	case stream.KindRetry:
+		// The text's line: attempt, category, status and wait; whose it is
+		// the agent column says (a subagent's by its agent id).
 		rt := ev.Retry()
-		return row("retry", "", "", rt.Status, "attempt "+strconv.FormatInt(rt.Attempt, 10)+"/"+strconv.FormatInt(rt.MaxRetries, 10)+": "+rt.Error)
+		return row("retry", "", "", rt.Status, render.RetryText(rt))
 	case stream.KindPermissionDenied:
 		return row("permission_denied", ev.Str("tool_name"), ev.Str("tool_use_id"), 0, ev.Str("message"))
 	case stream.KindAPIError:
@@ -203,11 +204,9 @@ func errorRows(ev *stream.Event, names map[string]string, agent string) []*rende
 		t := ev.Task()
 		return row("task_"+t.Status, "", t.ToolUseID, 0, t.Description+": "+t.Summary)
 	case stream.KindHook:
-		return row("hook_failed", ev.Str("hook_name"), "", 0, ev.Str("stderr")+ev.Str("output"))
+		h := ev.Hook()
+		return row("hook_failed", h.Name, "", 0, h.Message)
 	case stream.KindProgress:
-		if ev.Type == "tool_progress" {
-			return row("retry", "", ev.Str("tool_use_id"), 0, ev.Text())
-		}
 		return row("compaction_failed", "", "", 0, ev.Str("compact_error"))
 	}
 	return row(ev.Kind.String(), "", "", 0, ev.Str("content")+ev.Str("message"))

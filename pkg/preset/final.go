@@ -49,7 +49,7 @@ func (r *finalRun) Finish(end End) (Status, error) {
 		}
 		return NoResult, r.w.Flush()
 	case stream.Failed:
-		Warn(r.c.Stderr, failure(r.c.Source, out.Last))
+		Warn(r.c.Stderr, failure(r.c.Source, out))
 		return Failed, r.w.Flush()
 	}
 	switch r.c.Format {
@@ -89,17 +89,13 @@ func (r *finalRun) Finish(end End) (Status, error) {
 	return OK, r.w.Flush()
 }
 
-// failure says why a run failed: the result's subtype, reason, API
-// status, errors and text.
-func failure(source string, r stream.Result) string {
-	parts := []string{"subtype " + r.Subtype}
-	if r.TerminalReason != "" {
-		parts = append(parts, "terminal_reason "+r.TerminalReason)
-	}
-	if r.APIErrorStatus != 0 {
-		parts = append(parts, fmt.Sprintf("api_error_status %d", r.APIErrorStatus))
-	}
-	msg := fmt.Sprintf("%s: the run failed: %s", source, strings.Join(parts, ", "))
+// failure says why a run failed, as the views' status says it (its
+// reasons: the error subtype or terminal reason, the API error that ended
+// the last turn, the HTTP status; never a "success" subtype), then the
+// result's errors and text.
+func failure(source string, out stream.Outcome) string {
+	r := out.Last
+	msg := fmt.Sprintf("%s: the run %s", source, render.OutcomeStatus(r, out.APIError))
 	for _, e := range r.Errors {
 		msg += "\n  " + e
 	}

@@ -33,25 +33,20 @@ func ScanGlance(events stream.Reader, agent filter.Agent) (*render.Glance, error
 			return nil, err
 		}
 		done := tr.Observe(ev)
-		if ev.Type == "assistant" && ev.ParentToolUseID() == "" {
-			g.APIError = ""
-			if ev.Kind == stream.KindAPIError {
-				g.APIError = ev.Assistant().Error
-			}
-		}
 		if p := ev.ParentToolUseID(); filter.IsTrouble(ev) && agent.Match(p, tr.Subagent(p)) {
-			g.AddTrouble(render.GlanceItem{Source: ev.Source, Line: ev.Line, Agent: filter.AgentOf(ev, tr), Text: troubleText(ev, done)})
+			g.AddTrouble(render.GlanceItem{Source: ev.Source, Line: ev.Line, Agent: filter.AgentOf(ev, tr), Text: troubleText(ev, done, tr)})
 		}
 	}
 	out := tr.Outcome()
-	g.Result, g.Tally = out.Last, tr.Tally()
+	g.Result, g.Tally, g.APIError = out.Last, tr.Tally(), out.APIError
 	u := tr.Usage().Total
 	g.Tokens = u.Total()
 	return g, nil
 }
 
-// troubleText says in a line what the trouble of ev is.
-func troubleText(ev *stream.Event, done []*stream.ToolCall) string {
+// troubleText says in a line what the trouble of ev is (tr has observed
+// it).
+func troubleText(ev *stream.Event, done []*stream.ToolCall, tr *stream.Tracker) string {
 	switch ev.Kind {
 	case stream.KindToolResult:
 		for _, c := range done {
@@ -69,17 +64,20 @@ func troubleText(ev *stream.Event, done []*stream.ToolCall) string {
 		return s
 	case stream.KindPermissionDenied:
 		return "permission denied: " + ev.Str("tool_name")
+	case stream.KindHook:
+		h := ev.Hook()
+		s := "hook " + h.Name + " failed"
+		if m := oneLine(h.Message); m != "" {
+			s += ": " + m
+		}
+		return s
 	case stream.KindAPIError:
 		return "API error: " + ev.Assistant().Error + ": " + ev.Text()
 	case stream.KindInterrupt:
 		return "interrupted: " + ev.Text()
 	case stream.KindResult:
-		r := ev.Result()
-		s := "the run failed: " + r.Subtype
-		if r.TerminalReason != "" {
-			s += ", " + r.TerminalReason
-		}
-		return s
+		// As the views say it: its reasons, not a "success" subtype.
+		return "the run " + render.OutcomeStatus(ev.Result(), tr.Outcome().APIError)
 	}
 	s := ev.Kind.String()
 	if ev.Subtype != "" {

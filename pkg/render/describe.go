@@ -74,7 +74,8 @@ const (
 	FormToolResult
 	// FormInit: the session's facts (Init).
 	FormInit
-	// FormOutcome: a result event (Outcome, Repeated, APIError).
+	// FormOutcome: a result event (Outcome, Repeated, APIError; Line is
+	// how the run ended, OutcomeStatus).
 	FormOutcome
 )
 
@@ -195,8 +196,9 @@ func (d *describer) describe(ev *stream.Event, calls []*stream.ToolCall) []Part 
 	case stream.KindText, stream.KindThinking, stream.KindToolUse, stream.KindAPIError:
 		d.assistant(ev)
 	case stream.KindRetry:
-		r := ev.Retry()
-		d.line(main, ToneWarn, "!", retryText(r.Attempt, r.MaxRetries, r.Error, r.Status, r.DelayMs), SayCallout, "Warning", "")
+		// A subagent's retry is its agent's (eventAgent: the Agent call
+		// that started it), the main agent's are the main agent's.
+		d.line(eventAgent(ev), ToneWarn, "!", RetryText(ev.Retry()), SayCallout, "Warning", "")
 	case stream.KindPermissionDenied:
 		s := ev.Str("tool_name")
 		if r := ev.Str("decision_reason"); r != "" {
@@ -226,7 +228,7 @@ func (d *describer) describe(ev *stream.Event, calls []*stream.ToolCall) []Part 
 		d.line(main, ToneDim, "~", deltaText(ev), SayHidden, "", "")
 	case stream.KindResult:
 		r := ev.Result()
-		d.add(Part{Form: FormOutcome, Outcome: &r, APIError: d.apiError,
+		d.add(Part{Form: FormOutcome, Outcome: &r, APIError: d.apiError, Line: OutcomeStatus(r, d.apiError),
 			Repeated: r.Text != "" && d.wasSaid(r.Text)})
 	case stream.KindInfo:
 		d.line(main, ToneDim, "·", typeName(ev), SayCode, "Event", "")
@@ -313,28 +315,27 @@ func (d *describer) assistant(ev *stream.Event) {
 
 func (d *describer) hook(ev *stream.Event) {
 	main := AgentRef{}
-	name := ev.Str("hook_name")
+	h := ev.Hook()
+	first := func(s string) string {
+		if l := firstLine(s); l != "" {
+			return ": " + l
+		}
+		return ""
+	}
 	switch ev.Subtype {
 	case "hook_started":
-		d.line(main, ToneDim, "·", "hook "+name+" started", SayHidden, "", "")
+		d.line(main, ToneDim, "·", "hook "+h.Name+" started", SayHidden, "", "")
 	case "hook_progress":
-		d.line(main, ToneDim, "·", "hook "+name+" running", SayHidden, "", "")
+		d.line(main, ToneDim, "·", "hook "+h.Name+" running", SayHidden, "", "")
 	case "stop_hook_summary": // a transcript's Stop hooks
-		var cmds, errs []string
-		jsonx.Value(ev.Get("hookInfos")).Each(func(_ int, h jsonx.Value) bool {
-			cmds = append(cmds, h.Get("command").Str())
-			return true
-		})
-		jsonx.Value(ev.Get("hookErrors")).Each(func(_ int, e jsonx.Value) bool {
-			errs = append(errs, e.Str())
-			return true
-		})
-		s := "stop hooks ran: " + strings.Join(cmds, "; ")
-		if len(errs) > 0 {
-			d.line(main, ToneError, "✗", s+": "+strings.Join(errs, "; "), SayHidden, "", "")
+		cmds := strings.Join(h.Commands, "; ")
+		if h.Failed {
+			// A failure is trouble, in a report as the stream's failed
+			// hook_response is: a callout, not a hidden line.
+			d.line(main, ToneError, "✗", "hook "+h.Name+" failed ("+cmds+")"+first(h.Message), SayCallout, "Error", "")
 			return
 		}
-		d.line(main, ToneDim, "·", s, SayHidden, "", "")
+		d.line(main, ToneDim, "·", "stop hooks ran: "+cmds, SayHidden, "", "")
 	default:
 		// Only a hook's response is in a report: its starts and progress
 		// are counted as not shown.
@@ -344,27 +345,17 @@ func (d *describer) hook(ev *stream.Event) {
 			}
 			return s
 		}
-		first := func(s string) string {
-			if l := firstLine(s); l != "" {
-				return ": " + l
+		switch {
+		case h.Failed:
+			s := "hook " + h.Name + " failed"
+			if h.HasExit {
+				s += " (exit " + strconv.FormatInt(h.ExitCode, 10) + ")"
 			}
-			return ""
-		}
-		switch outcome := ev.Str("outcome"); outcome {
-		case "success", "":
-			d.line(main, ToneDim, "·", "hook "+name+" ok"+first(ev.Str("output")), say(SayNote), "", "Hook "+name+": ok")
-		case "error":
-			s := "hook " + name + " failed"
-			if ev.Has("exit_code") {
-				s += " (exit " + strconv.FormatInt(ev.Int("exit_code"), 10) + ")"
-			}
-			out := ev.Str("stderr")
-			if out == "" {
-				out = ev.Str("output")
-			}
-			d.line(main, ToneError, "✗", s+first(out), say(SayCallout), "Error", "")
+			d.line(main, ToneError, "✗", s+first(h.Message), say(SayCallout), "Error", "")
+		case h.Outcome == "success" || h.Outcome == "":
+			d.line(main, ToneDim, "·", "hook "+h.Name+" ok"+first(h.Output), say(SayNote), "", "Hook "+h.Name+": ok")
 		default:
-			d.line(main, ToneWarn, "!", "hook "+name+" "+outcome+first(ev.Str("output")), say(SayCallout), "Warning", "hook "+name+" "+outcome)
+			d.line(main, ToneWarn, "!", "hook "+h.Name+" "+h.Outcome+first(h.Output), say(SayCallout), "Warning", "hook "+h.Name+" "+h.Outcome)
 		}
 	}
 }
@@ -483,11 +474,6 @@ func (d *describer) progress(ev *stream.Event) {
 			d.line(main, ToneDim, "·", "status cleared", SayHidden, "", "")
 		}
 	case ev.Type == "tool_progress":
-		if r := jsonx.Value(ev.Get("subagent_retry")); r.Type() == jsonx.Object {
-			s := retryText(r.Get("attempt").Int(), r.Get("max_retries").Int(), "subagent "+r.Get("error_category").Str(), r.Get("error_status").Int(), r.Get("retry_delay_ms").Int())
-			d.line(eventAgent(ev), ToneWarn, "!", s, SayCallout, "Warning", "")
-			return
-		}
 		secs := jsonx.Value(ev.Get("elapsed_time_seconds")).Float()
 		d.line(eventAgent(ev), ToneDim, "·", fmt.Sprintf("%s running %.0fs", ev.Str("tool_name"), secs), SayHidden, "", "")
 	default:

@@ -59,10 +59,44 @@ func outcomeTitle(r stream.Result, apiError string) string {
 	if !r.IsError {
 		return r.Subtype
 	}
+	return failed(whyFailed(r, apiError, false))
+}
+
+// OutcomeStatus is how a result says the run went, in the words of every
+// view's status: "ok (success, completed)", its subtype and terminal
+// reason; or "failed (api_error, authentication_failed, HTTP 401)",
+// outcomeTitle's reasons with the terminal reason too ("failed
+// (error_max_turns, max_turns)"), never a failure's "success" subtype.
+func OutcomeStatus(r stream.Result, apiError string) string {
+	if r.IsError {
+		return failed(whyFailed(r, apiError, true))
+	}
+	detail := r.Subtype
+	if r.TerminalReason != "" {
+		detail += ", " + r.TerminalReason
+	}
+	return "ok (" + detail + ")"
+}
+
+func failed(why []string) string {
+	if len(why) == 0 {
+		return "failed"
+	}
+	return "failed (" + strings.Join(why, ", ") + ")"
+}
+
+// whyFailed are the reasons a failed result gives: a subtype that names
+// one (and, with terminal, the terminal reason beside it), else the
+// terminal reason; the API error that ended the last turn; the HTTP
+// status.
+func whyFailed(r stream.Result, apiError string, terminal bool) []string {
 	var why []string
 	switch {
 	case r.Subtype != "" && r.Subtype != "success":
 		why = append(why, r.Subtype)
+		if terminal && r.TerminalReason != "" {
+			why = append(why, r.TerminalReason)
+		}
 	case r.TerminalReason != "":
 		why = append(why, r.TerminalReason)
 	}
@@ -75,10 +109,7 @@ func outcomeTitle(r stream.Result, apiError string) string {
 	if r.APIErrorStatus != 0 {
 		why = append(why, "HTTP "+strconv.Itoa(r.APIErrorStatus))
 	}
-	if len(why) == 0 {
-		return "failed"
-	}
-	return "failed (" + strings.Join(why, ", ") + ")"
+	return why
 }
 
 const ctxResult = "\x00result"
@@ -396,13 +427,9 @@ func (m *markdownRenderer) outcome(p *Part) {
 		r.ModelUsage = r.ModelUsage[:mdMaxModels]
 	}
 	m.last = r
-	status := "✓ ok"
+	status := "✓ " + p.Line
 	if r.IsError {
-		status = "✗ failed"
-	}
-	detail := r.Subtype
-	if r.TerminalReason != "" {
-		detail += ", " + r.TerminalReason
+		status = "✗ " + p.Line
 	}
 	title := "Result: " + outcomeTitle(r, p.APIError)
 	if r.ResultIndex > 0 {
@@ -411,7 +438,7 @@ func (m *markdownRenderer) outcome(p *Part) {
 	m.heading(3, title)
 	m.ctx = ctxResult
 	var b strings.Builder
-	b.WriteString("- **Status:** " + mdInline(status+" ("+detail+")") + "\n")
+	b.WriteString("- **Status:** " + mdInline(status) + "\n")
 	b.WriteString("- **Turns:** " + strconv.FormatInt(r.NumTurns, 10) + "\n")
 	b.WriteString("- **Duration:** " + fmtMs(r.DurationMs))
 	if r.DurationAPIMs > 0 {
@@ -585,15 +612,11 @@ func (m *markdownRenderer) summary(open []*stream.ToolCall) error {
 		add("Result", "no result (the stream ended without one)")
 	} else {
 		r := f.last
-		st := "✓ ok"
+		st := "✓ "
 		if r.IsError {
-			st = "✗ failed"
+			st = "✗ "
 		}
-		detail := r.Subtype
-		if r.TerminalReason != "" {
-			detail += ", " + r.TerminalReason
-		}
-		add("Result", mdInline(st+" ("+detail+")"))
+		add("Result", mdInline(st+OutcomeStatus(r, m.apiError)))
 		if n := f.tally.Results; n > 1 {
 			add("Results", strconv.Itoa(n)+" (the last one decides the outcome)")
 		}

@@ -211,20 +211,26 @@ func isAgentTool(name string) bool { return name == "Agent" || name == "Task" ||
 
 func i64(n int64) string { return strconv.FormatInt(n, 10) }
 
-// retryText describes an api_retry: "retry 3/10: overloaded (529), waiting 2.1s".
-func retryText(attempt, max int64, errName string, status, delayMs int64) string {
-	s := "retry " + strconv.FormatInt(attempt, 10)
-	if max > 0 {
-		s += "/" + strconv.FormatInt(max, 10)
+// RetryText says an API retry in a line, as every view and the errors
+// rows say it: "retry 3/10: overloaded (529), waiting 2.1s", a
+// subagent's "retry 1/10: subagent overloaded (529), waiting 534ms".
+func RetryText(r stream.Retry) string {
+	s := "retry " + strconv.FormatInt(r.Attempt, 10)
+	if r.MaxRetries > 0 {
+		s += "/" + strconv.FormatInt(r.MaxRetries, 10)
 	}
+	errName := r.Error
 	if errName == "" {
 		errName = "error"
 	}
-	s += ": " + errName
-	if status != 0 {
-		s += " (" + strconv.FormatInt(status, 10) + ")"
+	if r.Subagent {
+		errName = "subagent " + errName
 	}
-	return s + ", waiting " + fmtMs(delayMs)
+	s += ": " + errName
+	if r.Status != 0 {
+		s += " (" + strconv.FormatInt(r.Status, 10) + ")"
+	}
+	return s + ", waiting " + fmtMs(r.DelayMs)
 }
 
 // Bytes formats a size as every format shows one: "512 B", "1.0 MB".

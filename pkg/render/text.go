@@ -36,6 +36,20 @@ type textRenderer struct {
 	// was the last line (its subagent's first events need no header).
 	ctx, lastCall string
 	callsSeen     bool
+	// closing is the line of the results written last, not yet written:
+	// results that come together (a run with background work writes all
+	// of them at its end) fold into one closing line.
+	closing *closingLine
+}
+
+// closingLine is the results a text view's closing line says: the last
+// decides how the run went; the figures are summed over them.
+type closingLine struct {
+	last   stream.Result
+	status string // the last one's Part.Line
+	index  int64  // the first one's result_index
+	sum    stream.Tally
+	errors []string // the failed ones' errors, in order
 }
 
 func newText(w io.Writer, o Options) *textRenderer {
@@ -145,6 +159,7 @@ func (t *textRenderer) Render(rec Record) error {
 	}
 	ev := rec.Event
 	if ev == nil {
+		t.closeRun()
 		t.callsSeen = true
 		for _, c := range rec.Calls {
 			t.callLine(c)
@@ -164,6 +179,9 @@ var tones = [...]string{TonePlain: "", ToneDim: stDim, ToneOK: stGreen, ToneWarn
 func (t *textRenderer) part(p *Part) {
 	if p.Form == FormHidden {
 		return
+	}
+	if p.Form != FormOutcome {
+		t.closeRun()
 	}
 	ind := t.enter(p.Agent.ID, p.Agent.Type, p.Agent.Desc)
 	st := tones[p.Tone]
@@ -275,42 +293,66 @@ func (t *textRenderer) callLine(c *stream.ToolCall) {
 	t.emit(0, []seg{{st, mark}, {stDim, line(c.AgentLabel()) + "  "}, {stBold, line(c.Name)}, {"", "  " + line(ToolTarget(c.Name, c.Input))}, {stDim, "  (" + stats + ")"}}, 1)
 }
 
-// outcome writes a result: the final answer unless the main agent just
-// said it, a line of how the run ended, and a failed run's errors.
+// outcome writes a result's final answer, unless the main agent just said
+// it, and keeps its line for closeRun: results that follow each other
+// make one closing line.
 func (t *textRenderer) outcome(p *Part) {
 	r := p.Outcome
-	if !r.IsError && r.Text != "" && !p.Repeated {
+	if r.Text != "" && !p.Repeated && !r.IsError {
+		t.closeRun() // an answer between two results: each its own line
 		t.prose(0, "", r.Text, "")
 	}
-	mark, st, word := "✓", stGreen, "ok"
+	c := t.closing
+	if c == nil {
+		c = &closingLine{index: r.ResultIndex}
+		t.closing = c
+	}
+	c.last, c.status = *r, p.Line
+	c.last.StructuredOutput = nil // (aliases the event)
+	c.sum.AddResult(stream.ResultFigures{Turns: r.NumTurns, DurationMs: r.DurationMs})
 	if r.IsError {
-		mark, st, word = "✗", stRed, "failed"
-	}
-	detail := r.Subtype
-	if r.TerminalReason != "" {
-		detail += ", " + r.TerminalReason
-	}
-	parts := []string{"run " + word + " (" + detail + ")"}
-	if r.ResultIndex > 0 {
-		parts = append(parts, "result "+strconv.FormatInt(r.ResultIndex, 10))
-	}
-	parts = append(parts, plural(r.NumTurns, "turn"), fmtMs(r.DurationMs), r.CostLabel())
-	if r.PermissionDenials > 0 {
-		parts = append(parts, plural(int64(r.PermissionDenials), "permission denial"))
-	}
-	t.simple(0, st, mark, line(strings.Join(parts, " · ")))
-	if r.IsError {
-		msgs := r.Errors
+		c.errors = append(c.errors, r.Errors...)
 		if r.Text != "" && !p.Repeated {
-			msgs = append(msgs, r.Text)
-		}
-		for _, m := range msgs {
-			t.emit(2, []seg{{stRed, line(m)}}, 0)
+			c.errors = append(c.errors, r.Text)
 		}
 	}
 }
 
+// closeRun writes the closing line of the results kept by outcome: how
+// the last says the run went, how many results it folds, and their
+// figures summed (the cost is the run's so far, the last one's); then the
+// errors of the failed ones.
+func (t *textRenderer) closeRun() {
+	c := t.closing
+	if c == nil {
+		return
+	}
+	t.closing = nil
+	r := &c.last
+	mark, st := "✓", stGreen
+	if r.IsError {
+		mark, st = "✗", stRed
+	}
+	parts := []string{"run " + c.status}
+	switch {
+	case c.sum.Results > 1:
+		parts = append(parts, plural(int64(c.sum.Results), "result"))
+	case c.index > 0:
+		parts = append(parts, "result "+strconv.FormatInt(c.index, 10))
+	}
+	parts = append(parts, plural(c.sum.Turns, "turn"), fmtMs(c.sum.DurationMs), r.CostLabel())
+	if r.PermissionDenials > 0 {
+		parts = append(parts, plural(int64(r.PermissionDenials), "permission denial"))
+	}
+	t.ctx = ""
+	t.simple(0, st, mark, line(strings.Join(parts, " · ")))
+	for _, m := range c.errors {
+		t.emit(2, []seg{{stRed, line(m)}}, 0)
+	}
+}
+
 func (t *textRenderer) Value(v any) error {
+	t.closeRun()
 	if s, ok := v.(string); ok && (t.o.Raw || t.o.Join) {
 		t.str(Sanitize(s, true))
 	} else {
@@ -327,6 +369,7 @@ func (t *textRenderer) Value(v any) error {
 }
 
 func (t *textRenderer) Summary(r *Report) error {
+	t.closeRun()
 	if r.Trouble != "" {
 		t.simple(0, stRed, "✗", line(r.Trouble))
 		return t.err
@@ -398,6 +441,7 @@ func (t *textRenderer) table(rows [][]string) {
 }
 
 func (t *textRenderer) Close(open []*stream.ToolCall) error {
+	t.closeRun()
 	for _, c := range open {
 		t.callLine(c)
 	}

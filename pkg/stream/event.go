@@ -297,8 +297,12 @@ func (e *Event) setParent(id string) {
 
 // AgentID returns the subagent id claude-code 2.1.328 writes on subagent
 // events ("agent_id"; it equals the task_id of the task_* events), or "".
+// A subagent's retry names its agent inside subagent_retry.
 func (e *Event) AgentID() string {
-	return e.field("agent_id").Str()
+	if id := e.field("agent_id"); id != nil || e.Kind != KindRetry {
+		return id.Str()
+	}
+	return e.field("subagent_retry").Get("agent_id").Str()
 }
 
 // IsSubagent reports whether the event belongs to a subagent.
@@ -434,6 +438,11 @@ func classify(e *Event) Kind {
 		return classifyUser(e)
 	}
 	if k, ok := otherKinds[e.Type]; ok {
+		if k == KindProgress && e.head("subagent_retry").Type() == jsonx.Object {
+			// A subagent's API retry: claude-code writes a subagent's
+			// retries as tool_progress, the main agent's as api_retry.
+			return KindRetry
+		}
 		return k
 	}
 	return KindUnknown

@@ -819,17 +819,22 @@ func (e *Event) Compaction() Compaction {
 	return c
 }
 
-// Retry is the view of an API retry: the stream's system/api_retry, or a
-// transcript's system/api_error.
+// Retry is the view of an API retry: the stream's system/api_retry, a
+// subagent's (tool_progress with subagent_retry), or a transcript's
+// system/api_error.
 type Retry struct {
 	Attempt, MaxRetries int64
-	Error               string // the error's name, or its text
+	Error               string // the error's category ("overloaded"), or its text
 	Status              int64  // the HTTP status, 0 when unknown
 	DelayMs             int64
+	// AgentID is the subagent that retried (subagent_retry's agent_id);
+	// "" for the main agent's retries, whose events say none.
+	AgentID  string
+	Subagent bool // a subagent_retry: the subagent's, not the main agent's
 }
 
-// Retry returns the retry an api_retry (or a transcript's api_error)
-// event reports.
+// Retry returns the retry an api_retry, a subagent_retry or a
+// transcript's api_error event reports.
 func (e *Event) Retry() Retry {
 	if e.Subtype == "api_error" {
 		errv := e.field("error")
@@ -839,5 +844,59 @@ func (e *Event) Retry() Retry {
 		}
 		return r
 	}
+	if sr := e.field("subagent_retry"); sr.Type() == jsonx.Object {
+		return Retry{Attempt: sr.Get("attempt").Int(), MaxRetries: sr.Get("max_retries").Int(), Error: sr.Get("error_category").Str(),
+			Status: sr.Get("error_status").Int(), DelayMs: sr.Get("retry_delay_ms").Int(), AgentID: sr.Get("agent_id").Str(), Subagent: true}
+	}
 	return Retry{Attempt: e.Int("attempt"), MaxRetries: e.Int("max_retries"), Error: e.Str("error"), Status: e.Int("error_status"), DelayMs: e.Int("retry_delay_ms")}
+}
+
+// Hook is the view of a hook's event: the stream's hook_started,
+// hook_progress and hook_response, or a transcript's stop_hook_summary
+// (its Stop hooks, with their errors).
+type Hook struct {
+	Name     string // "PreToolUse:Bash", "Stop"
+	Outcome  string // hook_response's: "success", "error", …
+	ExitCode int64
+	HasExit  bool
+	Output   string   // hook_response's output: its stdout and stderr, as claude-code joins them
+	Commands []string // stop_hook_summary's: the commands run
+	Errors   []string // stop_hook_summary's: the hooks' errors
+	// Failed: a response with outcome "error" or a non-zero exit, or a
+	// summary with errors.
+	Failed bool
+	// Message is what a failed hook says: its stderr, else its output
+	// (output already holds stderr: the two together would say it twice);
+	// a summary's errors, joined by "; ".
+	Message string
+}
+
+// Hook returns the hook a hook event (KindHook) reports.
+func (e *Event) Hook() Hook {
+	if e.Subtype == "stop_hook_summary" {
+		h := Hook{Name: "Stop"}
+		e.field("hookInfos").Each(func(_ int, v jsonx.Value) bool {
+			h.Commands = append(h.Commands, v.Get("command").Str())
+			return true
+		})
+		e.field("hookErrors").Each(func(_ int, v jsonx.Value) bool {
+			s := v.Str()
+			if v.Type() != jsonx.String {
+				s = string(v.Trim()) // an error of another shape: as written
+			}
+			h.Errors = append(h.Errors, s)
+			return true
+		})
+		h.Failed, h.Message = len(h.Errors) > 0, strings.Join(h.Errors, "; ")
+		return h
+	}
+	h := Hook{Name: e.Str("hook_name"), Outcome: e.Str("outcome"), Output: e.Str("output")}
+	if x := e.field("exit_code"); x.Type() == jsonx.Number {
+		h.ExitCode, h.HasExit = x.Int(), true
+	}
+	h.Failed = e.Subtype == "hook_response" && (h.Outcome == "error" || h.ExitCode != 0)
+	if h.Message = e.Str("stderr"); strings.TrimSpace(h.Message) == "" {
+		h.Message = h.Output
+	}
+	return h
 }

@@ -22,7 +22,7 @@ type Tally struct {
 	APIErrors    int // synthetic API-error messages
 	Retries      int // api_retry events and subagent retries (tool_progress)
 	Denials      int // permission_denied events
-	HookFailures int // hook_response events with outcome "error"
+	HookFailures int // failed hooks: a hook_response with outcome "error" or a non-zero exit, a stop_hook_summary with errors
 	Interrupts   int
 
 	// Results counts the result events; Turns and DurationMs sum their
@@ -54,12 +54,8 @@ func (t *Tally) Add(e *Event) {
 		t.APIErrors++
 		return // its blocks are the error's text
 	case KindHook:
-		if e.Subtype == "hook_response" && e.Str("outcome") == "error" {
+		if e.Hook().Failed {
 			t.HookFailures++
-		}
-	case KindProgress:
-		if e.Type == "tool_progress" && e.Subtype != "task_progress" && e.field("subagent_retry").Type() == jsonx.Object {
-			t.Retries++
 		}
 	case KindToolResult:
 		for _, r := range e.toolResults(false) {
@@ -76,7 +72,13 @@ func (t *Tally) Add(e *Event) {
 }
 
 func (t *Tally) addResult(e *Event) {
-	f := ResultFigures{Turns: e.keys().Get("num_turns").Int(), DurationMs: e.keys().Get("duration_ms").Int()}
+	t.AddResult(ResultFigures{Turns: e.keys().Get("num_turns").Int(), DurationMs: e.keys().Get("duration_ms").Int()})
+}
+
+// AddResult counts one result's figures: for a view that sums some of a
+// run's results (the text view's closing line folds the results that come
+// together) as the run's tally sums them all.
+func (t *Tally) AddResult(f ResultFigures) {
 	t.Results++
 	t.Turns += f.Turns
 	t.DurationMs += f.DurationMs

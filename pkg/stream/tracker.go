@@ -162,6 +162,11 @@ type Outcome struct {
 	Results int    // result events seen
 	Last    Result // the last result (zero when Status is NoResult)
 	Line    int64  // its line
+	// APIError is the category of the API error that ended the main
+	// agent's last turn ("authentication_failed"): a failed result whose
+	// subtype says "success" fails for it. "" when the last turn ended
+	// otherwise.
+	APIError string
 }
 
 // ModelTokens is the usage of one model by one side (main or subagents).
@@ -334,6 +339,14 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 	}
 	if e.Kind == KindPermissionDenied && e.ParentToolUseID() == "" {
 		t.attributeDenial(e)
+	}
+	if e.Type == "assistant" && !e.IsSubagent() {
+		// Only an API error that ended the main agent's last turn is a
+		// reason for the outcome; one that a later call got past is not.
+		t.outcome.APIError = ""
+		if e.Kind == KindAPIError {
+			t.outcome.APIError = e.Assistant().Error
+		}
 	}
 	if t.o.Needs.Follow == FollowOutcome {
 		t.observeOutcome(e)
