@@ -21,12 +21,20 @@ func jsonInner(s string) string {
 }
 
 // redactDecoys are what runs are made of that looks like a secret to a
-// careless rule: they must come out as they went in.
-var redactDecoys = []string{
+// careless rule, and every rule's decoys (a test key, a published
+// example, code that reads a secret): they must come out as they went in.
+var redactDecoys = append([]string{
 	"msg_01XFDUDYJgAACzvnptvVoYEL", "toolu_01A09q90qw90lq917835lq9", "3f2c9a1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f",
 	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-	"AKIAIOSFODNN7EXAMPLE", "the password you chose must be long", "Basic Authentication",
-	"apiKeySource ANTHROPIC_API_KEY", "/home/user/.config/token.txt",
+	"the password you chose must be long", "apiKeySource ANTHROPIC_API_KEY", "/home/user/.config/token.txt",
+}, ruleDecoys()...)
+
+func ruleDecoys() []string {
+	var all []string
+	for _, r := range redact.Rules {
+		all = append(all, r.Decoys...)
+	}
+	return all
 }
 
 // plantedRun is a real capture with every rule's example planted in a
@@ -96,6 +104,37 @@ func TestRedactPlantedSecrets(t *testing.T) {
 	off := runIn(t, []string{"all", "-F", "markdown", "--no-redact", path}, "")
 	assert.NotContains(t, off.Stdout, "| Redacted |")
 	assert.Contains(t, off.Stdout, secrets[0], "--no-redact turns markdown's default off")
+}
+
+// TestRedactDefaultSaidOnce proves --help, README and docs/redaction.md
+// say in the same words which formats are redacted by default, that the
+// words are what the code does (each format's default run of a real
+// capture with secrets planted, 02-write-read), and that --help's intro
+// names every format.
+func TestRedactDefaultSaidOnce(t *testing.T) {
+	help := runIn(t, []string{"--help"}, "").Stdout
+	said := redactDefault()
+	assert.Contains(t, help, "[REDACTED:kind#n]; "+said+"; see docs/redaction.md")
+	for _, doc := range []string{"../../README.md", "../../docs/redaction.md"} {
+		b, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		assert.Contains(t, strings.Join(strings.Fields(string(b)), " "), said, doc)
+	}
+	path, secrets := plantedRun(t)
+	var redacted []string
+	for _, f := range render.Formats {
+		res := runIn(t, []string{"all", "-F", string(f), path}, "")
+		if !strings.Contains(res.Stdout, secrets[0]) {
+			redacted = append(redacted, string(f))
+		}
+	}
+	require.NotEmpty(t, redacted)
+	last := len(redacted) - 1
+	assert.True(t, strings.HasPrefix(said, "on by default for "+strings.Join(redacted[:last], ", ")+" and "+redacted[last]+" ("), "%q, and the code redacts %v", said, redacted)
+	intro := strings.ToLower(strings.Join(strings.Fields(help[:strings.Index(help, "\n\n")]), " "))
+	for _, f := range render.Formats {
+		assert.Contains(t, intro, string(f), "--help's intro names every format")
+	}
 }
 
 // TestRedactRealCapturesUnchanged proves --redact changes no byte of a

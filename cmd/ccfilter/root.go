@@ -307,7 +307,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.BoolVar(&o.LineBuffered, "line-buffered", false, "flush after every event (e.g. into tee)")
 	f.IntVar(&o.MaxLineBytes, "max-line-bytes", 1<<30, "longest line accepted; longer lines are reported and skipped")
 	f.BoolVar(&o.FullOutput, "full-output", false, "text and markdown: show a tool output a session transcript saved in its tool-results/ folder, not the preview the transcript holds")
-	f.BoolVar(&o.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys, the values of this environment's secret variables) with [REDACTED:kind#n]; "+redactDefault()+" (see docs/redaction.md)")
+	f.BoolVar(&o.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys, the values of this environment's secret variables) with [REDACTED:kind#n]; "+redactDefault()+"; see docs/redaction.md")
 	f.BoolVar(&o.NoRedact, "no-redact", false, "write secrets as they are, also where --redact is on by default")
 	f.StringVar(&o.By, "by", "", "usage: the spend of every session under PATH (a session, a project folder, the projects tree; none: the whole tree), grouped by session, day, week, month, project or model (see docs/usage.md)")
 	f.StringVar(&o.Since, "since", "", "usage --by: from this day on (YYYY-MM-DD, in --tz)")

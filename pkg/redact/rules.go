@@ -572,14 +572,23 @@ func tokenAuth(b []byte, i int) (int, int, bool) {
 }
 
 // authHeader reports whether an Authorization header's name ends just
-// before s, as HTTP, curl -H, JSON (also escaped inside a JSON string) and
-// a dict of headers write it.
+// before s, as HTTP, curl -H, JSON (also escaped inside a JSON string, or
+// a CSV cell, or HTML) and a dict of headers write it.
 func authHeader(b []byte, s int) bool {
 	k := s
-	for k > 0 && s-k < 6 && (quoteOrSpace(b[k-1]) || b[k-1] == ':' || b[k-1] == '=') {
-		k--
+	for k > 0 && s-k < 16 {
+		switch c := b[k-1]; {
+		case quoteOrSpace(c) || c == ':' || c == '=':
+			k--
+		case has(b, k-6, "&quot;"):
+			k -= 6
+		case has(b, k-5, "&#34;") || has(b, k-5, "&#39;"):
+			k -= 5
+		default:
+			return k < s && has(b, k-12, "uthorization")
+		}
 	}
-	return k < s && has(b, k-12, "uthorization")
+	return false
 }
 
 // urlPassword: at the '@' of scheme://user:password@host, the password.
@@ -666,7 +675,7 @@ func secretName(b []byte, i int) bool {
 	for ns > 0 && n-ns < 64 && nameChar[b[ns-1]] {
 		ns--
 	}
-	if n-ns < 5 || n-ns >= 64 {
+	if n-ns < 5 || n-ns >= 64 || has(b, ns-3, "://") { // (a URL's user: url-password's)
 		return false
 	}
 	// Every secret word ends in one of these: most names are passed over
