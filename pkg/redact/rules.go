@@ -715,37 +715,41 @@ func assignedValue(b []byte, i int) (v, end int, quoted, ok bool) {
 		}
 		v++
 	}
-	end = v
-	for end < len(b) && end-v < 512 {
-		c := b[end]
-		switch {
-		case c == '\\':
-			k := valueEscapeLen(b[end:])
-			if k == 0 {
-				return v, end, q != 0, true
-			}
-			end += k
-			continue
-		case c == '&':
-			// An HTML escape of a character of the value (&amp;) goes
-			// on; one of a quote ends it, as the quote would.
-			if k := htmlEscapeLen(b[end:]); k > 0 {
-				end += k
-				continue
-			}
-			if has(b, end, "&#34;") || has(b, end, "&#39;") || has(b, end, "&quot;") {
-				return v, end, q != 0, true
-			}
-		case c == ' ':
-			return v, end, q != 0, q == 0
-		case c < ' ' || c == 0x7f || c == q:
-			return v, end, q != 0, true
-		case q == 0 && (c == '"' || c == '\'' || c == ',' || c == ';' || c == '}' || c == ']'):
-			return v, end, false, true
+	for end = v; end < len(b) && end-v < 512; {
+		k := valueCharLen(b[end:], q)
+		if k <= 0 {
+			return v, end, q != 0, k == 0 || q == 0
 		}
-		end++
+		end += k
 	}
 	return v, min(end, len(b)), q != 0, true
+}
+
+// valueCharLen is the length of the character of a value quoted by q (0:
+// unquoted) at the start of b, an escape of one counting as one; 0 where
+// the value ends; -1 at a space, which ends an unquoted value and makes a
+// quoted one prose.
+func valueCharLen(b []byte, q byte) int {
+	switch c := b[0]; {
+	case c == '\\':
+		return valueEscapeLen(b)
+	case c == '&':
+		// An HTML escape of a character of the value (&amp;) goes on;
+		// one of a quote ends it, as the quote would.
+		if k := htmlEscapeLen(b); k > 0 {
+			return k
+		}
+		if has(b, 0, "&#34;") || has(b, 0, "&#39;") || has(b, 0, "&quot;") {
+			return 0
+		}
+	case c == ' ':
+		return -1
+	case c < ' ' || c == 0x7f || c == q:
+		return 0
+	case q == 0 && (c == '"' || c == '\'' || c == ',' || c == ';' || c == '}' || c == ']'):
+		return 0
+	}
+	return 1
 }
 
 // valueEscapeLen is the length of what a backslash at the start of b
