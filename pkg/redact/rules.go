@@ -559,6 +559,9 @@ func basicAuth(b []byte, i int) (int, int, bool) {
 // REST framework's; GitHub's API takes "token "), the credential. Unlike
 // Bearer, the word is everywhere in prose: the header must be there.
 func tokenAuth(b []byte, i int) (int, int, bool) {
+	if i+4 >= len(b) || b[i+4] != ' ' { // (most "ok" are not of "Token ")
+		return 0, 0, false
+	}
 	s := i - 1
 	if !(has(b, s, "Token ") || has(b, s, "token ")) || !authHeader(b, s) {
 		return 0, 0, false
@@ -679,9 +682,14 @@ func secretName(b []byte, i int) bool {
 		return false
 	}
 	// Every secret word ends in one of these: most names are passed over
-	// on their last letter.
+	// on their last letter; of those in s, all but …pass (the many
+	// input_tokens and output_tokens are passed over here).
 	switch b[n-1] | 0x20 {
-	case 'n', 't', 'd', 'y', 'l', 's':
+	case 'n', 't', 'd', 'y', 'l':
+	case 's':
+		if b[n-2]|0x20 != 's' || b[n-3]|0x20 != 'a' {
+			return false
+		}
 	default:
 		return false
 	}
