@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/redact"
 	"github.com/ccfilter/ccfilter/pkg/render"
 )
@@ -363,4 +365,29 @@ func TestRedactTranscriptPlaces(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRedactEnvironmentPathsAndEmailsLeft proves, on the real capture
+// 02-write-read with a path, an email and a GitHub token planted in the
+// Write's content, that variables whose names sound secret but hold a
+// path or an email (GOOGLE_APPLICATION_CREDENTIALS, GIT_AUTHOR_EMAIL)
+// leave them as they are in a markdown report, and that the token GH_TOKEN
+// holds is marked as the GitHub token it is, as it is where no variable
+// holds it: one token, one marker.
+func TestRedactEnvironmentPathsAndEmailsLeft(t *testing.T) {
+	gh := redact.Rules[6].Example
+	require.Equal(t, "github-token", redact.Rules[6].ID)
+	adc, email := "/home/user/.config/gcloud/application_default_credentials.json", "jane.doe@example.org"
+	path := derived(t, "02-write-read.jsonl", "hello probe", jsonInner("key at "+adc+" by "+email+" with "+gh))
+	environ := []string{"NO_COLOR=1", "GOOGLE_APPLICATION_CREDENTIALS=" + adc, "GIT_AUTHOR_EMAIL=" + email, "GH_TOKEN=" + gh}
+	var stdout, stderr bytes.Buffer
+	code := runWith(&options{presets: preset.Builtin()}, []string{"all", "-F", "markdown", path}, strings.NewReader(""), &stdout, &stderr, environ)
+	require.Equal(t, 0, code, stderr.String())
+	out := stdout.String()
+	assert.Contains(t, out, adc)
+	assert.Contains(t, out, email)
+	assert.NotContains(t, out, gh)
+	assert.Contains(t, out, "[REDACTED:github-token#1]")
+	assert.NotContains(t, out, "env-secret")
+	assert.Contains(t, stderr.String(), "redacted ")
 }
