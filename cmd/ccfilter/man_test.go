@@ -53,7 +53,7 @@ func manDescription() string {
 (or the JSON array of **--output-format json**), or the session transcripts
 Claude Code keeps in ~/.claude/projects, from files or stdin, and prints
 what you ask for: a preset, or any jq expression (gojq), as text, markdown,
-NDJSON, CSV or JSON.
+NDJSON, CSV, JSON, HTML (one page) or OTLP (OpenTelemetry traces).
 
 *FILTER* is a preset name or a jq expression run per event; none means **all**.
 *FILE* is zero or more files (.gz and .zst are read transparently); none or **-**

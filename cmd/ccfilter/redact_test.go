@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/redact"
 	"github.com/ccfilter/ccfilter/pkg/render"
 )
@@ -21,12 +23,20 @@ func jsonInner(s string) string {
 }
 
 // redactDecoys are what runs are made of that looks like a secret to a
-// careless rule: they must come out as they went in.
-var redactDecoys = []string{
+// careless rule, and every rule's decoys (a test key, a published
+// example, code that reads a secret): they must come out as they went in.
+var redactDecoys = append([]string{
 	"msg_01XFDUDYJgAACzvnptvVoYEL", "toolu_01A09q90qw90lq917835lq9", "3f2c9a1e-7b4d-4e8a-9c2f-1a2b3c4d5e6f",
 	"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-	"AKIAIOSFODNN7EXAMPLE", "the password you chose must be long", "Basic Authentication",
-	"apiKeySource ANTHROPIC_API_KEY", "/home/user/.config/token.txt",
+	"the password you chose must be long", "apiKeySource ANTHROPIC_API_KEY", "/home/user/.config/token.txt",
+}, ruleDecoys()...)
+
+func ruleDecoys() []string {
+	var all []string
+	for _, r := range redact.Rules {
+		all = append(all, r.Decoys...)
+	}
+	return all
 }
 
 // plantedRun is a real capture with every rule's example planted in a
@@ -96,6 +106,37 @@ func TestRedactPlantedSecrets(t *testing.T) {
 	off := runIn(t, []string{"all", "-F", "markdown", "--no-redact", path}, "")
 	assert.NotContains(t, off.Stdout, "| Redacted |")
 	assert.Contains(t, off.Stdout, secrets[0], "--no-redact turns markdown's default off")
+}
+
+// TestRedactDefaultSaidOnce proves --help, README and docs/redaction.md
+// say in the same words which formats are redacted by default, that the
+// words are what the code does (each format's default run of a real
+// capture with secrets planted, 02-write-read), and that --help's intro
+// names every format.
+func TestRedactDefaultSaidOnce(t *testing.T) {
+	help := runIn(t, []string{"--help"}, "").Stdout
+	said := redactDefault()
+	assert.Contains(t, help, "[REDACTED:kind#n]; "+said+"; see docs/redaction.md")
+	for _, doc := range []string{"../../README.md", "../../docs/redaction.md"} {
+		b, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		assert.Contains(t, strings.Join(strings.Fields(string(b)), " "), said, doc)
+	}
+	path, secrets := plantedRun(t)
+	var redacted []string
+	for _, f := range render.Formats {
+		res := runIn(t, []string{"all", "-F", string(f), path}, "")
+		if !strings.Contains(res.Stdout, secrets[0]) {
+			redacted = append(redacted, string(f))
+		}
+	}
+	require.NotEmpty(t, redacted)
+	last := len(redacted) - 1
+	assert.True(t, strings.HasPrefix(said, "on by default for "+strings.Join(redacted[:last], ", ")+" and "+redacted[last]+" ("), "%q, and the code redacts %v", said, redacted)
+	intro := strings.ToLower(strings.Join(strings.Fields(help[:strings.Index(help, "\n\n")]), " "))
+	for _, f := range render.Formats {
+		assert.Contains(t, intro, string(f), "--help's intro names every format")
+	}
 }
 
 // TestRedactRealCapturesUnchanged proves --redact changes no byte of a
@@ -324,4 +365,29 @@ func TestRedactTranscriptPlaces(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRedactEnvironmentPathsAndEmailsLeft proves, on the real capture
+// 02-write-read with a path, an email and a GitHub token planted in the
+// Write's content, that variables whose names sound secret but hold a
+// path or an email (GOOGLE_APPLICATION_CREDENTIALS, GIT_AUTHOR_EMAIL)
+// leave them as they are in a markdown report, and that the token GH_TOKEN
+// holds is marked as the GitHub token it is, as it is where no variable
+// holds it: one token, one marker.
+func TestRedactEnvironmentPathsAndEmailsLeft(t *testing.T) {
+	gh := redact.Rules[6].Example
+	require.Equal(t, "github-token", redact.Rules[6].ID)
+	adc, email := "/home/user/.config/gcloud/application_default_credentials.json", "jane.doe@example.org"
+	path := derived(t, "02-write-read.jsonl", "hello probe", jsonInner("key at "+adc+" by "+email+" with "+gh))
+	environ := []string{"NO_COLOR=1", "GOOGLE_APPLICATION_CREDENTIALS=" + adc, "GIT_AUTHOR_EMAIL=" + email, "GH_TOKEN=" + gh}
+	var stdout, stderr bytes.Buffer
+	code := runWith(&options{presets: preset.Builtin()}, []string{"all", "-F", "markdown", path}, strings.NewReader(""), &stdout, &stderr, environ)
+	require.Equal(t, 0, code, stderr.String())
+	out := stdout.String()
+	assert.Contains(t, out, adc)
+	assert.Contains(t, out, email)
+	assert.NotContains(t, out, gh)
+	assert.Contains(t, out, "[REDACTED:github-token#1]")
+	assert.NotContains(t, out, "env-secret")
+	assert.Contains(t, stderr.String(), "redacted ")
 }

@@ -246,7 +246,7 @@ func newRootCmd(o *options, runF func(*options) error) *cobra.Command {
 (or the JSON array of --output-format json), or the session transcripts
 Claude Code keeps in ~/.claude/projects, from files or stdin, and prints
 what you ask for: a preset, or any jq expression (gojq), as text, markdown,
-NDJSON, CSV or JSON.
+NDJSON, CSV, JSON, HTML (one page) or OTLP (OpenTelemetry traces).
 
 FILTER is a preset name or a jq expression run per event; none means "all".
 A FILTER that compiles as jq is an expression, as in jq: "." is jq's identity
@@ -318,8 +318,8 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.BoolVar(&o.LineBuffered, "line-buffered", false, "flush after every event (e.g. into tee)")
 	f.IntVar(&o.MaxLineBytes, "max-line-bytes", 1<<30, "longest line accepted; longer lines are reported and skipped")
 	f.BoolVar(&o.FullOutput, "full-output", false, "text and markdown: show a tool output a session transcript saved in its tool-results/ folder, not the preview the transcript holds")
-	f.BoolVar(&o.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys, the values of this environment's secret variables) with [REDACTED:kind#n]; on by default for markdown and html (see docs/redaction.md)")
-	f.BoolVar(&o.NoRedact, "no-redact", false, "write secrets as they are, in markdown and html too")
+	f.BoolVar(&o.Redact, "redact", false, "replace secrets (API keys, tokens, passwords, private keys, the values of this environment's secret variables) with [REDACTED:kind#n]; "+redactDefault()+"; see docs/redaction.md")
+	f.BoolVar(&o.NoRedact, "no-redact", false, "write secrets as they are, also where --redact is on by default")
 	o.groupingFlags(cmd)
 	f.BoolVarP(&o.Follow, "follow", "f", false, "read FILE as it is written, as tail -f does, and end when its run ends (a stream: its result, then "+follow.DefaultGrace.String()+" with nothing written; a transcript: Ctrl-C); a project folder, or no FILE (the working directory's project): its newest session, switching to a newer one. Ctrl-C ends it with exit 130 as a stream cut there ends: what was read is printed, calls without a result listed, a report completed, no outcome made up (see docs/follow.md)")
 	f.IntVar(&o.Pid, "pid", 0, "--follow: end once process PID has ended (as tail --pid), after what it wrote is read, with the run's exit code as far as it got")

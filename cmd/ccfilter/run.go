@@ -523,8 +523,24 @@ func (o *options) runName(p *plan, name string) string {
 	return displayName(name)
 }
 
+// redactedByDefault are the formats people share or send: a report, a
+// page, traces (--otlp-endpoint sends otlp). Off for the others: a
+// pipeline's bytes are not changed behind its back.
+var redactedByDefault = []render.Format{render.Markdown, render.HTML, render.OTLP}
+
+// redactDefault says redactedByDefault, as --help says it and README and
+// docs/redaction.md repeat it word for word (TestRedactDefaultSaidOnce).
+func redactDefault() string {
+	names := make([]string, len(redactedByDefault))
+	for i, f := range redactedByDefault {
+		names[i] = string(f)
+	}
+	last := len(names) - 1
+	return "on by default for " + strings.Join(names[:last], ", ") + " and " + names[last] + " (also what --otlp-endpoint sends)"
+}
+
 // redacting says whether secrets are replaced: --redact, --no-redact, or
-// by default for the formats people share (markdown).
+// by default for the formats of redactedByDefault.
 func (o *options) redacting() bool {
 	switch {
 	case o.NoRedact:
@@ -533,7 +549,7 @@ func (o *options) redacting() bool {
 		return true
 	}
 	f, _ := render.ParseFormat(o.Format)
-	return f == render.Markdown || f == render.HTML || f == render.OTLP
+	return slices.Contains(redactedByDefault, f)
 }
 
 // flusher is an output that holds bytes back (the redacting writer).

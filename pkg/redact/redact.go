@@ -44,13 +44,17 @@ type Redactor struct {
 	counts  map[string]int
 }
 
-// literal is a value of the environment that is a secret.
+// literal is a value of the environment that is a secret, and the kind
+// it is marked as: env-secret, or the kind its shape says (kindOf).
 type literal struct {
 	name  string
 	value []byte
+	id    string
 }
 
-// envSecretWords in a variable's name say its value is a secret.
+// envSecretWords end a word of a variable's name (between its _) that
+// says its value is a secret: API_KEY, GHTOKEN, OAUTH, CREDENTIALS; not
+// AUTHOR, KEYBOARD.
 var envSecretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH"}
 
 // envNotSecret in a variable's name say it names a place, not a secret.
@@ -62,22 +66,62 @@ var envNotSecret = []string{"PATH", "FILE", "DIR", "SOCK", "URL", "HOST", "PORT"
 const minEnvSecret = 12
 
 // New returns a Redactor with the rules of the table, and the values of
-// the variables of environ ("NAME=value") whose names say secret.
+// the variables of environ ("NAME=value") whose names say secret and
+// that look like one (not a path, an email: GOOGLE_APPLICATION_CREDENTIALS
+// names a file).
 func New(environ []string) *Redactor {
 	r := &Redactor{seed: maphash.MakeSeed(), numbers: map[uint64]int{}, next: map[string]int{}, counts: map[string]int{}}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
 		up := strings.ToUpper(name)
-		if !ok || len(value) < minEnvSecret || !hasWord(up, envSecretWords) || hasWord(up, envNotSecret) || strings.ContainsAny(value, " \n") {
+		if !ok || len(value) < minEnvSecret || !secretVariable(up) || hasWord(up, envNotSecret) || strings.ContainsAny(value, " \n") || !looksSecret([]byte(value)) {
 			continue
 		}
-		r.env = append(r.env, literal{name: name, value: []byte(value)})
+		// A value of a known shape is marked as its kind, as it is
+		// where the environment does not hold it.
+		id := kindOf([]byte(value))
+		if id == "" {
+			id = "env-secret"
+		}
+		r.env = append(r.env, literal{name: name, value: []byte(value), id: id})
 		if q := strconv.Quote(value); q[1:len(q)-1] != value {
 			// As a JSON string writes it.
-			r.env = append(r.env, literal{name: name, value: []byte(q[1 : len(q)-1])})
+			r.env = append(r.env, literal{name: name, value: []byte(q[1 : len(q)-1]), id: id})
 		}
 	}
 	return r
+}
+
+// secretVariable reports whether a word of the variable's name (up, in
+// capitals) ends in a word that says secret, or in its plural.
+func secretVariable(up string) bool {
+	for _, w := range strings.FieldsFunc(up, func(c rune) bool { return c == '_' || c == '-' || c == '.' }) {
+		w = strings.TrimSuffix(w, "S")
+		for _, s := range envSecretWords {
+			if strings.HasSuffix(w, s) || strings.HasSuffix(w+"S", s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// kindOf is the id of the rule of a shape (not byContext) that finds v
+// whole, or "": what a secret found by its context (a header, a name,
+// the environment) is marked as, so that one token has one marker.
+func kindOf(v []byte) string {
+	for j := range v {
+		for _, ri := range triggers.sets[triggers.set[pairAt(v, j)]] {
+			rule := &Rules[ri]
+			if rule.byContext {
+				continue
+			}
+			if s, e, ok := rule.match(v, j); ok && s == 0 && e == len(v) {
+				return rule.ID
+			}
+		}
+	}
+	return ""
 }
 
 func hasWord(s string, words []string) bool {
@@ -104,7 +148,7 @@ func (r *Redactor) find(b []byte, dst []match) []match {
 			if k < 0 {
 				break
 			}
-			dst = append(dst, match{off + k, off + k + len(l.value), "env-secret"})
+			dst = append(dst, match{off + k, off + k + len(l.value), l.id})
 			off += k + len(l.value)
 		}
 	}
@@ -124,7 +168,13 @@ func (r *Redactor) find(b []byte, dst []match) []match {
 			for _, ri := range triggers.sets[set[pairAt(b, j)]] {
 				rule := &Rules[ri]
 				if s, e, ok := rule.match(b, j); ok && e > s {
-					dst = append(dst, match{s, e, rule.ID})
+					id := rule.ID
+					if rule.byContext {
+						if k := kindOf(b[s:e]); k != "" {
+							id = k
+						}
+					}
+					dst = append(dst, match{s, e, id})
 					i = e
 					break
 				}

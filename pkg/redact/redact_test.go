@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -33,10 +34,33 @@ func TestEveryRuleFindsItsExample(t *testing.T) {
 	}
 }
 
+// TestNoRuleChangesADecoy proves every rule has decoys, texts near its
+// shape that are not secrets (a test key, a published example, code that
+// reads a secret), and that no rule of the table changes one: alone, in
+// prose, or inside a JSON string.
+func TestNoRuleChangesADecoy(t *testing.T) {
+	for _, rule := range Rules {
+		t.Run(rule.ID, func(t *testing.T) {
+			require.NotEmpty(t, rule.Decoys, "a rule has a decoy")
+			for _, d := range rule.Decoys {
+				b, err := json.Marshal(map[string]string{"text": "x " + d + "\nnext"})
+				require.NoError(t, err)
+				for _, in := range []string{d, "see " + d + " here", string(b)} {
+					r := New(nil)
+					assert.Equal(t, in, r.String(in))
+					assert.Zero(t, r.Count(), in)
+				}
+			}
+		})
+	}
+}
+
 // TestAssignedForms proves an assignment to a name that says secret is
 // found in the forms runs hold it: an env dump, YAML, JSON (also escaped
-// inside a JSON string), camelCase; and that names that say what a secret
-// is, and placeholders, are not.
+// inside a JSON string), camelCase, DB_PASS and *_PWD, a PHP or Ruby
+// hash's =>; that the whole value goes, \ and ! included (a JSON string
+// writes the backslash \\); and that names that say what a secret is,
+// and placeholders, are not.
 func TestAssignedForms(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"DB_PASSWORD=Tr0ub4dor&3xyz", "DB_PASSWORD=[REDACTED:assigned-secret#1]"},
@@ -44,12 +68,45 @@ func TestAssignedForms(t *testing.T) {
 		{`{\"apiKey\":\"q8Zr2LmX0pWv7T\"}`, `{\"apiKey\":\"[REDACTED:assigned-secret#1]\"}`},
 		{"github_token: Gx7pQ2rT9sLm4K", "github_token: [REDACTED:assigned-secret#1]"},
 		{"SLACK_TOKEN='aB3dE6gH9jKl'", "SLACK_TOKEN='[REDACTED:assigned-secret#1]'"},
+		{"export DB_PASS=Xk9pL2mQ7vR4", "export DB_PASS=[REDACTED:assigned-secret#1]"},
+		{"MYSQL_PWD=Xk9pL2mQ7vR4 mysql -u root", "MYSQL_PWD=[REDACTED:assigned-secret#1] mysql -u root"},
+		{`DB_PASSWD="s3cr3t!Pa\ss"`, `DB_PASSWD="[REDACTED:assigned-secret#1]"`},
+		{`{"password":"s3cr3t!Pa\\ss"}`, `{"password":"[REDACTED:assigned-secret#1]"}`},
+		{`PASSWORD=hunter2!x\y z`, `PASSWORD=[REDACTED:assigned-secret#1] z`},
+		{"'password' => 'Xk9pL2mQ7vR4',", "'password' => '[REDACTED:assigned-secret#1]',"},
+		{`config.password = "Xk9pL2mQ7vR4"`, `config.password = "[REDACTED:assigned-secret#1]"`},
+		{`:password => "Xk9pL2mQ7vR4"`, `:password => "[REDACTED:assigned-secret#1]"`},
+		{`  password: "Xk9pL2mQ7vR4"`, `  password: "[REDACTED:assigned-secret#1]"`},
+		{`password = "MySecretPassword"`, `password = "[REDACTED:assigned-secret#1]"`},
 		{`"output_tokens": 1234567890`, `"output_tokens": 1234567890`},
 		{"API_KEY=$ANTHROPIC_API_KEY", "API_KEY=$ANTHROPIC_API_KEY"},
 		{"password: your-password-here", "password: your-password-here"},
 		{"token_type: Bearer", "token_type: Bearer"},
 	} {
 		assert.Equal(t, c.want, New(nil).String(c.in), c.in)
+	}
+}
+
+// TestOneTokenOneMarker proves a token found by what stands around it (a
+// header, a name, a URL, the environment) is marked as the kind its shape
+// says, as it is alone: one token, one marker.
+func TestOneTokenOneMarker(t *testing.T) {
+	gh := "gh" + "p_" + rep("aB3dE6gH9j", 3) + "KlMnOp"
+	jwt := Rules[slices.IndexFunc(Rules, func(r Rule) bool { return r.ID == "jwt" })].Example
+	for _, c := range []struct {
+		environ    []string
+		in, marker string
+	}{
+		{nil, gh, "[REDACTED:github-token#1]"},
+		{nil, "GITHUB_TOKEN=" + gh, "GITHUB_TOKEN=[REDACTED:github-token#1]"},
+		{nil, `curl -H "Authorization: token ` + gh + `"`, `curl -H "Authorization: token [REDACTED:github-token#1]"`},
+		{nil, "Authorization: Bearer " + gh, "Authorization: Bearer [REDACTED:github-token#1]"},
+		{nil, "https://x-access-token:" + gh + "@github.com/o/r", "https://x-access-token:[REDACTED:github-token#1]@github.com/o/r"},
+		{[]string{"GH_TOKEN=" + gh}, "echo " + gh, "echo [REDACTED:github-token#1]"},
+		{nil, "Authorization: Bearer " + jwt, "Authorization: Bearer [REDACTED:jwt#1]"},
+		{nil, `"id_token": "` + jwt + `"`, `"id_token": "[REDACTED:jwt#1]"`},
+	} {
+		assert.Equal(t, c.marker, New(c.environ).String(c.in), c.in)
 	}
 }
 

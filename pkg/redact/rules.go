@@ -3,6 +3,7 @@ package redact
 import (
 	"bytes"
 	"encoding/base64"
+	"math"
 	"unsafe"
 )
 
@@ -23,9 +24,19 @@ type Rule struct {
 	Example string
 	// Secret is the part of Example that must not survive ("": all of
 	// it); the rest (a header, a name) stays.
-	Secret   string
-	triggers []string
-	match    func(b []byte, i int) (start, end int, ok bool)
+	Secret string
+	// Decoys are texts near the rule's shape that are not secrets (a
+	// test key, a placeholder, code that reads a secret): no rule may
+	// change them (tested, and planted beside the examples in a real
+	// run).
+	Decoys []string
+	// byContext: the rule knows a secret by what stands around it (a
+	// header, a name, a URL), not by its shape; a secret it finds that
+	// has the shape of another kind is marked as that kind, so that one
+	// token has one marker wherever it is (kindOf).
+	byContext bool
+	triggers  []string
+	match     func(b []byte, i int) (start, end int, ok bool)
 }
 
 // pairs lists a rule's triggers.
@@ -33,33 +44,88 @@ func pairs(t ...string) []string { return t }
 
 // secretWordTriggers find the words that say a name holds a secret, as
 // written in lower case, upper case and camelCase: tOKen, seCRet,
-// CRedential, paSSWord, passWD, api_kEY, apiKEY.
-var secretWordTriggers = pairs("ok", "OK", "cr", "CR", "sw", "SW", "wd", "WD", "ey", "EY")
+// CRedential, paSSWord, passWD, api_kEY, apiKEY, DB_pASs (and MYSQL_PWD
+// by its WD).
+var secretWordTriggers = pairs("ok", "OK", "cr", "CR", "sw", "SW", "wd", "WD", "ey", "EY", "AS")
+
+// azuriteKey is the storage key Microsoft publishes for its local
+// emulator (Azurite, devstoreaccount1): in every docker-compose file and
+// no one's secret, as AWS's ...EXAMPLE keys.
+const azuriteKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/" + "K1SZFPTOtr/KBHBeksoGMGw=="
 
 // Rules is the table of every rule, in the order docs/redaction.md lists
-// them. A rule is one entry here, with its test example.
+// them. A rule is one entry here, with its test example and its decoys.
 var Rules = []Rule{
-	{ID: "anthropic-key", Description: "Anthropic API key (sk-ant-api03-…)", Example: "sk-ant-" + "api03-" + rep("AbCd1234", 11) + "-xyzAA", triggers: pairs("k-"), match: sk("anthropic-key")},
-	{ID: "anthropic-admin-key", Description: "Anthropic Admin API key (sk-ant-admin01-…)", Example: "sk-ant-" + "admin01-" + rep("ZyXw9876", 11) + "-abcAA", triggers: pairs("k-"), match: sk("anthropic-admin-key")},
-	{ID: "claude-oauth-token", Description: "Claude Code OAuth access token (sk-ant-oat01-…)", Example: "sk-ant-" + "oat01-" + rep("Qwer5678", 11) + "-qweAA", triggers: pairs("k-"), match: sk("claude-oauth-token")},
-	{ID: "claude-refresh-token", Description: "Claude Code OAuth refresh token (sk-ant-ort01-…)", Example: "sk-ant-" + "ort01-" + rep("Asdf4321", 11) + "-asdAA", triggers: pairs("k-"), match: sk("claude-refresh-token")},
-	{ID: "openrouter-key", Description: "OpenRouter API key (sk-or-v1- and 64 hex digits)", Example: "sk-or-" + "v1-" + rep("0123456789abcdef", 4), triggers: pairs("k-"), match: sk("openrouter-key")},
-	{ID: "openai-key", Description: "OpenAI API key (sk-proj-…, sk-svcacct-…, sk-admin-…, or sk- and 48 letters and digits)", Example: "sk-" + "proj-" + rep("Ab12Cd34Ef56", 12), triggers: pairs("k-"), match: sk("openai-key")},
-	{ID: "github-token", Description: "GitHub token: ghp_, gho_, ghu_, ghs_ (also the newer longer ones), ghr_, and fine-grained github_pat_", Example: "gh" + "p_" + rep("aB3dE6gH9j", 3) + "KlMnOp", triggers: pairs("gh", "b_"), match: githubToken},
-	{ID: "gitlab-token", Description: "GitLab personal access token (glpat-…)", Example: "gl" + "pat-" + rep("xY7z", 5), triggers: pairs("lp"), match: at(4, gitlabToken)},
-	{ID: "slack-token", Description: "Slack token (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-)", Example: "xo" + "xb-" + "1234567890-1234567890123-" + rep("aBcD", 6), triggers: pairs("xo"), match: at(4, slackToken)},
-	{ID: "aws-access-key-id", Description: "AWS access key id (AKIA, ASIA and the other 4-letter prefixes, 16 more)", Example: "AK" + "IA" + "Z7Q4XW2PLM3NB6VC", triggers: pairs("AK", "AS", "AG", "AI", "AR", "AN", "AB", "AC"), match: awsKeyID},
-	{ID: "google-api-key", Description: "Google API key (AIza and 35 more)", Example: "AI" + "za" + "Sy" + rep("Ab1-Cd2_E", 3) + "f3G4h5", triggers: pairs("AI"), match: googleKey},
-	{ID: "stripe-key", Description: "Stripe secret or restricted key (sk_live_, rk_live_, sk_test_, rk_test_)", Example: "sk" + "_live_" + rep("4eC39HqLyjWDarjtT1zdp7dc", 1), triggers: pairs("k_"), match: at(1, stripeKey)},
-	{ID: "npm-token", Description: "npm access token (npm_ and 36 more)", Example: "np" + "m_" + rep("Ab1Cd2Ef3G", 3) + "h4Ij5K", triggers: pairs("pm"), match: at(2, npmToken)},
-	{ID: "huggingface-token", Description: "Hugging Face token (hf_ and 34 letters)", Example: "h" + "f_" + rep("AbCdEfGhIjKlMnOpQ", 2), triggers: pairs("f_"), match: at(1, hfToken)},
-	{ID: "sendgrid-key", Description: "SendGrid API key (SG. and two dot-separated parts)", Example: "S" + "G." + rep("aB3_cD4-eF", 2) + "gH" + "." + rep("iJ5kL6mN7o", 4) + "pQ8", triggers: pairs("G."), match: sendgridKey},
-	{ID: "jwt", Description: "JSON Web Token (three base64url parts, the first two JSON objects)", Example: "ey" + "JhbGciOiJIUzI1NiJ9" + "." + "ey" + "JzdWIiOiIxMjM0NTY3ODkwIn0" + "." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", triggers: pairs("yJ"), match: at(1, jwt)},
-	{ID: "private-key", Description: "PEM private key block (-----BEGIN … PRIVATE KEY----- to its END line, also written with \\n escapes inside a JSON string, also cut short)", Secret: "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun", Example: "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA " + "PRIVATE KEY-----", triggers: pairs("-B", "-E"), match: at(-4, pemBlock)},
-	{ID: "bearer-token", Description: "the credential of an Authorization header: Bearer …", Example: "Authorization: Bearer " + "eyAbC" + rep("dEf123", 4), Secret: "eyAbC" + rep("dEf123", 4), triggers: pairs("Be"), match: bearer},
-	{ID: "basic-auth", Description: "the credential of an Authorization header: Basic …", Example: "Authorization: Basic " + "dXNlcjpz" + "ZWNyZXQxMjM0NQ==", Secret: "dXNlcjpz" + "ZWNyZXQxMjM0NQ==", triggers: pairs("Ba"), match: basicAuth},
-	{ID: "url-password", Description: "the password in a URL's user:password@", Example: "postgres://admin:" + "S3cr3tPassw0rd" + "@db.internal:5432/app", Secret: "S3cr3tPassw0rd", triggers: pairs("@"), match: urlPassword},
-	{ID: "assigned-secret", Description: "a value assigned to a name that says secret (…_TOKEN=, …_SECRET:, \"password\": \"…\", API_KEY=, …) in env dumps, .env files, YAML and JSON", Example: "DB_PASSWORD=" + "Tr0ub4dor&3xyz", Secret: "Tr0ub4dor&3xyz", triggers: secretWordTriggers, match: assignedAt},
+	{ID: "anthropic-key", Description: "Anthropic API key (sk-ant-api03-…)", Example: "sk-ant-" + "api03-" + rep("AbCd1234", 11) + "-xyzAA", triggers: pairs("k-"), match: sk("anthropic-key"),
+		Decoys: []string{"keys look like sk-ant-" + "api03-AbCd…"}},
+	{ID: "anthropic-admin-key", Description: "Anthropic Admin API key (sk-ant-admin01-…)", Example: "sk-ant-" + "admin01-" + rep("ZyXw9876", 11) + "-abcAA", triggers: pairs("k-"), match: sk("anthropic-admin-key"),
+		Decoys: []string{"an admin key (sk-ant-" + "admin01-...) manages the organization"}},
+	{ID: "claude-oauth-token", Description: "Claude Code OAuth access token (sk-ant-oat01-…)", Example: "sk-ant-" + "oat01-" + rep("Qwer5678", 11) + "-qweAA", triggers: pairs("k-"), match: sk("claude-oauth-token"),
+		Decoys: []string{"CLAUDE_CODE_OAUTH_TOKEN=sk-ant-" + "oat01-xxxxxxxx"}},
+	{ID: "claude-refresh-token", Description: "Claude Code OAuth refresh token (sk-ant-ort01-…)", Example: "sk-ant-" + "ort01-" + rep("Asdf4321", 11) + "-asdAA", triggers: pairs("k-"), match: sk("claude-refresh-token"),
+		Decoys: []string{"refresh tokens start with sk-ant-" + "ort01-"}},
+	{ID: "openrouter-key", Description: "OpenRouter API key (sk-or-v1- and 64 hex digits)", Example: "sk-or-" + "v1-" + rep("0123456789abcdef", 4), triggers: pairs("k-"), match: sk("openrouter-key"),
+		Decoys: []string{"sk-or-" + "v1-" + rep("0123456789abcdef", 2)}},
+	{ID: "openai-key", Description: "OpenAI API key (sk-proj-…, sk-svcacct-…, sk-admin-…, or sk- and 48 letters and digits)", Example: "sk-" + "proj-" + rep("Ab12Cd34Ef56", 12), triggers: pairs("k-"), match: sk("openai-key"),
+		Decoys: []string{"disk-" + rep("Ab12Cd34Ef56", 4), "task-" + "proj-" + rep("ab12", 12)}},
+	{ID: "github-token", Description: "GitHub token: ghp_, gho_, ghu_, ghs_ (also the newer longer ones), ghr_, and fine-grained github_pat_", Example: "gh" + "p_" + rep("aB3dE6gH9j", 3) + "KlMnOp", triggers: pairs("gh", "b_"), match: githubToken,
+		Decoys: []string{"gh" + "p_" + "aB3dE6gH9j", "github_pat_" + "short"}},
+	{ID: "gitlab-token", Description: "GitLab personal access token (glpat-…)", Example: "gl" + "pat-" + rep("xY7z", 5), triggers: pairs("lp"), match: prefixed("glpat-", 1, 20, 100, token),
+		Decoys: []string{"gl" + "pat-" + "xY7z"}},
+	{ID: "gitlab-deploy-token", Description: "GitLab deploy token (gldt-…)", Example: "gl" + "dt-" + rep("Qr5sT", 4), triggers: pairs("dt"), match: prefixed("gldt-", 2, 20, 100, token),
+		Decoys: []string{"gl" + "dt-" + "Qr5sT", "gl" + "dt-<deploy-token>"}},
+	{ID: "slack-token", Description: "Slack token (xoxb-, xoxp-, xoxa-, xoxr-, xoxs-, xoxe-)", Example: "xo" + "xb-" + "1234567890-1234567890123-" + rep("aBcD", 6), triggers: pairs("xo"), match: at(4, slackToken),
+		Decoys: []string{"xo" + "xb-123"}},
+	{ID: "slack-webhook", Description: "Slack incoming-webhook URL (hooks.slack.com/services/T…/B…/…: its path)", Example: "https://hooks.slack.com/services/" + "T024BE7LD/B01ABCD2EFG/" + "aBcD1234eFgH5678iJkL9012", Secret: "T024BE7LD/B01ABCD2EFG/" + "aBcD1234eFgH5678iJkL9012", byContext: true, triggers: pairs("/T"), match: slackWebhook,
+		// Slack's own documentation writes this one.
+		Decoys: []string{"https://hooks.slack.com/services/" + "T00000000/B00000000/" + "XXXXXXXXXXXXXXXXXXXXXXXX"}},
+	{ID: "aws-access-key-id", Description: "AWS access key id (AKIA, ASIA and the other 4-letter prefixes, 16 more)", Example: "AK" + "IA" + "Z7Q4XW2PLM3NB6VC", triggers: pairs("AK", "AS", "AG", "AI", "AR", "AN", "AB", "AC"), match: awsKeyID,
+		Decoys: []string{"AKIA" + "IOSFODNN7EXAMPLE"}},
+	{ID: "google-api-key", Description: "Google API key (AIza and 35 more)", Example: "AI" + "za" + "Sy" + rep("Ab1-Cd2_E", 3) + "f3G4h5", triggers: pairs("AI"), match: googleKey,
+		Decoys: []string{"AI" + "za" + "SyAb1-Cd2_E"}},
+	{ID: "azure-storage-key", Description: "Azure storage account key (AccountKey= and 88 base64 characters; not the emulator's published key)", Example: "DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=" + rep("Zk9xQ2mW", 10) + "L7pR4t==", Secret: rep("Zk9xQ2mW", 10) + "L7pR4t==", triggers: pairs("ey"), match: azureStorageKey,
+		Decoys: []string{"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + azuriteKey + ";BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;", "AccountKey=<your-account-key>;"}},
+	{ID: "azure-sas-signature", Description: "the signature of an Azure shared access signature (…&sig=, 44 base64 characters, URL-encoded)", Example: "https://acct.blob.core.windows.net/c/b.txt?sv=2022-11-02&sp=r&se=2026-01-01T00%3A00%3A00Z&sig=" + "k3Jq9ZxW2mP7tL4v" + "R8nB1cY6hD5sF0gA%2BeU3iOx7Kq0%3D", Secret: "k3Jq9ZxW2mP7tL4vR8nB1cY6hD5sF0gA%2BeU3iOx7Kq0%3D", triggers: pairs("g="), match: sasSignature,
+		Decoys: []string{"https://acct.blob.core.windows.net/c?sv=2022-11-02&sig=" + "YOUR_SAS_SIGNATURE", "git config=main&sig=abc123"}},
+	{ID: "stripe-key", Description: "Stripe live secret or restricted key (sk_live_, rk_live_; test keys, sk_test_, are left)", Example: "sk" + "_live_" + rep("4eC39HqLyjWDarjtT1zdp7dc", 1), triggers: pairs("k_"), match: at(1, stripeKey),
+		// Stripe's documentation's test key: test keys move no money.
+		Decoys: []string{"sk" + "_test_" + "4eC39HqLyjWDarjtT1zdp7dc", "rk" + "_test_" + "51H8xYzAbCdEfGhIjKlMnOp"}},
+	{ID: "npm-token", Description: "npm access token (npm_ and 36 more)", Example: "np" + "m_" + rep("Ab1Cd2Ef3G", 3) + "h4Ij5K", triggers: pairs("pm"), match: prefixed("npm_", 1, 36, 36, alnum),
+		Decoys: []string{"npm_config_cache=/home/user/.npm"}},
+	{ID: "pypi-token", Description: "PyPI API token (pypi-AgE…, 50 characters or more after pypi-)", Example: "py" + "pi-" + "AgEIcHlwaS5vcmcCJGE4ZjM5ZTg3LTk3ZDAtNGQ1Ny1i" + "MDRmLWI1NmY4ZTk4YjQ3YgACKlszLCJ1cGxvYWQiXQ", triggers: pairs("-A"), match: prefixed("pypi-AgE", 4, 47, 4096, token),
+		// The prefix every PyPI token shares, as its documentation says.
+		Decoys: []string{"tokens start with py" + "pi-AgEIcHlwaS5vcmc", "uv publish --index py" + "pi-Agent"}},
+	{ID: "huggingface-token", Description: "Hugging Face token (hf_ and 34 letters)", Example: "h" + "f_" + rep("AbCdEfGhIjKlMnOpQ", 2), triggers: pairs("f_"), match: prefixed("hf_", 1, 30, 40, alnum),
+		Decoys: []string{"from huggingface_hub import hf_hub_download"}},
+	{ID: "telegram-bot-token", Description: "Telegram bot token (the bot's 8 to 10 digits, a colon and 35 more)", Example: "bot" + "5123456789:" + "AAH7xQ2mZk9LpW4vB1nR8tY5cD3sF6gJ0hE", triggers: pairs(":A"), match: telegramBotToken,
+		// The Bot API documentation's example token.
+		Decoys: []string{"123456" + ":ABC-DEF1234ghIkl-zyx57W2v1u123ew11", "at 20260101:A note"}},
+	{ID: "sendgrid-key", Description: "SendGrid API key (SG. and two dot-separated parts)", Example: "S" + "G." + rep("aB3_cD4-eF", 2) + "gH" + "." + rep("iJ5kL6mN7o", 4) + "pQ8", triggers: pairs("G."), match: sendgridKey,
+		Decoys: []string{"S" + "G.aB3_cD4-eF"}},
+	{ID: "jwt", Description: "JSON Web Token (three base64url parts, the first two JSON objects)", Example: "ey" + "JhbGciOiJIUzI1NiJ9" + "." + "ey" + "JzdWIiOiIxMjM0NTY3ODkwIn0" + "." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", triggers: pairs("yJ"), match: at(1, jwt),
+		Decoys: []string{"a JWT's header reads ey" + "JhbGciOiJIUzI1NiJ9"}},
+	{ID: "private-key", Description: "PEM private key block (-----BEGIN … PRIVATE KEY----- to its END line, also written with \\n escapes inside a JSON string, also cut short)", Secret: "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun", Example: "-----BEGIN " + "RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun\nVTLw7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxK\n-----END RSA " + "PRIVATE KEY-----", triggers: pairs("-B", "-E"), match: at(-4, pemBlock),
+		Decoys: []string{"-----BEGIN " + "PUBLIC KEY-----\nMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE\n-----END " + "PUBLIC KEY-----"}},
+	{ID: "bearer-token", Description: "the credential of an Authorization header: Bearer …", Example: "Authorization: Bearer " + "eyAbC" + rep("dEf123", 4), Secret: "eyAbC" + rep("dEf123", 4), byContext: true, triggers: pairs("Be"), match: bearer,
+		Decoys: []string{"Authorization: Bearer $ANTHROPIC_API_KEY", "Authorization: Bearer <token>"}},
+	{ID: "basic-auth", Description: "the credential of an Authorization header: Basic …", Example: "Authorization: Basic " + "dXNlcjpz" + "ZWNyZXQxMjM0NQ==", Secret: "dXNlcjpz" + "ZWNyZXQxMjM0NQ==", byContext: true, triggers: pairs("Ba"), match: basicAuth,
+		Decoys: []string{"use Basic Authentication over TLS", "Authorization: Basic " + "aGVsbG8gd29ybGQ="}},
+	{ID: "token-auth", Description: "the credential of an Authorization header: Token … (Django REST framework; GitHub's token …)", Example: `"Authorization": "Token ` + "9944b09199c62bcf" + "9418ad846dd0e4bbdfc6ee4b" + `"`, Secret: "9944b09199c62bcf" + "9418ad846dd0e4bbdfc6ee4b", byContext: true, triggers: pairs("ok"), match: tokenAuth,
+		Decoys: []string{"Authorization: Token $API_TOKEN", "the Token authentication of DRF"}},
+	{ID: "url-password", Description: "the password in a URL's user:password@ (also with no user: redis://:password@)", Example: "postgres://admin:" + "S3cr3tPassw0rd" + "@db.internal:5432/app redis://:" + "Xk9pL2mQ7vR4" + "@cache:6379/0", Secret: "Xk9pL2mQ7vR4", byContext: true, triggers: pairs("@"), match: urlPassword,
+		Decoys: []string{"redis://:${REDIS_PASSWORD}@localhost:6379", "git clone ssh://git@github.com:22/org/repo"}},
+	{ID: "assigned-secret", Description: "a value that looks like a secret (see below) assigned to a name that says secret (…_TOKEN=, …_SECRET:, \"password\": \"…\", API_KEY=, DB_PASS=, …_PWD=, 'password' => '…') in env dumps, .env files, YAML, JSON, PHP and Ruby", Example: "DB_PASSWORD=" + "Tr0ub4dor&3xyz", Secret: "Tr0ub4dor&3xyz", byContext: true, triggers: secretWordTriggers, match: assignedAt,
+		// Code that reads a secret, as runs are full of (item 19 of
+		// issue 39: these were mangled).
+		Decoys: []string{
+			"token = get_token(user)", `password = os.environ["X"]`, `token = os.environ["GITHUB_TOKEN"]`,
+			"api_key = config.api_key", "secret = self._secret_value", "token = request.headers.get('X-Token')",
+			"password = getpass.getpass()", "access_token = response.json()['access_token']",
+			"auth_token = generate_token(user_id, expires=3600)", "const token = userToken;",
+			"PASSWORD=correcthorse", "token_expiry: 2026-01-01T00:00:00Z", `"output_tokens": 1234567890`,
+			"password: your-password-here", "DB_PASS=$DB_PASSWORD", "MYSQL_PWD=/home/user/.mysql/pass",
+			`"secret": "a sentence that names no secret"`,
+		}},
 }
 
 // SecretPart is the part of the example that must not survive redaction.
@@ -134,6 +200,19 @@ func tail(b []byte, i, min, max int, c *charClass) (int, bool) {
 	end := run(b, i, c, max+1)
 	n := end - i
 	return end, n >= min && n <= max
+}
+
+// prefixed finds a token of a fixed prefix and min to max characters of
+// c after it, at a trigger off bytes into the prefix.
+func prefixed(prefix string, off, min, max int, c *charClass) func([]byte, int) (int, int, bool) {
+	return func(b []byte, i int) (int, int, bool) {
+		s := i - off
+		if !has(b, s, prefix) || !boundary(b, s, token) {
+			return 0, 0, false
+		}
+		end, ok := tail(b, s+len(prefix), min, max, c)
+		return s, end, ok
+	}
 }
 
 // at calls match with i+k: at the byte of the secret's shape it reads
@@ -212,15 +291,6 @@ func githubToken(b []byte, i int) (int, int, bool) {
 	return s, end, ok
 }
 
-func gitlabToken(b []byte, i int) (int, int, bool) {
-	s := i - 5
-	if !has(b, s, "glpat-") || !boundary(b, s, token) {
-		return 0, 0, false
-	}
-	end, ok := tail(b, i+1, 20, 100, token)
-	return s, end, ok
-}
-
 func slackToken(b []byte, i int) (int, int, bool) {
 	s := i - 4
 	if b[i] != '-' || !has(b, s, "xox") || bytes.IndexByte([]byte("bpares"), b[s+3]) < 0 || !boundary(b, s, token) {
@@ -257,33 +327,100 @@ func googleKey(b []byte, i int) (int, int, bool) {
 	return i, end, ok
 }
 
+// slackWebhook: at the "/T" of hooks.slack.com/services/T…/B…/…, the
+// path after /services/: the workspace, the channel and the secret (the
+// URL is the credential: whoever has it can post).
+func slackWebhook(b []byte, i int) (int, int, bool) {
+	const host = "hooks.slack.com/services"
+	if !has(b, i-len(host), host) {
+		return 0, 0, false
+	}
+	s := i + 1
+	team, ok := tail(b, s+1, 8, 12, upperNum)
+	if !ok || !has(b, team, "/B") {
+		return 0, 0, false
+	}
+	channel, ok := tail(b, team+2, 8, 12, upperNum)
+	if !ok || !has(b, channel, "/") {
+		return 0, 0, false
+	}
+	end, ok := tail(b, channel+1, 24, 24, alnum)
+	if !ok || placeholder(b[channel+1:end]) {
+		return 0, 0, false
+	}
+	return s, end, true
+}
+
+// azureStorageKey: at the "ey" of a connection string's AccountKey=, the
+// 88 base64 characters of a storage account key (64 bytes).
+func azureStorageKey(b []byte, i int) (int, int, bool) {
+	if !has(b, i-8, "AccountKey=") {
+		return 0, 0, false
+	}
+	s := i + 3
+	end, ok := tail(b, s, 88, 88, base64c)
+	if !ok || !has(b, end-2, "==") || string(b[s:end]) == azuriteKey {
+		return 0, 0, false
+	}
+	return s, end, true
+}
+
+// sasChars are a URL-encoded base64 value's.
+var sasChars = class("A-Za-z0-9%+/=")
+
+// sasSignature: at the "g=" of a query's sig= (after ?, & or its escapes
+// in JSON and HTML), the signature of an Azure shared access signature:
+// the base64 of an HMAC-SHA256, 44 characters (43 without its '='),
+// URL-encoded (%2B, %2F, %3D).
+func sasSignature(b []byte, i int) (int, int, bool) {
+	if !has(b, i-2, "sig=") {
+		return 0, 0, false
+	}
+	if q := i - 3; !(q >= 0 && (b[q] == '&' || b[q] == '?') || has(b, q-5, "\\u0026") || has(b, q-4, "&amp;")) {
+		return 0, 0, false
+	}
+	s := i + 2
+	end := run(b, s, sasChars, 256)
+	n := 0 // decoded characters
+	for k := s; k < end; k++ {
+		if b[k] == '%' {
+			k += 2
+		}
+		n++
+	}
+	if n < 43 || n > 44 || !mixed(b[s:end]) || placeholder(b[s:end]) {
+		return 0, 0, false
+	}
+	return s, end, true
+}
+
+// telegramBotToken: at the ':' of a bot token, the bot's id (8 to 10
+// digits, also after the "bot" of an API URL) and 35 letters, digits, _
+// and -.
+func telegramBotToken(b []byte, i int) (int, int, bool) {
+	s := i
+	for s > 0 && i-s <= 10 && '0' <= b[s-1] && b[s-1] <= '9' {
+		s--
+	}
+	if i-s < 8 || i-s > 10 || (s > 0 && (identc[b[s-1]] && !has(b, s-3, "bot"))) {
+		return 0, 0, false
+	}
+	end, ok := tail(b, i+1, 35, 35, token)
+	if !ok || !mixed(b[i+1:end]) {
+		return 0, 0, false
+	}
+	return s, end, true
+}
+
 func stripeKey(b []byte, i int) (int, int, bool) {
 	s := i - 2
 	if s < 0 || (b[s] != 's' && b[s] != 'r') || b[s+1] != 'k' || !boundary(b, s, token) {
 		return 0, 0, false
 	}
-	if !has(b, i, "_live_") && !has(b, i, "_test_") {
+	if !has(b, i, "_live_") {
 		return 0, 0, false
 	}
 	end, ok := tail(b, i+6, 20, 247, alnum)
-	return s, end, ok
-}
-
-func npmToken(b []byte, i int) (int, int, bool) {
-	s := i - 3
-	if !has(b, s, "npm_") || !boundary(b, s, token) {
-		return 0, 0, false
-	}
-	end, ok := tail(b, i+1, 36, 36, alnum)
-	return s, end, ok
-}
-
-func hfToken(b []byte, i int) (int, int, bool) {
-	s := i - 2
-	if !has(b, s, "hf_") || !boundary(b, s, token) {
-		return 0, 0, false
-	}
-	end, ok := tail(b, i+1, 30, 40, alnum)
 	return s, end, ok
 }
 
@@ -403,7 +540,7 @@ func bearer(b []byte, i int) (int, int, bool) {
 // ("Basic Authentication" in prose, and a documented example in code
 // without the header, are not credentials).
 func basicAuth(b []byte, i int) (int, int, bool) {
-	if !has(b, i, "Basic ") || !(has(b, i-15, "uthorization: ") || has(b, i-14, "uthorization:")) {
+	if !has(b, i, "Basic ") || !authHeader(b, i) {
 		return 0, 0, false
 	}
 	s := i + 6
@@ -416,6 +553,45 @@ func basicAuth(b []byte, i int) (int, int, bool) {
 		return 0, 0, false
 	}
 	return s, end, true
+}
+
+// tokenAuth: at the "ok" of an Authorization header's "Token " (Django
+// REST framework's; GitHub's API takes "token "), the credential. Unlike
+// Bearer, the word is everywhere in prose: the header must be there.
+func tokenAuth(b []byte, i int) (int, int, bool) {
+	if i+4 >= len(b) || b[i+4] != ' ' { // (most "ok" are not of "Token ")
+		return 0, 0, false
+	}
+	s := i - 1
+	if !(has(b, s, "Token ") || has(b, s, "token ")) || !authHeader(b, s) {
+		return 0, 0, false
+	}
+	v := s + 6
+	end, ok := tail(b, v, 16, 8192, bearerSet)
+	if !ok || placeholder(b[v:end]) {
+		return 0, 0, false
+	}
+	return v, end, true
+}
+
+// authHeader reports whether an Authorization header's name ends just
+// before s, as HTTP, curl -H, JSON (also escaped inside a JSON string, or
+// a CSV cell, or HTML) and a dict of headers write it.
+func authHeader(b []byte, s int) bool {
+	k := s
+	for k > 0 && s-k < 16 {
+		switch c := b[k-1]; {
+		case quoteOrSpace(c) || c == ':' || c == '=':
+			k--
+		case has(b, k-6, "&quot;"):
+			k -= 6
+		case has(b, k-5, "&#34;") || has(b, k-5, "&#39;"):
+			k -= 5
+		default:
+			return k < s && has(b, k-12, "uthorization")
+		}
+	}
+	return false
 }
 
 // urlPassword: at the '@' of scheme://user:password@host, the password.
@@ -431,7 +607,8 @@ func urlPassword(b []byte, i int) (int, int, bool) {
 	for u > 0 && s-u < 256 && userc[b[u-1]] {
 		u--
 	}
-	if u == s-1 || !has(b, u-3, "://") || i+1 >= len(b) || !alnum[b[i+1]] {
+	// (No user, redis://:password@, is Redis's and others' way.)
+	if !has(b, u-3, "://") || i+1 >= len(b) || !alnum[b[i+1]] {
 		return 0, 0, false
 	}
 	if placeholder(b[s:i]) {
@@ -442,6 +619,10 @@ func urlPassword(b []byte, i int) (int, int, bool) {
 
 // secretWords are what a name that holds a secret says.
 var secretWords = []string{"token", "secret", "password", "passwd", "api_key", "apikey", "api-key", "access_key", "private_key", "credential", "auth_key"}
+
+// secretEnds end names that hold a secret by a short word, which inside
+// a name would say other things (a bypass, a compass, a cwd).
+var secretEnds = []string{"_pass", "_pwd"}
 
 // notSecretNames end names that say what a secret is, not hold one.
 var notSecretNames = []string{"tokens", "source", "_kind", "_type", "_count", "_file", "_path", "_url", "_name", "_id", "_env", "_length", "_len", "_limit", "_budget", "_dir", "_ttl", "_expiry", "_expires", "_at", "_in", "_field", "_header", "_policy", "_hint", "_prompt"}
@@ -467,16 +648,15 @@ func assignedAt(b []byte, i int) (int, int, bool) {
 	return assigned(b, sep)
 }
 
-// assigned: at the '=' or ':' of NAME=value, NAME: value, "name": "value"
-// (also with the quotes escaped, inside a JSON string), where NAME says
-// secret and the value looks like one.
+// assigned: at the '=' or ':' of NAME=value, NAME: value, "name": "value",
+// 'name' => 'value' (also with the quotes escaped, inside a JSON string),
+// where NAME says secret and the value looks like one.
 func assigned(b []byte, i int) (int, int, bool) {
 	if !secretName(b, i) || (i+1 < len(b) && b[i] == ':' && b[i+1] == ':') { // (Go's and C++'s scopes)
 		return 0, 0, false
 	}
-	v, end := assignedValue(b, i)
-	val := b[v:end]
-	if len(val) < 8 || len(val) >= 512 || !mixed(val) || placeholder(val) || upperSnake(val) {
+	v, end, quoted, ok := assignedValue(b, i)
+	if !ok || !secretLike(b[v:end], quoted) {
 		return 0, 0, false
 	}
 	return v, end, true
@@ -498,13 +678,18 @@ func secretName(b []byte, i int) bool {
 	for ns > 0 && n-ns < 64 && nameChar[b[ns-1]] {
 		ns--
 	}
-	if n-ns < 5 || n-ns >= 64 {
+	if n-ns < 5 || n-ns >= 64 || has(b, ns-3, "://") { // (a URL's user: url-password's)
 		return false
 	}
 	// Every secret word ends in one of these: most names are passed over
-	// on their last letter.
+	// on their last letter; of those in s, all but …pass (the many
+	// input_tokens and output_tokens are passed over here).
 	switch b[n-1] | 0x20 {
 	case 'n', 't', 'd', 'y', 'l':
+	case 's':
+		if b[n-2]|0x20 != 's' || b[n-3]|0x20 != 'a' {
+			return false
+		}
 	default:
 		return false
 	}
@@ -516,41 +701,82 @@ func secretName(b []byte, i int) bool {
 		}
 		name[k] = c
 	}
-	return containsAny(name, secretWords) && !endsAny(name, notSecretNames) && !containsAny(name, notSecretWords)
+	return (containsAny(name, secretWords) || endsAny(name, secretEnds)) && !endsAny(name, notSecretNames) && !containsAny(name, notSecretWords)
 }
 
-// assignedValue returns where the value after the '=' or ':' at i starts
-// and ends.
-func assignedValue(b []byte, i int) (int, int) {
-	v := i + 1
-	for v < len(b) && v-i < 7 && quoteOrSpace(b[v]) {
+// assignedValue returns where the value after the '=' or ':' (or '=>')
+// at i starts and ends, and whether it is quoted. A quoted value runs to
+// its quote and may hold any printable character but a space (a quoted
+// text with spaces is prose, ok=false); an unquoted one ends at a space,
+// a quote, or , ; } ] (the structure around it). Both go on past a
+// backslash of the value (raw, or \\ inside a JSON string) and stop at
+// the escapes that end a JSON string's value (\", \n).
+func assignedValue(b []byte, i int) (v, end int, quoted, ok bool) {
+	v = i + 1
+	if b[i] == '=' && v < len(b) && b[v] == '>' { // a PHP or Ruby hash's =>
 		v++
 	}
-	end := v
-	for end < len(b) && end-v < 512 && valueChar(b[end]) {
-		if b[end] == '&' {
-			// An HTML escape of a character of the value (&amp;) goes
-			// on; one of a quote ends it, as the quote would.
-			if k := htmlEscapeLen(b[end:]); k > 0 {
-				end += k
-				continue
-			}
-			if has(b, end, "&#34;") || has(b, end, "&#39;") || has(b, end, "&quot;") {
-				break
-			}
+	var q byte
+	for v < len(b) && v-i < 8 && quoteOrSpace(b[v]) {
+		if b[v] == '"' || b[v] == '\'' {
+			q = b[v]
 		}
-		if b[end] == '\\' {
-			// A JSON escape of a character of the value (\u0026 for &)
-			// goes on; one that ends it (\", \n) does not.
-			if !has(b, end, "\\u") {
-				break
-			}
-			end += 6
-			continue
-		}
-		end++
+		v++
 	}
-	return v, min(end, len(b))
+	for end = v; end < len(b) && end-v < 512; {
+		k := valueCharLen(b[end:], q)
+		if k <= 0 {
+			return v, end, q != 0, k == 0 || q == 0
+		}
+		end += k
+	}
+	return v, min(end, len(b)), q != 0, true
+}
+
+// valueCharLen is the length of the character of a value quoted by q (0:
+// unquoted) at the start of b, an escape of one counting as one; 0 where
+// the value ends; -1 at a space, which ends an unquoted value and makes a
+// quoted one prose.
+func valueCharLen(b []byte, q byte) int {
+	switch c := b[0]; {
+	case c == '\\':
+		return valueEscapeLen(b)
+	case c == '&':
+		// An HTML escape of a character of the value (&amp;) goes on;
+		// one of a quote ends it, as the quote would.
+		if k := htmlEscapeLen(b); k > 0 {
+			return k
+		}
+		if has(b, 0, "&#34;") || has(b, 0, "&#39;") || has(b, 0, "&quot;") {
+			return 0
+		}
+	case c == ' ':
+		return -1
+	case c < ' ' || c == 0x7f || c == q:
+		return 0
+	case q == 0 && (c == '"' || c == '\'' || c == ',' || c == ';' || c == '}' || c == ']'):
+		return 0
+	}
+	return 1
+}
+
+// valueEscapeLen is the length of what a backslash at the start of b
+// stands for inside a value: 2 for \\ (a JSON string's backslash), 6
+// for a \u escape, 1 for a raw backslash; 0 for an escape that ends the
+// value (\", \', \n, \t, \r: a JSON string's quote or line end).
+func valueEscapeLen(b []byte) int {
+	if len(b) < 2 {
+		return 1
+	}
+	switch b[1] {
+	case '\\':
+		return 2
+	case 'u':
+		return min(6, len(b))
+	case '"', '\'', 'n', 't', 'r':
+		return 0
+	}
+	return 1
 }
 
 // htmlEscapeLen is the length of the HTML escape of a character a value
@@ -564,9 +790,105 @@ func htmlEscapeLen(b []byte) int {
 	return 0
 }
 
-func valueChar(c byte) bool {
-	return c > ' ' && c != '"' && c != '\'' && c != ',' && c != '}' && c != ']' && c != ';'
+// minEntropy is the Shannon entropy, in bits per character, a value must
+// have to be taken for a secret for its name alone: a random token of 8
+// characters has 3, a typed password 2.7 to 3.5; a date has 2.5, a
+// repeated pattern less.
+const minEntropy = 2.7
+
+// secretLike reports whether a value assigned to a name that says secret
+// looks like one: 8 characters or more of two kinds (symbols, \ and !
+// included), of enough entropy, and not a placeholder, a variable's name,
+// a path, an email or a URL; unquoted, not a name or an expression of a
+// program either (get_token(user), os.environ["X"], config.api_key): the
+// value is then code that reads the secret, not the secret.
+func secretLike(v []byte, quoted bool) bool {
+	if len(v) < 8 || len(v) >= 512 || placeholder(v) || upperSnake(v) || !mixed(v) || (!quoted && code(v)) {
+		return false
+	}
+	return looksSecret(v)
 }
+
+// looksSecret reports whether a value has a secret's entropy and names
+// no place: not a path, an email or a URL.
+func looksSecret(v []byte) bool {
+	return !namesAPlace(v) && entropy(v) >= minEntropy
+}
+
+// entropy is the Shannon entropy of v in bits per byte.
+func entropy(v []byte) float64 {
+	var counts [256]int
+	for _, c := range v {
+		counts[c]++
+	}
+	n := float64(len(v))
+	h := 0.0
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// namesAPlace reports a path (/…, ~/…, ./…, C:\…), an email or a URL.
+func namesAPlace(v []byte) bool {
+	switch {
+	case v[0] == '/' || v[0] == '~' || v[0] == '.',
+		len(v) > 2 && v[1] == ':' && (v[2] == '\\' || v[2] == '/'),
+		bytes.Contains(v, []byte("://")):
+		return true
+	}
+	at := bytes.IndexByte(v, '@')
+	if at <= 0 || bytes.IndexByte(v[at+1:], '@') >= 0 {
+		return false
+	}
+	domain := v[at+1:]
+	for _, c := range domain {
+		if !alnum[c] && c != '.' && c != '-' {
+			return false
+		}
+	}
+	return bytes.IndexByte(domain, '.') > 0
+}
+
+// code reports an unquoted value that reads as a program's: a call or an
+// index (get_token(user), os.environ["X"]), or a name of words, dotted or
+// not (user_token, config.api_key, self._secret): identifiers whose
+// digits, if any, end them. A random token has a letter after a digit.
+func code(v []byte) bool {
+	words := true
+	for k := 0; ; {
+		if k >= len(v) || !(identStart[v[k]]) {
+			return false
+		}
+		digit := false
+		for ; k < len(v) && identPart[v[k]]; k++ {
+			isDigit := '0' <= v[k] && v[k] <= '9'
+			if digit && !isDigit {
+				words = false
+			}
+			digit = isDigit
+		}
+		if k == len(v) {
+			return words
+		}
+		switch v[k] {
+		case '(', '[':
+			return true
+		case '.':
+			k++
+		default:
+			return false
+		}
+	}
+}
+
+var (
+	identStart = class("A-Za-z_$")
+	identPart  = class("A-Za-z0-9_$")
+)
 
 // mixed reports a value with two kinds of characters among lower case,
 // upper case, digits and symbols (a word, a number are not secrets).

@@ -126,13 +126,13 @@ func newTriggerTable(rules []Rule) *triggerTable {
 // here is put in the last group (TestVectorBucketsHoldEveryTrigger).
 // Single-byte triggers ('@') have the eighth group to themselves.
 var vectorBuckets = [7][]string{
-	{"k-", "b_", "k_", "f_"},
+	{"k-", "b_", "k_", "f_", "dt", "g="},
 	{"gh", "ok", "ey"},
-	{"lp", "cr", "SW"},
+	{"lp", "cr", "SW", ":A"},
 	{"xo", "sw"},
 	{"AG", "AC", "Be", "Ba", "AS", "OK", "AK"},
 	{"pm", "wd", "WD", "yJ"},
-	{"-B", "-E", "EY", "CR", "AI", "G.", "AR", "AN", "AB"},
+	{"-B", "-E", "EY", "CR", "AI", "G.", "AR", "AN", "AB", "-A", "/T"},
 }
 
 // nibbleTables are the vector scan's four tables of 16 bytes (each twice,

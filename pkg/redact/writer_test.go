@@ -38,13 +38,29 @@ func TestWriterAnySplit(t *testing.T) {
 }
 
 // TestEnvironmentSecrets proves a value of a variable whose name says
-// secret is replaced wherever it appears, whatever its shape, and that
-// short values and variables that name places are not taken.
+// secret is replaced wherever it appears, whatever its characters, and
+// that short values, variables that name places, names whose words only
+// start like a secret word (AUTHOR) and values that are a path or an
+// email (GOOGLE_APPLICATION_CREDENTIALS, GIT_AUTHOR_EMAIL) are not taken.
 func TestEnvironmentSecrets(t *testing.T) {
-	r := New([]string{"MY_SERVICE_TOKEN=plainlowercasevalue", "SHORT_KEY=abc", "CONFIG_PATH=/etc/something/long", "HOME=/root"})
-	out := r.String("token plainlowercasevalue in /etc/something/long with abc")
-	assert.Equal(t, "token [REDACTED:env-secret#1] in /etc/something/long with abc", out)
-	assert.Equal(t, "1 secret (env-secret 1)", r.Summary())
+	for _, c := range []struct {
+		env      string
+		in, want string
+		summary  string
+	}{
+		{"MY_SERVICE_TOKEN=plainlowercasevalue", "token plainlowercasevalue here", "token [REDACTED:env-secret#1] here", "1 secret (env-secret 1)"},
+		{"DB_CREDENTIALS=k9!Q\\x2#Lm+vR", "dsn k9!Q\\x2#Lm+vR.", "dsn [REDACTED:env-secret#1].", "1 secret (env-secret 1)"},
+		{"SHORT_KEY=abc", "with abc", "with abc", ""},
+		{"CONFIG_PATH=/etc/something/long", "in /etc/something/long", "in /etc/something/long", ""},
+		{"GOOGLE_APPLICATION_CREDENTIALS=/home/user/.config/gcloud/key.json", "read /home/user/.config/gcloud/key.json", "read /home/user/.config/gcloud/key.json", ""},
+		{"GIT_AUTHOR_EMAIL=jane.doe@example.org", "Author: Jane <jane.doe@example.org>", "Author: Jane <jane.doe@example.org>", ""},
+		{"GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "at 2026-01-02T03:04:05Z", "at 2026-01-02T03:04:05Z", ""},
+		{"HOME=/root", "cd /root", "cd /root", ""},
+	} {
+		r := New([]string{c.env})
+		assert.Equal(t, c.want, r.String(c.in), c.env)
+		assert.Equal(t, c.summary, r.Summary(), c.env)
+	}
 }
 
 // TestLastNewline proves lastNewline is bytes.LastIndexByte for '\n', with
