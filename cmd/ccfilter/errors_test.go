@@ -15,13 +15,14 @@ import (
 )
 
 // TestErrorsTableOnEveryCapture proves errors --format csv works on every
-// capture (issue 27 item 3): a header, then rows of its 9 columns, as
+// capture (issue 27 item 3): a header, then rows of its 14 columns, as
 // many as --format ndjson has lines, whose keys are the header.
 func TestErrorsTableOnEveryCapture(t *testing.T) {
 	files, err := filepath.Glob("../../testdata/events/*.jsonl")
 	require.NoError(t, err)
 	files = append(files, "../../testdata/real/60-long-session.jsonl")
-	header := []string{"line", "timestamp", "agent", "kind", "subtype", "tool", "tool_use_id", "status", "message"}
+	header := []string{"line", "timestamp", "agent", "subagent_type", "kind", "subtype", "tool", "tool_use_id",
+		"status", "category", "attempt", "max_retries", "wait_ms", "message"}
 	for _, f := range files {
 		t.Run(filepath.Base(f), func(t *testing.T) {
 			r := runIn(t, []string{"errors", "-F", "csv", f}, "")

@@ -485,7 +485,7 @@ func TestNoResultIsALineOfTrouble(t *testing.T) {
 	assert.Contains(t, r.Stdout, "\n> **Error:** no result: the stream ended without a result event (the run was killed or cut off)\n\n## Summary\n")
 	assert.NotContains(t, r.Stdout, "```json")
 	r = runIn(t, []string{"errors", "-F", "ndjson", path}, "")
-	assert.Contains(t, r.Stdout, `{"line":null,"timestamp":"","agent":"","kind":"no_result","subtype":"","tool":"","tool_use_id":"","status":null,"message":"the stream ended without a result event (the run was killed or cut off)"}`)
+	assert.Contains(t, r.Stdout, `{"line":null,"timestamp":"","agent":"","subagent_type":"","kind":"no_result","subtype":"","tool":"","tool_use_id":"","status":null,"category":null,"attempt":null,"max_retries":null,"wait_ms":null,"message":"the stream ended without a result event (the run was killed or cut off)"}`)
 }
 
 // TestMarkdownHasNoScriptsOrScriptLinks proves final -F markdown escapes

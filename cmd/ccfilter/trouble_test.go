@@ -47,15 +47,20 @@ func TestSubagentRetryRowsSayWhatTheTextSays(t *testing.T) {
 	tools := runIn(t, []string{"tools", "-F", "json", path}, "")
 	var calls []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(tools.Stdout), &calls))
-	alpha := ""
+	alpha, alphaType := "", ""
 	for _, c := range calls {
 		if c["tool"] == "Write" {
 			alpha, _ = c["agent"].(string)
+			alphaType, _ = c["subagent_type"].(string)
 		}
 	}
 	require.Equal(t, "ab38ee1e1381baf0b", alpha, "tools names subagent alpha by its agent id")
+	require.Equal(t, "general-purpose", alphaType, "and its type")
 
-	want := map[string]any{"line": 12.0, "agent": alpha, "kind": "retry", "status": 529.0, "message": said, "tool": "", "tool_use_id": ""}
+	// The row says in columns what the line says: status, category,
+	// attempt of max, wait; and whose, as the tools rows say it.
+	want := map[string]any{"line": 12.0, "agent": alpha, "subagent_type": alphaType, "kind": "retry", "status": 529.0,
+		"category": "overloaded", "attempt": 1.0, "max_retries": 10.0, "wait_ms": 534.0, "message": said, "tool": "", "tool_use_id": ""}
 	check := func(t *testing.T, row map[string]any) {
 		for k, v := range want {
 			assert.Equal(t, v, row[k], k)
@@ -82,8 +87,8 @@ func TestSubagentRetryRowsSayWhatTheTextSays(t *testing.T) {
 	t.Run("csv", func(t *testing.T) {
 		r := runIn(t, []string{"errors", "-F", "csv", path}, "")
 		require.Equal(t, 0, r.Code, r.Stderr)
-		assert.Equal(t, "line,timestamp,agent,kind,subtype,tool,tool_use_id,status,message\n"+
-			`12,,ab38ee1e1381baf0b,retry,,,,529,"`+said+`"`+"\n", r.Stdout)
+		assert.Equal(t, "line,timestamp,agent,subagent_type,kind,subtype,tool,tool_use_id,status,category,attempt,max_retries,wait_ms,message\n"+
+			`12,,ab38ee1e1381baf0b,general-purpose,retry,,,,529,overloaded,1,10,534,"`+said+`"`+"\n", r.Stdout)
 	})
 }
 
@@ -210,7 +215,7 @@ func TestFailedStopHookSaysItsMessageOnce(t *testing.T) {
 			require.Equal(t, 0, r.Code, r.Stderr)
 			lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 			require.Len(t, lines, 2, "a header and the hook's row: %s", r.Stdout)
-			assert.Regexp(t, `^`+strconv.Itoa(c.line)+`,[^,]*,main,hook_failed,`+c.subtype+`,Stop,,,`+failedStopHook+`$`, lines[1])
+			assert.Regexp(t, `^`+strconv.Itoa(c.line)+`,[^,]*,main,,hook_failed,`+c.subtype+`,Stop,,,,,,,`+failedStopHook+`$`, lines[1])
 
 			md := runIn(t, []string{"all", "-F", "markdown", c.path}, "")
 			require.Equal(t, 0, md.Code, md.Stderr)

@@ -49,9 +49,20 @@ func rowFormat(c *Config) bool {
 }
 
 // errorColumns are the columns of an errors row: where (line, timestamp,
-// agent), what (kind, subtype), of which call (tool, tool_use_id), the
-// HTTP status of an API error or retry, and a one-line message.
-var errorColumns = []string{"line", "timestamp", "agent", "kind", "subtype", "tool", "tool_use_id", "status", "message"}
+// agent and subagent_type, as the tools rows give them), what (kind,
+// subtype), of which call (tool, tool_use_id), the HTTP status of an API
+// error or retry, a retry's category, attempt, max_retries and wait_ms
+// (what its text line says), and a one-line message.
+var errorColumns = []string{"line", "timestamp", "agent", "subagent_type", "kind", "subtype", "tool", "tool_use_id",
+	"status", "category", "attempt", "max_retries", "wait_ms", "message"}
+
+// trouble is what one errors row says: the columns after where it was.
+type trouble struct {
+	kind, tool, id string
+	status         int64
+	retry          *stream.Retry // a retry's category, attempt and wait
+	msg            string
+}
 
 // errorRowsRun writes the trouble as rows as it comes.
 type errorRowsRun struct {
@@ -117,7 +128,7 @@ func (r *errorRowsRun) Event(ctx context.Context, ev *stream.Event, done []*stre
 	if ok, err := r.picks(ctx, ev); !ok {
 		return err
 	}
-	return r.r.Render(render.Record{Rows: errorRows(ev, r.names.byID, filter.AgentOf(ev, r.tr))})
+	return r.r.Render(render.Record{Rows: errorRows(ev, r.names.byID, filter.AgentOf(ev, r.tr), subagentType(ev, r.tr))})
 }
 
 // Finish writes the missing result's row, and the header of a table that
@@ -129,12 +140,20 @@ func (r *errorRowsRun) Finish(end End) (Status, error) {
 	return r.eventsRun.Finish(end)
 }
 
-// errorRow is one row of errorColumns.
-func errorRow(ev *stream.Event, agent, kind, tool, id string, status int64, msg string) *render.Row {
-	var st any
-	if status != 0 {
-		st = status
+// subagentType is the type of the subagent an event belongs to, as the
+// tools rows give it: the tracker's, or the one a subagent's retry names.
+func subagentType(ev *stream.Event, tr *stream.Tracker) string {
+	if s := tr.AgentOf(ev); s != nil && s.Type != "" {
+		return s.Type
 	}
+	if ev.Kind == stream.KindRetry {
+		return ev.Retry().SubagentType
+	}
+	return ""
+}
+
+// errorRow is one row of errorColumns.
+func errorRow(ev *stream.Event, agent, agentType string, t trouble) *render.Row {
 	var line any
 	if ev != nil && ev.Line > 0 {
 		line = ev.Line
@@ -143,7 +162,23 @@ func errorRow(ev *stream.Event, agent, kind, tool, id string, status int64, msg 
 	if ev != nil {
 		ts, sub = ev.Timestamp(), ev.Subtype
 	}
-	return &render.Row{Columns: errorColumns, Values: []any{line, ts, agent, kind, sub, tool, id, st, oneLine(msg)}}
+	var category, attempt, maxRetries, wait any // null but for a retry
+	if rt := t.retry; rt != nil {
+		if rt.Category != "" {
+			category = rt.Category
+		}
+		attempt, maxRetries, wait = rt.Attempt, rt.MaxRetries, rt.DelayMs
+	}
+	return &render.Row{Columns: errorColumns, Values: []any{line, ts, agent, agentType, t.kind, sub, t.tool, t.id,
+		nonZero(t.status), category, attempt, maxRetries, wait, oneLine(t.msg)}}
+}
+
+// nonZero is n, or nil (null, an empty cell) for 0: a status not known.
+func nonZero(n int64) any {
+	if n == 0 {
+		return nil
+	}
+	return n
 }
 
 // oneLine is a message as a row holds it: its first line, at most 500
@@ -165,9 +200,9 @@ func oneLine(s string) string {
 
 // errorRows are the rows of one trouble event: one per failed tool result
 // of a user event, one for any other.
-func errorRows(ev *stream.Event, names map[string]string, agent string) []*render.Row {
+func errorRows(ev *stream.Event, names map[string]string, agent, agentType string) []*render.Row {
 	row := func(kind, tool, id string, status int64, msg string) []*render.Row {
-		return []*render.Row{errorRow(ev, agent, kind, tool, id, status, msg)}
+		return []*render.Row{errorRow(ev, agent, agentType, trouble{kind: kind, tool: tool, id: id, status: status, msg: msg})}
 	}
 	if stop := filter.Stopped(ev); stop != "" {
 		return row(stop, "", "", 0, ev.Text())
@@ -177,15 +212,16 @@ func errorRows(ev *stream.Event, names map[string]string, agent string) []*rende
 		var rows []*render.Row
 		for _, res := range ev.ToolResults() {
 			if res.IsError {
-				rows = append(rows, errorRow(ev, agent, "tool_error", names[res.ToolUseID], res.ToolUseID, 0, res.Text()))
+				rows = append(rows, errorRow(ev, agent, agentType, trouble{kind: "tool_error", tool: names[res.ToolUseID], id: res.ToolUseID, msg: res.Text()}))
 			}
 		}
 		return rows
 	case stream.KindRetry:
-		// The text's line: attempt, category, status and wait; whose it is
-		// the agent column says (a subagent's by its agent id).
+		// What the text's line says, in columns (attempt, category,
+		// status and wait) and as the message; whose it is the agent
+		// columns say (a subagent's by its agent id and type).
 		rt := ev.Retry()
-		return row("retry", "", "", rt.Status, render.RetryText(rt))
+		return []*render.Row{errorRow(ev, agent, agentType, trouble{kind: "retry", status: rt.Status, retry: &rt, msg: render.RetryText(rt)})}
 	case stream.KindPermissionDenied:
 		return row("permission_denied", ev.Str("tool_name"), ev.Str("tool_use_id"), 0, ev.Str("message"))
 	case stream.KindAPIError:
@@ -227,5 +263,5 @@ func noResultRecord(r *eventsRun, end End) error {
 		// others, not a row.
 		return r.r.Summary(&render.Report{Trouble: "no result: " + msg})
 	}
-	return r.r.Render(render.Record{Rows: []*render.Row{errorRow(nil, "", "no_result", "", "", 0, msg)}})
+	return r.r.Render(render.Record{Rows: []*render.Row{errorRow(nil, "", "", trouble{kind: "no_result", msg: msg})}})
 }

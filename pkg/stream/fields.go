@@ -825,12 +825,17 @@ func (e *Event) Compaction() Compaction {
 type Retry struct {
 	Attempt, MaxRetries int64
 	Error               string // the error's category ("overloaded"), or its text
+	// Category is the error's category where the event names one
+	// (api_retry's error, subagent_retry's error_category); a
+	// transcript's api_error gives only its text, in Error.
+	Category string
 	Status              int64  // the HTTP status, 0 when unknown
 	DelayMs             int64
 	// AgentID is the subagent that retried (subagent_retry's agent_id);
 	// "" for the main agent's retries, whose events say none.
-	AgentID  string
-	Subagent bool // a subagent_retry: the subagent's, not the main agent's
+	AgentID      string
+	SubagentType string // the subagent's type, which a subagent_retry names
+	Subagent     bool   // a subagent_retry: the subagent's, not the main agent's
 }
 
 // Retry returns the retry an api_retry, a subagent_retry or a
@@ -845,10 +850,13 @@ func (e *Event) Retry() Retry {
 		return r
 	}
 	if sr := e.field("subagent_retry"); sr.Type() == jsonx.Object {
-		return Retry{Attempt: sr.Get("attempt").Int(), MaxRetries: sr.Get("max_retries").Int(), Error: sr.Get("error_category").Str(),
-			Status: sr.Get("error_status").Int(), DelayMs: sr.Get("retry_delay_ms").Int(), AgentID: sr.Get("agent_id").Str(), Subagent: true}
+		category := sr.Get("error_category").Str()
+		return Retry{Attempt: sr.Get("attempt").Int(), MaxRetries: sr.Get("max_retries").Int(), Error: category, Category: category,
+			Status: sr.Get("error_status").Int(), DelayMs: sr.Get("retry_delay_ms").Int(), AgentID: sr.Get("agent_id").Str(),
+			SubagentType: e.Str("subagent_type"), Subagent: true}
 	}
-	return Retry{Attempt: e.Int("attempt"), MaxRetries: e.Int("max_retries"), Error: e.Str("error"), Status: e.Int("error_status"), DelayMs: e.Int("retry_delay_ms")}
+	category := e.Str("error")
+	return Retry{Attempt: e.Int("attempt"), MaxRetries: e.Int("max_retries"), Error: category, Category: category, Status: e.Int("error_status"), DelayMs: e.Int("retry_delay_ms")}
 }
 
 // Hook is the view of a hook's event: the stream's hook_started,
