@@ -25,7 +25,6 @@ import (
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 
-	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/redact"
 	"github.com/ccfilter/ccfilter/pkg/render"
 )
@@ -35,27 +34,12 @@ import (
 // to a collector over OTLP/HTTP by the OpenTelemetry project's own client
 // (otlptracehttp), which takes the protobuf messages the layout makes.
 
-// traceTimes sets where the trace's times come from: a live input's
-// arrival; a file's records (its first record time read ahead, for the
-// events before it); else the file's modification time, the events placed
-// in order from it (docs/otel.md).
-func (o *options) traceTimes(r *render.Options, name string) {
+// traceOptions sets what the trace takes from the command: its producer
+// and where its requests go. Nothing of how the input was given: its
+// times and ids are the run's own (pkg/render/otlp.go).
+func (o *options) traceOptions(r *render.Options) {
 	r.Producer = buildVersion()
 	r.Spans = o.spans
-	if o.followed != nil || name == "-" && isPipe(o.stdin) {
-		r.Live = true
-		return
-	}
-	if name == "-" {
-		return // a file given on stdin: reconstructed from now
-	}
-	if t, ok := input.FirstRecordTime(name); ok {
-		r.Base, r.BaseRecorded = t, true
-		return
-	}
-	if fi, err := os.Stat(name); err == nil {
-		r.Base = fi.ModTime()
-	}
 }
 
 // otlpSender sends the traces to a collector (--otlp-endpoint).

@@ -479,7 +479,7 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 		Strict:     o.Strict,
 	}
 	if p.format == render.OTLP {
-		o.traceTimes(&cfg.Render, name)
+		o.traceOptions(&cfg.Render)
 	}
 	return cfg
 }

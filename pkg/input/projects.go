@@ -4,7 +4,6 @@ import (
 	"errors"
 	"path/filepath"
 	"strconv"
-	"time"
 	"unicode/utf16"
 )
 
@@ -67,17 +66,4 @@ func NewestSession(dir string) (string, error) {
 		return "", ErrNoSession
 	}
 	return best, nil
-}
-
-// FirstRecordTime returns the time of the first record of a file that
-// carries one (a transcript's, or the CLI's assistant and user events in
-// a stream), looked for in its first 256 KiB; false when none is there.
-func FirstRecordTime(path string) (time.Time, bool) {
-	fi, err := RegularFile(path)
-	if err != nil {
-		return time.Time{}, false
-	}
-	first, _ := recordTimes(path, min(fi.Size(), 256<<10))
-	t, err := time.Parse(time.RFC3339Nano, first)
-	return t, err == nil
 }

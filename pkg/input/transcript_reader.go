@@ -366,7 +366,7 @@ func (t *transcriptReader) release() {
 		return
 	}
 	t.inited = true
-	if init, err := t.synthetic(t.init()); err == nil {
+	if init, err := t.synthetic(t.init(firstUUID(t.queue))); err == nil {
 		t.queue = append([]*stream.Event{init}, t.queue...)
 	}
 }
@@ -659,14 +659,31 @@ func (t *transcriptReader) taskNotification(text string) *stream.Event {
 	return n
 }
 
-// init is the synthetic system/init of the session.
-func (t *transcriptReader) init() map[string]any {
+// init is the synthetic system/init of the session. It stands for the
+// session's start, so it carries the uuid of its first record (uuid: ""
+// for none): a run is known by its session and first uuid (the trace's
+// id), the stream's by its init's.
+func (t *transcriptReader) init(uuid string) map[string]any {
 	f := t.facts
-	return map[string]any{
+	m := map[string]any{
 		"type": "system", "subtype": "init", "ccfilter": stream.Synthetic,
 		"cwd": f.cwd, "session_id": f.sessionID, "model": f.model, "permissionMode": f.mode,
 		"claude_code_version": f.version, "git_branch": f.branch, "tools": []string{}, "mcp_servers": []string{},
 	}
+	if uuid != "" {
+		m["uuid"] = uuid
+	}
+	return m
+}
+
+// firstUUID is the uuid of the first of the records that has one.
+func firstUUID(records []*stream.Event) string {
+	for _, ev := range records {
+		if id := ev.Str("uuid"); id != "" {
+			return id
+		}
+	}
+	return ""
 }
 
 // result is the synthetic result of the session: the main agent's last

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -33,8 +32,7 @@ func captureName(f string) string { return strings.TrimSuffix(filepath.Base(f), 
 // goldenOptions are the options the goldens are rendered with: no color,
 // 100 columns.
 func goldenOptions(tr *stream.Tracker) Options {
-	// Base: a fixed time for the trace's undated events (otlp), else now.
-	return Options{Width: 100, Tracker: tr, Base: time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)}
+	return Options{Width: 100, Tracker: tr}
 }
 
 // drive mimics the command: every event goes through the Tracker; for the

@@ -50,11 +50,12 @@ const otlpMaxOpen = 10000
 // docs/otel.md).
 const SemconvSchema = "https://opentelemetry.io/schemas/1.37.0"
 
-// Time sources of a trace (the span attribute claude_code.times).
+// Time sources of a trace (the span attribute claude_code.times): the
+// run's one rule (stream.Clock) either found a dated record or laid the run
+// out from a fixed origin.
 const (
 	TimesRecorded      = "recorded"      // the records' own timestamps
-	TimesArrival       = "arrival"       // when each event was read (a live pipe)
-	TimesReconstructed = "reconstructed" // none: placed in order from the run's start
+	TimesReconstructed = "reconstructed" // none: from stream.UndatedOrigin, by the durations the stream gives
 )
 
 // otlpRun builds one run's trace.
@@ -74,7 +75,9 @@ type otlpRun struct {
 	min, max    time.Time       // the earliest and latest times given: the root's span
 	ended       []*tracepb.Span // the batch
 	last        time.Time       // the last time an event was given
-	dated       bool            // an event carried its own time
+	dated       bool            // a record was dated: the times are final
+	done        bool            // the run ended: what is held goes out
+	clock       stream.Clock    // the times without a tracker
 	times       string
 	result      *stream.Result
 }
@@ -86,46 +89,69 @@ type otlpChat struct {
 }
 
 func newOTLPRun(o Options) *otlpRun {
-	if !o.Live && o.Base.IsZero() {
-		o.Base = o.now() // nothing says when the run was: from now, in order
-	}
-	times := TimesReconstructed
-	switch {
-	case o.Live:
-		times = TimesArrival
-	case o.BaseRecorded:
-		times = TimesRecorded
-	}
 	return &otlpRun{o: o, agents: map[string]*tracepb.Span{}, tools: map[string]*tracepb.Span{},
-		chats: map[string]*otlpChat{}, lastAt: map[string]time.Time{}, seen: map[string]bool{}, endedAgents: map[string]bool{}, times: times}
+		chats: map[string]*otlpChat{}, lastAt: map[string]time.Time{}, seen: map[string]bool{}, endedAgents: map[string]bool{}, times: TimesReconstructed}
 }
 
-// at is the time of ev: its own timestamp when it has one; on a live pipe
-// its arrival; else the last time given (an undated event after a dated
-// one), or, before any, the run's base time (a file's first record time,
-// read ahead) or, with no recorded time at all, the base plus a
-// millisecond per line: the events in order.
+// at is the time of ev by the run's one rule (stream.Clock: the tracker's,
+// which has observed ev). The first dated record's time is also the time
+// of the events before it: what was laid out before it moves there.
 func (r *otlpRun) at(ev *stream.Event) time.Time {
-	if ts := ev.Timestamp(); ts != "" {
-		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
-			r.dated, r.last = true, t
-			r.spanned(t)
-			r.times = TimesRecorded // (a live pipe's undated events still take their arrival)
-			return t
+	var t stream.Time
+	if r.o.Tracker != nil {
+		t = r.o.Tracker.Time()
+	} else {
+		t = r.clock.Observe(ev)
+	}
+	if t.Dated && !r.dated {
+		r.dated, r.times = true, TimesRecorded
+		r.redate(t.At)
+	}
+	r.last = t.At
+	r.spanned(t.At)
+	return t.At
+}
+
+// redate moves every time given so far to t, the first dated record's:
+// they were the undated layout's. Nothing has been exported yet (held),
+// so every span given a time is here.
+func (r *otlpRun) redate(t time.Time) {
+	n := nanos(t)
+	move := func(s *tracepb.Span) {
+		if s == nil {
+			return
+		}
+		s.StartTimeUnixNano = n
+		if s.EndTimeUnixNano != 0 {
+			s.EndTimeUnixNano = n
+		}
+		for _, e := range s.Events {
+			e.TimeUnixNano = n
 		}
 	}
-	switch {
-	case r.o.Live:
-		r.last = r.o.now()
-	case r.dated:
-	case r.o.BaseRecorded:
-		r.last = r.o.Base
-	default:
-		r.last = r.o.Base.Add(time.Duration(ev.Line) * time.Millisecond)
+	move(r.root)
+	for _, s := range r.agents {
+		move(s)
 	}
-	r.spanned(r.last)
-	return r.last
+	for _, s := range r.tools {
+		move(s)
+	}
+	for _, c := range r.chats {
+		move(c.span)
+	}
+	for _, s := range r.ended {
+		move(s)
+	}
+	for k := range r.lastAt {
+		r.lastAt[k] = t
+	}
+	r.min, r.max = t, t
 }
+
+// held: the spans wait for the first dated record, whose time they may
+// take, or the run's end (a run with no dated record is laid out from
+// the fixed origin). A stream that dates no record is held whole.
+func (r *otlpRun) held() bool { return !r.dated && !r.done }
 
 // span notes a time given to a span: the root spans them all.
 func (r *otlpRun) spanned(t time.Time) {
@@ -154,11 +180,10 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	if session == "" {
 		session = jsonx.Value(ev.Raw).Get("sessionId").Str()
 	}
-	first := ev.Str("uuid")
-	if first == "" {
-		first = ev.Source
-	}
-	r.seed = session + "\x00" + first
+	// Only what the run recorded: not the input's name, which changes with
+	// the spelling of its path (a transcript's synthetic init carries its
+	// first record's uuid).
+	r.seed = session + "\x00" + ev.Str("uuid")
 	h := sha256.Sum256([]byte("trace\x00" + r.seed))
 	r.traceID = h[:16]
 	r.root = &tracepb.Span{TraceId: r.traceID, SpanId: r.id("root"), Name: "invoke_agent claude-code",
@@ -310,7 +335,7 @@ func (r *otlpRun) callOf(ev *stream.Event, agent, id, model string, at time.Time
 	}
 	key := "chat\x00" + id
 	if id == "" {
-		key += ev.Source + "\x00" + i64(ev.Line)
+		key += agent + "\x00" + i64(ev.Line) // (not ev.Source: a path is spelled many ways)
 	}
 	s := &tracepb.Span{TraceId: r.traceID, SpanId: r.id(key), ParentSpanId: r.agentSpan(agent),
 		Name: "chat " + model, Kind: tracepb.Span_SPAN_KIND_CLIENT,
@@ -521,6 +546,7 @@ func (r *otlpRun) outcome(res *stream.Result, at time.Time) {
 // result's, its tokens the tracker's (as the usage preset counts them),
 // its cost the result's.
 func (r *otlpRun) finish() {
+	r.done = true
 	if r.root == nil {
 		return
 	}

@@ -61,7 +61,7 @@ func (t *otlpRenderer) Render(rec Record) error {
 	if len(r.lastAt) < otlpMaxOpen || agent == "" {
 		r.lastAt[agent] = at
 	}
-	if len(r.ended) >= otlpBatch {
+	if len(r.ended) >= otlpBatch && !r.held() {
 		return t.export()
 	}
 	return t.err
@@ -85,7 +85,7 @@ func (t *otlpRenderer) part(ev *stream.Event, p *Part, at time.Time) {
 
 // export writes the ended spans as one request.
 func (t *otlpRenderer) export() error {
-	if len(t.run.ended) == 0 || t.err != nil {
+	if len(t.run.ended) == 0 || t.run.held() || t.err != nil {
 		return t.err
 	}
 	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{t.run.resourceSpans()}}

@@ -28,7 +28,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 
@@ -124,27 +123,12 @@ type Options struct {
 	// The CSV always does; the other formats only when this is set or a
 	// call-only Record was rendered.
 	ToolCalls bool
-	// The trace format (otlp): Live says the events arrive as they
-	// happen (an event's time is its arrival when it carries none); Base
-	// is the time of the events a file does not date: its first record
-	// time when BaseRecorded, else the time it was written, the events
-	// then placed in order from it. Spans, when set, receives each
-	// request instead of its JSON line (an OTLP exporter); Producer is
-	// ccfilter's version, named as the instrumentation scope's.
-	Live         bool
-	Base         time.Time
-	BaseRecorded bool
-	Spans        func(*coltracepb.ExportTraceServiceRequest) error
-	Producer     string
-	// Now is the clock of Live times (nil: time.Now).
-	Now func() time.Time
-}
-
-func (o Options) now() time.Time {
-	if o.Now != nil {
-		return o.Now()
-	}
-	return time.Now()
+	// The trace format (otlp): Spans, when set, receives each request
+	// instead of its JSON line (an OTLP exporter); Producer is ccfilter's
+	// version, named as the instrumentation scope's. Its times are the
+	// run's own (stream.Clock), never the clock's or a file's.
+	Spans    func(*coltracepb.ExportTraceServiceRequest) error
+	Producer string
 }
 
 // Shared is the state the runs of one output share (Options.Shared).

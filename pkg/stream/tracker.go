@@ -275,6 +275,9 @@ type Tracker struct {
 	// unfit counts the usage figures that did not fit (read as missing);
 	// the last result's own are added when it is parsed.
 	unfit Unfits
+	// clock and now: the time of the event last observed (Time).
+	clock Clock
+	now   Time
 }
 
 type usageKey struct {
@@ -352,6 +355,7 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 		t.observeOutcome(e)
 		return nil
 	}
+	t.now = t.clock.Observe(e)
 	t.stats.Events++
 	t.countType(e)
 	var done []*ToolCall
@@ -376,6 +380,10 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 	t.tally.Add(e)
 	return done
 }
+
+// Time returns the time of the event last observed, by the one rule of a
+// run's times (Clock). Not kept when the tracker follows the outcome only.
+func (t *Tracker) Time() Time { return t.now }
 
 // Tally returns the counts of the events the tracker followed (none when
 // it follows the outcome only). Its Tools map is the tracker's: read it,
