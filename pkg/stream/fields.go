@@ -829,8 +829,8 @@ type Retry struct {
 	// (api_retry's error, subagent_retry's error_category); a
 	// transcript's api_error gives only its text, in Error.
 	Category string
-	Status              int64  // the HTTP status, 0 when unknown
-	DelayMs             int64
+	Status   int64 // the HTTP status, 0 when unknown
+	DelayMs  int64
 	// AgentID is the subagent that retried (subagent_retry's agent_id);
 	// "" for the main agent's retries, whose events say none.
 	AgentID      string
