@@ -120,7 +120,7 @@ func TestNoPresetAndFormatEndsInAnInternalError(t *testing.T) {
 				}
 				switch f {
 				case render.HTML:
-					assert.True(t, strings.HasSuffix(got.Stdout, "</html>\n"), "%s: a whole page:\n…%s", what, tail(got.Stdout, 300))
+					assert.True(t, strings.HasSuffix(got.Stdout, "</html>\n"), "%s: a whole page:\n…%s", what, lastBytes(got.Stdout, 300))
 				case render.JSON:
 					assert.NoError(t, oneJSONDocument(got.Stdout), what)
 				case render.NDJSON, render.OTLP: // the trace: a request a line
@@ -142,8 +142,8 @@ func TestNoPresetAndFormatEndsInAnInternalError(t *testing.T) {
 	t.Logf("%d runs on %d inputs", runs, len(inputs))
 }
 
-// tail is the last n bytes of s.
-func tail(s string, n int) string {
+// lastBytes is the last n bytes of s.
+func lastBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
