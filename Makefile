@@ -93,6 +93,9 @@ $(JAEGER): tools/jaeger/go.mod tools/jaeger/go.sum
 # imports no other pkg/, filter and render not preset or input.
 lint:
 	$(GO) vet ./...
+	# The tests behind build tags (test-browser, test-otel) are vetted here
+	# too, so a name two test files declare breaks make test, not CI's last step.
+	$(GO) vet -tags browser,jaeger ./cmd/ccfilter
 	@bad=$$($(GO) list -f '{{.ImportPath}}: {{join .Deps " "}}' ./pkg/... ./internal/... | grep -E 'spf13/(cobra|pflag)' || true); \
 	if [ -n "$$bad" ]; then echo "library packages must not import cobra/pflag:"; echo "$$bad"; exit 1; fi
 	@bad=$$( { $(GO) list -f '{{range .Imports}}{{$$.ImportPath}} imports {{.}}{{"\n"}}{{end}}' ./pkg/stream | grep -E 'imports .*ccfilter/pkg/'; \
