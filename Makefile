@@ -91,10 +91,10 @@ $(JAEGER): tools/jaeger/go.mod tools/jaeger/go.sum
 # go vet, plus the architecture rules: cobra and pflag live only in the
 # command layer, and imports go one way (docs/architecture.md): stream
 # imports no other pkg/, filter and render not preset or input.
+# The tests behind build tags (test-browser, test-otel) are vetted here
+# too, so a name two test files declare breaks make test, not CI's last step.
 lint:
 	$(GO) vet ./...
-	# The tests behind build tags (test-browser, test-otel) are vetted here
-	# too, so a name two test files declare breaks make test, not CI's last step.
 	$(GO) vet -tags browser,jaeger ./cmd/ccfilter
 	@bad=$$($(GO) list -f '{{.ImportPath}}: {{join .Deps " "}}' ./pkg/... ./internal/... | grep -E 'spf13/(cobra|pflag)' || true); \
 	if [ -n "$$bad" ]; then echo "library packages must not import cobra/pflag:"; echo "$$bad"; exit 1; fi
