@@ -52,8 +52,14 @@ project folder.`,
 	return cmd
 }
 
-// projectsDir is ~/.claude/projects.
+// projectsDir is where Claude Code keeps its sessions, as it decides it:
+// $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects. One place, for
+// sessions, usage --by, a session's id and the working directory's
+// project under --follow.
 func (o *options) projectsDir() string {
+	if dir, ok := o.getenv("CLAUDE_CONFIG_DIR"); ok && dir != "" {
+		return filepath.Join(dir, "projects")
+	}
 	home, _ := o.getenv("HOME")
 	return filepath.Join(home, ".claude", "projects")
 }

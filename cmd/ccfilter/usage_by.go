@@ -100,9 +100,9 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 	if p.noFiles || slices.Contains(paths, "-") {
 		if !p.noFiles || !o.stdinIsNothing() {
 			return 0, errorf(exitInput, "%s --%s: stdin is not read: --%s groups session transcripts; name them (a session file or id, a project folder, the projects tree), or leave stdin a terminal or empty for the whole tree (%s)",
-				p.preset.Name, g.Key, g.Key, o.projectsTree())
+				p.preset.Name, g.Key, g.Key, o.projectsDir())
 		}
-		paths = []string{o.projectsTree()}
+		paths = []string{o.projectsDir()}
 	}
 	ledgers, code := o.readLedgers(o.transcripts(paths), spend.Options{Prices: run.Prices})
 	if len(ledgers) == 0 {
@@ -159,14 +159,6 @@ func anyProjectsTree(paths []string) bool {
 		}
 	}
 	return false
-}
-
-// projectsTree is $CLAUDE_CONFIG_DIR/projects, or ~/.claude/projects.
-func (o *options) projectsTree() string {
-	if dir, ok := o.getenv("CLAUDE_CONFIG_DIR"); ok && dir != "" {
-		return filepath.Join(dir, "projects")
-	}
-	return o.projectsDir()
 }
 
 // transcripts are the session transcripts the names stand for, as every

@@ -403,3 +403,23 @@ func TestGroupingIsDeclaredByThePreset(t *testing.T) {
 	assert.Equal(t, exitUsage, res.Code)
 	assert.Contains(t, res.Stderr, "ccfilter usage --by")
 }
+
+// TestEveryCommandFindsSessionsUnderClaudeConfigDir proves the projects
+// tree is found one way, as Claude Code finds it ($CLAUDE_CONFIG_DIR, else
+// ~/.claude), by usage --by, sessions and a session named by its id: on
+// 183e2ab sessions and the id looked under $HOME only, while usage --by
+// looked under $CLAUDE_CONFIG_DIR (50-multi-turn's project folder).
+func TestEveryCommandFindsSessionsUnderClaudeConfigDir(t *testing.T) {
+	dir := configDir(t, nil)
+	env := []string{"CLAUDE_CONFIG_DIR=" + dir, "HOME=/nonexistent"}
+	for _, args := range [][]string{
+		{"usage", "--by", "session", "-F", "json"},
+		{"sessions", "-F", "json"},
+	} {
+		rows := jsonRows(t, runWithStdin(t, nil, args, strings.NewReader(""), env...))
+		assert.Len(t, rows, 2, "%v: the two sessions of 50-multi-turn", args)
+	}
+	r := runWithStdin(t, nil, []string{"final", "6899"}, strings.NewReader(""), env...)
+	assert.Equal(t, exitOK, r.Code, r.Stderr)
+	assert.NotEmpty(t, r.Stdout, "the session found by the start of its id")
+}
