@@ -18,7 +18,12 @@ import (
 // events reads a stream's events (each its own copy).
 func events(t *testing.T, text string) []*stream.Event {
 	t.Helper()
-	r := stream.NewReader(strings.NewReader(text), stream.DecoderOptions{Source: "test"})
+	return readAll(t, stream.NewReader(strings.NewReader(text), stream.DecoderOptions{Source: "test"}))
+}
+
+// readAll reads r to its end, each event its own copy, and closes it.
+func readAll(t *testing.T, r stream.Reader) []*stream.Event {
+	t.Helper()
 	defer r.Close()
 	var out []*stream.Event
 	for {
@@ -206,17 +211,7 @@ func transcript(t *testing.T, path string) []*stream.Event {
 	in, err := input.Open(f, path, "")
 	require.NoError(t, err)
 	require.Equal(t, input.Transcript, in.Kind())
-	r := in.Events(stream.DecoderOptions{Source: "test"})
-	defer r.Close()
-	var out []*stream.Event
-	for {
-		ev, err := r.Next()
-		if err == io.EOF {
-			return out
-		}
-		require.NoError(t, err)
-		out = append(out, ev.Clone())
-	}
+	return readAll(t, in.Events(stream.DecoderOptions{Source: "test"}))
 }
 
 // TestLineReadsATranscriptsRetry proves the line says a session
