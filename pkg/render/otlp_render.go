@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"time"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -88,7 +87,7 @@ func (t *otlpRenderer) export() error {
 	if len(t.run.ended) == 0 || t.run.held() || t.err != nil {
 		return t.err
 	}
-	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{t.run.resourceSpans()}}
+	req := &tracepb.TracesData{ResourceSpans: []*tracepb.ResourceSpans{t.run.resourceSpans()}}
 	if t.o.Spans != nil {
 		t.err = t.o.Spans(req)
 		return t.err
@@ -127,7 +126,7 @@ func (t *otlpRenderer) Close([]*stream.ToolCall) error {
 // as strings, enums as numbers), compacted (protojson varies its spacing
 // from build to build), with the one difference OTLP/JSON makes: trace
 // and span ids are hex, not base64.
-func OTLPJSON(req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
+func OTLPJSON(req *tracepb.TracesData) ([]byte, error) {
 	b, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(req)
 	if err != nil {
 		return nil, err
