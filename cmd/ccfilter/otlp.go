@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -244,7 +245,7 @@ func (s *otlpSender) send(ctx context.Context, req *tracepb.TracesData) error {
 		}
 	}
 	s.rejected += res.Rejected
-	if res.Message != "" {
+	if res.Message != "" && !slices.Contains(s.said, res.Message) {
 		s.said = append(s.said, res.Message)
 	}
 	return nil
