@@ -37,6 +37,32 @@ import (
 func (o *options) traceOptions(r *render.Options) {
 	r.Producer = buildVersion()
 	r.Spans = o.spans
+	r.Parent = o.traceParent()
+}
+
+// traceParent is the trace context of the command's environment
+// (TRACEPARENT, TRACESTATE), read once: as claude -p puts its own spans
+// under it, the run's trace goes there too, so that a run inside a traced
+// CI job lands in the job's trace. An invalid one is said once and
+// ignored, as the W3C specification has it (the run is a trace of its
+// own).
+func (o *options) traceParent() *render.TraceParent {
+	if o.parentRead {
+		return o.parent
+	}
+	o.parentRead = true
+	v, ok := o.getenv("TRACEPARENT")
+	if !ok || strings.TrimSpace(v) == "" {
+		return nil
+	}
+	state, _ := o.getenv("TRACESTATE")
+	p, err := render.ParseTraceParent(v, state)
+	if err != nil {
+		say(o.stderr, "TRACEPARENT: "+err.Error()+"; ignored: the run is a trace of its own")
+		return nil
+	}
+	o.parent = p
+	return p
 }
 
 // otlpSender sends the traces to a collector (--otlp-endpoint).

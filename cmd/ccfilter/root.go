@@ -62,6 +62,9 @@ type options struct {
 	// otlpExporter, when set, adjusts the exporter before it sends (tests:
 	// a clock and waits of their own).
 	otlpExporter func(*otlphttp.Exporter)
+	// parent is the trace context of TRACEPARENT (read once: parentRead).
+	parent     *render.TraceParent
+	parentRead bool
 
 	args []string // FILTER and FILEs as given
 	// multiRun: the output holds several runs (files, sessions);

@@ -44,6 +44,9 @@ func (t *otlpRenderer) Render(rec Record) error {
 	at := r.at(ev)
 	r.begin(ev, at)
 	agent := ev.ParentToolUseID()
+	if p := ev.JoinKeys().PromptID; p != "" {
+		r.prompt = p // the user's prompt: the calls that follow answer it
+	}
 	// A model call ends at its last block: when the agent's next call
 	// starts (its tool results may come between its blocks), or the run or
 	// the subagent ends.
@@ -72,7 +75,7 @@ func (t *otlpRenderer) part(ev *stream.Event, p *Part, at time.Time) {
 	case FormInit:
 		r.init(p.Init)
 	case FormCall:
-		r.call(p, at)
+		r.call(ev, p, at)
 	case FormToolResult:
 		r.toolResult(p, launched(ev, p.Result), at)
 	case FormOutcome:

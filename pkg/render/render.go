@@ -131,6 +131,9 @@ type Options struct {
 	// run's own (stream.Clock), never the clock's or a file's.
 	Spans    func(*tracepb.TracesData) error
 	Producer string
+	// Parent, when set, is the trace context the run's trace goes under
+	// (TRACEPARENT): the root span its child, in its trace.
+	Parent *TraceParent
 }
 
 // Shared is the state the runs of one output share (Options.Shared).
