@@ -219,15 +219,7 @@ func TestJaegerReceivesEveryRun(t *testing.T) {
 			}
 			got := j.trace(t, want[0].TraceID, len(want))
 			assert.Len(t, got, len(want), "the trace's distinct spans are the run's")
-			byID := map[string]jaegerSpan{}
-			for _, s := range got {
-				byID[s.SpanID] = s
-			}
-			for _, w := range want {
-				g, ok := byID[w.SpanID]
-				if !assert.True(t, ok, "span %s (%s) arrived", w.SpanID, w.Name) {
-					continue
-				}
+			eachArrived(t, want, got, func(w *otlpSpan, g jaegerSpan) {
 				assert.Equal(t, w.Name, g.OperationName)
 				if w.Parent != "" {
 					require.NotEmpty(t, g.References, "%s keeps its parent", w.Name)
@@ -248,7 +240,7 @@ func TestJaegerReceivesEveryRun(t *testing.T) {
 						assert.Equal(t, v, g.tag(k), "%s: %s", w.Name, k)
 					}
 				}
-			}
+			})
 			if strings.HasSuffix(in, transcripts[0]) {
 				chats := 0
 				for _, g := range got {
@@ -278,18 +270,26 @@ func TestJaegerFindsARunUnderItsTraceParent(t *testing.T) {
 	assert.Contains(t, sent.Stderr, "of trace "+traceID+"\n")
 	got := j.trace(t, traceID, len(want))
 	assert.Len(t, got, len(want))
+	eachArrived(t, want, got, func(w *otlpSpan, g jaegerSpan) {
+		if w.Parent == "" {
+			require.NotEmpty(t, g.References, "the root has the caller's span for parent")
+			assert.Equal(t, spanID, g.References[0].SpanID)
+		}
+	})
+}
+
+// eachArrived checks that every span of want is in got (by its id), and
+// calls check with each and its copy in Jaeger.
+func eachArrived(t *testing.T, want []*otlpSpan, got []jaegerSpan, check func(*otlpSpan, jaegerSpan)) {
+	t.Helper()
 	byID := map[string]jaegerSpan{}
 	for _, s := range got {
 		byID[s.SpanID] = s
 	}
 	for _, w := range want {
 		g, ok := byID[w.SpanID]
-		if !assert.True(t, ok, "span %s (%s) is under the parent's trace", w.SpanID, w.Name) {
-			continue
-		}
-		if w.Parent == "" {
-			require.NotEmpty(t, g.References, "the root has the caller's span for parent")
-			assert.Equal(t, spanID, g.References[0].SpanID)
+		if assert.True(t, ok, "span %s (%s) arrived", w.SpanID, w.Name) {
+			check(w, g)
 		}
 	}
 }
