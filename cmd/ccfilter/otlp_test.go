@@ -398,7 +398,8 @@ func TestOTLPEndpoint(t *testing.T) {
 
 // TestOTLPRefusals proves what the trace format does not do is refused
 // with a usage error: another preset's report, an expression, another
-// format with --otlp-endpoint, a URL that is none.
+// format with --otlp-endpoint, a URL that is none, the sender's flags
+// without --otlp-endpoint.
 func TestOTLPRefusals(t *testing.T) {
 	path := "../../testdata/events/01-plain-text.jsonl"
 	for _, args := range [][]string{
@@ -406,6 +407,8 @@ func TestOTLPRefusals(t *testing.T) {
 		{"-F", "otlp", ".", path},
 		{"-F", "markdown", "--otlp-endpoint", "http://localhost:4318", path},
 		{"--otlp-endpoint", "localhost:4318", path},
+		{"--otlp-protocol", "http/json", path}, // nothing to send
+		{"--otlp-timeout", "5s", path},
 	} {
 		r := runIn(t, args, "")
 		assert.Equal(t, exitUsage, r.Code, "%v: %s", args, r.Stderr)
