@@ -62,19 +62,18 @@ test-browser:
 
 # Traces into a real backend: Jaeger v2 (built on the OpenTelemetry
 # Collector) receives real runs sent with --otlp-endpoint, and its query
-# API must show every span with its parent, tokens and error status
-# (TestJaegerReceivesEveryRun, -tags jaeger). Jaeger is a Go program,
+# API must show every span with its parent, tokens, error status and join
+# keys, a run sent twice as one trace, a run under a TRACEPARENT in the
+# parent's trace (TestJaeger*, -tags jaeger). Jaeger is a Go program,
 # built from tools/jaeger, a module of its own (go get -tool
 # github.com/jaegertracing/jaeger/cmd/jaeger@v1.75.0), so its dependencies
 # stay out of ccfilter's go.mod; the binary is kept in tools/jaeger/bin,
 # and rebuilt only when that module changes. The build is not optimised
 # (-N -l; no symbols): 6m50s of CPU instead of 9m36s here, and the test
-# does not need a fast Jaeger; the test itself takes a few seconds. It is
-# not part of test-all: on a fresh machine the build (and the download of
-# its modules) does not fit in CI's 10 minutes beside the rest (a clean
-# clone's .ci/run with it took 18 minutes on this project's 2-core
-# machine; CI's last run without it, 296 s); run it before a change to the
-# trace format.
+# does not need a fast Jaeger; the test itself takes a few seconds. CI
+# runs it last (.ci/run; its limit is 90 minutes): a fresh machine
+# downloads Jaeger's modules and builds it (see docs/otel.md for the
+# figures), a machine that built it once finds it in Go's build cache.
 JAEGER := $(CURDIR)/tools/jaeger/bin/jaeger
 OTEL_TIMEOUT ?= 5m
 test-otel: $(JAEGER)

@@ -151,7 +151,9 @@ func (s jaegerSpan) tag(k string) any {
 	return nil
 }
 
-// trace asks Jaeger for a trace until it holds n spans.
+// trace asks Jaeger for a trace until it holds n distinct spans (Jaeger
+// may keep a second copy of a span sent twice), and returns them, one
+// copy each.
 func (j *jaeger) trace(t *testing.T, id string, n int) []jaegerSpan {
 	t.Helper()
 	var spans []jaegerSpan
@@ -170,17 +172,32 @@ func (j *jaeger) trace(t *testing.T, id string, n int) []jaegerSpan {
 		if resp.StatusCode != http.StatusOK || json.Unmarshal(b, &out) != nil || len(out.Data) == 0 {
 			return false
 		}
-		spans = out.Data[0].Spans
+		spans = distinct(out.Data[0].Spans)
 		return len(spans) >= n
 	})
 	return spans
 }
 
+// distinct keeps the first copy of each span id.
+func distinct(spans []jaegerSpan) []jaegerSpan {
+	seen := map[string]bool{}
+	var out []jaegerSpan
+	for _, s := range spans {
+		if !seen[s.SpanID] {
+			seen[s.SpanID] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // TestJaegerReceivesEveryRun proves --otlp-endpoint into a real Jaeger
 // delivers every span of real runs (parallel tools, background subagents,
 // a 401 that failed the run, a failing tool, a transcript with its
-// subagents), each with its parent link, its tokens and its error status,
-// as the run's OTLP/JSON holds them.
+// subagents), each with its parent link, its tokens, its error status and
+// its join keys to Claude Code's own telemetry (a transcript's chat spans
+// its request ids), as the run's OTLP/JSON holds them. Each run is sent
+// twice: one trace, whose distinct span ids are the run's spans.
 func TestJaegerReceivesEveryRun(t *testing.T) {
 	j := startJaeger(t)
 	transcripts, _ := filepath.Glob("../../testdata/transcripts/05-subagents-async/home/.claude/projects/*/*.jsonl")
@@ -194,20 +211,15 @@ func TestJaegerReceivesEveryRun(t *testing.T) {
 		}
 		t.Run(filepath.Base(in), func(t *testing.T) {
 			want := otlpSpans(t, runIn(t, []string{"-F", "otlp", in}, "").Stdout)
-			sent := runIn(t, []string{"--otlp-endpoint", j.otlp, in}, "")
-			require.Contains(t, []int{0, 1}, sent.Code, sent.Stderr)
-			assert.Empty(t, sent.Stdout)
-			got := j.trace(t, want[0].TraceID, len(want))
-			assert.Len(t, got, len(want), "every span arrived, once")
-			byID := map[string]jaegerSpan{}
-			for _, s := range got {
-				byID[s.SpanID] = s
+			for range 2 { // the same run sent twice is the same trace
+				sent := runIn(t, []string{"--otlp-endpoint", j.otlp, in}, "")
+				require.Contains(t, []int{0, 1}, sent.Code, sent.Stderr)
+				assert.Empty(t, sent.Stdout)
+				assert.Contains(t, sent.Stderr, "of trace "+want[0].TraceID+"\n")
 			}
-			for _, w := range want {
-				g, ok := byID[w.SpanID]
-				if !assert.True(t, ok, "span %s (%s) arrived", w.SpanID, w.Name) {
-					continue
-				}
+			got := j.trace(t, want[0].TraceID, len(want))
+			assert.Len(t, got, len(want), "the trace's distinct spans are the run's")
+			eachArrived(t, want, got, func(w *otlpSpan, g jaegerSpan) {
 				assert.Equal(t, w.Name, g.OperationName)
 				if w.Parent != "" {
 					require.NotEmpty(t, g.References, "%s keeps its parent", w.Name)
@@ -222,12 +234,62 @@ func TestJaegerReceivesEveryRun(t *testing.T) {
 						assert.Equal(t, w.int(k), int64(n), "%s: %s", w.Name, k)
 					}
 				}
-				for _, k := range []string{"gen_ai.tool.call.id", "gen_ai.response.id", "gen_ai.conversation.id"} {
+				for _, k := range []string{"gen_ai.tool.call.id", "gen_ai.response.id", "gen_ai.conversation.id",
+					"session.id", "request_id", "message.uuid", "tool_use_id", "prompt.id"} {
 					if v := w.str(k); v != "" {
 						assert.Equal(t, v, g.tag(k), "%s: %s", w.Name, k)
 					}
 				}
+			})
+			if strings.HasSuffix(in, transcripts[0]) {
+				chats := 0
+				for _, g := range got {
+					if strings.HasPrefix(g.OperationName, "chat ") {
+						chats++
+						id, _ := g.tag("request_id").(string)
+						assert.True(t, strings.HasPrefix(id, "req_"), "%s carries its request id: %q", g.OperationName, id)
+					}
+				}
+				assert.Positive(t, chats)
 			}
 		})
+	}
+}
+
+// TestJaegerFindsARunUnderItsTraceParent proves a run sent under a
+// TRACEPARENT (a CI job's trace) is found in Jaeger under the parent's
+// trace id, its root span a child of the parent's span, every span there.
+// On the capture 05-subagents-async.
+func TestJaegerFindsARunUnderItsTraceParent(t *testing.T) {
+	j := startJaeger(t)
+	const traceID, spanID = "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"
+	in := "../../testdata/events/05-subagents-async.jsonl"
+	want := otlpSpans(t, runIn(t, []string{"-F", "otlp", in}, "").Stdout)
+	sent := runEnv(t, []string{"TRACEPARENT=00-" + traceID + "-" + spanID + "-01"}, "--otlp-endpoint", j.otlp, in)
+	require.Equal(t, exitOK, sent.Code, sent.Stderr)
+	assert.Contains(t, sent.Stderr, "of trace "+traceID+"\n")
+	got := j.trace(t, traceID, len(want))
+	assert.Len(t, got, len(want))
+	eachArrived(t, want, got, func(w *otlpSpan, g jaegerSpan) {
+		if w.Parent == "" {
+			require.NotEmpty(t, g.References, "the root has the caller's span for parent")
+			assert.Equal(t, spanID, g.References[0].SpanID)
+		}
+	})
+}
+
+// eachArrived checks that every span of want is in got (by its id), and
+// calls check with each and its copy in Jaeger.
+func eachArrived(t *testing.T, want []*otlpSpan, got []jaegerSpan, check func(*otlpSpan, jaegerSpan)) {
+	t.Helper()
+	byID := map[string]jaegerSpan{}
+	for _, s := range got {
+		byID[s.SpanID] = s
+	}
+	for _, w := range want {
+		g, ok := byID[w.SpanID]
+		if assert.True(t, ok, "span %s (%s) arrived", w.SpanID, w.Name) {
+			check(w, g)
+		}
 	}
 }

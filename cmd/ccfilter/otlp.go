@@ -1,38 +1,35 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"html"
-	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"os"
-	"regexp"
+	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
 
+	"github.com/ccfilter/ccfilter/internal/otlphttp"
 	"github.com/ccfilter/ccfilter/pkg/redact"
 	"github.com/ccfilter/ccfilter/pkg/render"
 )
 
 // --format otlp and --otlp-endpoint: a run as OpenTelemetry traces
 // (pkg/render/otlp.go lays them out), written as OTLP/JSON lines or sent
-// to a collector over OTLP/HTTP by the OpenTelemetry project's own client
-// (otlptracehttp), which takes the protobuf messages the layout makes.
+// to a collector over OTLP/HTTP (internal/otlphttp: net/http and the
+// OpenTelemetry project's proto packages, no SDK, no grpc), in the
+// encoding the environment or --otlp-protocol asks for: the protobuf of
+// the messages the layout makes, or the very JSON --format otlp writes.
 
 // traceOptions sets what the trace takes from the command: its producer
 // and where its requests go. Nothing of how the input was given: its
@@ -40,73 +37,149 @@ import (
 func (o *options) traceOptions(r *render.Options) {
 	r.Producer = buildVersion()
 	r.Spans = o.spans
+	r.Parent = o.traceParent()
+}
+
+// traceParent is the trace context of the command's environment
+// (TRACEPARENT, TRACESTATE), read once: as claude -p puts its own spans
+// under it, the run's trace goes there too, so that a run inside a traced
+// CI job lands in the job's trace. An invalid one is said once and
+// ignored, as the W3C specification has it (the run is a trace of its
+// own).
+func (o *options) traceParent() *render.TraceParent {
+	if o.parentRead {
+		return o.parent
+	}
+	o.parentRead = true
+	v, ok := o.getenv("TRACEPARENT")
+	if !ok || strings.TrimSpace(v) == "" {
+		return nil
+	}
+	state, _ := o.getenv("TRACESTATE")
+	p, err := render.ParseTraceParent(v, state)
+	if err != nil {
+		say(o.stderr, "TRACEPARENT: "+err.Error()+"; ignored: the run is a trace of its own")
+		return nil
+	}
+	o.parent = p
+	return p
 }
 
 // otlpSender sends the traces to a collector (--otlp-endpoint).
 type otlpSender struct {
-	client   otlptrace.Client
+	exp      *otlphttp.Exporter
 	endpoint string
-	mu       sync.Mutex
-	partial  []string // what the collector said it rejected (partial success)
 	sent     int
 	traces   map[string]bool // the trace ids of the spans sent
 	failed   bool            // a request was not delivered (and said so)
+	rejected int64           // spans the collector said it did not keep (partial success)
+	said     []string        // what the collector said of them, or warned of
 }
 
-// startOTLP starts the client of --otlp-endpoint: the URL's path is the
-// traces path (/v1/traces when none is given); headers come from
-// OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_TRACES_HEADERS
-// (key=value,... as the OpenTelemetry specification writes them); each
-// request waits at most --otlp-timeout, retries included.
-func (o *options) startOTLP(ctx context.Context) (*otlpSender, error) {
-	u, err := url.Parse(o.OTLPEndpoint)
-	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return nil, &flagError{fmt.Errorf("--otlp-endpoint %q: want an http:// or https:// URL (a collector's OTLP/HTTP receiver, e.g. http://localhost:4318)", o.OTLPEndpoint)}
+// otlpEnv reads an OTLP exporter variable, its traces-only spelling
+// first, as the specification orders them: the name it was found under,
+// and its value ("" when neither is set).
+func (o *options) otlpEnv(name string) (string, string) {
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_TRACES_" + name, "OTEL_EXPORTER_OTLP_" + name} {
+		if v, ok := o.getenv(k); ok && strings.TrimSpace(v) != "" {
+			return k, strings.TrimSpace(v)
+		}
 	}
-	if u.Path == "" || u.Path == "/" {
+	return "", ""
+}
+
+// otlpURL is where the traces go. Only the command line sends anything:
+// a URL as given (/v1/traces added when it has no path), or "env", the
+// environment's endpoint (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given;
+// OTEL_EXPORTER_OTLP_ENDPOINT a base, /v1/traces appended, as the
+// specification says). A user whose Claude Code telemetry is set in the
+// environment does not find ccfilter posting on its own.
+func (o *options) otlpURL() (string, error) {
+	raw, from, base := o.OTLPEndpoint, "--otlp-endpoint", false
+	if raw == "env" {
+		if v, ok := o.getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); ok && v != "" {
+			raw, from = v, "--otlp-endpoint env: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+		} else if v, ok := o.getenv("OTEL_EXPORTER_OTLP_ENDPOINT"); ok && v != "" {
+			raw, from, base = v, "--otlp-endpoint env: OTEL_EXPORTER_OTLP_ENDPOINT", true
+		} else {
+			return "", &flagError{errors.New("--otlp-endpoint env: neither OTEL_EXPORTER_OTLP_TRACES_ENDPOINT nor OTEL_EXPORTER_OTLP_ENDPOINT is set")}
+		}
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", &flagError{fmt.Errorf("%s %q: want an http:// or https:// URL (a collector's OTLP/HTTP receiver, e.g. http://localhost:4318)", from, raw)}
+	}
+	switch {
+	case base:
+		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/traces"
+	case from == "--otlp-endpoint" && (u.Path == "" || u.Path == "/"):
 		u.Path = "/v1/traces"
 	}
-	tlsConfig, err := o.otlpTLS()
+	return u.String(), nil
+}
+
+// startOTLP makes the sender of --otlp-endpoint from the command line and
+// the OTLP exporter variables of the command's environment: the protocol
+// (--otlp-protocol, else OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL; grpc is
+// refused), compression (..._COMPRESSION: gzip or none), headers
+// (..._HEADERS, key=value,... URL-encoded), the timeout (--otlp-timeout,
+// else ..._TIMEOUT in milliseconds; one request, retries included) and
+// TLS (otlpTLS).
+func (o *options) startOTLP() (*otlpSender, error) {
+	endpoint, err := o.otlpURL()
 	if err != nil {
-		return nil, errorf(exitInput, "--otlp-endpoint %s: %v", u, err)
+		return nil, err
 	}
-	// The client is ours (see otlpAnswers): it takes the place of the one
-	// the OpenTelemetry client makes, with that one's proxy, TLS and
-	// timeout.
-	transport := http.DefaultTransport.(*http.Transport).Clone()
-	transport.TLSClientConfig = tlsConfig
-	httpClient := &http.Client{Transport: otlpAnswers{transport}, Timeout: o.OTLPTimeout}
-	opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(u.String()), otlptracehttp.WithHTTPClient(httpClient),
-		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true, InitialInterval: 500 * time.Millisecond,
-			MaxInterval: 5 * time.Second, MaxElapsedTime: o.OTLPTimeout})}
-	headers := map[string]string{}
+	exp := &otlphttp.Exporter{URL: endpoint, Protocol: otlphttp.Protobuf, Timeout: o.OTLPTimeout, Header: http.Header{}}
+	from, protocol := "--otlp-protocol", o.OTLPProtocol
+	if protocol == "" {
+		from, protocol = o.otlpEnv("PROTOCOL")
+	}
+	if protocol != "" {
+		if exp.Protocol, err = otlphttp.ParseProtocol(protocol); err != nil {
+			return nil, &flagError{fmt.Errorf("%s %s: %v", from, protocol, err)}
+		}
+	}
+	switch k, v := o.otlpEnv("COMPRESSION"); v {
+	case "gzip":
+		exp.Gzip = true
+	case "", "none":
+	default:
+		return nil, &flagError{fmt.Errorf("%s %q: want gzip or none", k, v)}
+	}
+	if !o.otlpTimeoutChanged {
+		if k, v := o.otlpEnv("TIMEOUT"); v != "" {
+			ms, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || ms <= 0 {
+				return nil, &flagError{fmt.Errorf("%s %q: want a positive number of milliseconds", k, v)}
+			}
+			exp.Timeout = time.Duration(ms) * time.Millisecond
+		}
+	}
 	for _, k := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
 		if v, ok := o.getenv(k); ok {
-			if err := parseOTLPHeaders(v, headers); err != nil {
+			if err := parseOTLPHeaders(v, exp.Header); err != nil {
 				return nil, &flagError{fmt.Errorf("%s: %v", k, err)}
 			}
 		}
 	}
-	if len(headers) > 0 {
-		opts = append(opts, otlptracehttp.WithHeaders(headers))
+	tlsConfig, err := o.otlpTLS()
+	if err != nil {
+		return nil, errorf(exitInput, "--otlp-endpoint %s: %v", endpoint, err)
 	}
-	s := &otlpSender{client: otlptracehttp.NewClient(opts...), endpoint: u.String(), traces: map[string]bool{}}
-	// The client reports a partial success (the collector kept some spans
-	// and said why it rejected the rest) to OpenTelemetry's error handler.
-	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.partial = append(s.partial, err.Error())
-	}))
-	if err := s.client.Start(ctx); err != nil {
-		return nil, errorf(exitInput, "--otlp-endpoint %s: %v", s.endpoint, err)
+	transport := http.DefaultTransport.(*http.Transport).Clone() // (proxies from HTTPS_PROXY, NO_PROXY)
+	transport.TLSClientConfig = tlsConfig
+	exp.Client = &http.Client{Transport: transport}
+	if o.otlpExporter != nil {
+		o.otlpExporter(exp)
 	}
-	return s, nil
+	return &otlpSender{exp: exp, endpoint: endpoint, traces: map[string]bool{}}, nil
 }
 
 // parseOTLPHeaders reads key=value pairs separated by commas, each
-// URL-encoded (the specification's OTEL_EXPORTER_OTLP_HEADERS).
-func parseOTLPHeaders(v string, into map[string]string) error {
+// URL-encoded (the specification's OTEL_EXPORTER_OTLP_HEADERS); a later
+// key replaces an earlier one.
+func parseOTLPHeaders(v string, into http.Header) error {
 	for _, pair := range strings.Split(v, ",") {
 		if strings.TrimSpace(pair) == "" {
 			continue
@@ -120,16 +193,14 @@ func parseOTLPHeaders(v string, into map[string]string) error {
 		if err := errors.Join(err1, err2); err != nil {
 			return err
 		}
-		into[key] = value
+		into.Set(key, value)
 	}
 	return nil
 }
 
-// otlpTLS is the TLS the OpenTelemetry client would take from the
-// environment for a client of its own: the CA of
+// otlpTLS is the TLS of the OTLP exporter variables: the CA of
 // OTEL_EXPORTER_OTLP_[TRACES_]CERTIFICATE, the client's certificate and
 // key of ..._CLIENT_CERTIFICATE and ..._CLIENT_KEY (nil: Go's defaults).
-// It reads none of them when given a client, as it is (otlpAnswers).
 func (o *options) otlpTLS() (*tls.Config, error) {
 	file := func(name string) (string, []byte, error) {
 		for _, k := range []string{"OTEL_EXPORTER_OTLP_TRACES_" + name, "OTEL_EXPORTER_OTLP_" + name} {
@@ -172,67 +243,22 @@ func (o *options) otlpTLS() (*tls.Config, error) {
 	return &c, nil
 }
 
-// otlpAnswers is the sender's transport: a success that is not an OTLP
-// answer is an error. The OpenTelemetry client takes any 2xx for a
-// delivery and reads its body only when it is protobuf or JSON: a web
-// server on the port (Jaeger's UI on 16686 answers POST /v1/traces with
-// 200 text/html) had every span dropped, and exit 0. An OTLP receiver
-// answers an ExportTraceServiceResponse: protobuf (or JSON), or nothing.
-type otlpAnswers struct{ next http.RoundTripper }
-
-func (a otlpAnswers) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := a.next.RoundTrip(r)
-	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return resp, err
+// send uploads one request, encoded as the protocol asks: protobuf, or
+// the JSON line --format otlp writes (render.OTLPJSON). An error says the
+// endpoint and what it answered.
+func (s *otlpSender) send(ctx context.Context, req *tracepb.TracesData) error {
+	var body []byte
+	var err error
+	if s.exp.Protocol == otlphttp.JSON {
+		body, err = render.OTLPJSON(req)
+	} else {
+		body, err = proto.Marshal(req)
 	}
-	switch mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt {
-	case "application/x-protobuf", "application/protobuf", "application/json":
-		return resp, nil
-	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	resp.Body.Close()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	if len(bytes.TrimSpace(body)) == 0 {
-		resp.Body = io.NopCloser(bytes.NewReader(nil))
-		return resp, nil
-	}
-	return nil, &notOTLPError{status: resp.Status, contentType: resp.Header.Get("Content-Type"), title: pageTitle(body)}
-}
-
-// notOTLPError: the endpoint answered a success that is no OTLP answer.
-type notOTLPError struct{ status, contentType, title string }
-
-func (e *notOTLPError) Error() string {
-	what := e.contentType
-	if what == "" {
-		what = "no Content-Type"
-	}
-	if e.title != "" {
-		what += fmt.Sprintf(", a page titled %q", e.title)
-	}
-	return fmt.Sprintf("it answered %s with %s, not an OTLP response: is it a collector's OTLP/HTTP receiver (port 4318)?", e.status, what)
-}
-
-var titleRE = regexp.MustCompile(`(?is)<title[^>]*>([^<]{1,200})</title>`)
-
-// pageTitle is the title of an HTML page, to name what answered.
-func pageTitle(body []byte) string {
-	if m := titleRE.FindSubmatch(body); m != nil {
-		return strings.Join(strings.Fields(html.UnescapeString(string(m[1]))), " ")
-	}
-	return ""
-}
-
-// send uploads one request; an error says the endpoint and what it
-// answered (the client's message carries the HTTP status).
-func (s *otlpSender) send(ctx context.Context, req *coltracepb.ExportTraceServiceRequest) error {
-	if err := s.client.UploadTraces(ctx, req.ResourceSpans); err != nil {
-		var notOTLP *notOTLPError
-		if errors.As(err, &notOTLP) { // without the client's wrapping (Post "…": …)
-			err = notOTLP
-		}
+	res, err := s.exp.Export(ctx, body)
+	if err != nil {
 		s.failed = true
 		return &exitError{code: exitInput, msg: fmt.Sprintf("--otlp-endpoint %s: the traces were not delivered: %v", s.endpoint, err)}
 	}
@@ -244,13 +270,18 @@ func (s *otlpSender) send(ctx context.Context, req *coltracepb.ExportTraceServic
 			}
 		}
 	}
+	s.rejected += res.Rejected
+	if res.Message != "" && !slices.Contains(s.said, res.Message) {
+		s.said = append(s.said, res.Message)
+	}
 	return nil
 }
 
 // delivered says what was sent where, for the success's line on stderr
 // ("" when a request failed: its error said so); one trace is named by its
 // id, which finds an old run in a backend whose search looks at the last
-// hour (docs/otel.md).
+// hour (docs/otel.md). What the collector warned of, keeping every span,
+// is said with it.
 func (s *otlpSender) delivered() string {
 	if s.failed {
 		return ""
@@ -261,20 +292,19 @@ func (s *otlpSender) delivered() string {
 			of = "trace " + hex.EncodeToString([]byte(id))
 		}
 	}
-	return fmt.Sprintf("--otlp-endpoint %s: sent %s of %s", s.endpoint, render.Plural(int64(s.sent), "span"), of)
+	line := fmt.Sprintf("--otlp-endpoint %s: sent %s of %s", s.endpoint, render.Plural(int64(s.sent), "span"), of)
+	if len(s.said) > 0 {
+		line += "; the collector warned: " + strings.Join(s.said, "; ")
+	}
+	return line
 }
 
-// stop ends the client; a partial success is said, and is a failure to
-// deliver (exit 5).
-func (s *otlpSender) stop(ctx context.Context) error {
-	err := s.client.Stop(ctx)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.partial) > 0 {
-		return &exitError{code: exitInput, msg: fmt.Sprintf("--otlp-endpoint %s: partial success: the collector rejected part of the %d spans sent: %s", s.endpoint, s.sent, strings.Join(s.partial, "; "))}
-	}
-	if err != nil {
-		return errorf(exitInput, "--otlp-endpoint %s: %v", s.endpoint, err)
+// stop reports a partial success (the collector kept some spans and
+// rejected the rest): a failure to deliver (exit 5).
+func (s *otlpSender) stop() error {
+	if s.rejected > 0 {
+		return &exitError{code: exitInput, msg: fmt.Sprintf("--otlp-endpoint %s: partial success: the collector rejected %d of the %d spans sent: %s",
+			s.endpoint, s.rejected, s.sent, strings.Join(s.said, "; "))}
 	}
 	return nil
 }
@@ -282,7 +312,7 @@ func (s *otlpSender) stop(ctx context.Context) error {
 // redactTrace replaces the secrets in a trace's strings (attributes,
 // events' attributes, statuses): what --redact does to the bytes of an
 // output, for traces that are sent rather than written.
-func redactTrace(req *coltracepb.ExportTraceServiceRequest, red *redact.Redactor) {
+func redactTrace(req *tracepb.TracesData, red *redact.Redactor) {
 	str := func(kvs []*commonpb.KeyValue) {
 		for _, kv := range kvs {
 			if v, ok := kv.GetValue().GetValue().(*commonpb.AnyValue_StringValue); ok {

@@ -18,9 +18,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/ccfilter/ccfilter/pkg/preset"
@@ -271,18 +271,41 @@ func checkChatSpans(t *testing.T, path string, spans []*otlpSpan, root *otlpSpan
 }
 
 // collector is an OTLP/HTTP receiver of the test's own: it decodes what
-// it is sent (protobuf) and answers as told.
+// it is sent (protobuf: a TracesData has the ExportTraceServiceRequest's
+// encoding) and answers as told.
 type collector struct {
 	mu      sync.Mutex
 	spans   []*tracepb.Span
 	headers []http.Header
 	status  int
-	partial *coltracepb.ExportTracePartialSuccess
+	partial *partialSuccess
+}
+
+// partialSuccess is an ExportTracePartialSuccess.
+type partialSuccess struct {
+	rejected int64
+	message  string
+}
+
+// otlpResponse encodes an ExportTraceServiceResponse (protobuf), by hand:
+// its generated type lives in the collector package, which brings grpc
+// into the module.
+func otlpResponse(p *partialSuccess) []byte {
+	if p == nil {
+		return nil
+	}
+	var ps []byte
+	ps = protowire.AppendTag(ps, 1, protowire.VarintType)
+	ps = protowire.AppendVarint(ps, uint64(p.rejected))
+	ps = protowire.AppendTag(ps, 2, protowire.BytesType)
+	ps = protowire.AppendString(ps, p.message)
+	b := protowire.AppendTag(nil, 1, protowire.BytesType)
+	return protowire.AppendBytes(b, ps)
 }
 
 func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	var req coltracepb.ExportTraceServiceRequest
+	var req tracepb.TracesData
 	if r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" || proto.Unmarshal(body, &req) != nil {
 		http.Error(w, "not an OTLP/HTTP protobuf request", http.StatusBadRequest)
 		return
@@ -299,9 +322,8 @@ func (c *collector) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			c.spans = append(c.spans, ss.Spans...)
 		}
 	}
-	b, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{PartialSuccess: c.partial})
 	w.Header().Set("Content-Type", "application/x-protobuf")
-	w.Write(b)
+	w.Write(otlpResponse(c.partial))
 }
 
 func runEnv(t *testing.T, env []string, args ...string) runResult {
@@ -353,7 +375,7 @@ func TestOTLPEndpoint(t *testing.T) {
 	assert.Contains(t, r.Stderr, "401")
 	assert.NotContains(t, r.Stderr, "sent ", "nothing was")
 
-	c = &collector{partial: &coltracepb.ExportTracePartialSuccess{RejectedSpans: 2, ErrorMessage: "two spans too old"}}
+	c = &collector{partial: &partialSuccess{rejected: 2, message: "two spans too old"}}
 	srvPart := httptest.NewServer(c)
 	defer srvPart.Close()
 	r = runEnv(t, nil, "--otlp-endpoint", srvPart.URL, path)
@@ -376,7 +398,8 @@ func TestOTLPEndpoint(t *testing.T) {
 
 // TestOTLPRefusals proves what the trace format does not do is refused
 // with a usage error: another preset's report, an expression, another
-// format with --otlp-endpoint, a URL that is none.
+// format with --otlp-endpoint, a URL that is none, the sender's flags
+// without --otlp-endpoint.
 func TestOTLPRefusals(t *testing.T) {
 	path := "../../testdata/events/01-plain-text.jsonl"
 	for _, args := range [][]string{
@@ -384,6 +407,8 @@ func TestOTLPRefusals(t *testing.T) {
 		{"-F", "otlp", ".", path},
 		{"-F", "markdown", "--otlp-endpoint", "http://localhost:4318", path},
 		{"--otlp-endpoint", "localhost:4318", path},
+		{"--otlp-protocol", "http/json", path}, // nothing to send
+		{"--otlp-timeout", "5s", path},
 	} {
 		r := runIn(t, args, "")
 		assert.Equal(t, exitUsage, r.Code, "%v: %s", args, r.Stderr)
@@ -412,7 +437,7 @@ func TestOTLPEndpointThatIsNotAReceiverFails(t *testing.T) {
 		return srv.URL
 	}
 	jaegerUI := answer("text/html; charset=utf-8", `<!doctype html><html lang="en"><head><meta charset="utf-8"/><title>Jaeger UI</title></head><body><div id="jaeger-ui-root"></div></body></html>`)
-	otlpAnswer, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
+	otlpAnswer := otlpResponse(&partialSuccess{})
 	for _, tc := range []struct {
 		name, url string
 		code      int

@@ -11,8 +11,9 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/ccfilter/ccfilter/internal/otlphttp"
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/follow"
 	"github.com/ccfilter/ccfilter/pkg/input"
@@ -52,9 +53,18 @@ type options struct {
 	FollowGrace              time.Duration
 	// --pid: the process writing the followed input; its end ends the follow.
 	Pid int
-	// --otlp-endpoint: the traces sent to a collector, not printed.
-	OTLPEndpoint string
-	OTLPTimeout  time.Duration
+	// --otlp-endpoint: the traces sent to a collector, not printed;
+	// --otlp-protocol (""): the environment's, else protobuf.
+	OTLPEndpoint       string
+	OTLPProtocol       string
+	OTLPTimeout        time.Duration
+	otlpTimeoutChanged bool // else OTEL_EXPORTER_OTLP_TIMEOUT, when set
+	// otlpExporter, when set, adjusts the exporter before it sends (tests:
+	// a clock and waits of their own).
+	otlpExporter func(*otlphttp.Exporter)
+	// parent is the trace context of TRACEPARENT (read once: parentRead).
+	parent     *render.TraceParent
+	parentRead bool
 
 	args []string // FILTER and FILEs as given
 	// multiRun: the output holds several runs (files, sessions);
@@ -73,7 +83,7 @@ type options struct {
 	// writerGone is closed when the --pid process has ended.
 	writerGone <-chan struct{}
 	// spans, with --otlp-endpoint, sends each request of the traces.
-	spans func(*coltracepb.ExportTraceServiceRequest) error
+	spans func(*tracepb.TracesData) error
 
 	stdin   io.Reader
 	stdout  io.Writer
@@ -275,6 +285,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 			o.ctx = cmd.Context()
 			o.agentChanged = cmd.Flags().Changed("agent")
 			o.formatChanged = cmd.Flags().Changed("format")
+			o.otlpTimeoutChanged = cmd.Flags().Changed("otlp-timeout")
 			for name := range o.grouping {
 				if cmd.Flags().Changed(name) {
 					o.grouped[name] = true
@@ -326,8 +337,9 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.DurationVar(&o.FollowGrace, "follow-grace", follow.DefaultGrace, "--follow: how long nothing is written after a stream's result before the run counts as ended")
 	f.BoolVar(&o.Status, "status", false, "show the live status line on stderr (a terminal) for any input: elapsed time, model calls, tools running, subagents, tokens and cost, retries, rate limits")
 	f.BoolVar(&o.NoStatus, "no-status", false, "no status line (shown by default with --follow or a live pipe when stderr is a terminal)")
-	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the runs as OpenTelemetry traces to this collector's OTLP/HTTP receiver (`URL`, e.g. http://localhost:4318; path /v1/traces) instead of printing them, and say on stderr how many spans of which traces were sent; an answer that is not OTLP's fails (exit 5); headers from OTEL_EXPORTER_OTLP_HEADERS (see docs/otel.md)")
-	f.DurationVar(&o.OTLPTimeout, "otlp-timeout", 10*time.Second, "--otlp-endpoint: how long one request may take, retries included")
+	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the runs as OpenTelemetry traces to this collector's OTLP/HTTP receiver (`URL`, e.g. http://localhost:4318; path /v1/traces when it has none), or to the environment's (env: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT plus /v1/traces), instead of printing them, and say on stderr how many spans of which traces were sent; an answer that is not OTLP's fails (exit 5); headers, compression, TLS from the OTEL_EXPORTER_OTLP_ variables (see docs/otel.md)")
+	f.StringVar(&o.OTLPProtocol, "otlp-protocol", "", "--otlp-endpoint: `http/protobuf` or http/json (default OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf; grpc is not sent)")
+	f.DurationVar(&o.OTLPTimeout, "otlp-timeout", 10*time.Second, "--otlp-endpoint: how long one request may take, retries included; when not given, OTEL_EXPORTER_OTLP_TIMEOUT (milliseconds) if set")
 	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line), "+inputKinds())
 	f.SortFlags = false
 	mustComplete(cmd, "format", formatNames()...)
@@ -435,6 +447,8 @@ func (o *options) validate() error {
 		if o.OTLPTimeout <= 0 {
 			return &flagError{errors.New("--otlp-timeout must be positive")}
 		}
+	} else if o.OTLPProtocol != "" || o.otlpTimeoutChanged {
+		return &flagError{errors.New("--otlp-protocol and --otlp-timeout go with --otlp-endpoint")}
 	}
 	if o.Redact && o.NoRedact {
 		return &flagError{errors.New("--redact and --no-redact say the opposite: give one")}

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"golang.org/x/term"
 
 	"github.com/ccfilter/ccfilter/internal/writebehind"
@@ -181,18 +181,18 @@ func (o *options) run(ctx context.Context) (int, error) {
 // sendTraces runs p with the traces sent to --otlp-endpoint: a failure to
 // deliver ends the run with exit 5.
 func (o *options) sendTraces(ctx context.Context, p *plan) (int, error) {
-	s, err := o.startOTLP(ctx)
+	s, err := o.startOTLP()
 	if err != nil {
 		return 0, err
 	}
-	o.spans = func(req *coltracepb.ExportTraceServiceRequest) error {
+	o.spans = func(req *tracepb.TracesData) error {
 		if o.redactor != nil {
 			redactTrace(req, o.redactor) // sent, not written: redacted here
 		}
 		return s.send(ctx, req)
 	}
 	code, err := o.runPlan(ctx, p)
-	if serr := s.stop(ctx); serr != nil && err == nil {
+	if serr := s.stop(); serr != nil && err == nil {
 		return code, serr
 	} else if serr == nil {
 		// Sent: nothing on stdout says so, and a wrong endpoint that

@@ -53,6 +53,10 @@ var transcriptSpellings = stream.Spellings{
 	"agent_id":         {"agentId"},
 	"tool_use_result":  {"toolUseResult"},
 	"compact_metadata": {"compactMetadata"},
+	// the join keys of Claude Code's own telemetry (stream.JoinKeys)
+	"session_id": {"sessionId"},
+	"request_id": {"requestId"},
+	"prompt_id":  {"promptId"},
 	// reminders and compaction summaries, which no one typed
 	"isSynthetic": {"isMeta", "isCompactSummary"},
 }

@@ -80,6 +80,8 @@ type otlpRun struct {
 	clock       stream.Clock    // the times without a tracker
 	times       string
 	result      *stream.Result
+	session     string // the session's id: every span's session.id
+	prompt      string // the prompt the calls answer (a transcript's promptId): prompt.id
 }
 
 // otlpChat is a model call under way.
@@ -176,24 +178,62 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	if r.root != nil {
 		return
 	}
-	session := ev.Str("session_id")
-	if session == "" {
-		session = jsonx.Value(ev.Raw).Get("sessionId").Str()
-	}
+	keys := ev.JoinKeys()
+	session := keys.SessionID
+	r.session = session
 	// Only what the run recorded: not the input's name, which changes with
 	// the spelling of its path (a transcript's synthetic init carries its
 	// first record's uuid).
-	r.seed = session + "\x00" + ev.Str("uuid")
+	r.seed = session + "\x00" + keys.UUID
 	h := sha256.Sum256([]byte("trace\x00" + r.seed))
 	r.traceID = h[:16]
-	r.root = &tracepb.Span{TraceId: r.traceID, SpanId: r.id("root"), Name: "invoke_agent claude-code",
+	r.root = &tracepb.Span{SpanId: r.id("root"), Name: "invoke_agent claude-code",
 		Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
+	if p := r.o.Parent; p != nil {
+		// Under the context the environment gave (TRACEPARENT): the run's
+		// trace is the caller's, its root a child of the caller's span.
+		r.traceID = p.TraceID[:]
+		r.root.ParentSpanId = p.SpanID[:]
+	}
+	r.stamp(r.root)
 	r.root.Attributes = append(r.root.Attributes,
 		strAttr("gen_ai.operation.name", "invoke_agent"),
 		strAttr("gen_ai.provider.name", "anthropic"),
 		strAttr("gen_ai.agent.name", "claude-code"))
 	if session != "" {
 		r.root.Attributes = append(r.root.Attributes, strAttr("gen_ai.conversation.id", session))
+	}
+}
+
+// stamp gives a new span what every span of the run carries: the trace,
+// the caller's trace state (TRACESTATE), and the session's id under
+// Claude Code's own name for it (session.id), which joins the span to
+// Claude Code's own telemetry of the session.
+func (r *otlpRun) stamp(s *tracepb.Span) {
+	s.TraceId = r.traceID
+	if p := r.o.Parent; p != nil {
+		s.TraceState = p.State
+	}
+	if r.session != "" {
+		s.Attributes = append(s.Attributes, strAttr("session.id", r.session))
+	}
+}
+
+// joinKeys adds to a model call's or a tool call's span the join keys of
+// the record that made it, when it carries them and the span has none
+// yet: the API request's id (request_id, on a model call), the record's
+// uuid (message.uuid: a call's first record), the prompt it answers
+// (prompt.id).
+func (r *otlpRun) joinKeys(s *tracepb.Span, ev *stream.Event, request bool) {
+	k := ev.JoinKeys()
+	if request && k.RequestID != "" && !hasAttr(s, "request_id") {
+		s.Attributes = append(s.Attributes, strAttr("request_id", k.RequestID))
+	}
+	if k.UUID != "" && !hasAttr(s, "message.uuid") {
+		s.Attributes = append(s.Attributes, strAttr("message.uuid", k.UUID))
+	}
+	if r.prompt != "" && !hasAttr(s, "prompt.id") {
+		s.Attributes = append(s.Attributes, strAttr("prompt.id", r.prompt))
 	}
 }
 
@@ -229,8 +269,9 @@ func (r *otlpRun) startAgent(id, typ, desc string, at time.Time) *tracepb.Span {
 	if typ == "" {
 		typ = "subagent"
 	}
-	s := &tracepb.Span{TraceId: r.traceID, SpanId: r.id("agent\x00" + id), ParentSpanId: r.id("tool\x00" + id),
+	s := &tracepb.Span{SpanId: r.id("agent\x00" + id), ParentSpanId: r.id("tool\x00" + id),
 		Name: "invoke_agent " + typ, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
+	r.stamp(s)
 	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "invoke_agent"),
 		strAttr("gen_ai.provider.name", "anthropic"), strAttr("gen_ai.agent.name", typ),
 		strAttr("gen_ai.agent.id", id))
@@ -297,6 +338,7 @@ func (r *otlpRun) chat(ev *stream.Event, agent string, at time.Time) {
 	a := ev.Assistant()
 	if c := r.callOf(ev, agent, a.MessageID, a.Model, at); c != nil {
 		r.chatError(c.span, a)
+		r.joinKeys(c.span, ev, true)
 	}
 }
 
@@ -337,9 +379,10 @@ func (r *otlpRun) callOf(ev *stream.Event, agent, id, model string, at time.Time
 	if id == "" {
 		key += agent + "\x00" + i64(ev.Line) // (not ev.Source: a path is spelled many ways)
 	}
-	s := &tracepb.Span{TraceId: r.traceID, SpanId: r.id(key), ParentSpanId: r.agentSpan(agent),
+	s := &tracepb.Span{SpanId: r.id(key), ParentSpanId: r.agentSpan(agent),
 		Name: "chat " + model, Kind: tracepb.Span_SPAN_KIND_CLIENT,
 		StartTimeUnixNano: nanos(start), EndTimeUnixNano: nanos(at)}
+	r.stamp(s)
 	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "chat"),
 		strAttr("gen_ai.provider.name", "anthropic"), strAttr("gen_ai.request.model", model),
 		strAttr("gen_ai.response.model", model))
@@ -403,20 +446,24 @@ func usageAttrs(u stream.Usage) []*commonpb.KeyValue {
 }
 
 // call opens a tool call's span.
-func (r *otlpRun) call(p *Part, at time.Time) {
+func (r *otlpRun) call(ev *stream.Event, p *Part, at time.Time) {
 	if p.Use == nil || p.Use.ID == "" {
 		return
 	}
 	agent := p.Agent.ID
-	s := &tracepb.Span{TraceId: r.traceID, SpanId: r.id("tool\x00" + p.Use.ID), ParentSpanId: r.agentSpan(agent),
+	s := &tracepb.Span{SpanId: r.id("tool\x00" + p.Use.ID), ParentSpanId: r.agentSpan(agent),
 		Name: "execute_tool " + p.Use.Name, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
+	r.stamp(s)
 	typ := "function"
 	if strings.HasPrefix(p.Use.Name, "mcp__") {
 		typ = "extension"
 	}
+	// The call's id under the GenAI conventions' name and Claude Code's
+	// (tool_use_id, on its tool events).
 	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "execute_tool"),
 		strAttr("gen_ai.tool.name", p.Use.Name), strAttr("gen_ai.tool.call.id", p.Use.ID),
-		strAttr("gen_ai.tool.type", typ))
+		strAttr("tool_use_id", p.Use.ID), strAttr("gen_ai.tool.type", typ))
+	r.joinKeys(s, ev, false)
 	if p.Target != "" {
 		s.Attributes = append(s.Attributes, strAttr("claude_code.tool.target", p.Target))
 	}

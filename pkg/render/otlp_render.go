@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"time"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -45,6 +44,9 @@ func (t *otlpRenderer) Render(rec Record) error {
 	at := r.at(ev)
 	r.begin(ev, at)
 	agent := ev.ParentToolUseID()
+	if p := ev.JoinKeys().PromptID; p != "" {
+		r.prompt = p // the user's prompt: the calls that follow answer it
+	}
 	// A model call ends at its last block: when the agent's next call
 	// starts (its tool results may come between its blocks), or the run or
 	// the subagent ends.
@@ -73,7 +75,7 @@ func (t *otlpRenderer) part(ev *stream.Event, p *Part, at time.Time) {
 	case FormInit:
 		r.init(p.Init)
 	case FormCall:
-		r.call(p, at)
+		r.call(ev, p, at)
 	case FormToolResult:
 		r.toolResult(p, launched(ev, p.Result), at)
 	case FormOutcome:
@@ -88,7 +90,7 @@ func (t *otlpRenderer) export() error {
 	if len(t.run.ended) == 0 || t.run.held() || t.err != nil {
 		return t.err
 	}
-	req := &coltracepb.ExportTraceServiceRequest{ResourceSpans: []*tracepb.ResourceSpans{t.run.resourceSpans()}}
+	req := &tracepb.TracesData{ResourceSpans: []*tracepb.ResourceSpans{t.run.resourceSpans()}}
 	if t.o.Spans != nil {
 		t.err = t.o.Spans(req)
 		return t.err
@@ -127,7 +129,7 @@ func (t *otlpRenderer) Close([]*stream.ToolCall) error {
 // as strings, enums as numbers), compacted (protojson varies its spacing
 // from build to build), with the one difference OTLP/JSON makes: trace
 // and span ids are hex, not base64.
-func OTLPJSON(req *coltracepb.ExportTraceServiceRequest) ([]byte, error) {
+func OTLPJSON(req *tracepb.TracesData) ([]byte, error) {
 	b, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(req)
 	if err != nil {
 		return nil, err

@@ -29,7 +29,7 @@ import (
 	"fmt"
 	"io"
 
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -124,11 +124,16 @@ type Options struct {
 	// call-only Record was rendered.
 	ToolCalls bool
 	// The trace format (otlp): Spans, when set, receives each request
-	// instead of its JSON line (an OTLP exporter); Producer is ccfilter's
+	// instead of its JSON line (an OTLP exporter): a TracesData, whose
+	// encoding is the ExportTraceServiceRequest's (the collector package's
+	// generated type brings grpc with it); Producer is ccfilter's
 	// version, named as the instrumentation scope's. Its times are the
 	// run's own (stream.Clock), never the clock's or a file's.
-	Spans    func(*coltracepb.ExportTraceServiceRequest) error
+	Spans    func(*tracepb.TracesData) error
 	Producer string
+	// Parent, when set, is the trace context the run's trace goes under
+	// (TRACEPARENT): the root span its child, in its trace.
+	Parent *TraceParent
 }
 
 // Shared is the state the runs of one output share (Options.Shared).
