@@ -1,0 +1,206 @@
+package redact
+
+import (
+	"bytes"
+	"math/bits"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// Redaction on values: each string an event carries (keys and values, at
+// any depth) is redacted as its readers see it, decoded from its JSON
+// escapes, once, before the tracker, the presets and the renderers read
+// the event. Every format then lays out values already redacted: the same
+// secrets, with the same markers, whatever the format escapes (an HTML
+// page's &#34;, a JSON string's \" and \\), and no marker can swallow a
+// format's markup, since no format's markup is there yet.
+
+// Event redacts the values of ev in place (stream.Event.SetRaw) and
+// reports whether it changed. A line with no secret keeps its bytes (and
+// NDJSON echoes them unchanged). The stage for DecoderOptions.Prepare,
+// before the run's own.
+func (r *Redactor) Event(ev *stream.Event) bool {
+	raw, changed := r.Line(nil, ev.Raw)
+	if changed {
+		ev.SetRaw(raw)
+	}
+	return changed
+}
+
+// Line appends to dst the JSON line with the secrets of its strings
+// replaced, and reports whether it changed anything (when it did not, dst
+// is returned as it was: the caller keeps line). Each string is decoded,
+// redacted, and written again only when it held a secret; a value is read
+// with the key it is the value of (`"password":"…"` is a secret by its
+// name). A line whose strings cannot be decoded (not JSON) is redacted as
+// bytes.
+func (r *Redactor) Line(dst, line []byte) ([]byte, bool) {
+	if !r.mayHold(line) {
+		// Most lines: no trigger of any rule, no value of the
+		// environment's, so no secret in any string either (a decoded
+		// string holds the bytes of its line but for its escapes, which
+		// mayHold reads through).
+		return dst, false
+	}
+	var w valueWalk
+	w.r, w.line, w.out = r, line, dst
+	if !w.walk() {
+		var buf [8]match
+		ms := r.find(line, buf[:0])
+		if len(ms) == 0 {
+			return dst, false
+		}
+		return r.replace(dst, line, ms), true
+	}
+	if !w.changed {
+		return dst, false
+	}
+	return append(w.out, line[w.last:]...), true
+}
+
+// mayHold reports whether b, or a string of it decoded, may hold a
+// secret: a trigger of a rule, a value of the environment's, or a \u
+// escape, which can hide a trigger's byte. (No trigger holds a quote, a
+// backslash or a control character, so the other escapes hide none.)
+func (r *Redactor) mayHold(b []byte) bool {
+	if bytes.Contains(b, []byte(`\u`)) {
+		return true
+	}
+	for _, l := range r.env {
+		if bytes.Contains(b, l.value) {
+			return true
+		}
+	}
+	set := &triggers.set
+	for i := 0; i < len(b); {
+		base, mask := nextTriggers(b, i)
+		if mask == 0 {
+			break
+		}
+		for ; mask != 0; mask &= mask - 1 {
+			if set[pairAt(b, base+bits.TrailingZeros32(mask))] != 0 {
+				return true
+			}
+		}
+		i = base + 32
+	}
+	return false
+}
+
+// valueWalk walks the strings of one JSON line.
+type valueWalk struct {
+	r       *Redactor
+	line    []byte
+	out     []byte // the line rewritten up to last
+	last    int
+	changed bool
+	key     []byte // the last key read (decoded)
+	text    []byte // a string decoded
+	ctx     []byte // a value with its key: "key":"value"
+	ms      []match
+}
+
+// walk redacts each string of the line; false: the line is not JSON
+// strings can be read from.
+func (w *valueWalk) walk() bool {
+	b := w.line
+	for i := 0; ; {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return true
+		}
+		s := i + k
+		e := jsonx.StringEnd(b, s)
+		if e < 0 {
+			return false
+		}
+		if !w.str(s, e) {
+			return false
+		}
+		i = e
+	}
+}
+
+// str redacts the string b[s:e] (its quotes included).
+func (w *valueWalk) str(s, e int) bool {
+	b := w.line
+	body := b[s+1 : e-1]
+	text := body
+	if bytes.IndexByte(body, '\\') >= 0 {
+		var ok bool
+		if w.text, ok = jsonx.AppendUnquoted(w.text[:0], body); !ok {
+			return false
+		}
+		text = w.text
+	}
+	j := e
+	for j < len(b) && isSpace(b[j]) {
+		j++
+	}
+	isKey := j < len(b) && b[j] == ':'
+	p := s - 1
+	for p >= 0 && isSpace(b[p]) {
+		p--
+	}
+	ofKey := p >= 0 && b[p] == ':' && len(w.key) > 0
+	var ms []match
+	switch {
+	case ofKey && w.r.keyMayTell(w.key):
+		// The value with its name, as the line writes it, so that a rule
+		// that knows a secret by its name (assigned-secret) sees both.
+		w.ctx = append(append(append(append(w.ctx[:0], '"'), w.key...), `":"`...), text...)
+		w.ctx = append(w.ctx, '"')
+		at := len(w.key) + 4
+		ms = w.r.find(w.ctx, w.ms[:0])
+		kept := ms[:0]
+		for _, m := range ms {
+			if m.start >= at && m.end <= at+len(text) {
+				kept = append(kept, match{m.start - at, m.end - at, m.id})
+			}
+		}
+		ms = kept
+	default:
+		ms = w.r.find(text, w.ms[:0])
+	}
+	w.ms = ms[:0]
+	if isKey {
+		w.key = append(w.key[:0], text...)
+	}
+	if len(ms) == 0 {
+		return true
+	}
+	// The string's bytes as written but for its secrets: its other
+	// escapes stay as they were.
+	escaped := len(text) != len(body)
+	at := func(n int, up bool) int {
+		if !escaped {
+			return n
+		}
+		return jsonx.EscapedOffset(body, n, up)
+	}
+	w.out = append(w.out, b[w.last:s+1]...)
+	last := 0
+	for _, m := range ms {
+		w.out = append(w.out, body[last:max(last, at(m.start, false))]...)
+		w.out = append(w.out, w.r.marker(m.id, text[m.start:m.end])...)
+		last = at(m.end, true)
+	}
+	w.out = append(w.out, body[last:]...)
+	w.last, w.changed = e-1, true
+	return true
+}
+
+// keyMayTell reports whether a key holds a trigger of a rule, so that its
+// value is read with it.
+func (r *Redactor) keyMayTell(key []byte) bool {
+	set := &triggers.set
+	for i := range key {
+		if set[pairAt(key, i)] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
