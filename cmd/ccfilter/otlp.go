@@ -23,9 +23,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 
-	"github.com/ccfilter/ccfilter/pkg/redact"
 	"github.com/ccfilter/ccfilter/pkg/render"
 )
 
@@ -277,30 +275,4 @@ func (s *otlpSender) stop(ctx context.Context) error {
 		return errorf(exitInput, "--otlp-endpoint %s: %v", s.endpoint, err)
 	}
 	return nil
-}
-
-// redactTrace replaces the secrets in a trace's strings (attributes,
-// events' attributes, statuses): what --redact does to the bytes of an
-// output, for traces that are sent rather than written.
-func redactTrace(req *coltracepb.ExportTraceServiceRequest, red *redact.Redactor) {
-	str := func(kvs []*commonpb.KeyValue) {
-		for _, kv := range kvs {
-			if v, ok := kv.GetValue().GetValue().(*commonpb.AnyValue_StringValue); ok {
-				v.StringValue = red.String(v.StringValue)
-			}
-		}
-	}
-	for _, rs := range req.ResourceSpans {
-		for _, ss := range rs.ScopeSpans {
-			for _, sp := range ss.Spans {
-				str(sp.Attributes)
-				for _, ev := range sp.Events {
-					str(ev.Attributes)
-				}
-				if sp.Status != nil {
-					sp.Status.Message = red.String(sp.Status.Message)
-				}
-			}
-		}
-	}
 }

@@ -1,0 +1,94 @@
+package redact
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestValueRedactionLeavesRealRunsByteForByte proves the redaction of
+// values changes no line of a real run (every capture, every transcript
+// and its subagents' files): they hold no secret, and a line with none
+// keeps its bytes (NDJSON echoes it unchanged).
+func TestValueRedactionLeavesRealRunsByteForByte(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/events/*.jsonl")
+	transcripts, _ := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*.jsonl")
+	subagents, _ := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*/subagents/*.jsonl")
+	files = append(append(files, transcripts...), subagents...)
+	require.Greater(t, len(files), 60)
+	r := New(nil)
+	for _, path := range files {
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		sc := bufio.NewScanner(f)
+		sc.Buffer(nil, 64<<20)
+		for n := 1; sc.Scan(); n++ {
+			out, changed := r.Line(nil, sc.Bytes())
+			assert.False(t, changed, "%s:%d: %s", path, n, out)
+		}
+		require.NoError(t, sc.Err())
+		f.Close()
+	}
+	assert.Zero(t, r.Count())
+}
+
+// TestValueRedactionReadsStringsAsDecoded proves each string of a line is
+// redacted as its reader reads it, and written back with only its secret
+// changed: a secret behind JSON escapes (a \u escape, quotes, a
+// backslash) is found, the string's other escapes stay as written, and a
+// value is read with its key (an "api_key" member is a secret by its
+// name; the same value under another key is not).
+func TestValueRedactionReadsStringsAsDecoded(t *testing.T) {
+	gh := Rules[6].Example
+	require.Equal(t, "github-token", Rules[6].ID)
+	for _, c := range []struct{ name, in, want string }{
+		{"a secret in text", `{"text":"see ` + gh + ` here"}`, `{"text":"see [REDACTED:github-token#1] here"}`},
+		{"other escapes stay", `{"text":"caf\u00e9 a\/b \"` + gh + `\"\n"}`, `{"text":"caf\u00e9 a\/b \"[REDACTED:github-token#1]\"\n"}`},
+		{"a trigger behind a \\u escape", `{"text":"\u0067hp_` + gh[4:] + `"}`, `{"text":"[REDACTED:github-token#1]"}`},
+		{"a JSON-escaped key", `{"content":"{\"api_key\": \"Zq8vL2mN7xR4pW9k\"}"}`, `{"content":"{\"api_key\": \"[REDACTED:assigned-secret#1]\"}"}`},
+		{"a backslash in a quoted value", `{"command":"export DB_PASSWORD=\"Tr0ub\\4dor&3xyzQ\""}`, `{"command":"export DB_PASSWORD=\"[REDACTED:assigned-secret#1]\""}`},
+		{"a member of the event by its key", `{"input":{"api_key":"Zq8vL2mN7xR4pW9k","n":1}}`, `{"input":{"api_key":"[REDACTED:assigned-secret#1]","n":1}}`},
+		{"the same value under another key", `{"input":{"note":"Zq8vL2mN7xR4pW9k"}}`, ``},
+		{"markup next to it", `{"text":"<b>` + gh + `</b>"}`, `{"text":"<b>[REDACTED:github-token#1]</b>"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			out, changed := New(nil).Line(nil, []byte(c.in))
+			if c.want == "" {
+				assert.False(t, changed, "%s", out)
+				return
+			}
+			require.True(t, changed)
+			assert.Equal(t, c.want, string(out))
+		})
+	}
+}
+
+// TestNoTriggerHidesBehindAnEscape proves what Line's prefilter relies on
+// to skip a line by its raw bytes: a pair of bytes a decoded string holds
+// but its line does not (one ending in what an escape writes, or starting
+// with what only \n, \t and the like write) triggers no rule that the
+// line's own pair there (the letter before the escape's backslash) does
+// not trigger too.
+func TestNoTriggerHidesBehindAnEscape(t *testing.T) {
+	set := &triggers.set
+	escaped := []byte{'"', '\\'}
+	for c := range byte(0x20) {
+		escaped = append(escaped, c)
+	}
+	for x := range 256 {
+		for _, y := range escaped {
+			if set[uint16(x)|uint16(y)<<8] != 0 {
+				assert.Equal(t, set[uint16(x)|'\\'<<8], set[uint16(x)|uint16(y)<<8], "pair %q%q", rune(x), rune(y))
+			}
+		}
+	}
+	for c := range 0x20 {
+		for y := range 256 {
+			assert.Zero(t, set[uint16(c)|uint16(y)<<8], "a trigger starts with control byte %#x", c)
+		}
+	}
+}
