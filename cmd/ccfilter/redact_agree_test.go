@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"html"
+	"io"
+	"os"
 	"net/http/httptest"
 	"regexp"
 	"slices"
@@ -258,6 +260,16 @@ func TestRedactionSameSecretsInEveryFormat(t *testing.T) {
 				for probe, m := range got.probes {
 					assert.Equal(t, ref.probes[probe], m, "%s: probe%s's secret has one marker in every format", f, probe)
 				}
+			}
+
+			// Read from a pipe, where no read-ahead screens the lines
+			// first, the same.
+			content, err := os.ReadFile(path)
+			require.NoError(t, err)
+			for _, f := range []string{"ndjson", "html"} {
+				var piped bytes.Buffer
+				runWith(&options{presets: preset.Builtin()}, []string{"all", "-F", f, "--redact"}, bytes.NewReader(content), &piped, io.Discard, environ)
+				assert.Equal(t, run("all", "-F", f, "--redact", path).Stdout, piped.String(), "%s: a pipe gives what the file gives", f)
 			}
 
 			red := run("all", "-F", "html", path)

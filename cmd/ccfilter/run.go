@@ -517,7 +517,7 @@ func (o *options) glance(name string, agent filter.Agent) *render.Glance {
 		// The same markers as the report's pass, counted by it.
 		red = o.redactor.Quiet()
 	}
-	events := in.Events(stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: stream.CheckFraming, Prepare: o.redacted(red, nil)})
+	events := in.Events(stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: stream.CheckFraming, Prepare: o.redacted(red, nil), Screen: screen(red)})
 	defer events.Close()
 	g, err := preset.ScanGlance(events, agent)
 	if err != nil {
@@ -600,7 +600,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	if o.FullCheck {
 		check = stream.CheckAll
 	}
-	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: o.redacted(o.redactor, run.Prepare), Cut: o.interrupted})
+	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: o.redacted(o.redactor, run.Prepare), Screen: screen(o.redactor), Cut: o.interrupted})
 	defer dec.Close()
 	// How many times the longest line is in memory at once, beyond what
 	// the base limit leaves room for (the preset says: an expression that
@@ -680,6 +680,16 @@ func (o *options) redactedSince() func() string {
 	}
 	before := o.redactor.Counts()
 	return func() string { return o.redactor.SummarySince(before) }
+}
+
+// screen is, when redacting with red, its scan for secrets run on each
+// input read ahead, beside the decoding (redact.Redactor.Screen): the
+// stage then looks again only at the lines it did not find clean.
+func screen(red *redact.Redactor) func() stream.Screen {
+	if red == nil {
+		return nil
+	}
+	return red.Screen
 }
 
 // savedValue redacts, when redacting, a tool output a session saved in

@@ -2,7 +2,7 @@ package redact
 
 import (
 	"bytes"
-	"math/bits"
+	"sync"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
@@ -21,6 +21,9 @@ import (
 // NDJSON echoes them unchanged). The stage for DecoderOptions.Prepare,
 // before the run's own.
 func (r *Redactor) Event(ev *stream.Event) bool {
+	if ev.Screened() {
+		return false // its reader's Screen found nothing in it
+	}
 	raw, changed := r.Line(nil, ev.Raw)
 	if changed {
 		ev.SetRaw(raw)
@@ -37,10 +40,8 @@ func (r *Redactor) Event(ev *stream.Event) bool {
 // bytes.
 func (r *Redactor) Line(dst, line []byte) ([]byte, bool) {
 	if !r.mayHold(line) {
-		// Most lines: no trigger of any rule, no value of the
-		// environment's, so no secret in any string either (a decoded
-		// string holds the bytes of its line but for its escapes, which
-		// mayHold reads through).
+		// Most lines: no secret in their bytes, nor in their strings
+		// decoded.
 		return dst, false
 	}
 	var w valueWalk
@@ -60,32 +61,32 @@ func (r *Redactor) Line(dst, line []byte) ([]byte, bool) {
 }
 
 // mayHold reports whether b, or a string of it decoded, may hold a
-// secret: a trigger of a rule, a value of the environment's, or a \u
-// escape, which can hide a trigger's byte. (No trigger holds a quote, a
-// backslash or a control character, so the other escapes hide none.)
+// secret: a rule finds one in its bytes as written (the rules read a JSON
+// string's escapes: \" as a quote, \\ as a backslash, \n as a line's end),
+// or a \u escape writes a printable ASCII character, which can be a
+// trigger's (a \u escape of anything else cannot: no trigger holds a
+// control character or a byte past ASCII). The scan is the cost of the
+// stage on a line with no secret, most of a run.
 func (r *Redactor) mayHold(b []byte) bool {
-	if bytes.Contains(b, []byte(`\u`)) {
-		return true
-	}
-	for _, l := range r.env {
-		if bytes.Contains(b, l.value) {
+	var buf [8]match
+	return len(r.find(b, buf[:0])) > 0 || hidesASCII(b)
+}
+
+// hidesASCII reports whether b holds a \u00XX escape of a printable ASCII
+// character (Go's encoders write <, > and & so). It looks for "u00",
+// whose 'u' is rarer than the backslash of every \n.
+func hidesASCII(b []byte) bool {
+	for i := 0; ; {
+		k := bytes.Index(b[i:], []byte("u00"))
+		if k < 0 || i+k+3 >= len(b) {
+			return false
+		}
+		j := i + k
+		if c := b[j+3]; j > 0 && b[j-1] == '\\' && c >= '2' && c <= '7' {
 			return true
 		}
+		i = j + 3
 	}
-	set := &triggers.set
-	for i := 0; i < len(b); {
-		base, mask := nextTriggers(b, i)
-		if mask == 0 {
-			break
-		}
-		for ; mask != 0; mask &= mask - 1 {
-			if set[pairAt(b, base+bits.TrailingZeros32(mask))] != 0 {
-				return true
-			}
-		}
-		i = base + 32
-	}
-	return false
 }
 
 // valueWalk walks the strings of one JSON line.
@@ -204,3 +205,68 @@ func (r *Redactor) keyMayTell(key []byte) bool {
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// Screen returns the Screen (stream.Screen) of one input: it runs Line's
+// prefilter (mayHold) on each whole line as the input is read ahead, on
+// the read-ahead goroutine, so that the scan of a run's bytes for secrets
+// overlaps the decoding and rendering; Event then rewrites only the lines
+// it did not find clean. A line longer than maxScreenLine is not screened
+// (Event looks at it).
+func (r *Redactor) Screen() stream.Screen { return &screen{r: r} }
+
+const maxScreenLine = 1 << 20
+
+type screen struct {
+	r *Redactor
+	// On the read-ahead goroutine:
+	off   int64  // the input's offset of the line being read
+	n     int64  // its bytes read so far
+	carry []byte // those bytes, unless it is too long to screen
+
+	mu    sync.Mutex
+	seen  int64      // the end of the last whole line screened
+	dirty [][2]int64 // the lines that may hold a secret, in order: [from, to)
+}
+
+func (s *screen) Read(b []byte) {
+	var dirty [][2]int64
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			if s.n+int64(len(b)) <= maxScreenLine {
+				s.carry = append(s.carry, b...)
+			}
+			s.n += int64(len(b))
+			break
+		}
+		line := b[:i]
+		s.n += int64(i + 1)
+		if len(s.carry) > 0 {
+			s.carry = append(s.carry, line...)
+			line = s.carry
+		}
+		if s.n > maxScreenLine+1 || s.r.mayHold(line) {
+			dirty = append(dirty, [2]int64{s.off, s.off + s.n})
+		}
+		s.off, s.n, s.carry = s.off+s.n, 0, s.carry[:0]
+		b = b[i+1:]
+	}
+	s.mu.Lock()
+	s.dirty = append(s.dirty, dirty...)
+	s.seen = s.off
+	s.mu.Unlock()
+}
+
+func (s *screen) Clean(from, to int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if to > s.seen {
+		return false // not read whole yet (the last line, unended)
+	}
+	k := 0
+	for k < len(s.dirty) && s.dirty[k][1] <= from {
+		k++
+	}
+	s.dirty = s.dirty[k:]
+	return len(s.dirty) == 0 || s.dirty[0][0] >= to
+}

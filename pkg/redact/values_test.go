@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"path/filepath"
 	"testing"
@@ -89,6 +90,37 @@ func TestNoTriggerHidesBehindAnEscape(t *testing.T) {
 	for c := range 0x20 {
 		for y := range 256 {
 			assert.Zero(t, set[uint16(c)|uint16(y)<<8], "a trigger starts with control byte %#x", c)
+		}
+	}
+}
+
+// TestScreenSameAsLineByLine proves the Screen, fed an input in buffers
+// of any size (lines cut anywhere across them), finds clean exactly the
+// lines Line's prefilter finds clean, one by one: on the real capture
+// 04-parallel-tools with a GitHub token planted in one line, a line
+// longer than a Screen holds (never clean), and a last line without its
+// end (not read whole: never clean).
+func TestScreenSameAsLineByLine(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/events/04-parallel-tools.jsonl")
+	require.NoError(t, err)
+	lines := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+	lines[3] = bytes.Replace(lines[3], []byte(`"type":`), []byte(`"x":"`+Rules[6].Example+`","type":`), 1)
+	long := append([]byte(`{"text":"`), bytes.Repeat([]byte("a"), maxScreenLine+10)...)
+	lines = append(lines, append(long, `"}`...), []byte(`{"type":"result"`))
+	input := bytes.Join(lines, []byte("\n"))
+	r := New(nil)
+	require.True(t, r.mayHold(lines[3]), "the planted line")
+	require.False(t, r.mayHold(lines[0]), "a real line")
+	for _, size := range []int{1, 7, 100, 4096, 1 << 20, len(input)} {
+		s := r.Screen()
+		for k := 0; k < len(input); k += size {
+			s.Read(input[k:min(k+size, len(input))])
+		}
+		var off int64
+		for i, l := range lines {
+			want := !r.mayHold(l) && len(l) <= maxScreenLine && i < len(lines)-1
+			assert.Equal(t, want, s.Clean(off, off+int64(len(l))), "buffers of %d: line %d", size, i+1)
+			off += int64(len(l)) + 1
 		}
 	}
 }

@@ -35,6 +35,8 @@ type Event struct {
 	cut      any    // the tree cut to cutFor (ValueOf)
 	cutFor   *Paths // nil: no cut tree
 	cutValid bool   // the line was validated in full when cut was built
+	// screened: the reader's Screen found the line clean (Screened).
+	screened bool
 	// valid: the line is known to be valid JSON (a CheckAll decoder, or
 	// Validate, checked it), so Validate need not walk it again.
 	valid bool
@@ -283,6 +285,11 @@ func (e *Event) ParentToolUseID() string {
 // setParent attributes the event to the subagent the Agent call id
 // started (a transcript's sidechain record): a prompt becomes the
 // subagent's prompt.
+// Screened reports whether the Screen of the reader that decoded the event
+// (DecoderOptions.Screen) found its line clean: a stage after the reader
+// need not look at it again.
+func (e *Event) Screened() bool { return e.screened }
+
 // SetRaw aims the event at raw, the same line rewritten (the redaction of
 // its values: redact.Redactor.Event), for a stage between the decoder and
 // its readers (DecoderOptions.Prepare): where it came from, whose it is
