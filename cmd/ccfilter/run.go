@@ -513,11 +513,15 @@ func (o *options) glance(name string, agent filter.Agent) *render.Glance {
 	}
 	defer closeIn()
 	var red *redact.Redactor
+	var scr func() stream.Screen
 	if o.redactor != nil {
-		// The same markers as the report's pass, counted by it.
+		// The same markers as the report's pass, counted by it; what
+		// the scan for secrets finds, the report's pass takes again.
 		red = o.redactor.Quiet()
+		o.screens = &glanceScreens{name: name, Screens: red.Screens()}
+		scr = o.screens.Screen
 	}
-	events := in.Events(stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: stream.CheckFraming, Prepare: o.redacted(red, nil), Screen: screen(red)})
+	events := in.Events(stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: stream.CheckFraming, Prepare: o.redacted(red, nil), Screen: scr})
 	defer events.Close()
 	g, err := preset.ScanGlance(events, agent)
 	if err != nil {
@@ -600,7 +604,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	if o.FullCheck {
 		check = stream.CheckAll
 	}
-	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: o.redacted(o.redactor, run.Prepare), Screen: screen(o.redactor), Cut: o.interrupted})
+	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: o.redacted(o.redactor, run.Prepare), Screen: o.screen(name), Cut: o.interrupted})
 	defer dec.Close()
 	// How many times the longest line is in memory at once, beyond what
 	// the base limit leaves room for (the preset says: an expression that
@@ -682,14 +686,26 @@ func (o *options) redactedSince() func() string {
 	return func() string { return o.redactor.SummarySince(before) }
 }
 
-// screen is, when redacting with red, its scan for secrets run on each
-// input read ahead, beside the decoding (redact.Redactor.Screen): the
-// stage then looks again only at the lines it did not find clean.
-func screen(red *redact.Redactor) func() stream.Screen {
-	if red == nil {
+// screen is, when redacting, its scan for secrets run on the input name
+// as it is read ahead, beside the decoding (redact.Redactor.Screen): the
+// stage then looks again only at the lines it did not find clean. The
+// scan of the glance's pass over the same input is taken again.
+func (o *options) screen(name string) func() stream.Screen {
+	switch g := o.screens; {
+	case o.redactor == nil:
 		return nil
+	case g != nil && g.name == name:
+		o.screens = nil
+		g.Again()
+		return g.Screen
 	}
-	return red.Screen
+	return o.redactor.Screen
+}
+
+// glanceScreens are the scans of the glance's pass over the input name.
+type glanceScreens struct {
+	name string
+	*redact.Screens
 }
 
 // savedValue redacts, when redacting, a tool output a session saved in

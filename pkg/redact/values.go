@@ -226,6 +226,7 @@ type screen struct {
 	mu    sync.Mutex
 	seen  int64      // the end of the last whole line screened
 	dirty [][2]int64 // the lines that may hold a secret, in order: [from, to)
+	next  int        // the first of dirty not passed yet (Clean)
 }
 
 func (s *screen) Read(b []byte) {
@@ -257,16 +258,63 @@ func (s *screen) Read(b []byte) {
 	s.mu.Unlock()
 }
 
-func (s *screen) Clean(from, to int64) bool {
+func (s *screen) Clean(from, to int64) bool { return s.clean(&s.next, from, to) }
+
+// clean is Clean with the first of the dirty lines not yet passed at
+// *next (a replay keeps its own).
+func (s *screen) clean(next *int, from, to int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if to > s.seen {
 		return false // not read whole yet (the last line, unended)
 	}
-	k := 0
+	k := *next
 	for k < len(s.dirty) && s.dirty[k][1] <= from {
 		k++
 	}
-	s.dirty = s.dirty[k:]
-	return len(s.dirty) == 0 || s.dirty[0][0] >= to
+	*next = k
+	return k == len(s.dirty) || s.dirty[k][0] >= to
 }
+
+// Screens makes the Screens of one input's passes: the first pass's
+// scan, and a second pass over the same input (a markdown report's, after
+// its glance's) takes what the first found rather than scanning again.
+// An input the first pass did not read whole is looked at again where it
+// did not (Clean says no).
+type Screens struct {
+	r      *Redactor
+	made   []*screen // the first pass's, in the order its readers made them
+	replay int       // -1: the first pass; else the next of made to replay
+}
+
+// Screens returns the Screens of an input's passes.
+func (r *Redactor) Screens() *Screens { return &Screens{r: r, replay: -1} }
+
+// Screen is the next Screen of the pass (DecoderOptions.Screen): a
+// transcript's reader makes one for its file and one for each subagent's,
+// in the same order in every pass.
+func (m *Screens) Screen() stream.Screen {
+	if m.replay < 0 {
+		s := &screen{r: m.r}
+		m.made = append(m.made, s)
+		return s
+	}
+	if m.replay >= len(m.made) {
+		return m.r.Screen()
+	}
+	m.replay++
+	return &replayed{s: m.made[m.replay-1]}
+}
+
+// Again starts the second pass.
+func (m *Screens) Again() { m.replay = 0 }
+
+// replayed is a Screen of the first pass, read again.
+type replayed struct {
+	s    *screen
+	next int
+}
+
+func (p *replayed) Read([]byte) {}
+
+func (p *replayed) Clean(from, to int64) bool { return p.s.clean(&p.next, from, to) }
