@@ -280,3 +280,21 @@ func TestRedactionSameSecretsInEveryFormat(t *testing.T) {
 		})
 	}
 }
+
+// TestRedactSplitSecretWhosePieceLooksLikeOne proves a secret cut across
+// partial-message deltas is found whole even when its first piece alone
+// has the shape of a secret (a long GitHub token, cut in two on the real
+// capture 07-partial-messages: each half of 40 characters): no piece of
+// it is left in any format. The deltas are redacted joined, not one by
+// one before they are joined.
+func TestRedactSplitSecretWhosePieceLooksLikeOne(t *testing.T) {
+	secret := "gh" + "p_" + strings.Repeat("aB3dE6gH9j", 7) + "KlMnOp"
+	path := splitIntoDeltas(t, secret)
+	for _, f := range []string{"ndjson", "text", "markdown"} {
+		res := runIn(t, []string{"all", "-F", f, "--redact", path}, "")
+		for _, p := range []string{secret, secret[:len(secret)/2], secret[len(secret)/2:], secret[:len(secret)/3], secret[len(secret)/3 : 2*len(secret)/3], secret[2*len(secret)/3:]} {
+			assert.NotContains(t, res.Stdout, p, "%s", f)
+		}
+		assert.Contains(t, res.Stdout, "[REDACTED:github-token#1]", "%s", f)
+	}
+}

@@ -19,10 +19,18 @@ import (
 // Event redacts the values of ev in place (stream.Event.SetRaw) and
 // reports whether it changed. A line with no secret keeps its bytes (and
 // NDJSON echoes them unchanged). The stage for DecoderOptions.Prepare,
-// before the run's own.
+// before the run's own. A partial message's delta with a text is left to
+// Deltas, which reads it joined to the block's other deltas: a piece of a
+// secret can look like a whole one alone, and redacted here, the rest of
+// it would be left in the next piece.
 func (r *Redactor) Event(ev *stream.Event) bool {
 	if ev.Screened() {
 		return false // its reader's Screen found nothing in it
+	}
+	if ev.Type == "stream_event" {
+		if d := ev.Delta(); d.EventType == "content_block_delta" && d.Text != "" {
+			return false
+		}
 	}
 	raw, changed := r.Line(nil, ev.Raw)
 	if changed {
