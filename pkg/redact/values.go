@@ -54,7 +54,9 @@ func (r *Redactor) Line(dst, line []byte) ([]byte, bool) {
 	}
 	var w valueWalk
 	w.r, w.line, w.out = r, line, dst
-	if !w.walk() {
+	if !w.strings(nil) {
+		// Not JSON strings can be read from (checked first, so that no
+		// secret is counted twice).
 		var buf [8]match
 		ms := r.find(line, buf[:0])
 		if len(ms) == 0 {
@@ -62,6 +64,7 @@ func (r *Redactor) Line(dst, line []byte) ([]byte, bool) {
 		}
 		return r.replace(dst, line, ms), true
 	}
+	w.strings(w.str)
 	if !w.changed {
 		return dst, false
 	}
@@ -110,9 +113,10 @@ type valueWalk struct {
 	ms      []match
 }
 
-// walk redacts each string of the line; false: the line is not JSON
-// strings can be read from.
-func (w *valueWalk) walk() bool {
+// strings calls each on each string of the line (its quotes b[s:e]), and
+// reports whether every string could be read (a valid body, escapes and
+// all); each nil: only that.
+func (w *valueWalk) strings(each func(s, e int)) bool {
 	b := w.line
 	for i := 0; ; {
 		k := bytes.IndexByte(b[i:], '"')
@@ -124,23 +128,27 @@ func (w *valueWalk) walk() bool {
 		if e < 0 {
 			return false
 		}
-		if !w.str(s, e) {
-			return false
+		if each != nil {
+			each(s, e)
+		} else if body := b[s+1 : e-1]; bytes.IndexByte(body, '\\') >= 0 {
+			var ok bool
+			if w.text, ok = jsonx.AppendUnquoted(w.text[:0], body); !ok {
+				return false
+			}
 		}
 		i = e
 	}
 }
 
-// str redacts the string b[s:e] (its quotes included).
-func (w *valueWalk) str(s, e int) bool {
+// str redacts the string b[s:e] (its quotes included), which strings
+// found can be read.
+func (w *valueWalk) str(s, e int) {
 	b := w.line
 	body := b[s+1 : e-1]
 	text := body
-	if bytes.IndexByte(body, '\\') >= 0 {
-		var ok bool
-		if w.text, ok = jsonx.AppendUnquoted(w.text[:0], body); !ok {
-			return false
-		}
+	escaped := bytes.IndexByte(body, '\\') >= 0
+	if escaped {
+		w.text, _ = jsonx.AppendUnquoted(w.text[:0], body)
 		text = w.text
 	}
 	j := e
@@ -177,11 +185,10 @@ func (w *valueWalk) str(s, e int) bool {
 		w.key = append(w.key[:0], text...)
 	}
 	if len(ms) == 0 {
-		return true
+		return
 	}
 	// The string's bytes as written but for its secrets: its other
 	// escapes stay as they were.
-	escaped := len(text) != len(body)
 	at := func(n int, up bool) int {
 		if !escaped {
 			return n
@@ -197,7 +204,6 @@ func (w *valueWalk) str(s, e int) bool {
 	}
 	w.out = append(w.out, body[last:]...)
 	w.last, w.changed = e-1, true
-	return true
 }
 
 // keyMayTell reports whether a key holds a trigger of a rule, so that its

@@ -44,7 +44,8 @@ func TestValueRedactionLeavesRealRunsByteForByte(t *testing.T) {
 // changed: a secret behind JSON escapes (a \u escape, quotes, a
 // backslash) is found, the string's other escapes stay as written, and a
 // value is read with its key (an "api_key" member is a secret by its
-// name; the same value under another key is not).
+// name; the same value under another key is not); a line whose strings
+// cannot be read is redacted as bytes, each secret counted once.
 func TestValueRedactionReadsStringsAsDecoded(t *testing.T) {
 	gh := Rules[6].Example
 	require.Equal(t, "github-token", Rules[6].ID)
@@ -57,15 +58,18 @@ func TestValueRedactionReadsStringsAsDecoded(t *testing.T) {
 		{"a member of the event by its key", `{"input":{"api_key":"Zq8vL2mN7xR4pW9k","n":1}}`, `{"input":{"api_key":"[REDACTED:assigned-secret#1]","n":1}}`},
 		{"the same value under another key", `{"input":{"note":"Zq8vL2mN7xR4pW9k"}}`, ``},
 		{"markup next to it", `{"text":"<b>` + gh + `</b>"}`, `{"text":"<b>[REDACTED:github-token#1]</b>"}`},
+		{"a line whose strings cannot be read: as bytes", `{"a":"` + gh + `","b":"\q"}`, `{"a":"[REDACTED:github-token#1]","b":"\q"}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, changed := New(nil).Line(nil, []byte(c.in))
+			r := New(nil)
+			out, changed := r.Line(nil, []byte(c.in))
 			if c.want == "" {
 				assert.False(t, changed, "%s", out)
 				return
 			}
 			require.True(t, changed)
 			assert.Equal(t, c.want, string(out))
+			assert.Equal(t, 1, r.Count(), "one secret, counted once")
 		})
 	}
 }
