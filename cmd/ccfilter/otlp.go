@@ -15,12 +15,10 @@ import (
 	"strings"
 	"time"
 
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/ccfilter/ccfilter/internal/otlphttp"
-	"github.com/ccfilter/ccfilter/pkg/redact"
 	"github.com/ccfilter/ccfilter/pkg/render"
 )
 
@@ -307,30 +305,4 @@ func (s *otlpSender) stop() error {
 			s.endpoint, s.rejected, s.sent, strings.Join(s.said, "; "))}
 	}
 	return nil
-}
-
-// redactTrace replaces the secrets in a trace's strings (attributes,
-// events' attributes, statuses): what --redact does to the bytes of an
-// output, for traces that are sent rather than written.
-func redactTrace(req *tracepb.TracesData, red *redact.Redactor) {
-	str := func(kvs []*commonpb.KeyValue) {
-		for _, kv := range kvs {
-			if v, ok := kv.GetValue().GetValue().(*commonpb.AnyValue_StringValue); ok {
-				v.StringValue = red.String(v.StringValue)
-			}
-		}
-	}
-	for _, rs := range req.ResourceSpans {
-		for _, ss := range rs.ScopeSpans {
-			for _, sp := range ss.Spans {
-				str(sp.Attributes)
-				for _, ev := range sp.Events {
-					str(ev.Attributes)
-				}
-				if sp.Status != nil {
-					sp.Status.Message = red.String(sp.Status.Message)
-				}
-			}
-		}
-	}
 }

@@ -70,10 +70,14 @@ type options struct {
 	// multiRun: the output holds several runs (files, sessions);
 	// shared is what the runs of the output share (one CSV header).
 	multiRun bool
-	// redactor, when redacting: the one every output passes through, and
-	// that recuts the partial-message deltas a secret is split across.
+	// redactor, when redacting: the run's one redactor, of each event's
+	// values (runOne's stage) and of the partial-message deltas a secret
+	// is split across.
 	redactor *redact.Redactor
-	shared   *render.Shared
+	// screens: the glance's scans of the input it read, for the report's
+	// pass over it.
+	screens *glanceScreens
+	shared  *render.Shared
 	// followed is the file being followed (--follow), read by runOne as
 	// the input of its name; watch observes the live run.
 	followed *follow.File

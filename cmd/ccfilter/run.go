@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"golang.org/x/term"
 
-	"github.com/ccfilter/ccfilter/internal/writebehind"
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/follow"
 	"github.com/ccfilter/ccfilter/pkg/input"
@@ -60,7 +58,7 @@ func (o *options) resolve() (*plan, error) {
 			p.preset = all
 			break
 		}
-		x, err := filter.Compile(args[0], o.Vars, nil, func() []string { return o.environ })
+		x, err := filter.Compile(args[0], o.Vars, nil, o.exprEnviron)
 		if err != nil {
 			// Not an expression: a file (there, or named like one, to be
 			// reported missing), a typo, or a jq error.
@@ -112,7 +110,7 @@ func (o *options) resolve() (*plan, error) {
 		if err := p.preset.CheckWhere(); err != nil {
 			return nil, &flagError{err}
 		}
-		x, err := filter.Compile(o.Where, o.Vars, nil, func() []string { return o.environ })
+		x, err := filter.Compile(o.Where, o.Vars, nil, o.exprEnviron)
 		if err != nil {
 			return nil, compileError(err)
 		}
@@ -126,6 +124,24 @@ func (o *options) resolve() (*plan, error) {
 		p.agent = filter.Agent(o.Agent)
 	}
 	return p, nil
+}
+
+// exprEnviron is the environment an expression reads ($ENV, env): when
+// redacting, its values redacted as the run's are (the same markers; not
+// counted, since they are not the run's).
+func (o *options) exprEnviron() []string {
+	if o.redactor == nil {
+		return o.environ
+	}
+	red := o.redactor.Quiet()
+	env := make([]string, len(o.environ))
+	for i, kv := range o.environ {
+		env[i] = kv
+		if name, value, ok := strings.Cut(kv, "="); ok {
+			env[i] = name + "=" + red.String(value)
+		}
+	}
+	return env
 }
 
 // formatRefused says a preset does not print a format, and what does.
@@ -158,6 +174,10 @@ func compileError(err error) error {
 
 // run processes every input and returns the exit code.
 func (o *options) run(ctx context.Context) (int, error) {
+	if o.redacting() {
+		// Before the expression is compiled: its $ENV is redacted too.
+		o.redactor = redact.New(o.environ)
+	}
 	p, err := o.resolve()
 	if err != nil {
 		return 0, err
@@ -186,9 +206,8 @@ func (o *options) sendTraces(ctx context.Context, p *plan) (int, error) {
 		return 0, err
 	}
 	o.spans = func(req *tracepb.TracesData) error {
-		if o.redactor != nil {
-			redactTrace(req, o.redactor) // sent, not written: redacted here
-		}
+		// Made of values already redacted (runOne's stage), as the
+		// written trace is.
 		return s.send(ctx, req)
 	}
 	code, err := o.runPlan(ctx, p)
@@ -208,24 +227,10 @@ func (o *options) runPlan(ctx context.Context, p *plan) (int, error) {
 	var out io.Writer = o.stdout
 	tty := o.terminalOut()
 	code := exitOK
-	if o.redacting() {
-		red := redact.New(o.environ)
-		o.redactor = red
-		rw := redact.NewWriter(o.stdout, red)
-		end := rw.Flush
-		out = rw
-		if runtime.GOMAXPROCS(0) > 1 {
-			// The one rule for going faster: with a core to spare, the
-			// redaction runs beside the rest (the same bytes:
-			// TestRedactWriteBehindSame).
-			wb := writebehind.New(rw)
-			out, end = wb, wb.Close
-		}
+	if red := o.redactor; red != nil {
+		// The values are redacted as each input is read (runOne); the
+		// count is said once, at the end.
 		defer func() {
-			// What was held is written; the count said, once, at the end.
-			if err := end(); err != nil && !isBrokenPipe(err) {
-				say(o.stderr, err.Error())
-			}
 			if s := red.Summary(); s != "" {
 				say(o.stderr, "redacted "+s)
 			}
@@ -460,7 +465,7 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 			Run:      o.runName(p, name),
 			Shared:   o.shared,
 			Glance:   o.glanceFor(p, name),
-			Redacted: o.redactedSince(out),
+			Redacted: o.redactedSince(),
 			Width:    o.width(out),
 			Indent:   indent,
 			Compact:  o.Compact || o.Indent == 0 && !o.Tab,
@@ -468,6 +473,7 @@ func (o *options) config(p *plan, name string, out io.Writer, tty bool) *preset.
 			Join:     o.Join,
 
 			SavedOutputs: o.FullOutput,
+			SavedValue:   o.savedValue(),
 		},
 		Out:        out,
 		Stderr:     o.stderr,
@@ -506,7 +512,16 @@ func (o *options) glance(name string, agent filter.Agent) *render.Glance {
 		return nil
 	}
 	defer closeIn()
-	events := in.Events(stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: stream.CheckFraming})
+	var red *redact.Redactor
+	var scr func() stream.Screen
+	if o.redactor != nil {
+		// The same markers as the report's pass, counted by it; what
+		// the scan for secrets finds, the report's pass takes again.
+		red = o.redactor.Quiet()
+		o.screens = &glanceScreens{name: name, Screens: red.Screens()}
+		scr = o.screens.Screen
+	}
+	events := in.Events(stream.DecoderOptions{Source: displayName(name), MaxLineBytes: o.MaxLineBytes, Check: stream.CheckFraming, Prepare: o.redacted(red, nil), Screen: scr})
 	defer events.Close()
 	g, err := preset.ScanGlance(events, agent)
 	if err != nil {
@@ -552,21 +567,6 @@ func (o *options) redacting() bool {
 	return slices.Contains(redactedByDefault, f)
 }
 
-// flusher is an output that holds bytes back (the redacting writer).
-type flusher interface{ Flush() error }
-
-// flush makes what the run wrote visible: the run's buffer, then the
-// output's.
-func flush(run preset.Run, out io.Writer) error {
-	if err := run.Flush(); err != nil {
-		return err
-	}
-	if f, ok := out.(flusher); ok {
-		return f.Flush()
-	}
-	return nil
-}
-
 // runOne processes one input: its own tracker, its own run of the preset.
 func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Writer, tty bool) (code int, err error) {
 	in, closeIn, err := o.openInput(name)
@@ -604,7 +604,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	if o.FullCheck {
 		check = stream.CheckAll
 	}
-	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: run.Prepare, Cut: o.interrupted})
+	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: o.redacted(o.redactor, run.Prepare), Screen: o.screen(name), Cut: o.interrupted})
 	defer dec.Close()
 	// How many times the longest line is in memory at once, beyond what
 	// the base limit leaves room for (the preset says: an expression that
@@ -615,7 +615,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	for {
 		if !dec.Buffered() || o.LineBuffered {
 			// About to wait for input (or asked to): show what we have.
-			if err := flush(run, out); err != nil {
+			if err := run.Flush(); err != nil {
 				return 0, err
 			}
 		}
@@ -677,18 +677,63 @@ func (o *options) badLine(err error, run preset.Run, lead *leading) (code int, s
 }
 
 // redactedSince returns, when redacting, what says how many secrets were
-// replaced in the output of the run starting now: out written through
-// first (the Writer on its own goroutine is behind).
-func (o *options) redactedSince(out io.Writer) func() string {
+// replaced in the values of the run starting now.
+func (o *options) redactedSince() func() string {
 	if o.redactor == nil {
 		return nil
 	}
 	before := o.redactor.Counts()
-	return func() string {
-		if f, ok := out.(flusher); ok && f.Flush() != nil {
-			return ""
+	return func() string { return o.redactor.SummarySince(before) }
+}
+
+// screen is, when redacting, its scan for secrets run on the input name
+// as it is read ahead, beside the decoding (redact.Redactor.Screen): the
+// stage then looks again only at the lines it did not find clean. The
+// scan of the glance's pass over the same input is taken again.
+func (o *options) screen(name string) func() stream.Screen {
+	switch g := o.screens; {
+	case o.redactor == nil:
+		return nil
+	case g != nil && g.name == name:
+		o.screens = nil
+		g.Again()
+		return g.Screen
+	}
+	return o.redactor.Screen
+}
+
+// glanceScreens are the scans of the glance's pass over the input name.
+type glanceScreens struct {
+	name string
+	*redact.Screens
+}
+
+// savedValue redacts, when redacting, a tool output a session saved in
+// full (--full-output), which the views read from its file: a value of
+// the run that is in none of its events.
+func (o *options) savedValue() func(string) string {
+	if o.redactor == nil {
+		return nil
+	}
+	return o.redactor.String
+}
+
+// redacted is the decoder's Prepare with, when red is set, the redaction
+// of each event's values first (redact.Redactor.Event): one stage, before
+// the tracker, the preset and every format read the event, so that all of
+// them see the same redacted values. Strings ccfilter adds of its own (a
+// file name given, a session folder's name) are the caller's words and
+// are not redacted.
+func (o *options) redacted(red *redact.Redactor, prepare func(*stream.Event) error) func(*stream.Event) error {
+	if red == nil {
+		return prepare
+	}
+	return func(ev *stream.Event) error {
+		red.Event(ev)
+		if prepare == nil {
+			return nil
 		}
-		return o.redactor.SummarySince(before)
+		return prepare(ev)
 	}
 }
 

@@ -287,3 +287,47 @@ func unicodeEscape(s []byte) (r rune, n int) {
 	}
 	return r, 6
 }
+
+// AppendUnquoted appends the decoded text of a string's body (the bytes
+// between its quotes) to dst: for a caller that reads each string of a
+// line as its reader sees it (the redaction of values). ok is false when
+// an escape is invalid (it is then kept literally). Invalid UTF-8 is kept
+// as it is.
+func AppendUnquoted(dst, body []byte) (out []byte, ok bool) {
+	n := len(dst)
+	dst = append(dst, make([]byte, len(body)+8)...) // room for the eight-byte copies
+	out, ok = unquoteTo(dst[n:], body)
+	return dst[:n+len(out)], ok
+}
+
+// EscapedOffset returns the offset in a valid string body of the decoded
+// text's byte n (AppendUnquoted's): the start of the escape or byte that
+// decodes to it, or, for a byte inside what one escape decodes to (a
+// character of \uXXXX), the end of that escape when up, its start when
+// not. For a caller that rewrites part of a decoded string and keeps the
+// rest of its bytes as written.
+func EscapedOffset(body []byte, n int, up bool) int {
+	i, d := 0, 0
+	for i < len(body) && d < n {
+		if body[i] != '\\' || i+1 >= len(body) {
+			i, d = i+1, d+1
+			continue
+		}
+		w, out := 2, 1
+		if body[i+1] == 'u' {
+			r, m := unicodeEscape(body[i:])
+			if m == 0 {
+				return i
+			}
+			w, out = m, utf8.RuneLen(r)
+			if out < 0 {
+				out = 3
+			}
+		}
+		if d+out > n && !up {
+			return i // n is inside what this escape decodes to
+		}
+		i, d = i+w, d+out
+	}
+	return i
+}

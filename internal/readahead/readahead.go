@@ -19,6 +19,9 @@ type Reader struct {
 	free chan []byte // consumed buffers, to read into again
 	stop chan struct{}
 	once sync.Once
+	// watch, when set, looks at each buffer read on the reading
+	// goroutine, before it is handed over (NewWatched).
+	watch func([]byte)
 
 	cur  []byte // the unread rest of the buffer being consumed
 	back []byte // that buffer whole, to give back
@@ -32,12 +35,19 @@ type chunk struct {
 
 // New returns a Reader that reads r in reads of size bytes, holding at most
 // buffers of them (at least 2: the one consumed and the one being read).
-func New(r io.Reader, size, buffers int) *Reader {
+func New(r io.Reader, size, buffers int) *Reader { return NewWatched(r, size, buffers, nil) }
+
+// NewWatched is New with watch called, on the reading goroutine, with each
+// buffer read, in order, before its consumer can read it: work on the
+// input's bytes that then overlaps the consumer's (the redaction's scan
+// for secrets). watch must not keep the buffer.
+func NewWatched(r io.Reader, size, buffers int, watch func([]byte)) *Reader {
 	buffers = max(buffers, 2)
 	ra := &Reader{
-		full: make(chan chunk, buffers),
-		free: make(chan []byte, buffers),
-		stop: make(chan struct{}),
+		full:  make(chan chunk, buffers),
+		free:  make(chan []byte, buffers),
+		stop:  make(chan struct{}),
+		watch: watch,
 	}
 	for range buffers {
 		ra.free <- make([]byte, size)
@@ -57,6 +67,9 @@ func (ra *Reader) fill(r io.Reader) {
 			return
 		}
 		n, err := r.Read(b[:cap(b)])
+		if n > 0 && ra.watch != nil {
+			ra.watch(b[:n])
+		}
 		if n > 0 || err != nil {
 			select {
 			case ra.full <- chunk{b[:n], err}:

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"sync"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -86,4 +87,38 @@ func TestCloseEndsTheGoroutine(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	assert.LessOrEqual(t, runtime.NumGoroutine(), before)
+}
+
+// TestWatchSeesEachBufferBeforeItsConsumer proves NewWatched's watch is
+// given every byte of the input, in order, each buffer before its
+// consumer can read any of it, and that the bytes read are the same.
+func TestWatchSeesEachBufferBeforeItsConsumer(t *testing.T) {
+	data := make([]byte, 100_000)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	var mu sync.Mutex
+	var watched []byte
+	ra := NewWatched(iotest.HalfReader(bytes.NewReader(data)), 4096, 2, func(b []byte) {
+		mu.Lock()
+		watched = append(watched, b...)
+		mu.Unlock()
+	})
+	defer ra.Close()
+	var got []byte
+	p := make([]byte, 1000)
+	for {
+		n, err := ra.Read(p)
+		got = append(got, p[:n]...)
+		mu.Lock()
+		ahead := len(watched)
+		mu.Unlock()
+		require.GreaterOrEqual(t, ahead, len(got), "the watch saw what was read before it was read")
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+	}
+	assert.Equal(t, data, got)
+	assert.Equal(t, data, watched)
 }

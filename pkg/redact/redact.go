@@ -36,6 +36,14 @@ const maxDistinct = 1 << 16
 // on the reader's): finding reads only, and the numbering and counting
 // are under a lock (markers are rare).
 type Redactor struct {
+	*numbering
+	// quiet: what it replaces is not counted (Quiet).
+	quiet bool
+}
+
+// numbering is what the Redactors of one run share: the secrets seen, their
+// numbers and the counts.
+type numbering struct {
 	mu      sync.Mutex
 	env     []literal
 	seed    maphash.Seed
@@ -70,7 +78,7 @@ const minEnvSecret = 12
 // that look like one (not a path, an email: GOOGLE_APPLICATION_CREDENTIALS
 // names a file).
 func New(environ []string) *Redactor {
-	r := &Redactor{seed: maphash.MakeSeed(), numbers: map[uint64]int{}, next: map[string]int{}, counts: map[string]int{}}
+	r := &Redactor{numbering: &numbering{seed: maphash.MakeSeed(), numbers: map[uint64]int{}, next: map[string]int{}, counts: map[string]int{}}}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
 		up := strings.ToUpper(name)
@@ -203,7 +211,9 @@ func (r *Redactor) find(b []byte, dst []match) []match {
 func (r *Redactor) marker(id string, s []byte) string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.counts[id]++
+	if !r.quiet {
+		r.counts[id]++
+	}
 	var h maphash.Hash
 	h.SetSeed(r.seed)
 	h.WriteString(id)
@@ -220,6 +230,12 @@ func (r *Redactor) marker(id string, s []byte) string {
 	}
 	return "[REDACTED:" + id + "#" + strconv.Itoa(n) + "]"
 }
+
+// Quiet returns a Redactor that numbers the secrets as r does (the same
+// marker for the same secret) and counts nothing: for a pass over a run
+// ahead of its report (the markdown glance), whose secrets the report's
+// own pass counts.
+func (r *Redactor) Quiet() *Redactor { return &Redactor{numbering: r.numbering, quiet: true} }
 
 // Append appends b to dst with its secrets replaced.
 func (r *Redactor) Append(dst, b []byte) []byte {

@@ -113,6 +113,10 @@ type Options struct {
 	// session saved beside its transcript (ToolResult.Saved) rather than
 	// the preview the transcript holds, within their usual limits.
 	SavedOutputs bool
+	// SavedValue, when set, is applied to a saved output read (a value of
+	// the run that is not in its events) before it is laid out: the
+	// command's redaction of values (nil: the text as it is).
+	SavedValue func(string) string
 	// Array has the json format write the records as the elements of one
 	// array, one document ([] when there are none), for the presets that
 	// print a record per event or call; without it, records are documents

@@ -151,6 +151,9 @@ func (o Options) shownText(r stream.ToolResult, max int64) string {
 		if f, err := os.Open(r.Saved); err == nil {
 			defer f.Close()
 			if b, err := io.ReadAll(io.LimitReader(f, max)); err == nil {
+				if o.SavedValue != nil {
+					return o.SavedValue(string(b))
+				}
 				return string(b)
 			}
 		}

@@ -55,6 +55,11 @@ type DecoderOptions struct {
 	// on other goroutines could do it there, so it must be safe to call
 	// from several goroutines at once.
 	Prepare func(*Event) error
+	// Screen, when set, makes a Screen for each input NewReader reads
+	// ahead on a goroutine (a regular file, with more than one CPU); the
+	// events of the lines it finds clean say so (Event.Screened) before
+	// Prepare sees them. Other inputs are not screened.
+	Screen func() Screen
 	// Spellings, when set, are the input kind's own names for fields the
 	// core reads by the stream's name (see Spellings).
 	Spellings Spellings
@@ -128,6 +133,7 @@ type Decoder struct {
 	ahead    []byte   // lineSize's read buffer
 	ev       Event
 	closer   io.Closer // what Close stops (NewReader's read-ahead)
+	screen   Screen    // NewReader's, for a Decoder fed by a read-ahead
 }
 
 // NewDecoder returns a Decoder reading from r.
@@ -244,7 +250,7 @@ func (d *Decoder) Next() (*Event, error) {
 		if d.opts.Want != nil && !d.opts.Want(line) {
 			continue // not read: the consumer has no use for it
 		}
-		if err := prepare(&d.ev, line, &d.opts, d.line, off); err != nil {
+		if err := prepare(&d.ev, line, &d.opts, d.line, off, d.screen); err != nil {
 			return nil, err
 		}
 		return &d.ev, nil
@@ -524,7 +530,7 @@ func (d *Decoder) lineSize(max int64) int64 {
 // prepare checks line number n as opts.Check says and points ev at it,
 // classified. It reads nothing of a Decoder, so that any Reader that cuts
 // lines its own way makes the same events.
-func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
+func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen Screen) error {
 	var err error
 	switch opts.Check {
 	case CheckEnds:
@@ -551,6 +557,7 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64) error {
 	}
 	ev.point(line, opts.Source, n, off)
 	ev.spellings = opts.Spellings
+	ev.screened = screen != nil && screen.Clean(off, off+int64(len(line)))
 	ev.valid = opts.Check == CheckAll
 	if opts.Check == CheckAll {
 		// Validated and indexed in one pass.

@@ -35,6 +35,8 @@ type Event struct {
 	cut      any    // the tree cut to cutFor (ValueOf)
 	cutFor   *Paths // nil: no cut tree
 	cutValid bool   // the line was validated in full when cut was built
+	// screened: the reader's Screen found the line clean (Screened).
+	screened bool
 	// valid: the line is known to be valid JSON (a CheckAll decoder, or
 	// Validate, checked it), so Validate need not walk it again.
 	valid bool
@@ -283,6 +285,27 @@ func (e *Event) ParentToolUseID() string {
 // setParent attributes the event to the subagent the Agent call id
 // started (a transcript's sidechain record): a prompt becomes the
 // subagent's prompt.
+// Screened reports whether the Screen of the reader that decoded the event
+// (DecoderOptions.Screen) found its line clean: a stage after the reader
+// need not look at it again.
+func (e *Event) Screened() bool { return e.screened }
+
+// SetRaw aims the event at raw, the same line rewritten (the redaction of
+// its values: redact.Redactor.Event), for a stage between the decoder and
+// its readers (DecoderOptions.Prepare): where it came from, whose it is
+// and whether its JSON was validated stay; what was read of the old bytes
+// is read again from the new. raw must stay valid as long as the event.
+func (e *Event) SetRaw(raw []byte) {
+	parent, hasParent, spellings, valid := e.parent, e.hasParent, e.spellings, e.valid
+	e.point(raw, e.Source, e.Line, e.Offset)
+	e.spellings, e.valid = spellings, valid
+	e.frame()
+	e.classify()
+	if hasParent {
+		e.setParent(parent)
+	}
+}
+
 // SetParent says whose an event is: the Agent call whose subagent made it,
 // for a reader that knows it other than from the event's own
 // parent_tool_use_id (a transcript's subagent files).

@@ -39,14 +39,37 @@ func NewReader(r io.Reader, opts DecoderOptions) Reader {
 		fi, err := f.Stat()
 		pos, serr := f.Seek(0, io.SeekCurrent) // before the goroutine reads
 		if err == nil && serr == nil && fi.Mode().IsRegular() {
-			ra := readahead.New(f, readAheadSize, 2)
+			var screen Screen
+			var watch func([]byte)
+			if opts.Screen != nil {
+				screen = opts.Screen()
+				watch = screen.Read
+			}
+			ra := readahead.NewWatched(f, readAheadSize, 2, watch)
 			d := NewDecoder(ra, opts)
+			d.screen = screen
 			d.ra, d.raAt = f, pos // long lines are still sized in the file
 			d.closer = ra
 			return d
 		}
 	}
 	return NewDecoder(r, opts)
+}
+
+// A Screen looks at an input's bytes on the read-ahead goroutine, ahead of
+// the decoder, for what a stage after it would otherwise look for in each
+// line on the decoder's goroutine (the redaction's scan for secrets): so
+// that the two overlap. DecoderOptions.Screen makes one for each input
+// NewReader reads ahead; the events of a line it found clean say so
+// (Event.Screened).
+type Screen interface {
+	// Read is given each buffer of the input, in order, on the read-ahead
+	// goroutine, before the decoder reads it. It must not keep it.
+	Read(b []byte)
+	// Clean reports, on the decoder's goroutine, whether the input's
+	// bytes [from, to) (offsets from where the reading began) were read
+	// and hold nothing the screen looks for; from grows from call to call.
+	Clean(from, to int64) bool
 }
 
 // readAheadSize is the size of the read-ahead buffers: the Decoder's own
