@@ -1,0 +1,208 @@
+package stream
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+)
+
+// The typed views of the events' smaller fields. A view outside this
+// package reads an event through them, never a field by its JSON key
+// (TestNoEventReadByKey): the core alone knows how an input spells a
+// field, so a kind that spells it otherwise (a transcript) changes
+// nothing above it.
+
+// SessionID is the session an event belongs to: the stream's session_id,
+// or a transcript record's sessionId.
+func (e *Event) SessionID() string {
+	if s := e.field("session_id").Str(); s != "" {
+		return s
+	}
+	return e.field("sessionId").Str()
+}
+
+// UUID is the event's own id (a transcript record's, and the stream's
+// events that carry one), or "".
+func (e *Event) UUID() string { return e.field("uuid").Str() }
+
+// Forwarded names the subagent a forwarded event belongs to, as the
+// event names it (a subagent's events in a stream carry its type and
+// its task's description): "" where it says nothing.
+func (e *Event) Forwarded() (subagentType, taskDescription string) {
+	return e.field("subagent_type").Str(), e.field("task_description").Str()
+}
+
+// Denial is the view of a system/permission_denied event.
+type Denial struct {
+	ToolName  string
+	ToolUseID string
+	Reason    string // decision_reason
+	Message   string
+}
+
+// Denial reads the permission denial e reports.
+func (e *Event) Denial() Denial {
+	return Denial{ToolName: e.field("tool_name").Str(), ToolUseID: e.field("tool_use_id").Str(),
+		Reason: e.field("decision_reason").Str(), Message: e.field("message").Str()}
+}
+
+// Notice is the view of a notice (KindNotice): an informational
+// message, a model fallback or refusal, a notification, a local
+// command's output.
+type Notice struct {
+	Content string // what it says (informational, refusal, local command)
+	Level   string // informational's: "warning", "info", …
+	// OriginalModel, FallbackModel and Trigger are a model_fallback's.
+	OriginalModel, FallbackModel, Trigger string
+	Text                                  string // a notification's
+}
+
+// Notice reads the notice e reports.
+func (e *Event) Notice() Notice {
+	return Notice{Content: e.field("content").Str(), Level: e.field("level").Str(),
+		OriginalModel: e.field("original_model").Str(), FallbackModel: e.field("fallback_model").Str(),
+		Trigger: e.field("trigger").Str(), Text: e.field("text").Str()}
+}
+
+// Progress is the view of a progress event (KindProgress) other than a
+// task's (Task reads those): system/thinking_tokens, system/status and
+// tool_progress.
+type Progress struct {
+	EstimatedTokens int64 // thinking_tokens'
+	// Status, CompactError and CompactResult are a system/status's.
+	Status, CompactError, CompactResult string
+	// ToolName, ToolUseID and ElapsedSeconds are a tool_progress's.
+	ToolName       string
+	ToolUseID      string
+	ElapsedSeconds float64
+}
+
+// Progress reads the progress e reports.
+func (e *Event) Progress() Progress {
+	return Progress{EstimatedTokens: e.field("estimated_tokens").Int(),
+		Status: e.field("status").Str(), CompactError: e.field("compact_error").Str(), CompactResult: e.field("compact_result").Str(),
+		ToolName: e.field("tool_name").Str(), ToolUseID: e.field("tool_use_id").Str(), ElapsedSeconds: e.field("elapsed_time_seconds").Float()}
+}
+
+// BackgroundTasks are the tasks a system/background_tasks_changed lists
+// (each with its TaskID and Description): all that run in the
+// background now.
+func (e *Event) BackgroundTasks() []Task {
+	var ts []Task
+	e.field("tasks").Each(func(_ int, v jsonx.Value) bool {
+		ts = append(ts, Task{TaskID: v.Get("task_id").Str(), Description: v.Get("description").Str()})
+		return true
+	})
+	return ts
+}
+
+// RateLimit is the view of a rate_limit_event: the state of the
+// subscription's limits.
+type RateLimit struct {
+	Status string // "allowed", "allowed_warning", "rejected"
+	Type   string // rateLimitType: "five_hour", …
+	// Utilization is the share used, when HasUtilization.
+	Utilization    float64
+	HasUtilization bool
+	// ResetsAt is when the limit resets, in seconds (or milliseconds)
+	// since 1970 as the event writes it, when HasResetsAt.
+	ResetsAt    float64
+	HasResetsAt bool
+}
+
+// RateLimit reads the rate limit a rate_limit_event reports.
+func (e *Event) RateLimit() RateLimit {
+	info := e.field("rate_limit_info")
+	l := RateLimit{Status: info.Get("status").Str(), Type: info.Get("rateLimitType").Str()}
+	if u := info.Get("utilization"); u.Type() == jsonx.Number {
+		l.Utilization, l.HasUtilization = u.Float(), true
+	}
+	if r := info.Get("resetsAt"); r.Type() == jsonx.Number {
+		l.ResetsAt, l.HasResetsAt = r.Float(), true
+	}
+	return l
+}
+
+// ToolUseResultStatus is the status the tool_use_result of a tool
+// result event gives ("async_launched": an Agent or Workflow call whose
+// work goes on in the background), or "".
+func (e *Event) ToolUseResultStatus() string { return e.toolUseResult().Get("status").Str() }
+
+// ToolInput is the view of a tool call's input: the fields the views
+// name a call by. A field the input has not (or not as a string) is "".
+type ToolInput struct {
+	// Command is a Bash or PowerShell call's; IsCommand says the input
+	// has one, as a string.
+	Command   string
+	IsCommand bool
+	// Description is what the call says it does (Bash, Agent, Workflow).
+	Description  string
+	FilePath     string // Read, Write, Edit, …
+	NotebookPath string // NotebookEdit, NotebookRead
+	SubagentType string // Agent, Task
+	Skill        string
+	URL          string // WebFetch
+	Query        string // WebSearch, ToolSearch
+	Pattern      string // Grep, Glob
+	Path         string // Grep, Glob (where), LS
+	Name         string // Workflow
+	Script       string // Workflow
+}
+
+// ReadToolInput reads a tool call's input (a tool_use block's Input).
+// The input is indexed in one walk (a Write's content is walked over once,
+// not once a key), where a later duplicate wins, as everywhere; the long
+// fields the views do not name a call by (a Write's content, an Edit's
+// strings) are not decoded: Edit reads those.
+func ReadToolInput(input json.RawMessage) ToolInput {
+	var buf [16]jsonx.Member
+	ms, _ := jsonx.Members(input, buf[:0])
+	str := func(k string) string { return jsonx.Lookup(ms, k).Str() }
+	cmd := jsonx.Lookup(ms, "command")
+	return ToolInput{Command: cmd.Str(), IsCommand: cmd.Type() == jsonx.String, Description: str("description"),
+		FilePath: str("file_path"), NotebookPath: str("notebook_path"), SubagentType: str("subagent_type"),
+		Skill: str("skill"), URL: str("url"), Query: str("query"), Pattern: str("pattern"), Path: str("path"),
+		Name: str("name"), Script: str("script")}
+}
+
+// EditOf is the change an Edit call (old_string → new_string) or a
+// Write call ("" → content) asks for, read from its input; ok is false
+// for other calls, and for an input without those strings.
+func EditOf(name string, input json.RawMessage) (old, new string, ok bool) {
+	in := jsonx.Value(input)
+	switch name {
+	case "Edit":
+		if o := in.Get("old_string"); o.Type() == jsonx.String {
+			return o.Str(), in.Get("new_string").Str(), true
+		}
+	case "Write":
+		if c := in.Get("content"); c.Type() == jsonx.String {
+			return "", c.Str(), true
+		}
+	}
+	return "", "", false
+}
+
+// Shown is a tool result's text as a view shows it: a string content as
+// is; of blocks, each text block's text, and a placeholder for each other
+// block ("[image]", "[tool_reference: Name]"), one a line.
+func (r ToolResult) Shown() string {
+	c := jsonx.Value(r.Content)
+	if c.Type() != jsonx.Array {
+		return c.Str()
+	}
+	var parts []string
+	c.Each(func(_ int, b jsonx.Value) bool {
+		switch t := b.Get("type").Str(); t {
+		case "text":
+			parts = append(parts, b.Get("text").Str())
+		case "tool_reference":
+			parts = append(parts, "[tool_reference: "+b.Get("tool_name").Str()+"]")
+		default:
+			parts = append(parts, "["+t+"]")
+		}
+		return true
+	})
+	return strings.Join(parts, "\n")
+}
