@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -154,7 +153,8 @@ func eventAgent(ev *stream.Event) AgentRef {
 	if ctx == "" {
 		return AgentRef{}
 	}
-	return AgentRef{ID: ctx, Type: ev.Str("subagent_type"), Desc: ev.Str("task_description")}
+	typ, desc := ev.Forwarded()
+	return AgentRef{ID: ctx, Type: typ, Desc: desc}
 }
 
 func (d *describer) add(p Part) { d.parts = append(d.parts, p) }
@@ -200,15 +200,16 @@ func (d *describer) describe(ev *stream.Event, calls []*stream.ToolCall) []Part 
 		// that started it), the main agent's are the main agent's.
 		d.line(eventAgent(ev), ToneWarn, "!", RetryText(ev.Retry()), SayCallout, "Warning", "")
 	case stream.KindPermissionDenied:
-		s := ev.Str("tool_name")
-		if r := ev.Str("decision_reason"); r != "" {
-			s += " (" + r + ")"
+		dn := ev.Denial()
+		s := dn.ToolName
+		if dn.Reason != "" {
+			s += " (" + dn.Reason + ")"
 		}
 		text := "permission denied: " + s
-		if m := ev.Str("message"); m != "" {
-			text += ": " + m
+		if dn.Message != "" {
+			text += ": " + dn.Message
 		}
-		d.line(eventAgent(ev), ToneError, "✗", text, SayCallout, "Permission denied", s+": "+ev.Str("message"))
+		d.line(eventAgent(ev), ToneError, "✗", text, SayCallout, "Permission denied", s+": "+dn.Message)
 	case stream.KindHook:
 		d.hook(ev)
 	case stream.KindTask:
@@ -380,10 +381,9 @@ func (d *describer) task(ev *stream.Event) {
 		// The list of what runs in the background repeats the task notes:
 		// a report leaves it out.
 		var descs []string
-		jsonx.Value(ev.Get("tasks")).Each(func(_ int, v jsonx.Value) bool {
-			descs = append(descs, v.Get("description").Str())
-			return true
-		})
+		for _, t := range ev.BackgroundTasks() {
+			descs = append(descs, t.Description)
+		}
 		s := "background tasks: none"
 		if len(descs) > 0 {
 			s = "background tasks: " + strings.Join(descs, ", ")
@@ -446,11 +446,11 @@ func (d *describer) progress(ev *stream.Event) {
 	switch {
 	case ev.Subtype == "task_progress":
 		task := ev.Task()
-		activity := task.Description
+		activity, sum := task.Description, task.Summary
 		task.Description = "" // task_progress describes the current activity, not the task
 		ctx, desc := d.taskAgent(task)
 		s := "progress  " + activity
-		if sum := ev.Str("summary"); sum != "" && sum != desc && sum != activity {
+		if sum != "" && sum != desc && sum != activity {
 			s += ": " + sum
 		}
 		sentence := "Progress: " + activity
@@ -461,21 +461,21 @@ func (d *describer) progress(ev *stream.Event) {
 		d.add(Part{Form: FormLine, Agent: AgentRef{ID: ctx, Type: task.SubagentType, Desc: desc}, Tone: ToneDim, Mark: "◇",
 			Line: s, Stats: u, Say: SayNote, Sentence: sentence})
 	case ev.Subtype == "thinking_tokens":
-		d.line(main, ToneDim, "·", "thinking ~"+plural(ev.Int("estimated_tokens"), "token"), SayHidden, "", "")
+		d.line(main, ToneDim, "·", "thinking ~"+plural(ev.Progress().EstimatedTokens, "token"), SayHidden, "", "")
 	case ev.Subtype == "status":
-		switch {
-		case ev.Str("compact_error") != "":
-			d.line(main, ToneError, "✗", "compaction failed: "+ev.Str("compact_error"), SayCallout, "Error", "")
-		case ev.Str("status") != "":
-			d.line(main, ToneDim, "·", "status "+ev.Str("status"), SayHidden, "", "")
-		case ev.Str("compact_result") != "":
-			d.line(main, ToneDim, "·", "compaction "+ev.Str("compact_result"), SayHidden, "", "")
+		switch st := ev.Progress(); {
+		case st.CompactError != "":
+			d.line(main, ToneError, "✗", "compaction failed: "+st.CompactError, SayCallout, "Error", "")
+		case st.Status != "":
+			d.line(main, ToneDim, "·", "status "+st.Status, SayHidden, "", "")
+		case st.CompactResult != "":
+			d.line(main, ToneDim, "·", "compaction "+st.CompactResult, SayHidden, "", "")
 		default:
 			d.line(main, ToneDim, "·", "status cleared", SayHidden, "", "")
 		}
 	case ev.Type == "tool_progress":
-		secs := jsonx.Value(ev.Get("elapsed_time_seconds")).Float()
-		d.line(eventAgent(ev), ToneDim, "·", fmt.Sprintf("%s running %.0fs", ev.Str("tool_name"), secs), SayHidden, "", "")
+		tp := ev.Progress()
+		d.line(eventAgent(ev), ToneDim, "·", fmt.Sprintf("%s running %.0fs", tp.ToolName, tp.ElapsedSeconds), SayHidden, "", "")
 	default:
 		d.line(main, ToneDim, "·", typeName(ev), SayHidden, "", "")
 	}
@@ -483,24 +483,25 @@ func (d *describer) progress(ev *stream.Event) {
 
 func (d *describer) notice(ev *stream.Event) {
 	main := AgentRef{}
-	content := ev.Str("content")
+	n := ev.Notice()
+	content := n.Content
 	switch ev.Subtype {
 	case "informational":
-		if ev.Str("level") == "warning" {
+		if n.Level == "warning" {
 			d.line(main, ToneWarn, "!", content, SayCallout, "Warning", "")
 		} else {
 			d.line(main, TonePlain, "i", content, SayCallout, "Note", "")
 		}
 	case "model_fallback":
-		s := fmt.Sprintf("model fallback: %s → %s", ev.Str("original_model"), ev.Str("fallback_model"))
-		if tr := ev.Str("trigger"); tr != "" {
-			s += " (" + tr + ")"
+		s := fmt.Sprintf("model fallback: %s → %s", n.OriginalModel, n.FallbackModel)
+		if n.Trigger != "" {
+			s += " (" + n.Trigger + ")"
 		}
 		d.line(main, ToneWarn, "!", s, SayCallout, "Warning", "")
 	case "model_refusal_fallback", "model_refusal_no_fallback":
 		d.line(main, ToneWarn, "!", "refusal: "+content, SayCallout, "Warning", "")
 	case "notification":
-		d.line(main, TonePlain, "i", "notification: "+ev.Str("text"), SayCallout, "Note", ev.Str("text"))
+		d.line(main, TonePlain, "i", "notification: "+n.Text, SayCallout, "Note", n.Text)
 	case "local_command_output", "local_command":
 		d.add(Part{Form: FormProse, Body: content})
 	default:
@@ -527,17 +528,17 @@ func deltaText(ev *stream.Event) string {
 		s += " " + d.MessageID
 	case "message_delta":
 		var p []string
-		if sr := jsonx.Value(ev.Get("event", "delta", "stop_reason")).Str(); sr != "" {
-			p = append(p, sr)
+		if d.StopReason != "" {
+			p = append(p, d.StopReason)
 		}
-		if n := jsonx.Value(ev.Get("event", "usage", "output_tokens")); n.Exists() {
-			p = append(p, plural(n.Int(), "output token"))
+		if d.HasOutputTokens {
+			p = append(p, plural(d.OutputTokens, "output token"))
 		}
 		if len(p) > 0 {
 			s += " " + strings.Join(p, ", ")
 		}
 	case "message_stop":
-		if ev.Has("abandoned_blocks") {
+		if d.Abandoned {
 			s += " (abandoned blocks)"
 		}
 	}

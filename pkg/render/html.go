@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -498,22 +497,19 @@ func (h *htmlRenderer) toolBlock(ev *stream.Event, p *Part) {
 // toolInput writes what a call was asked: a command as a script, an edit
 // as a diff, else the input as JSON.
 func (h *htmlRenderer) toolInput(c *stream.ToolCall, patch []stream.Hunk) {
-	in := jsonx.Value(c.Input)
-	switch {
-	case c.Name == "Bash" && in.Get("command").Type() == jsonx.String:
-		if d := in.Get("description").Str(); d != "" {
-			h.w(`<p class="stats">` + htmlText(d) + "</p>")
+	if in := stream.ReadToolInput(c.Input); c.Name == "Bash" && in.IsCommand {
+		if in.Description != "" {
+			h.w(`<p class="stats">` + htmlText(in.Description) + "</p>")
 		}
-		h.w(h.pre("cmd", "$ "+in.Get("command").Str()))
+		h.w(h.pre("cmd", "$ "+in.Command))
 		return
-	case len(patch) > 0:
+	}
+	if len(patch) > 0 {
 		h.w(h.diff(patch))
 		return
-	case c.Name == "Edit" && in.Get("old_string").Type() == jsonx.String:
-		h.w(h.diff([]stream.Hunk{editHunk(in.Get("old_string").Str(), in.Get("new_string").Str())}))
-		return
-	case c.Name == "Write" && in.Get("content").Type() == jsonx.String:
-		h.w(h.diff([]stream.Hunk{editHunk("", in.Get("content").Str())}))
+	}
+	if old, new, ok := stream.EditOf(c.Name, c.Input); ok {
+		h.w(h.diff([]stream.Hunk{editHunk(old, new)}))
 		return
 	}
 	pretty, err := reindent(c.Input, "  ")

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -216,7 +215,8 @@ func (m *markdownRenderer) eventSection(ev *stream.Event) {
 		m.section(ctx, "", "")
 		return
 	}
-	m.section(ctx, ev.Str("subagent_type"), ev.Str("task_description"))
+	typ, desc := ev.Forwarded()
+	m.section(ctx, typ, desc)
 }
 
 // callout writes "> **label:** text".
@@ -372,14 +372,13 @@ func (m *markdownRenderer) facts(in stream.Init) {
 // toolUse writes a tool call: its name, and its input in a fence (a Bash
 // command as a script).
 func (m *markdownRenderer) toolUse(b *stream.Block, target string) {
-	in := jsonx.Value(b.Input)
 	title := "**→ " + mdInline(b.Name) + "**"
-	if b.Name == "Bash" && in.Get("command").Type() == jsonx.String {
-		if d := in.Get("description").Str(); d != "" {
-			title += " — " + mdInline(d)
+	if in := stream.ReadToolInput(b.Input); b.Name == "Bash" && in.IsCommand {
+		if in.Description != "" {
+			title += " — " + mdInline(in.Description)
 		}
 		m.block(title)
-		m.code("bash", in.Get("command").Str())
+		m.code("bash", in.Command)
 	} else {
 		if target != "" {
 			title += " " + mdCode(truncate(line(target), m.o.Width))
