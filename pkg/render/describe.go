@@ -40,8 +40,10 @@ type Part struct {
 	// is its fence's info string.
 	Body, Lang string
 
-	Use      *stream.Block      // FormCall: the tool_use block
-	Target   string             // FormCall: what the call acts on (ToolTarget)
+	Use *stream.Block // FormCall: the tool_use block
+	// Target is what the call acts on (ToolTarget): a FormCall's, and a
+	// FormToolResult's call's ("" when the call is not known).
+	Target   string
 	Result   *stream.ToolResult // FormToolResult
 	Call     *stream.ToolCall   // FormToolResult: the call it answers (nil: unknown)
 	Patch    []stream.Hunk      // FormToolResult: the diff an Edit or Write made, when the stream says
@@ -69,7 +71,13 @@ const (
 	FormFold
 	// FormCall: a tool call (Use, Target).
 	FormCall
-	// FormToolResult: a tool result (Result, Call).
+	// FormToolResult: a tool result (Result, Call), described: Label is
+	// its tool's name ("Tool" when the call is not known), Target the call's,
+	// Tone and Mark how it went, Stats its figures (resultStats), Line
+	// what a report's fold says of it ("Read result: …", "Read error:
+	// …"), Sentence what a failure says in a line ("Read failed: the
+	// first line"), Body its text as shown (a subagent's report, without
+	// the hand-back the Agent call's result appends).
 	FormToolResult
 	// FormInit: the session's facts (Init).
 	FormInit
@@ -121,15 +129,21 @@ func (p *Part) sentence() string {
 // API error that ended the main agent's last turn.
 type describer struct {
 	agentBook
-	o        Options
+	o Options
+	// shown is how much of an output saved in full a view reads
+	// (Options.SavedOutputs); 0: the describer leaves a result's text
+	// and figures out (a layout that shows none: the trace).
+	shown    int64
 	said     [16]uint64
 	saidN    int
 	apiError string
 	parts    []Part
 }
 
-func newDescriber(sep string, o Options) describer {
-	return describer{agentBook: newAgentBook(sep, o.Tracker), o: o}
+// newDescriber returns a describer; shown is how much of an output saved
+// in full the view reads (0: none, no result's text is described).
+func newDescriber(sep string, shown int64, o Options) describer {
+	return describer{agentBook: newAgentBook(sep, o.Tracker), o: o, shown: shown}
 }
 
 func (d *describer) remember(s string) {
@@ -191,7 +205,7 @@ func (d *describer) describe(ev *stream.Event, calls []*stream.ToolCall) []Part 
 		}
 		for _, r := range results {
 			r := r
-			d.add(Part{Form: FormToolResult, Agent: eventAgent(ev), Result: &r, Call: findCall(calls, r.ToolUseID), Patch: patch})
+			d.add(d.toolResult(Part{Form: FormToolResult, Agent: eventAgent(ev), Result: &r, Call: findCall(calls, r.ToolUseID), Patch: patch}))
 		}
 	case stream.KindText, stream.KindThinking, stream.KindToolUse, stream.KindAPIError:
 		d.assistant(ev)
@@ -557,4 +571,69 @@ func resultStats(text string, c *stream.ToolCall) string {
 		stats += ", " + fmtDuration(d)
 	}
 	return stats
+}
+
+// toolResult describes a tool result part: its tool and target, how it
+// went, its figures, its text as shown, and what a failure says.
+func (d *describer) toolResult(p Part) Part {
+	r, c := p.Result, p.Call
+	p.Tone, p.Mark = ToneOK, "✓"
+	if r.IsError {
+		p.Tone, p.Mark = ToneError, "✗"
+	}
+	p.Label = "Tool"
+	if c != nil {
+		p.Label, p.Target = c.Name, ToolTarget(c.Name, c.Input)
+	}
+	if d.shown == 0 {
+		return p
+	}
+	text := d.o.shownText(*r, d.shown)
+	p.Stats = resultStats(text, c)
+	if c != nil && isAgentTool(c.Name) {
+		text = stream.HandBackReport(text)
+	}
+	p.Body = text
+	p.Line = p.Label + " result: " + p.Stats
+	if r.IsError {
+		p.Line = p.Label + " error: " + p.Stats
+		p.Sentence = p.Label + " failed"
+		if l := firstLine(text); l != "" {
+			p.Sentence += ": " + l
+		}
+	}
+	return p
+}
+
+// callDesc is a tool call as a list of calls shows it (the tools preset's
+// records, the calls left without a result): described once, laid out by
+// each format.
+type callDesc struct {
+	Tone   Tone
+	Mark   string // ✓, ✗, ○
+	Status string // "ok", "error", "no result"
+	// Agent is whose call it is (ToolCall.AgentLabel), Target what it
+	// acts on (ToolTarget).
+	Agent, Name, Target string
+	// Duration is how long it took ("" when unknown); Size its result's
+	// size ("" without a result).
+	Duration, Size string
+}
+
+// describeCall describes a call for a list of calls.
+func describeCall(c *stream.ToolCall) callDesc {
+	row := callDesc{Tone: ToneOK, Mark: "✓", Status: "ok", Agent: c.AgentLabel(), Name: c.Name, Target: ToolTarget(c.Name, c.Input)}
+	switch {
+	case !c.Done:
+		row.Tone, row.Mark, row.Status = ToneWarn, "○", "no result"
+	case c.IsError:
+		row.Tone, row.Mark, row.Status = ToneError, "✗", "error"
+	}
+	if d, ok := durationOf(c); ok {
+		row.Duration = fmtDuration(d)
+	}
+	if c.Done {
+		row.Size = fmtBytes(c.ResultBytes)
+	}
+	return row
 }

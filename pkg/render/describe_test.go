@@ -52,7 +52,7 @@ func TestDescriptionIsEnoughForALayout(t *testing.T) {
 		input, err := os.ReadFile(file)
 		require.NoError(t, err)
 		tr := stream.NewTracker(stream.TrackerOptions{})
-		d := newDescriber(": ", Options{Tracker: tr})
+		d := newDescriber(": ", 64<<10, Options{Tracker: tr})
 		var shown strings.Builder
 		var want []string
 		observeEach(t, input, tr, func(ev *stream.Event, done []*stream.ToolCall) {
@@ -119,7 +119,7 @@ func TestResultRepeatingTheAnswer(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := newDescriber(": ", Options{})
+			d := newDescriber(": ", 64<<10, Options{})
 			text := `{"type":"assistant","parent_tool_use_id":` + tc.parent + `,"message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"The answer is 42."}]}}`
 			result := `{"type":"result","subtype":"success","is_error":false,"result":"The answer is 42.","num_turns":1}`
 			for i, l := range []string{text, result} {

@@ -83,7 +83,7 @@ type toolFigures struct {
 }
 
 func newHTML(w io.Writer, o Options) *htmlRenderer {
-	h := &htmlRenderer{out: newOut(w), o: o, describer: newDescriber(" — ", o),
+	h := &htmlRenderer{out: newOut(w), o: o, describer: newDescriber(" — ", htmlBlockBytes*16, o),
 		boxes: map[string]*agentBox{}, answered: map[string]bool{}, failures: map[string]int{}, tools: map[string]*toolFigures{}}
 	if o.Shared != nil && o.Run != "" {
 		h.id = "r" + strconv.Itoa(o.Shared.Runs) + "-"
@@ -438,21 +438,12 @@ func (h *htmlRenderer) pre(class, s string) string {
 // or the input as JSON); the subagent it started; its output.
 func (h *htmlRenderer) toolBlock(ev *stream.Event, p *Part) {
 	r, c := p.Result, p.Call
-	text := h.o.shownText(*r, htmlBlockBytes*16)
-	name, target := "Tool", ""
-	if c != nil {
-		name, target = c.Name, ToolTarget(c.Name, c.Input)
-	}
+	text, name, target, stats, mark := p.Body, p.Label, p.Target, p.Stats, p.Mark
 	h.figures(name, r, c)
-	stats := resultStats(text, c)
-	if c != nil && isAgentTool(c.Name) {
-		text = stream.HandBackReport(text)
-	}
-	class, mark := "tool ok", "✓"
-	open := ""
+	class, open := "tool ok", ""
 	if r.IsError {
-		class, mark, open = "tool error", "✗", " open"
-		h.trouble(ev, p.Agent, name+" failed: "+firstLine(text))
+		class, open = "tool error", " open"
+		h.trouble(ev, p.Agent, p.Sentence)
 		h.failed(p.Agent.ID)
 	}
 	if c != nil && isAgentTool(c.Name) && h.failures[c.ID] > 0 {
@@ -665,9 +656,9 @@ func (h *htmlRenderer) callRow(c *stream.ToolCall) {
 		h.str(`<section class="where"><table><tr><th>Line</th><th>Agent</th><th>Tool</th><th>Target</th><th>Status</th><th>Duration</th><th>Result</th></tr>` + "\n")
 		h.table = true
 	}
-	status, dur, size := callCells(c)
-	h.str("<tr><td class=\"n\">" + i64(c.Line) + "</td><td>" + htmlText(c.AgentLabel()) + "</td><td>" + htmlText(c.Name) + "</td><td><code>" +
-		htmlText(truncate(line(ToolTarget(c.Name, c.Input)), 60)) + "</code></td><td>" + status + "</td><td class=\"n\">" + dur + "</td><td class=\"n\">" + size + "</td></tr>\n")
+	row := describeCall(c)
+	h.str("<tr><td class=\"n\">" + i64(c.Line) + "</td><td>" + htmlText(row.Agent) + "</td><td>" + htmlText(row.Name) + "</td><td><code>" +
+		htmlText(truncate(line(row.Target), 60)) + "</code></td><td>" + row.Mark + " " + row.Status + "</td><td class=\"n\">" + row.Duration + "</td><td class=\"n\">" + row.Size + "</td></tr>\n")
 }
 
 func (h *htmlRenderer) endTable() {

@@ -46,51 +46,66 @@ func keyReads(t *testing.T, dir string) []string {
 		}
 		f, err := parser.ParseFile(fset, path, nil, 0)
 		require.NoError(t, err)
-		jsonx := ""
-		for _, im := range f.Imports {
-			if p, _ := strconv.Unquote(im.Path.Value); p == "github.com/ccfilter/ccfilter/internal/jsonx" {
-				jsonx = "jsonx"
-				if im.Name != nil {
-					jsonx = im.Name.Name
-				}
-			}
-		}
-		decoded := map[token.Pos]bool{} // jsonx.Value of jsonx.Value(x).Decode()
-		ast.Inspect(f, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.CallExpr:
-				sel, ok := n.Fun.(*ast.SelectorExpr)
-				if !ok {
-					return true
-				}
-				if inner, ok := sel.X.(*ast.CallExpr); ok && sel.Sel.Name == "Decode" && len(n.Args) == 0 {
-					decoded[inner.Fun.Pos()] = true // (visited before its inner call)
-				}
-				if !keyReaders[sel.Sel.Name] || len(n.Args) == 0 || httpHeader(sel.X) {
-					return true
-				}
-				if _, isPkg := sel.X.(*ast.Ident); isPkg && sel.X.(*ast.Ident).Name == jsonx {
-					return true // (the jsonx rule below)
-				}
-				if sel.Sel.Name == "Get" || sel.Sel.Name == "Path" || sel.Sel.Name == "Bool" {
-					// Get and Path of a map-like value with a key that is
-					// not a literal are not JSON reads: only literal keys.
-					if !anyLiteral(n.Args) {
-						return true
-					}
-				}
-				out = append(out, fset.Position(n.Pos()).String()+": "+sel.Sel.Name+"("+argText(n.Args)+")")
-			case *ast.SelectorExpr:
-				if id, ok := n.X.(*ast.Ident); ok && jsonx != "" && id.Name == jsonx && !jsonxAllowed[n.Sel.Name] &&
-					!(n.Sel.Name == "Value" && decoded[n.Pos()]) {
-					out = append(out, fset.Position(n.Pos()).String()+": jsonx."+n.Sel.Name)
-				}
-			}
-			return true
-		})
+		out = append(out, fileKeyReads(fset, f)...)
 	}
 	sort.Strings(out)
 	return out
+}
+
+// fileKeyReads lists the reads by key of one parsed file.
+func fileKeyReads(fset *token.FileSet, f *ast.File) []string {
+	jsonx := ""
+	for _, im := range f.Imports {
+		if p, _ := strconv.Unquote(im.Path.Value); p == "github.com/ccfilter/ccfilter/internal/jsonx" {
+			jsonx = "jsonx"
+			if im.Name != nil {
+				jsonx = im.Name.Name
+			}
+		}
+	}
+	var out []string
+	decoded := map[token.Pos]bool{} // jsonx.Value of jsonx.Value(x).Decode()
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if inner, ok := n.Fun.(*ast.SelectorExpr); ok {
+				if x, ok := inner.X.(*ast.CallExpr); ok && inner.Sel.Name == "Decode" && len(n.Args) == 0 {
+					decoded[x.Fun.Pos()] = true // (visited before its inner call)
+				}
+			}
+			if r, ok := callRead(n, jsonx); ok {
+				out = append(out, fset.Position(n.Pos()).String()+": "+r)
+			}
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && jsonx != "" && id.Name == jsonx && !jsonxAllowed[n.Sel.Name] &&
+				!(n.Sel.Name == "Value" && decoded[n.Pos()]) {
+				out = append(out, fset.Position(n.Pos()).String()+": jsonx."+n.Sel.Name)
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// callRead says whether a call is a key reader's with a key: any
+// argument for Str, Int, Float and Has (Event.Str(k) with a variable k
+// is a read by key too), a literal one for Get, Path and Bool (which a
+// map-like value or a flag may have too).
+func callRead(n *ast.CallExpr, jsonx string) (string, bool) {
+	sel, ok := n.Fun.(*ast.SelectorExpr)
+	if !ok || !keyReaders[sel.Sel.Name] || len(n.Args) == 0 || httpHeader(sel.X) {
+		return "", false
+	}
+	if id, isPkg := sel.X.(*ast.Ident); isPkg && id.Name == jsonx {
+		return "", false // (a jsonx function: the selector rule)
+	}
+	switch sel.Sel.Name {
+	case "Get", "Path", "Bool":
+		if !anyLiteral(n.Args) {
+			return "", false
+		}
+	}
+	return sel.Sel.Name + "(" + argText(n.Args) + ")", true
 }
 
 // httpHeader: resp.Header.Get("Content-Type") reads an HTTP header (the

@@ -115,7 +115,7 @@ const ctxResult = "\x00result"
 
 func newMarkdown(w io.Writer, o Options) *markdownRenderer {
 	return &markdownRenderer{out: newOut(w), o: o,
-		describer: newDescriber(" — ", o),
+		describer: newDescriber(" — ", 4*mdBlockBytes, o),
 		prose:     newProseChecker()}
 }
 
@@ -301,7 +301,7 @@ func (m *markdownRenderer) part(p *Part) {
 	case FormCall:
 		m.toolUse(p.Use, p.Target)
 	case FormToolResult:
-		m.toolResult(p.Result, p.Call)
+		m.toolResult(p)
 	case FormInit:
 		m.init(p.Init)
 	case FormOutcome:
@@ -394,26 +394,11 @@ func (m *markdownRenderer) toolUse(b *stream.Block, target string) {
 
 // toolResult writes a tool result folded, with its figures in the summary;
 // a failed one is called out first.
-func (m *markdownRenderer) toolResult(r *stream.ToolResult, c *stream.ToolCall) {
-	text := m.o.shownText(*r, 4*mdBlockBytes)
-	name := "Tool"
-	if c != nil {
-		name = c.Name
+func (m *markdownRenderer) toolResult(p *Part) {
+	if p.Result.IsError {
+		m.callout("Error", p.Sentence)
 	}
-	stats := resultStats(text, c)
-	if c != nil && isAgentTool(c.Name) {
-		text = stream.HandBackReport(text)
-	}
-	summary := "✓ " + name + " result: " + stats
-	if r.IsError {
-		summary = "✗ " + name + " error: " + stats
-		first := ""
-		if l := firstLine(text); l != "" {
-			first = ": " + l
-		}
-		m.callout("Error", name+" failed"+first)
-	}
-	m.details(summary, "text", text)
+	m.details(p.Mark+" "+p.Line, "text", p.Body)
 }
 
 // outcome writes a result: a heading of how the run ended, its figures,
@@ -474,28 +459,9 @@ func (m *markdownRenderer) callRow(c *stream.ToolCall) {
 		m.str("| Line | Agent | Tool | Target | Status | Duration | Result |\n|---:|---|---|---|---|---:|---:|\n")
 		m.table = true
 	}
-	status, dur, size := callCells(c)
-	m.str("| " + strconv.FormatInt(c.Line, 10) + " | " + mdInline(c.AgentLabel()) + " | " + mdInline(c.Name) + " | " +
-		mdCode(truncate(line(ToolTarget(c.Name, c.Input)), 60)) + " | " + status + " | " + dur + " | " + size + " |\n")
-}
-
-// callCells are a call's status, duration and result size as the calls
-// table says them.
-func callCells(c *stream.ToolCall) (status, dur, size string) {
-	status = "✓ ok"
-	switch {
-	case !c.Done:
-		status = "○ no result"
-	case c.IsError:
-		status = "✗ error"
-	}
-	if d, ok := durationOf(c); ok {
-		dur = fmtDuration(d)
-	}
-	if c.Done {
-		size = fmtBytes(c.ResultBytes)
-	}
-	return status, dur, size
+	row := describeCall(c)
+	m.str("| " + strconv.FormatInt(c.Line, 10) + " | " + mdInline(row.Agent) + " | " + mdInline(row.Name) + " | " +
+		mdCode(truncate(line(row.Target), 60)) + " | " + row.Mark + " " + row.Status + " | " + row.Duration + " | " + row.Size + " |\n")
 }
 
 func (m *markdownRenderer) endTable() {

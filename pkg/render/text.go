@@ -53,7 +53,7 @@ type closingLine struct {
 }
 
 func newText(w io.Writer, o Options) *textRenderer {
-	t := &textRenderer{out: newOut(w), o: o, describer: newDescriber(": ", o)}
+	t := &textRenderer{out: newOut(w), o: o, describer: newDescriber(": ", 64<<10, o)}
 	if o.Run != "" {
 		// As head and tail name each of several files.
 		t.str(t.paint(stBold, "==> "+line(o.Run)+" <==") + "\n")
@@ -203,7 +203,7 @@ func (t *textRenderer) part(p *Part) {
 			t.lastCall = p.Use.ID
 		}
 	case FormToolResult:
-		t.result(ind, p.Result, p.Call)
+		t.result(ind, p)
 	case FormInit:
 		t.init(p.Init)
 	case FormOutcome:
@@ -250,22 +250,16 @@ func expandTabs(s string) string {
 	return strings.ReplaceAll(s, "\t", "    ")
 }
 
-// result writes a tool result's line and the first lines of its text.
-func (t *textRenderer) result(ind int, r *stream.ToolResult, c *stream.ToolCall) {
-	text := t.o.shownText(*r, 64<<10)
-	name, target := "result", r.ToolUseID
-	if c != nil {
-		name, target = c.Name, ToolTarget(c.Name, c.Input)
+// result writes a tool result's line and the first lines of its text; a
+// result whose call is not known is named by its call's id.
+func (t *textRenderer) result(ind int, p *Part) {
+	name, target := p.Label, p.Target
+	if p.Call == nil {
+		name, target = "result", p.Result.ToolUseID
 	}
-	mark, st := "✓ ", stGreen
-	if r.IsError {
-		mark, st = "✗ ", stRed
-	}
-	t.emit(ind, []seg{{st, mark}, {stBold, line(name)}, {"", "  " + line(target)}, {stDim, "  (" + resultStats(text, c) + ")"}}, 1)
-	if c != nil && isAgentTool(c.Name) {
-		text = stream.HandBackReport(text)
-	}
-	lines, more := firstLines(text, 3)
+	st := tones[p.Tone]
+	t.emit(ind, []seg{{st, p.Mark + " "}, {stBold, line(name)}, {"", "  " + line(target)}, {stDim, "  (" + p.Stats + ")"}}, 1)
+	lines, more := firstLines(p.Body, 3)
 	for _, l := range lines {
 		t.emit(ind+2, []seg{{stDim, "│ "}, {"", line(expandTabs(l))}}, 0)
 	}
@@ -277,20 +271,15 @@ func (t *textRenderer) result(ind int, r *stream.ToolResult, c *stream.ToolCall)
 // callLine is the tools preset's line for a call: mark, agent, tool,
 // target, and the duration and result size.
 func (t *textRenderer) callLine(c *stream.ToolCall) {
-	mark, st, stats := "✓ ", stGreen, ""
-	switch {
-	case !c.Done:
-		mark, st, stats = "○ ", stYellow, "no result"
-	case c.IsError:
-		mark, st = "✗ ", stRed
-	}
-	if c.Done {
-		if d, ok := durationOf(c); ok {
-			stats = fmtDuration(d) + ", "
+	row := describeCall(c)
+	stats := row.Status // (no result)
+	if row.Size != "" {
+		if stats = row.Size; row.Duration != "" {
+			stats = row.Duration + ", " + stats
 		}
-		stats += fmtBytes(c.ResultBytes)
 	}
-	t.emit(0, []seg{{st, mark}, {stDim, line(c.AgentLabel()) + "  "}, {stBold, line(c.Name)}, {"", "  " + line(ToolTarget(c.Name, c.Input))}, {stDim, "  (" + stats + ")"}}, 1)
+	st := tones[row.Tone]
+	t.emit(0, []seg{{st, row.Mark + " "}, {stDim, line(row.Agent) + "  "}, {stBold, line(row.Name)}, {"", "  " + line(row.Target)}, {stDim, "  (" + stats + ")"}}, 1)
 }
 
 // outcome writes a result's final answer, unless the main agent just said
