@@ -51,6 +51,9 @@ type Part struct {
 	Outcome  *stream.Result     // FormOutcome
 	Repeated bool               // FormOutcome: its text repeats what the main agent said
 	APIError string             // FormOutcome: the API error that ended the main agent's last turn
+	// Errors are what a FormOutcome part says went wrong: the result's
+	// errors, then a failed result's text.
+	Errors []string
 }
 
 // Form is what kind of thing a Part is, for its layout.
@@ -81,8 +84,11 @@ const (
 	FormToolResult
 	// FormInit: the session's facts (Init).
 	FormInit
-	// FormOutcome: a result event (Outcome, Repeated, APIError; Line is
-	// how the run ended, OutcomeStatus).
+	// FormOutcome: a result event (Outcome, Repeated, APIError),
+	// described: Line is how the run ended (OutcomeStatus), Label its
+	// title (outcomeTitle), Tone and Mark how it went, Errors what went
+	// wrong, Body the final answer to show (none when the main agent just
+	// said it, or when the run failed: its text is then an error).
 	FormOutcome
 )
 
@@ -242,9 +248,7 @@ func (d *describer) describe(ev *stream.Event, calls []*stream.ToolCall) []Part 
 	case stream.KindDelta:
 		d.line(main, ToneDim, "~", deltaText(ev), SayHidden, "", "")
 	case stream.KindResult:
-		r := ev.Result()
-		d.add(Part{Form: FormOutcome, Outcome: &r, APIError: d.apiError, Line: OutcomeStatus(r, d.apiError),
-			Repeated: r.Text != "" && d.wasSaid(r.Text)})
+		d.add(d.outcome(ev.Result()))
 	case stream.KindInfo:
 		d.line(main, ToneDim, "·", typeName(ev), SayCode, "Event", "")
 	case stream.KindRecord:
@@ -636,4 +640,21 @@ func describeCall(c *stream.ToolCall) callDesc {
 		row.Size = fmtBytes(c.ResultBytes)
 	}
 	return row
+}
+
+// outcome describes a result: how the run ended and its title, what went
+// wrong, and the answer to show.
+func (d *describer) outcome(r stream.Result) Part {
+	p := Part{Form: FormOutcome, Outcome: &r, APIError: d.apiError, Line: OutcomeStatus(r, d.apiError),
+		Label: outcomeTitle(r, d.apiError), Repeated: r.Text != "" && d.wasSaid(r.Text), Tone: ToneOK, Mark: "✓"}
+	p.Errors = r.Errors
+	if r.IsError {
+		p.Tone, p.Mark = ToneError, "✗"
+		if r.Text != "" {
+			p.Errors = append(append([]string(nil), r.Errors...), r.Text)
+		}
+	} else if !p.Repeated {
+		p.Body = r.Text
+	}
+	return p
 }

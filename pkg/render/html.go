@@ -627,18 +627,14 @@ func (h *htmlRenderer) outcome(p *Part) {
 	if r.IsError {
 		class = "failed"
 	}
-	h.w(`<section class="outcome-block"><h3 class="tone-` + map[bool]string{true: "error", false: "ok"}[r.IsError] + `">Result: ` +
-		htmlText(outcomeTitle(r, p.APIError)) + "</h3>")
+	h.w(`<section class="outcome-block"><h3 class="` + toneClass(p.Tone) + `">Result: ` + htmlText(p.Label) + "</h3>")
 	h.w(`<dl class="facts"><dt>Status</dt><dd class="` + class + `">` + htmlText(class) + "</dd><dt>Turns</dt><dd>" + i64(r.NumTurns) +
 		"</dd><dt>Duration</dt><dd>" + htmlText(fmtMs(r.DurationMs)) + "</dd><dt>Cost</dt><dd>" + htmlText(r.CostLabel()) + "</dd></dl>")
-	for _, e := range r.Errors {
+	for _, e := range p.Errors {
 		h.w(`<div class="callout tone-error"><b>Error:</b> ` + htmlText(e) + "</div>")
 	}
-	switch {
-	case r.IsError && r.Text != "":
-		h.w(`<div class="callout tone-error"><b>Error:</b> ` + htmlText(r.Text) + "</div>")
-	case r.Text != "" && !p.Repeated:
-		h.w(`<div class="prose">` + proseHTML(r.Text) + "</div>")
+	if p.Body != "" {
+		h.w(`<div class="prose">` + proseHTML(p.Body) + "</div>")
 	}
 	if len(structured) > 0 && string(structured) != "null" {
 		pretty, err := reindent(structured, "  ")

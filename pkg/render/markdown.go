@@ -411,11 +411,8 @@ func (m *markdownRenderer) outcome(p *Part) {
 		r.ModelUsage = r.ModelUsage[:mdMaxModels]
 	}
 	m.last = r
-	status := "✓ " + p.Line
-	if r.IsError {
-		status = "✗ " + p.Line
-	}
-	title := "Result: " + outcomeTitle(r, p.APIError)
+	status := p.Mark + " " + p.Line
+	title := "Result: " + p.Label
 	if r.ResultIndex > 0 {
 		title += " (result " + strconv.FormatInt(r.ResultIndex, 10) + ")"
 	}
@@ -433,14 +430,11 @@ func (m *markdownRenderer) outcome(p *Part) {
 		b.WriteString("- **Permission denials:** " + strconv.Itoa(r.PermissionDenials) + "\n")
 	}
 	m.block(b.String())
-	for _, e := range r.Errors {
+	for _, e := range p.Errors {
 		m.callout("Error", e)
 	}
-	switch {
-	case r.IsError && r.Text != "":
-		m.callout("Error", r.Text)
-	case r.Text != "" && !p.Repeated:
-		m.block(m.prose.safeProse(r.Text))
+	if p.Body != "" {
+		m.block(m.prose.safeProse(p.Body))
 	}
 	if len(structured) > 0 && string(structured) != "null" {
 		m.block("**Structured output:**")

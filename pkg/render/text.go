@@ -47,7 +47,9 @@ type textRenderer struct {
 type closingLine struct {
 	last   stream.Result
 	status string // the last one's Part.Line
-	index  int64  // the first one's result_index
+	tone   Tone   // the last one's
+	mark   string
+	index  int64 // the first one's result_index
 	sum    stream.Tally
 	errors []string // the failed ones' errors, in order
 }
@@ -287,23 +289,26 @@ func (t *textRenderer) callLine(c *stream.ToolCall) {
 // make one closing line.
 func (t *textRenderer) outcome(p *Part) {
 	r := p.Outcome
-	if r.Text != "" && !p.Repeated && !r.IsError {
+	if p.Body != "" {
 		t.closeRun() // an answer between two results: each its own line
-		t.prose(0, "", r.Text, "")
+		t.prose(0, "", p.Body, "")
 	}
 	c := t.closing
 	if c == nil {
 		c = &closingLine{index: r.ResultIndex}
 		t.closing = c
 	}
-	c.last, c.status = *r, p.Line
+	c.last, c.status, c.tone, c.mark = *r, p.Line, p.Tone, p.Mark
 	c.last.StructuredOutput = nil // (aliases the event)
 	c.sum.AddResult(stream.ResultFigures{Turns: r.NumTurns, DurationMs: r.DurationMs})
 	if r.IsError {
-		c.errors = append(c.errors, r.Errors...)
-		if r.Text != "" && !p.Repeated {
-			c.errors = append(c.errors, r.Text)
+		// (A failed result's text the main agent just said, as an API
+		// error's line, is not said again under the closing line.)
+		errs := p.Errors
+		if p.Repeated {
+			errs = r.Errors
 		}
+		c.errors = append(c.errors, errs...)
 	}
 }
 
@@ -318,10 +323,6 @@ func (t *textRenderer) closeRun() {
 	}
 	t.closing = nil
 	r := &c.last
-	mark, st := "✓", stGreen
-	if r.IsError {
-		mark, st = "✗", stRed
-	}
 	parts := []string{"run " + c.status}
 	switch {
 	case c.sum.Results > 1:
@@ -334,7 +335,7 @@ func (t *textRenderer) closeRun() {
 		parts = append(parts, plural(int64(r.PermissionDenials), "permission denial"))
 	}
 	t.ctx = ""
-	t.simple(0, st, mark, line(strings.Join(parts, " · ")))
+	t.simple(0, tones[c.tone], c.mark, line(strings.Join(parts, " · ")))
 	for _, m := range c.errors {
 		t.emit(2, []seg{{stRed, line(m)}}, 0)
 	}
