@@ -658,3 +658,15 @@ func (d *describer) outcome(r stream.Result) Part {
 	}
 	return p
 }
+
+// script is the command a call runs, for a report that shows it as a
+// script rather than as its input: a Bash call's command (with what the
+// call says it does); ok is false for other calls, and for a Bash input
+// without a command string.
+func script(name string, input []byte) (command, description string, ok bool) {
+	if name != "Bash" {
+		return "", "", false
+	}
+	in := stream.ReadToolInput(input)
+	return in.Command, in.Description, in.IsCommand
+}

@@ -488,11 +488,11 @@ func (h *htmlRenderer) toolBlock(ev *stream.Event, p *Part) {
 // toolInput writes what a call was asked: a command as a script, an edit
 // as a diff, else the input as JSON.
 func (h *htmlRenderer) toolInput(c *stream.ToolCall, patch []stream.Hunk) {
-	if in := stream.ReadToolInput(c.Input); c.Name == "Bash" && in.IsCommand {
-		if in.Description != "" {
-			h.w(`<p class="stats">` + htmlText(in.Description) + "</p>")
+	if cmd, desc, ok := script(c.Name, c.Input); ok {
+		if desc != "" {
+			h.w(`<p class="stats">` + htmlText(desc) + "</p>")
 		}
-		h.w(h.pre("cmd", "$ "+in.Command))
+		h.w(h.pre("cmd", "$ "+cmd))
 		return
 	}
 	if len(patch) > 0 {
@@ -745,7 +745,8 @@ func (h *htmlRenderer) Close(open []*stream.ToolCall) error {
 	if len(open) > 0 {
 		h.str("<h2>Calls without a result</h2>\n<ul>")
 		for _, c := range open {
-			h.str("<li><b>" + htmlText(c.Name) + "</b> <code>" + htmlText(truncate(line(ToolTarget(c.Name, c.Input)), h.o.Width)) + "</code> (line " + i64(c.Line) + ", " + htmlText(c.AgentLabel()) + ")</li>")
+			row := describeCall(c)
+			h.str("<li><b>" + htmlText(row.Name) + "</b> <code>" + htmlText(truncate(line(row.Target), h.o.Width)) + "</code> (line " + i64(c.Line) + ", " + htmlText(row.Agent) + ")</li>")
 		}
 		h.str("</ul>\n")
 	}

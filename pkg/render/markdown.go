@@ -373,12 +373,12 @@ func (m *markdownRenderer) facts(in stream.Init) {
 // command as a script).
 func (m *markdownRenderer) toolUse(b *stream.Block, target string) {
 	title := "**→ " + mdInline(b.Name) + "**"
-	if in := stream.ReadToolInput(b.Input); b.Name == "Bash" && in.IsCommand {
-		if in.Description != "" {
-			title += " — " + mdInline(in.Description)
+	if cmd, desc, ok := script(b.Name, b.Input); ok {
+		if desc != "" {
+			title += " — " + mdInline(desc)
 		}
 		m.block(title)
-		m.code("bash", in.Command)
+		m.code("bash", cmd)
 	} else {
 		if target != "" {
 			title += " " + mdCode(truncate(line(target), m.o.Width))
@@ -628,7 +628,8 @@ func (m *markdownRenderer) summary(open []*stream.ToolCall) error {
 		var b strings.Builder
 		b.WriteString("Calls that never got a result:\n\n")
 		for _, c := range open {
-			b.WriteString("- " + mdInline(c.Name) + " " + mdCode(truncate(line(ToolTarget(c.Name, c.Input)), m.o.Width)) + " (line " + i64(c.Line) + ", " + mdInline(c.AgentLabel()) + ")\n")
+			row := describeCall(c)
+			b.WriteString("- " + mdInline(row.Name) + " " + mdCode(truncate(line(row.Target), m.o.Width)) + " (line " + i64(c.Line) + ", " + mdInline(row.Agent) + ")\n")
 		}
 		m.block(b.String())
 	}
