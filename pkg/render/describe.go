@@ -668,5 +668,5 @@ func script(name string, input []byte) (command, description string, ok bool) {
 		return "", "", false
 	}
 	in := stream.ReadToolInput(input)
-	return in.Command, in.Description, in.IsCommand
+	return in.Command(), in.Description(), in.HasCommand()
 }

@@ -425,7 +425,7 @@ func (r *otlpRun) call(p *Part, at time.Time) {
 	r.tools[p.Use.ID] = s
 	if stream.StartsSubagent(p.Use.Name) {
 		in := stream.ReadToolInput(p.Use.Input)
-		r.startAgent(p.Use.ID, in.SubagentType, in.Description, at)
+		r.startAgent(p.Use.ID, in.SubagentType(), in.Description(), at)
 	}
 }
 

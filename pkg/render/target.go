@@ -26,39 +26,39 @@ func ToolTarget(name string, input json.RawMessage) string {
 	var s string
 	switch name {
 	case "Bash", "PowerShell":
-		s = in.Command
+		s = in.Command()
 	case "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead":
-		s = in.FilePath
+		s = in.FilePath()
 		if s == "" {
-			s = in.NotebookPath
+			s = in.NotebookPath()
 		}
 	case "Agent", "Task":
-		typ := in.SubagentType
+		typ := in.SubagentType()
 		if typ == "" {
 			typ = "general-purpose"
 		}
-		if in.Description != "" {
-			s = typ + ": " + in.Description
+		if desc := in.Description(); desc != "" {
+			s = typ + ": " + desc
 		}
 	case "Skill":
-		s = in.Skill
+		s = in.Skill()
 	case "WebFetch":
-		s = in.URL
+		s = in.URL()
 	case "WebSearch", "ToolSearch":
-		s = in.Query
+		s = in.Query()
 	case "Grep", "Glob":
-		s = in.Pattern
-		if s != "" && in.Path != "" {
-			s += " in " + in.Path
+		s = in.Pattern()
+		if p := in.Path(); s != "" && p != "" {
+			s += " in " + p
 		}
 	case "Workflow":
-		if s = in.Name; s == "" {
-			if s = in.Description; s == "" {
-				s, _, _ = strings.Cut(strings.TrimSpace(in.Script), "\n")
+		if s = in.Name(); s == "" {
+			if s = in.Description(); s == "" {
+				s, _, _ = strings.Cut(strings.TrimSpace(in.Script()), "\n")
 			}
 		}
 	case "LS":
-		s = in.Path
+		s = in.Path()
 	}
 	if s != "" {
 		return s

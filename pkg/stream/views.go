@@ -130,41 +130,64 @@ func (e *Event) RateLimit() RateLimit {
 func (e *Event) ToolUseResultStatus() string { return e.toolUseResult().Get("status").Str() }
 
 // ToolInput is the view of a tool call's input: the fields the views
-// name a call by. A field the input has not (or not as a string) is "".
+// name a call by. Each is found in one walk over the input (a Write's
+// content is walked over once, not once a key), where a later duplicate
+// wins, as everywhere, and decoded only when asked for; a field the input
+// has not (or not as a string) is "". The long fields the views do not
+// name a call by (a Write's content, an Edit's strings) are EditOf's.
 type ToolInput struct {
-	// Command is a Bash or PowerShell call's; IsCommand says the input
-	// has one, as a string.
-	Command   string
-	IsCommand bool
-	// Description is what the call says it does (Bash, Agent, Workflow).
-	Description  string
-	FilePath     string // Read, Write, Edit, …
-	NotebookPath string // NotebookEdit, NotebookRead
-	SubagentType string // Agent, Task
-	Skill        string
-	URL          string // WebFetch
-	Query        string // WebSearch, ToolSearch
-	Pattern      string // Grep, Glob
-	Path         string // Grep, Glob (where), LS
-	Name         string // Workflow
-	Script       string // Workflow
+	command, description, filePath, notebookPath, subagentType jsonx.Value
+	skill, url, query, pattern, path, name, script             jsonx.Value
 }
 
 // ReadToolInput reads a tool call's input (a tool_use block's Input).
-// The input is indexed in one walk (a Write's content is walked over once,
-// not once a key), where a later duplicate wins, as everywhere; the long
-// fields the views do not name a call by (a Write's content, an Edit's
-// strings) are not decoded: Edit reads those.
 func ReadToolInput(input json.RawMessage) ToolInput {
 	var buf [16]jsonx.Member
 	ms, _ := jsonx.Members(input, buf[:0])
-	str := func(k string) string { return jsonx.Lookup(ms, k).Str() }
-	cmd := jsonx.Lookup(ms, "command")
-	return ToolInput{Command: cmd.Str(), IsCommand: cmd.Type() == jsonx.String, Description: str("description"),
-		FilePath: str("file_path"), NotebookPath: str("notebook_path"), SubagentType: str("subagent_type"),
-		Skill: str("skill"), URL: str("url"), Query: str("query"), Pattern: str("pattern"), Path: str("path"),
-		Name: str("name"), Script: str("script")}
+	get := func(k string) jsonx.Value { return jsonx.Lookup(ms, k) }
+	return ToolInput{command: get("command"), description: get("description"), filePath: get("file_path"),
+		notebookPath: get("notebook_path"), subagentType: get("subagent_type"), skill: get("skill"), url: get("url"),
+		query: get("query"), pattern: get("pattern"), path: get("path"), name: get("name"), script: get("script")}
 }
+
+// Command is a Bash or PowerShell call's command.
+func (in ToolInput) Command() string { return in.command.Str() }
+
+// HasCommand says the input has a command, as a string.
+func (in ToolInput) HasCommand() bool { return in.command.Type() == jsonx.String }
+
+// Description is what the call says it does (Bash, Agent, Workflow).
+func (in ToolInput) Description() string { return in.description.Str() }
+
+// FilePath is the file a Read, Write, Edit, … acts on.
+func (in ToolInput) FilePath() string { return in.filePath.Str() }
+
+// NotebookPath is the notebook a NotebookEdit or NotebookRead acts on.
+func (in ToolInput) NotebookPath() string { return in.notebookPath.Str() }
+
+// SubagentType is the subagent an Agent (Task) call starts.
+func (in ToolInput) SubagentType() string { return in.subagentType.Str() }
+
+// Skill is a Skill call's skill.
+func (in ToolInput) Skill() string { return in.skill.Str() }
+
+// URL is a WebFetch call's.
+func (in ToolInput) URL() string { return in.url.Str() }
+
+// Query is a WebSearch or ToolSearch call's.
+func (in ToolInput) Query() string { return in.query.Str() }
+
+// Pattern is a Grep or Glob call's.
+func (in ToolInput) Pattern() string { return in.pattern.Str() }
+
+// Path is where a Grep or Glob looks, and what an LS lists.
+func (in ToolInput) Path() string { return in.path.Str() }
+
+// Name is a Workflow call's.
+func (in ToolInput) Name() string { return in.name.Str() }
+
+// Script is a Workflow call's.
+func (in ToolInput) Script() string { return in.script.Str() }
 
 // EditOf is the change an Edit call (old_string → new_string) or a
 // Write call ("" → content) asks for, read from its input; ok is false
