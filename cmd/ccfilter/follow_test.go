@@ -419,13 +419,17 @@ func TestFollowStatusLine(t *testing.T) {
 		cmd.Env = append(os.Environ(), "TERM=xterm", "NO_COLOR=1")
 		stdout, stderr := newWatched(), newWatched()
 		cmd.Stdout = stdout
+		// drained is closed when all the terminal got is copied (its read
+		// fails once the command, the last holder of its other end, has
+		// ended): what the test reads after the exit is all of it.
+		drained := make(chan struct{})
 		if terminal {
 			ptm, pts, err := pty.Open()
 			require.NoError(t, err)
 			defer ptm.Close()
 			require.NoError(t, pty.Setsize(ptm, &pty.Winsize{Rows: 24, Cols: 100}))
 			cmd.Stderr = pts
-			go io.Copy(stderr, ptm)
+			go func() { io.Copy(stderr, ptm); close(drained) }()
 			require.NoError(t, cmd.Start())
 			pts.Close()
 		} else {
@@ -441,6 +445,13 @@ func TestFollowStatusLine(t *testing.T) {
 		}
 		appendFile(t, path, strings.Join(events[6:], ""))
 		assert.Equal(t, 0, waitExit(t, cmd))
+		if terminal {
+			select {
+			case <-drained:
+			case <-time.After(liveTimeout):
+				t.Fatalf("the terminal's output was not drained in %v", liveTimeout)
+			}
+		}
 		got := stderr.String()
 		if !terminal {
 			assert.NotContains(t, got, "⏵", "no status line when stderr is a file")

@@ -10,7 +10,6 @@ package live
 import (
 	"time"
 
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/spend"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -128,7 +127,7 @@ func (s *State) Observe(ev *stream.Event, now time.Time) {
 		}
 	}
 	if ev.Type == "assistant" && ev.ParentToolUseID() == "" {
-		if id := jsonx.Value(ev.Get("message", "id")).Str(); id != "" && id != s.lastMsg {
+		if id := ev.AssistantHead().MessageID; id != "" && id != s.lastMsg {
 			s.lastMsg = id
 			s.mainCalls++
 		}
@@ -156,12 +155,11 @@ func (s *State) clock(now time.Time) time.Time {
 
 // callsStarted notes when ev's tool calls started.
 func (s *State) callsStarted(ev *stream.Event, at time.Time) {
-	jsonx.Value(ev.Get("message", "content")).Each(func(_ int, b jsonx.Value) bool {
-		if id := b.Get("id").Str(); id != "" && b.Get("type").StrEqual("tool_use") && len(s.starts) < maxStarts {
-			s.starts[id] = at
+	for _, b := range ev.Assistant().Blocks {
+		if b.ID != "" && b.Type == "tool_use" && len(s.starts) < maxStarts {
+			s.starts[b.ID] = at
 		}
-		return true
-	})
+	}
 }
 
 // task follows the background tasks: background_tasks_changed lists
@@ -170,31 +168,27 @@ func (s *State) task(ev *stream.Event) {
 	switch ev.Subtype {
 	case "background_tasks_changed":
 		clear(s.background)
-		jsonx.Value(ev.Get("tasks")).Each(func(_ int, t jsonx.Value) bool {
-			if id := t.Get("task_id").Str(); id != "" && len(s.background) < maxStarts {
-				s.background[id] = true
+		for _, t := range ev.BackgroundTasks() {
+			if t.TaskID != "" && len(s.background) < maxStarts {
+				s.background[t.TaskID] = true
 			}
-			return true
-		})
+		}
 	case "task_started":
-		if jsonx.Value(ev.Get("is_backgrounded")).Bool() && len(s.background) < maxStarts {
-			s.background[ev.Str("task_id")] = true
+		if t := ev.Task(); t.IsBackgrounded && len(s.background) < maxStarts {
+			s.background[t.TaskID] = true
 		}
 	case "task_notification":
-		delete(s.background, ev.Str("task_id"))
+		delete(s.background, ev.Task().TaskID)
 	}
 }
 
 // rateLimit keeps the rate_limit_event's state of the subscription's
 // limits.
 func (s *State) rateLimit(ev *stream.Event) {
-	info := jsonx.Value(ev.Get("rate_limit_info"))
-	l := &rateLimit{status: info.Get("status").Str(), kind: info.Get("rateLimitType").Str()}
-	if u := info.Get("utilization"); u.Type() == jsonx.Number {
-		l.utilization, l.hasUtil = u.Float(), true
-	}
-	if r := info.Get("resetsAt"); r.Type() == jsonx.Number {
-		l.resets = unixTime(r.Float())
+	rl := ev.RateLimit()
+	l := &rateLimit{status: rl.Status, kind: rl.Type, utilization: rl.Utilization, hasUtil: rl.HasUtilization}
+	if rl.HasResetsAt {
+		l.resets = unixTime(rl.ResetsAt)
 	}
 	s.limit = l
 }

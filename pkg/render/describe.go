@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -41,8 +40,10 @@ type Part struct {
 	// is its fence's info string.
 	Body, Lang string
 
-	Use      *stream.Block      // FormCall: the tool_use block
-	Target   string             // FormCall: what the call acts on (ToolTarget)
+	Use *stream.Block // FormCall: the tool_use block
+	// Target is what the call acts on (ToolTarget): a FormCall's, and a
+	// FormToolResult's call's ("" when the call is not known).
+	Target   string
 	Result   *stream.ToolResult // FormToolResult
 	Call     *stream.ToolCall   // FormToolResult: the call it answers (nil: unknown)
 	Patch    []stream.Hunk      // FormToolResult: the diff an Edit or Write made, when the stream says
@@ -50,6 +51,9 @@ type Part struct {
 	Outcome  *stream.Result     // FormOutcome
 	Repeated bool               // FormOutcome: its text repeats what the main agent said
 	APIError string             // FormOutcome: the API error that ended the main agent's last turn
+	// Errors are what a FormOutcome part says went wrong: the result's
+	// errors, then a failed result's text.
+	Errors []string
 }
 
 // Form is what kind of thing a Part is, for its layout.
@@ -70,12 +74,21 @@ const (
 	FormFold
 	// FormCall: a tool call (Use, Target).
 	FormCall
-	// FormToolResult: a tool result (Result, Call).
+	// FormToolResult: a tool result (Result, Call), described: Label is
+	// its tool's name ("Tool" when the call is not known), Target the call's,
+	// Tone and Mark how it went, Stats its figures (resultStats), Line
+	// what a report's fold says of it ("Read result: …", "Read error:
+	// …"), Sentence what a failure says in a line ("Read failed: the
+	// first line"), Body its text as shown (a subagent's report, without
+	// the hand-back the Agent call's result appends).
 	FormToolResult
 	// FormInit: the session's facts (Init).
 	FormInit
-	// FormOutcome: a result event (Outcome, Repeated, APIError; Line is
-	// how the run ended, OutcomeStatus).
+	// FormOutcome: a result event (Outcome, Repeated, APIError),
+	// described: Line is how the run ended (OutcomeStatus), Label its
+	// title (outcomeTitle), Tone and Mark how it went, Errors what went
+	// wrong, Body the final answer to show (none when the main agent just
+	// said it, or when the run failed: its text is then an error).
 	FormOutcome
 )
 
@@ -122,15 +135,21 @@ func (p *Part) sentence() string {
 // API error that ended the main agent's last turn.
 type describer struct {
 	agentBook
-	o        Options
+	o Options
+	// shown is how much of an output saved in full a view reads
+	// (Options.SavedOutputs); 0: the describer leaves a result's text
+	// and figures out (a layout that shows none: the trace).
+	shown    int64
 	said     [16]uint64
 	saidN    int
 	apiError string
 	parts    []Part
 }
 
-func newDescriber(sep string, o Options) describer {
-	return describer{agentBook: newAgentBook(sep, o.Tracker), o: o}
+// newDescriber returns a describer; shown is how much of an output saved
+// in full the view reads (0: none, no result's text is described).
+func newDescriber(sep string, shown int64, o Options) describer {
+	return describer{agentBook: newAgentBook(sep, o.Tracker), o: o, shown: shown}
 }
 
 func (d *describer) remember(s string) {
@@ -154,7 +173,8 @@ func eventAgent(ev *stream.Event) AgentRef {
 	if ctx == "" {
 		return AgentRef{}
 	}
-	return AgentRef{ID: ctx, Type: ev.Str("subagent_type"), Desc: ev.Str("task_description")}
+	typ, desc := ev.Forwarded()
+	return AgentRef{ID: ctx, Type: typ, Desc: desc}
 }
 
 func (d *describer) add(p Part) { d.parts = append(d.parts, p) }
@@ -191,7 +211,7 @@ func (d *describer) describe(ev *stream.Event, calls []*stream.ToolCall) []Part 
 		}
 		for _, r := range results {
 			r := r
-			d.add(Part{Form: FormToolResult, Agent: eventAgent(ev), Result: &r, Call: findCall(calls, r.ToolUseID), Patch: patch})
+			d.add(d.toolResult(Part{Form: FormToolResult, Agent: eventAgent(ev), Result: &r, Call: findCall(calls, r.ToolUseID), Patch: patch}))
 		}
 	case stream.KindText, stream.KindThinking, stream.KindToolUse, stream.KindAPIError:
 		d.assistant(ev)
@@ -200,15 +220,16 @@ func (d *describer) describe(ev *stream.Event, calls []*stream.ToolCall) []Part 
 		// that started it), the main agent's are the main agent's.
 		d.line(eventAgent(ev), ToneWarn, "!", RetryText(ev.Retry()), SayCallout, "Warning", "")
 	case stream.KindPermissionDenied:
-		s := ev.Str("tool_name")
-		if r := ev.Str("decision_reason"); r != "" {
-			s += " (" + r + ")"
+		dn := ev.Denial()
+		s := dn.ToolName
+		if dn.Reason != "" {
+			s += " (" + dn.Reason + ")"
 		}
 		text := "permission denied: " + s
-		if m := ev.Str("message"); m != "" {
-			text += ": " + m
+		if dn.Message != "" {
+			text += ": " + dn.Message
 		}
-		d.line(eventAgent(ev), ToneError, "✗", text, SayCallout, "Permission denied", s+": "+ev.Str("message"))
+		d.line(eventAgent(ev), ToneError, "✗", text, SayCallout, "Permission denied", s+": "+dn.Message)
 	case stream.KindHook:
 		d.hook(ev)
 	case stream.KindTask:
@@ -227,9 +248,7 @@ func (d *describer) describe(ev *stream.Event, calls []*stream.ToolCall) []Part 
 	case stream.KindDelta:
 		d.line(main, ToneDim, "~", deltaText(ev), SayHidden, "", "")
 	case stream.KindResult:
-		r := ev.Result()
-		d.add(Part{Form: FormOutcome, Outcome: &r, APIError: d.apiError, Line: OutcomeStatus(r, d.apiError),
-			Repeated: r.Text != "" && d.wasSaid(r.Text)})
+		d.add(d.outcome(ev.Result()))
 	case stream.KindInfo:
 		d.line(main, ToneDim, "·", typeName(ev), SayCode, "Event", "")
 	case stream.KindRecord:
@@ -380,10 +399,9 @@ func (d *describer) task(ev *stream.Event) {
 		// The list of what runs in the background repeats the task notes:
 		// a report leaves it out.
 		var descs []string
-		jsonx.Value(ev.Get("tasks")).Each(func(_ int, v jsonx.Value) bool {
-			descs = append(descs, v.Get("description").Str())
-			return true
-		})
+		for _, t := range ev.BackgroundTasks() {
+			descs = append(descs, t.Description)
+		}
 		s := "background tasks: none"
 		if len(descs) > 0 {
 			s = "background tasks: " + strings.Join(descs, ", ")
@@ -446,11 +464,11 @@ func (d *describer) progress(ev *stream.Event) {
 	switch {
 	case ev.Subtype == "task_progress":
 		task := ev.Task()
-		activity := task.Description
+		activity, sum := task.Description, task.Summary
 		task.Description = "" // task_progress describes the current activity, not the task
 		ctx, desc := d.taskAgent(task)
 		s := "progress  " + activity
-		if sum := ev.Str("summary"); sum != "" && sum != desc && sum != activity {
+		if sum != "" && sum != desc && sum != activity {
 			s += ": " + sum
 		}
 		sentence := "Progress: " + activity
@@ -461,21 +479,21 @@ func (d *describer) progress(ev *stream.Event) {
 		d.add(Part{Form: FormLine, Agent: AgentRef{ID: ctx, Type: task.SubagentType, Desc: desc}, Tone: ToneDim, Mark: "◇",
 			Line: s, Stats: u, Say: SayNote, Sentence: sentence})
 	case ev.Subtype == "thinking_tokens":
-		d.line(main, ToneDim, "·", "thinking ~"+plural(ev.Int("estimated_tokens"), "token"), SayHidden, "", "")
+		d.line(main, ToneDim, "·", "thinking ~"+plural(ev.Progress().EstimatedTokens, "token"), SayHidden, "", "")
 	case ev.Subtype == "status":
-		switch {
-		case ev.Str("compact_error") != "":
-			d.line(main, ToneError, "✗", "compaction failed: "+ev.Str("compact_error"), SayCallout, "Error", "")
-		case ev.Str("status") != "":
-			d.line(main, ToneDim, "·", "status "+ev.Str("status"), SayHidden, "", "")
-		case ev.Str("compact_result") != "":
-			d.line(main, ToneDim, "·", "compaction "+ev.Str("compact_result"), SayHidden, "", "")
+		switch st := ev.Progress(); {
+		case st.CompactError != "":
+			d.line(main, ToneError, "✗", "compaction failed: "+st.CompactError, SayCallout, "Error", "")
+		case st.Status != "":
+			d.line(main, ToneDim, "·", "status "+st.Status, SayHidden, "", "")
+		case st.CompactResult != "":
+			d.line(main, ToneDim, "·", "compaction "+st.CompactResult, SayHidden, "", "")
 		default:
 			d.line(main, ToneDim, "·", "status cleared", SayHidden, "", "")
 		}
 	case ev.Type == "tool_progress":
-		secs := jsonx.Value(ev.Get("elapsed_time_seconds")).Float()
-		d.line(eventAgent(ev), ToneDim, "·", fmt.Sprintf("%s running %.0fs", ev.Str("tool_name"), secs), SayHidden, "", "")
+		tp := ev.Progress()
+		d.line(eventAgent(ev), ToneDim, "·", fmt.Sprintf("%s running %.0fs", tp.ToolName, tp.ElapsedSeconds), SayHidden, "", "")
 	default:
 		d.line(main, ToneDim, "·", typeName(ev), SayHidden, "", "")
 	}
@@ -483,24 +501,25 @@ func (d *describer) progress(ev *stream.Event) {
 
 func (d *describer) notice(ev *stream.Event) {
 	main := AgentRef{}
-	content := ev.Str("content")
+	n := ev.Notice()
+	content := n.Content
 	switch ev.Subtype {
 	case "informational":
-		if ev.Str("level") == "warning" {
+		if n.Level == "warning" {
 			d.line(main, ToneWarn, "!", content, SayCallout, "Warning", "")
 		} else {
 			d.line(main, TonePlain, "i", content, SayCallout, "Note", "")
 		}
 	case "model_fallback":
-		s := fmt.Sprintf("model fallback: %s → %s", ev.Str("original_model"), ev.Str("fallback_model"))
-		if tr := ev.Str("trigger"); tr != "" {
-			s += " (" + tr + ")"
+		s := fmt.Sprintf("model fallback: %s → %s", n.OriginalModel, n.FallbackModel)
+		if n.Trigger != "" {
+			s += " (" + n.Trigger + ")"
 		}
 		d.line(main, ToneWarn, "!", s, SayCallout, "Warning", "")
 	case "model_refusal_fallback", "model_refusal_no_fallback":
 		d.line(main, ToneWarn, "!", "refusal: "+content, SayCallout, "Warning", "")
 	case "notification":
-		d.line(main, TonePlain, "i", "notification: "+ev.Str("text"), SayCallout, "Note", ev.Str("text"))
+		d.line(main, TonePlain, "i", "notification: "+n.Text, SayCallout, "Note", n.Text)
 	case "local_command_output", "local_command":
 		d.add(Part{Form: FormProse, Body: content})
 	default:
@@ -527,17 +546,17 @@ func deltaText(ev *stream.Event) string {
 		s += " " + d.MessageID
 	case "message_delta":
 		var p []string
-		if sr := jsonx.Value(ev.Get("event", "delta", "stop_reason")).Str(); sr != "" {
-			p = append(p, sr)
+		if d.StopReason != "" {
+			p = append(p, d.StopReason)
 		}
-		if n := jsonx.Value(ev.Get("event", "usage", "output_tokens")); n.Exists() {
-			p = append(p, plural(n.Int(), "output token"))
+		if d.HasOutputTokens {
+			p = append(p, plural(d.OutputTokens, "output token"))
 		}
 		if len(p) > 0 {
 			s += " " + strings.Join(p, ", ")
 		}
 	case "message_stop":
-		if ev.Has("abandoned_blocks") {
+		if d.Abandoned {
 			s += " (abandoned blocks)"
 		}
 	}
@@ -556,4 +575,98 @@ func resultStats(text string, c *stream.ToolCall) string {
 		stats += ", " + fmtDuration(d)
 	}
 	return stats
+}
+
+// toolResult describes a tool result part: its tool and target, how it
+// went, its figures, its text as shown, and what a failure says.
+func (d *describer) toolResult(p Part) Part {
+	r, c := p.Result, p.Call
+	p.Tone, p.Mark = ToneOK, "✓"
+	if r.IsError {
+		p.Tone, p.Mark = ToneError, "✗"
+	}
+	p.Label = "Tool"
+	if c != nil {
+		p.Label, p.Target = c.Name, ToolTarget(c.Name, c.Input)
+	}
+	if d.shown == 0 {
+		return p
+	}
+	text := d.o.shownText(*r, d.shown)
+	p.Stats = resultStats(text, c)
+	if c != nil && isAgentTool(c.Name) {
+		text = stream.HandBackReport(text)
+	}
+	p.Body = text
+	p.Line = p.Label + " result: " + p.Stats
+	if r.IsError {
+		p.Line = p.Label + " error: " + p.Stats
+		p.Sentence = p.Label + " failed"
+		if l := firstLine(text); l != "" {
+			p.Sentence += ": " + l
+		}
+	}
+	return p
+}
+
+// callDesc is a tool call as a list of calls shows it (the tools preset's
+// records, the calls left without a result): described once, laid out by
+// each format.
+type callDesc struct {
+	Tone   Tone
+	Mark   string // ✓, ✗, ○
+	Status string // "ok", "error", "no result"
+	// Agent is whose call it is (ToolCall.AgentLabel), Target what it
+	// acts on (ToolTarget).
+	Agent, Name, Target string
+	// Duration is how long it took ("" when unknown); Size its result's
+	// size ("" without a result).
+	Duration, Size string
+}
+
+// describeCall describes a call for a list of calls.
+func describeCall(c *stream.ToolCall) callDesc {
+	row := callDesc{Tone: ToneOK, Mark: "✓", Status: "ok", Agent: c.AgentLabel(), Name: c.Name, Target: ToolTarget(c.Name, c.Input)}
+	switch {
+	case !c.Done:
+		row.Tone, row.Mark, row.Status = ToneWarn, "○", "no result"
+	case c.IsError:
+		row.Tone, row.Mark, row.Status = ToneError, "✗", "error"
+	}
+	if d, ok := durationOf(c); ok {
+		row.Duration = fmtDuration(d)
+	}
+	if c.Done {
+		row.Size = fmtBytes(c.ResultBytes)
+	}
+	return row
+}
+
+// outcome describes a result: how the run ended and its title, what went
+// wrong, and the answer to show.
+func (d *describer) outcome(r stream.Result) Part {
+	p := Part{Form: FormOutcome, Outcome: &r, APIError: d.apiError, Line: OutcomeStatus(r, d.apiError),
+		Label: outcomeTitle(r, d.apiError), Repeated: r.Text != "" && d.wasSaid(r.Text), Tone: ToneOK, Mark: "✓"}
+	p.Errors = r.Errors
+	if r.IsError {
+		p.Tone, p.Mark = ToneError, "✗"
+		if r.Text != "" {
+			p.Errors = append(append([]string(nil), r.Errors...), r.Text)
+		}
+	} else if !p.Repeated {
+		p.Body = r.Text
+	}
+	return p
+}
+
+// script is the command a call runs, for a report that shows it as a
+// script rather than as its input: a Bash call's command (with what the
+// call says it does); ok is false for other calls, and for a Bash input
+// without a command string.
+func script(name string, input []byte) (command, description string, ok bool) {
+	if name != "Bash" {
+		return "", "", false
+	}
+	in := stream.ReadToolInput(input)
+	return in.Command(), in.Description(), in.HasCommand()
 }

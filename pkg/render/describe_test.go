@@ -52,7 +52,7 @@ func TestDescriptionIsEnoughForALayout(t *testing.T) {
 		input, err := os.ReadFile(file)
 		require.NoError(t, err)
 		tr := stream.NewTracker(stream.TrackerOptions{})
-		d := newDescriber(": ", Options{Tracker: tr})
+		d := newDescriber(": ", 64<<10, Options{Tracker: tr})
 		var shown strings.Builder
 		var want []string
 		observeEach(t, input, tr, func(ev *stream.Event, done []*stream.ToolCall) {
@@ -119,7 +119,7 @@ func TestResultRepeatingTheAnswer(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := newDescriber(": ", Options{})
+			d := newDescriber(": ", 64<<10, Options{})
 			text := `{"type":"assistant","parent_tool_use_id":` + tc.parent + `,"message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"The answer is 42."}]}}`
 			result := `{"type":"result","subtype":"success","is_error":false,"result":"The answer is 42.","num_turns":1}`
 			for i, l := range []string{text, result} {
@@ -130,6 +130,70 @@ func TestResultRepeatingTheAnswer(t *testing.T) {
 					require.Len(t, parts, 1)
 					assert.Equal(t, tc.repeated, parts[0].Repeated)
 				}
+			}
+		})
+	}
+}
+
+// TestResultsAndOutcomesAreWordedOnce proves a tool result and an outcome
+// are worded by the describer and laid out by text, markdown and html as
+// it says: every result part of every capture and transcript names its
+// tool, its mark and figures, the fold's line and a failure's sentence;
+// every outcome part its title and mark; and each format's output, read
+// back, holds those words (text: the figures; markdown: the fold's line,
+// the failure's callout, the title; html: the figures, the failure in the
+// trouble list, the title). Before, each format worded them itself and
+// the parts carried none of it.
+func TestResultsAndOutcomesAreWordedOnce(t *testing.T) {
+	files := captureFiles(t)
+	more, err := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*.jsonl")
+	require.NoError(t, err)
+	for _, file := range append(files, more...) {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			input, err := os.ReadFile(file)
+			require.NoError(t, err)
+			tr := stream.NewTracker(stream.TrackerOptions{})
+			d := newDescriber(": ", 64<<10, Options{Tracker: tr})
+			var results, outcomes []Part
+			observeEach(t, input, tr, func(ev *stream.Event, done []*stream.ToolCall) {
+				for _, p := range d.describe(ev, done) {
+					switch p.Form {
+					case FormToolResult:
+						assert.NotEmpty(t, p.Label, "line %d: the result names its tool", ev.Line)
+						assert.NotEmpty(t, p.Mark, "line %d", ev.Line)
+						assert.NotEmpty(t, p.Stats, "line %d: the result's figures", ev.Line)
+						word := " result: "
+						if p.Result.IsError {
+							word = " error: "
+							assert.True(t, strings.HasPrefix(p.Sentence, p.Label+" failed"), "line %d: a failure's sentence, %q", ev.Line, p.Sentence)
+						}
+						assert.Equal(t, p.Label+word+p.Stats, p.Line, "line %d", ev.Line)
+						results = append(results, p)
+					case FormOutcome:
+						assert.NotEmpty(t, p.Label, "line %d: the outcome's title", ev.Line)
+						assert.NotEmpty(t, p.Mark, "line %d", ev.Line)
+						outcomes = append(outcomes, p)
+					}
+				}
+			})
+			out := map[Format]string{}
+			for _, f := range []Format{Text, Markdown, HTML} {
+				var b strings.Builder
+				drive(t, f, input, false, &b)
+				out[f] = b.String()
+			}
+			for _, p := range results {
+				assert.Contains(t, out[Text], "  ("+p.Stats+")", "text: %s's figures", p.Result.ToolUseID)
+				assert.Contains(t, out[Markdown], "<summary>"+htmlText(p.Mark+" "+p.Line)+"</summary>", "markdown: %s's fold", p.Result.ToolUseID)
+				assert.Contains(t, out[HTML], htmlText(p.Stats), "html: %s's figures", p.Result.ToolUseID)
+				if p.Result.IsError {
+					assert.Contains(t, out[Markdown], "> **Error:** "+mdInline(truncate(line(p.Sentence), mdCalloutWidth)), "markdown: %s's failure", p.Result.ToolUseID)
+					assert.Contains(t, out[HTML], htmlText(truncate(line(p.Sentence), 200)), "html: %s's failure", p.Result.ToolUseID)
+				}
+			}
+			for _, p := range outcomes {
+				assert.Contains(t, out[Markdown], "Result: "+mdInline(p.Label), "markdown: the outcome's title")
+				assert.Contains(t, out[HTML], "Result: "+htmlText(p.Label), "html: the outcome's title")
 			}
 		})
 	}

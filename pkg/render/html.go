@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -84,7 +83,7 @@ type toolFigures struct {
 }
 
 func newHTML(w io.Writer, o Options) *htmlRenderer {
-	h := &htmlRenderer{out: newOut(w), o: o, describer: newDescriber(" — ", o),
+	h := &htmlRenderer{out: newOut(w), o: o, describer: newDescriber(" — ", htmlBlockBytes*16, o),
 		boxes: map[string]*agentBox{}, answered: map[string]bool{}, failures: map[string]int{}, tools: map[string]*toolFigures{}}
 	if o.Shared != nil && o.Run != "" {
 		h.id = "r" + strconv.Itoa(o.Shared.Runs) + "-"
@@ -439,21 +438,12 @@ func (h *htmlRenderer) pre(class, s string) string {
 // or the input as JSON); the subagent it started; its output.
 func (h *htmlRenderer) toolBlock(ev *stream.Event, p *Part) {
 	r, c := p.Result, p.Call
-	text := h.o.shownText(*r, htmlBlockBytes*16)
-	name, target := "Tool", ""
-	if c != nil {
-		name, target = c.Name, ToolTarget(c.Name, c.Input)
-	}
+	text, name, target, stats, mark := p.Body, p.Label, p.Target, p.Stats, p.Mark
 	h.figures(name, r, c)
-	stats := resultStats(text, c)
-	if c != nil && isAgentTool(c.Name) {
-		text = stream.HandBackReport(text)
-	}
-	class, mark := "tool ok", "✓"
-	open := ""
+	class, open := "tool ok", ""
 	if r.IsError {
-		class, mark, open = "tool error", "✗", " open"
-		h.trouble(ev, p.Agent, name+" failed: "+firstLine(text))
+		class, open = "tool error", " open"
+		h.trouble(ev, p.Agent, p.Sentence)
 		h.failed(p.Agent.ID)
 	}
 	if c != nil && isAgentTool(c.Name) && h.failures[c.ID] > 0 {
@@ -498,22 +488,19 @@ func (h *htmlRenderer) toolBlock(ev *stream.Event, p *Part) {
 // toolInput writes what a call was asked: a command as a script, an edit
 // as a diff, else the input as JSON.
 func (h *htmlRenderer) toolInput(c *stream.ToolCall, patch []stream.Hunk) {
-	in := jsonx.Value(c.Input)
-	switch {
-	case c.Name == "Bash" && in.Get("command").Type() == jsonx.String:
-		if d := in.Get("description").Str(); d != "" {
-			h.w(`<p class="stats">` + htmlText(d) + "</p>")
+	if cmd, desc, ok := script(c.Name, c.Input); ok {
+		if desc != "" {
+			h.w(`<p class="stats">` + htmlText(desc) + "</p>")
 		}
-		h.w(h.pre("cmd", "$ "+in.Get("command").Str()))
+		h.w(h.pre("cmd", "$ "+cmd))
 		return
-	case len(patch) > 0:
+	}
+	if len(patch) > 0 {
 		h.w(h.diff(patch))
 		return
-	case c.Name == "Edit" && in.Get("old_string").Type() == jsonx.String:
-		h.w(h.diff([]stream.Hunk{editHunk(in.Get("old_string").Str(), in.Get("new_string").Str())}))
-		return
-	case c.Name == "Write" && in.Get("content").Type() == jsonx.String:
-		h.w(h.diff([]stream.Hunk{editHunk("", in.Get("content").Str())}))
+	}
+	if old, new, ok := stream.EditOf(c.Name, c.Input); ok {
+		h.w(h.diff([]stream.Hunk{editHunk(old, new)}))
 		return
 	}
 	pretty, err := reindent(c.Input, "  ")
@@ -640,18 +627,14 @@ func (h *htmlRenderer) outcome(p *Part) {
 	if r.IsError {
 		class = "failed"
 	}
-	h.w(`<section class="outcome-block"><h3 class="tone-` + map[bool]string{true: "error", false: "ok"}[r.IsError] + `">Result: ` +
-		htmlText(outcomeTitle(r, p.APIError)) + "</h3>")
+	h.w(`<section class="outcome-block"><h3 class="` + toneClass(p.Tone) + `">Result: ` + htmlText(p.Label) + "</h3>")
 	h.w(`<dl class="facts"><dt>Status</dt><dd class="` + class + `">` + htmlText(class) + "</dd><dt>Turns</dt><dd>" + i64(r.NumTurns) +
 		"</dd><dt>Duration</dt><dd>" + htmlText(fmtMs(r.DurationMs)) + "</dd><dt>Cost</dt><dd>" + htmlText(r.CostLabel()) + "</dd></dl>")
-	for _, e := range r.Errors {
+	for _, e := range p.Errors {
 		h.w(`<div class="callout tone-error"><b>Error:</b> ` + htmlText(e) + "</div>")
 	}
-	switch {
-	case r.IsError && r.Text != "":
-		h.w(`<div class="callout tone-error"><b>Error:</b> ` + htmlText(r.Text) + "</div>")
-	case r.Text != "" && !p.Repeated:
-		h.w(`<div class="prose">` + proseHTML(r.Text) + "</div>")
+	if p.Body != "" {
+		h.w(`<div class="prose">` + proseHTML(p.Body) + "</div>")
 	}
 	if len(structured) > 0 && string(structured) != "null" {
 		pretty, err := reindent(structured, "  ")
@@ -669,9 +652,9 @@ func (h *htmlRenderer) callRow(c *stream.ToolCall) {
 		h.str(`<section class="where"><table><tr><th>Line</th><th>Agent</th><th>Tool</th><th>Target</th><th>Status</th><th>Duration</th><th>Result</th></tr>` + "\n")
 		h.table = true
 	}
-	status, dur, size := callCells(c)
-	h.str("<tr><td class=\"n\">" + i64(c.Line) + "</td><td>" + htmlText(c.AgentLabel()) + "</td><td>" + htmlText(c.Name) + "</td><td><code>" +
-		htmlText(truncate(line(ToolTarget(c.Name, c.Input)), 60)) + "</code></td><td>" + status + "</td><td class=\"n\">" + dur + "</td><td class=\"n\">" + size + "</td></tr>\n")
+	row := describeCall(c)
+	h.str("<tr><td class=\"n\">" + i64(c.Line) + "</td><td>" + htmlText(row.Agent) + "</td><td>" + htmlText(row.Name) + "</td><td><code>" +
+		htmlText(truncate(line(row.Target), 60)) + "</code></td><td>" + row.Mark + " " + row.Status + "</td><td class=\"n\">" + row.Duration + "</td><td class=\"n\">" + row.Size + "</td></tr>\n")
 }
 
 func (h *htmlRenderer) endTable() {
@@ -762,7 +745,8 @@ func (h *htmlRenderer) Close(open []*stream.ToolCall) error {
 	if len(open) > 0 {
 		h.str("<h2>Calls without a result</h2>\n<ul>")
 		for _, c := range open {
-			h.str("<li><b>" + htmlText(c.Name) + "</b> <code>" + htmlText(truncate(line(ToolTarget(c.Name, c.Input)), h.o.Width)) + "</code> (line " + i64(c.Line) + ", " + htmlText(c.AgentLabel()) + ")</li>")
+			row := describeCall(c)
+			h.str("<li><b>" + htmlText(row.Name) + "</b> <code>" + htmlText(truncate(line(row.Target), h.o.Width)) + "</code> (line " + i64(c.Line) + ", " + htmlText(row.Agent) + ")</li>")
 		}
 		h.str("</ul>\n")
 	}

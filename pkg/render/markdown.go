@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -116,7 +115,7 @@ const ctxResult = "\x00result"
 
 func newMarkdown(w io.Writer, o Options) *markdownRenderer {
 	return &markdownRenderer{out: newOut(w), o: o,
-		describer: newDescriber(" — ", o),
+		describer: newDescriber(" — ", 4*mdBlockBytes, o),
 		prose:     newProseChecker()}
 }
 
@@ -216,7 +215,8 @@ func (m *markdownRenderer) eventSection(ev *stream.Event) {
 		m.section(ctx, "", "")
 		return
 	}
-	m.section(ctx, ev.Str("subagent_type"), ev.Str("task_description"))
+	typ, desc := ev.Forwarded()
+	m.section(ctx, typ, desc)
 }
 
 // callout writes "> **label:** text".
@@ -301,7 +301,7 @@ func (m *markdownRenderer) part(p *Part) {
 	case FormCall:
 		m.toolUse(p.Use, p.Target)
 	case FormToolResult:
-		m.toolResult(p.Result, p.Call)
+		m.toolResult(p)
 	case FormInit:
 		m.init(p.Init)
 	case FormOutcome:
@@ -372,14 +372,13 @@ func (m *markdownRenderer) facts(in stream.Init) {
 // toolUse writes a tool call: its name, and its input in a fence (a Bash
 // command as a script).
 func (m *markdownRenderer) toolUse(b *stream.Block, target string) {
-	in := jsonx.Value(b.Input)
 	title := "**→ " + mdInline(b.Name) + "**"
-	if b.Name == "Bash" && in.Get("command").Type() == jsonx.String {
-		if d := in.Get("description").Str(); d != "" {
-			title += " — " + mdInline(d)
+	if cmd, desc, ok := script(b.Name, b.Input); ok {
+		if desc != "" {
+			title += " — " + mdInline(desc)
 		}
 		m.block(title)
-		m.code("bash", in.Get("command").Str())
+		m.code("bash", cmd)
 	} else {
 		if target != "" {
 			title += " " + mdCode(truncate(line(target), m.o.Width))
@@ -395,26 +394,11 @@ func (m *markdownRenderer) toolUse(b *stream.Block, target string) {
 
 // toolResult writes a tool result folded, with its figures in the summary;
 // a failed one is called out first.
-func (m *markdownRenderer) toolResult(r *stream.ToolResult, c *stream.ToolCall) {
-	text := m.o.shownText(*r, 4*mdBlockBytes)
-	name := "Tool"
-	if c != nil {
-		name = c.Name
+func (m *markdownRenderer) toolResult(p *Part) {
+	if p.Result.IsError {
+		m.callout("Error", p.Sentence)
 	}
-	stats := resultStats(text, c)
-	if c != nil && isAgentTool(c.Name) {
-		text = stream.HandBackReport(text)
-	}
-	summary := "✓ " + name + " result: " + stats
-	if r.IsError {
-		summary = "✗ " + name + " error: " + stats
-		first := ""
-		if l := firstLine(text); l != "" {
-			first = ": " + l
-		}
-		m.callout("Error", name+" failed"+first)
-	}
-	m.details(summary, "text", text)
+	m.details(p.Mark+" "+p.Line, "text", p.Body)
 }
 
 // outcome writes a result: a heading of how the run ended, its figures,
@@ -427,11 +411,8 @@ func (m *markdownRenderer) outcome(p *Part) {
 		r.ModelUsage = r.ModelUsage[:mdMaxModels]
 	}
 	m.last = r
-	status := "✓ " + p.Line
-	if r.IsError {
-		status = "✗ " + p.Line
-	}
-	title := "Result: " + outcomeTitle(r, p.APIError)
+	status := p.Mark + " " + p.Line
+	title := "Result: " + p.Label
 	if r.ResultIndex > 0 {
 		title += " (result " + strconv.FormatInt(r.ResultIndex, 10) + ")"
 	}
@@ -449,14 +430,11 @@ func (m *markdownRenderer) outcome(p *Part) {
 		b.WriteString("- **Permission denials:** " + strconv.Itoa(r.PermissionDenials) + "\n")
 	}
 	m.block(b.String())
-	for _, e := range r.Errors {
+	for _, e := range p.Errors {
 		m.callout("Error", e)
 	}
-	switch {
-	case r.IsError && r.Text != "":
-		m.callout("Error", r.Text)
-	case r.Text != "" && !p.Repeated:
-		m.block(m.prose.safeProse(r.Text))
+	if p.Body != "" {
+		m.block(m.prose.safeProse(p.Body))
 	}
 	if len(structured) > 0 && string(structured) != "null" {
 		m.block("**Structured output:**")
@@ -475,28 +453,9 @@ func (m *markdownRenderer) callRow(c *stream.ToolCall) {
 		m.str("| Line | Agent | Tool | Target | Status | Duration | Result |\n|---:|---|---|---|---|---:|---:|\n")
 		m.table = true
 	}
-	status, dur, size := callCells(c)
-	m.str("| " + strconv.FormatInt(c.Line, 10) + " | " + mdInline(c.AgentLabel()) + " | " + mdInline(c.Name) + " | " +
-		mdCode(truncate(line(ToolTarget(c.Name, c.Input)), 60)) + " | " + status + " | " + dur + " | " + size + " |\n")
-}
-
-// callCells are a call's status, duration and result size as the calls
-// table says them.
-func callCells(c *stream.ToolCall) (status, dur, size string) {
-	status = "✓ ok"
-	switch {
-	case !c.Done:
-		status = "○ no result"
-	case c.IsError:
-		status = "✗ error"
-	}
-	if d, ok := durationOf(c); ok {
-		dur = fmtDuration(d)
-	}
-	if c.Done {
-		size = fmtBytes(c.ResultBytes)
-	}
-	return status, dur, size
+	row := describeCall(c)
+	m.str("| " + strconv.FormatInt(c.Line, 10) + " | " + mdInline(row.Agent) + " | " + mdInline(row.Name) + " | " +
+		mdCode(truncate(line(row.Target), 60)) + " | " + row.Mark + " " + row.Status + " | " + row.Duration + " | " + row.Size + " |\n")
 }
 
 func (m *markdownRenderer) endTable() {
@@ -669,7 +628,8 @@ func (m *markdownRenderer) summary(open []*stream.ToolCall) error {
 		var b strings.Builder
 		b.WriteString("Calls that never got a result:\n\n")
 		for _, c := range open {
-			b.WriteString("- " + mdInline(c.Name) + " " + mdCode(truncate(line(ToolTarget(c.Name, c.Input)), m.o.Width)) + " (line " + i64(c.Line) + ", " + mdInline(c.AgentLabel()) + ")\n")
+			row := describeCall(c)
+			b.WriteString("- " + mdInline(row.Name) + " " + mdCode(truncate(line(row.Target), m.o.Width)) + " (line " + i64(c.Line) + ", " + mdInline(row.Agent) + ")\n")
 		}
 		m.block(b.String())
 	}

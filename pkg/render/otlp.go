@@ -9,7 +9,6 @@ import (
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -346,13 +345,12 @@ func (r *otlpRun) chat(ev *stream.Event, agent string, at time.Time) {
 // call (a call whose stream died has no assistant event, and was made);
 // the others carry on the call of their api_message_id.
 func (r *otlpRun) partial(ev *stream.Event, agent string, at time.Time) {
-	e := jsonx.Value(ev.Get("event"))
-	if e.Get("type").StrEqual("message_start") {
-		m := e.Get("message")
-		r.callOf(ev, agent, m.Get("id").Str(), m.Get("model").Str(), at)
+	d := ev.Delta()
+	if d.EventType == "message_start" {
+		r.callOf(ev, agent, d.MessageID, d.Model, at)
 		return
 	}
-	if c := r.chats[agent]; c != nil && c.id != "" && c.id == ev.Str("api_message_id") {
+	if c := r.chats[agent]; c != nil && c.id != "" && c.id == d.MessageID {
 		c.span.EndTimeUnixNano = max(c.span.EndTimeUnixNano, nanos(at))
 	}
 }
@@ -476,8 +474,8 @@ func (r *otlpRun) call(ev *stream.Event, p *Part, at time.Time) {
 	}
 	r.tools[p.Use.ID] = s
 	if stream.StartsSubagent(p.Use.Name) {
-		in := jsonx.Value(p.Use.Input)
-		r.startAgent(p.Use.ID, in.Get("subagent_type").Str(), in.Get("description").Str(), at)
+		in := stream.ReadToolInput(p.Use.Input)
+		r.startAgent(p.Use.ID, in.SubagentType(), in.Description(), at)
 	}
 }
 
@@ -507,7 +505,7 @@ func (r *otlpRun) toolResult(p *Part, async bool, at time.Time) {
 // launched reports whether ev is the result of a call whose subagent (or
 // Workflow) runs on in the background: it ends at its task notification.
 func launched(ev *stream.Event, r *stream.ToolResult) bool {
-	if jsonx.Value(ev.ToolUseResult()).Get("status").StrEqual("async_launched") {
+	if ev.ToolUseResultStatus() == "async_launched" {
 		return true
 	}
 	t := strings.TrimSpace(r.Text()) // a subagent's own results carry no tool_use_result
@@ -529,8 +527,9 @@ func (r *otlpRun) notice(ev *stream.Event, p *Part, at time.Time) {
 		}
 	case stream.KindPermissionDenied:
 		name = "permission_denied"
-		attrs = append(attrs, strAttr("gen_ai.tool.name", ev.Str("tool_name")), strAttr("gen_ai.tool.call.id", ev.Str("tool_use_id")))
-		if s, ok := r.tools[ev.Str("tool_use_id")]; ok {
+		dn := ev.Denial()
+		attrs = append(attrs, strAttr("gen_ai.tool.name", dn.ToolName), strAttr("gen_ai.tool.call.id", dn.ToolUseID))
+		if s, ok := r.tools[dn.ToolUseID]; ok {
 			r.event(s, name, at, append(attrs, strAttr("claude_code.message", p.Line))...)
 			return
 		}
@@ -557,7 +556,8 @@ func (r *otlpRun) task(ev *stream.Event, at time.Time) {
 	if ev.Subtype != "task_notification" {
 		return
 	}
-	r.endAgent(ev.Str("tool_use_id"), at, ev.Str("status"))
+	t := ev.Task()
+	r.endAgent(t.ToolUseID, at, t.Status)
 }
 
 // init sets the run's facts on the root span and the resource.

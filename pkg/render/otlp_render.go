@@ -28,7 +28,7 @@ type otlpRenderer struct {
 }
 
 func newOTLP(w io.Writer, o Options) *otlpRenderer {
-	return &otlpRenderer{out: newOut(w), o: o, describer: newDescriber("", o), run: newOTLPRun(o)}
+	return &otlpRenderer{out: newOut(w), o: o, describer: newDescriber("", 0, o), run: newOTLPRun(o)}
 }
 
 // errOTLPEvents: the trace format lays out a run's events; a preset's

@@ -22,47 +22,43 @@ import (
 // (or when the expected field is missing). The result is the raw string
 // from the stream: callers that print it sanitize it.
 func ToolTarget(name string, input json.RawMessage) string {
-	// The input indexed in one walk (a Write's content is walked over once,
-	// not once a key), where a later duplicate wins, as everywhere.
-	var buf [16]jsonx.Member
-	ms, _ := jsonx.Members(input, buf[:0])
-	str := func(k string) string { return jsonx.Lookup(ms, k).Str() }
+	in := stream.ReadToolInput(input)
 	var s string
 	switch name {
 	case "Bash", "PowerShell":
-		s = str("command")
+		s = in.Command()
 	case "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead":
-		s = str("file_path")
+		s = in.FilePath()
 		if s == "" {
-			s = str("notebook_path")
+			s = in.NotebookPath()
 		}
 	case "Agent", "Task":
-		typ, desc := str("subagent_type"), str("description")
+		typ := in.SubagentType()
 		if typ == "" {
 			typ = "general-purpose"
 		}
-		if desc != "" {
+		if desc := in.Description(); desc != "" {
 			s = typ + ": " + desc
 		}
 	case "Skill":
-		s = str("skill")
+		s = in.Skill()
 	case "WebFetch":
-		s = str("url")
+		s = in.URL()
 	case "WebSearch", "ToolSearch":
-		s = str("query")
+		s = in.Query()
 	case "Grep", "Glob":
-		s = str("pattern")
-		if p := str("path"); s != "" && p != "" {
+		s = in.Pattern()
+		if p := in.Path(); s != "" && p != "" {
 			s += " in " + p
 		}
 	case "Workflow":
-		if s = str("name"); s == "" {
-			if s = str("description"); s == "" {
-				s, _, _ = strings.Cut(strings.TrimSpace(str("script")), "\n")
+		if s = in.Name(); s == "" {
+			if s = in.Description(); s == "" {
+				s, _, _ = strings.Cut(strings.TrimSpace(in.Script()), "\n")
 			}
 		}
 	case "LS":
-		s = str("path")
+		s = in.Path()
 	}
 	if s != "" {
 		return s
@@ -161,25 +157,7 @@ func (o Options) shownText(r stream.ToolResult, max int64) string {
 	return resultText(r)
 }
 
-func resultText(r stream.ToolResult) string {
-	c := jsonx.Value(r.Content)
-	if c.Type() != jsonx.Array {
-		return c.Str()
-	}
-	var parts []string
-	c.Each(func(_ int, b jsonx.Value) bool {
-		switch t := b.Get("type").Str(); t {
-		case "text":
-			parts = append(parts, b.Get("text").Str())
-		case "tool_reference":
-			parts = append(parts, "[tool_reference: "+b.Get("tool_name").Str()+"]")
-		default:
-			parts = append(parts, "["+t+"]")
-		}
-		return true
-	})
-	return strings.Join(parts, "\n")
-}
+func resultText(r stream.ToolResult) string { return r.Shown() }
 
 // firstLines returns up to n lines of s after leading blank lines, and the
 // number of lines left out.

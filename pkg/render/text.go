@@ -47,13 +47,15 @@ type textRenderer struct {
 type closingLine struct {
 	last   stream.Result
 	status string // the last one's Part.Line
-	index  int64  // the first one's result_index
+	tone   Tone   // the last one's
+	mark   string
+	index  int64 // the first one's result_index
 	sum    stream.Tally
 	errors []string // the failed ones' errors, in order
 }
 
 func newText(w io.Writer, o Options) *textRenderer {
-	t := &textRenderer{out: newOut(w), o: o, describer: newDescriber(": ", o)}
+	t := &textRenderer{out: newOut(w), o: o, describer: newDescriber(": ", 64<<10, o)}
 	if o.Run != "" {
 		// As head and tail name each of several files.
 		t.str(t.paint(stBold, "==> "+line(o.Run)+" <==") + "\n")
@@ -203,7 +205,7 @@ func (t *textRenderer) part(p *Part) {
 			t.lastCall = p.Use.ID
 		}
 	case FormToolResult:
-		t.result(ind, p.Result, p.Call)
+		t.result(ind, p)
 	case FormInit:
 		t.init(p.Init)
 	case FormOutcome:
@@ -250,22 +252,16 @@ func expandTabs(s string) string {
 	return strings.ReplaceAll(s, "\t", "    ")
 }
 
-// result writes a tool result's line and the first lines of its text.
-func (t *textRenderer) result(ind int, r *stream.ToolResult, c *stream.ToolCall) {
-	text := t.o.shownText(*r, 64<<10)
-	name, target := "result", r.ToolUseID
-	if c != nil {
-		name, target = c.Name, ToolTarget(c.Name, c.Input)
+// result writes a tool result's line and the first lines of its text; a
+// result whose call is not known is named by its call's id.
+func (t *textRenderer) result(ind int, p *Part) {
+	name, target := p.Label, p.Target
+	if p.Call == nil {
+		name, target = "result", p.Result.ToolUseID
 	}
-	mark, st := "✓ ", stGreen
-	if r.IsError {
-		mark, st = "✗ ", stRed
-	}
-	t.emit(ind, []seg{{st, mark}, {stBold, line(name)}, {"", "  " + line(target)}, {stDim, "  (" + resultStats(text, c) + ")"}}, 1)
-	if c != nil && isAgentTool(c.Name) {
-		text = stream.HandBackReport(text)
-	}
-	lines, more := firstLines(text, 3)
+	st := tones[p.Tone]
+	t.emit(ind, []seg{{st, p.Mark + " "}, {stBold, line(name)}, {"", "  " + line(target)}, {stDim, "  (" + p.Stats + ")"}}, 1)
+	lines, more := firstLines(p.Body, 3)
 	for _, l := range lines {
 		t.emit(ind+2, []seg{{stDim, "│ "}, {"", line(expandTabs(l))}}, 0)
 	}
@@ -277,20 +273,15 @@ func (t *textRenderer) result(ind int, r *stream.ToolResult, c *stream.ToolCall)
 // callLine is the tools preset's line for a call: mark, agent, tool,
 // target, and the duration and result size.
 func (t *textRenderer) callLine(c *stream.ToolCall) {
-	mark, st, stats := "✓ ", stGreen, ""
-	switch {
-	case !c.Done:
-		mark, st, stats = "○ ", stYellow, "no result"
-	case c.IsError:
-		mark, st = "✗ ", stRed
-	}
-	if c.Done {
-		if d, ok := durationOf(c); ok {
-			stats = fmtDuration(d) + ", "
+	row := describeCall(c)
+	stats := row.Status // (no result)
+	if row.Size != "" {
+		if stats = row.Size; row.Duration != "" {
+			stats = row.Duration + ", " + stats
 		}
-		stats += fmtBytes(c.ResultBytes)
 	}
-	t.emit(0, []seg{{st, mark}, {stDim, line(c.AgentLabel()) + "  "}, {stBold, line(c.Name)}, {"", "  " + line(ToolTarget(c.Name, c.Input))}, {stDim, "  (" + stats + ")"}}, 1)
+	st := tones[row.Tone]
+	t.emit(0, []seg{{st, row.Mark + " "}, {stDim, line(row.Agent) + "  "}, {stBold, line(row.Name)}, {"", "  " + line(row.Target)}, {stDim, "  (" + stats + ")"}}, 1)
 }
 
 // outcome writes a result's final answer, unless the main agent just said
@@ -298,23 +289,26 @@ func (t *textRenderer) callLine(c *stream.ToolCall) {
 // make one closing line.
 func (t *textRenderer) outcome(p *Part) {
 	r := p.Outcome
-	if r.Text != "" && !p.Repeated && !r.IsError {
+	if p.Body != "" {
 		t.closeRun() // an answer between two results: each its own line
-		t.prose(0, "", r.Text, "")
+		t.prose(0, "", p.Body, "")
 	}
 	c := t.closing
 	if c == nil {
 		c = &closingLine{index: r.ResultIndex}
 		t.closing = c
 	}
-	c.last, c.status = *r, p.Line
+	c.last, c.status, c.tone, c.mark = *r, p.Line, p.Tone, p.Mark
 	c.last.StructuredOutput = nil // (aliases the event)
 	c.sum.AddResult(stream.ResultFigures{Turns: r.NumTurns, DurationMs: r.DurationMs})
 	if r.IsError {
-		c.errors = append(c.errors, r.Errors...)
-		if r.Text != "" && !p.Repeated {
-			c.errors = append(c.errors, r.Text)
+		// (A failed result's text the main agent just said, as an API
+		// error's line, is not said again under the closing line.)
+		errs := p.Errors
+		if p.Repeated {
+			errs = r.Errors
 		}
+		c.errors = append(c.errors, errs...)
 	}
 }
 
@@ -329,10 +323,6 @@ func (t *textRenderer) closeRun() {
 	}
 	t.closing = nil
 	r := &c.last
-	mark, st := "✓", stGreen
-	if r.IsError {
-		mark, st = "✗", stRed
-	}
 	parts := []string{"run " + c.status}
 	switch {
 	case c.sum.Results > 1:
@@ -345,7 +335,7 @@ func (t *textRenderer) closeRun() {
 		parts = append(parts, plural(int64(r.PermissionDenials), "permission denial"))
 	}
 	t.ctx = ""
-	t.simple(0, st, mark, line(strings.Join(parts, " · ")))
+	t.simple(0, tones[c.tone], c.mark, line(strings.Join(parts, " · ")))
 	for _, m := range c.errors {
 		t.emit(2, []seg{{stRed, line(m)}}, 0)
 	}

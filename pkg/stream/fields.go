@@ -716,6 +716,13 @@ type Delta struct {
 	// AbandonedFrom on are not part of the answer, which the retry gives.
 	Abandoned     bool
 	AbandonedFrom int64
+	// Model is a message_start's model.
+	Model string
+	// StopReason is a message_delta's stop_reason; OutputTokens its
+	// usage's output_tokens, when HasOutputTokens.
+	StopReason      string
+	OutputTokens    int64
+	HasOutputTokens bool
 }
 
 // Delta reads the stream_event view of e (once: a consumer that checks
@@ -739,6 +746,15 @@ func (e *Event) readDelta() Delta {
 	}
 	if d.MessageID == "" {
 		d.MessageID = jsonx.Lookup(ev, "message").Get("id").Str()
+	}
+	switch d.EventType {
+	case "message_start":
+		d.Model = jsonx.Lookup(ev, "message").Get("model").Str()
+	case "message_delta":
+		d.StopReason = jsonx.Lookup(ev, "delta").Get("stop_reason").Str()
+		if n := jsonx.Lookup(ev, "usage").Get("output_tokens"); n.Exists() {
+			d.OutputTokens, d.HasOutputTokens = n.Int(), true
+		}
 	}
 	if ab := v.Get("abandoned_blocks"); ab.Type() == jsonx.Object {
 		d.Abandoned, d.AbandonedFrom = true, ab.Get("from_block_index").Int()
