@@ -62,9 +62,9 @@ func subagentsReport(b *base) (*render.Report, error) {
 	cols := columns([]string{"Subagent", "Type", "Description", "Status", "Background", "Tool calls", "Tokens", "Duration"}, 5, 6, 7)
 	cols[4].Short = "bg"
 	table := &render.Table{Columns: cols}
-	// People read the table as the tree (treeOrder); the rows keep the
+	// People read the table as the tree (stream.TreeOrder); the rows keep the
 	// order the subagents started in, with parent and depth.
-	for _, a := range treeOrder(subs) {
+	for _, a := range stream.TreeOrder(subs) {
 		table.Rows = append(table.Rows, []render.Cell{code(treeIndent(a.Depth) + a.Label()), plain(a.Type), prose(a.Description), plain(a.Status), plain(yesNo(a.Background)),
 			num(int64(a.ToolCalls)), num(a.Usage.TotalTokens), plain(render.Millis(a.Usage.DurationMs))})
 	}
@@ -84,49 +84,6 @@ func subagentRow(a *stream.Subagent) []any {
 	return []any{a.ToolUseID, a.Parent, a.Depth, a.AgentID, a.Type, a.Description, a.Background, a.Status,
 		a.ToolCalls, a.Usage.TotalTokens, a.Usage.ToolUses, a.Usage.DurationMs, a.Tokens.InputTokens, a.Tokens.OutputTokens,
 		a.Tokens.CacheCreationInputTokens, a.Tokens.CacheReadInputTokens, a.Report, a.StartLine, a.EndLine, a.Start, a.End}
-}
-
-// treeOrder puts each subagent's subagents right after it (depth first,
-// each level in the order they started), so the table reads as the tree.
-// A subagent whose parent is not listed stays where it started.
-func treeOrder(subs []*stream.Subagent) []*stream.Subagent {
-	listed := make(map[string]bool, len(subs))
-	for _, s := range subs {
-		listed[s.ToolUseID] = true
-	}
-	children := map[string][]*stream.Subagent{}
-	var roots []*stream.Subagent
-	for _, s := range subs {
-		if s.Parent != "" && listed[s.Parent] && s.Parent != s.ToolUseID {
-			children[s.Parent] = append(children[s.Parent], s)
-		} else {
-			roots = append(roots, s)
-		}
-	}
-	out := make([]*stream.Subagent, 0, len(subs))
-	var walk func(s *stream.Subagent)
-	walk = func(s *stream.Subagent) {
-		out = append(out, s)
-		for _, c := range children[s.ToolUseID] {
-			walk(c)
-		}
-		delete(children, s.ToolUseID) // (each once, even in a cycle)
-	}
-	for _, r := range roots {
-		walk(r)
-	}
-	if len(out) < len(subs) { // parents that name each other: no root reaches them
-		seen := make(map[*stream.Subagent]bool, len(out))
-		for _, s := range out {
-			seen[s] = true
-		}
-		for _, s := range subs {
-			if !seen[s] {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
 }
 
 // treeIndent is the indent of a subagent's row in the text table: two

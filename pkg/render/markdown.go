@@ -59,7 +59,7 @@ func outcomeTitle(r stream.Result, apiError string) string {
 	if !r.IsError {
 		return r.Subtype
 	}
-	return failed(whyFailed(r, apiError, false))
+	return failed(stream.FailureReasons(r, apiError, false))
 }
 
 // OutcomeStatus is how a result says the run went, in the words of every
@@ -69,7 +69,7 @@ func outcomeTitle(r stream.Result, apiError string) string {
 // (error_max_turns, max_turns)"), never a failure's "success" subtype.
 func OutcomeStatus(r stream.Result, apiError string) string {
 	if r.IsError {
-		return failed(whyFailed(r, apiError, true))
+		return failed(stream.FailureReasons(r, apiError, true))
 	}
 	detail := r.Subtype
 	if r.TerminalReason != "" {
@@ -83,33 +83,6 @@ func failed(why []string) string {
 		return "failed"
 	}
 	return "failed (" + strings.Join(why, ", ") + ")"
-}
-
-// whyFailed are the reasons a failed result gives: a subtype that names
-// one (and, with terminal, the terminal reason beside it), else the
-// terminal reason; the API error that ended the last turn; the HTTP
-// status.
-func whyFailed(r stream.Result, apiError string, terminal bool) []string {
-	var why []string
-	switch {
-	case r.Subtype != "" && r.Subtype != "success":
-		why = append(why, r.Subtype)
-		if terminal && r.TerminalReason != "" {
-			why = append(why, r.TerminalReason)
-		}
-	case r.TerminalReason != "":
-		why = append(why, r.TerminalReason)
-	}
-	if apiError != "" && (r.Subtype == "success" || r.Subtype == "error_during_execution" || r.Subtype == "") {
-		// The subtype says nothing of why: the API error that ended the
-		// last turn does. A subtype that names a reason (max turns,
-		// budget) is the reason, whatever error came before it.
-		why = append(why, apiError)
-	}
-	if r.APIErrorStatus != 0 {
-		why = append(why, "HTTP "+strconv.Itoa(r.APIErrorStatus))
-	}
-	return why
 }
 
 const ctxResult = "\x00result"
