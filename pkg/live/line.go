@@ -123,7 +123,7 @@ func (s *State) subagentsRunning() int {
 // estimate at list prices (marked ~), none when a model has no price.
 func (s *State) spent() string {
 	u := s.tr.Usage()
-	total := u.Total.InputTokens + u.Total.OutputTokens + u.Total.CacheCreationInputTokens + u.Total.CacheReadInputTokens
+	total := s.tr.Tokens().TotalTokens // the account's
 	if total == 0 && !u.HaveCost {
 		return ""
 	}

@@ -89,6 +89,21 @@ func tokensOf(calls, placeholders int, u Usage, from string) Tokens {
 		TotalTokens: u.Total(), PlaceholderCalls: placeholders, OutputFrom: from}
 }
 
+// runTokens are the run's tokens, from its usage report.
+func runTokens(u UsageReport) Tokens {
+	return tokensOf(u.Calls, u.PlaceholderCalls, u.Total, u.OutputFrom)
+}
+
+// Tokens returns the run's tokens so far, as Account gives them (its
+// Tokens), without the rest of the account: for a view that shows them
+// often (the live status line).
+func (t *Tracker) Tokens() Tokens { return runTokens(t.Usage()) }
+
+// Usage returns the four counts.
+func (t Tokens) Usage() Usage {
+	return Usage{t.InputTokens, t.OutputTokens, t.CacheCreationInputTokens, t.CacheReadInputTokens}
+}
+
 // Cost is what the run cost in US dollars, and where the figure is from.
 type Cost struct {
 	USD float64 `json:"usd"`
@@ -104,6 +119,21 @@ type ModelAccount struct {
 	// CostUSD is the last result's modelUsage cost of the model (reported),
 	// null when the result does not give it.
 	CostUSD *float64 `json:"cost_usd"`
+	// Reported is what the last result's modelUsage says of the model: the
+	// CLI's own count over the session, which holds calls a stream does
+	// not forward (a foreground subagent's last call); null when the
+	// result does not give it (and in an agent's rows: a result does not
+	// split by agent).
+	Reported *ReportedTokens `json:"reported"`
+}
+
+// ReportedTokens are a model's tokens as the last result reports them.
+type ReportedTokens struct {
+	InputTokens              int64 `json:"input_tokens"`
+	OutputTokens             int64 `json:"output_tokens"`
+	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	TotalTokens              int64 `json:"total_tokens"`
 }
 
 // AgentAccount is one agent's share of the run: the main agent's, or a
@@ -239,7 +269,7 @@ func (t *Tracker) Account() Account {
 		ms := t.tally.DurationMs
 		a.Times.ReportedMs = &ms
 	}
-	a.Tokens = tokensOf(u.Calls, u.PlaceholderCalls, u.Total, u.OutputFrom)
+	a.Tokens = runTokens(u)
 	if u.HaveCost {
 		a.Cost = &Cost{USD: u.CostUSD, Source: "reported"}
 	} else if out.Results == 0 {
@@ -252,12 +282,10 @@ func (t *Tracker) Account() Account {
 		// The run's output is the result's, by model (Usage): so is each
 		// model's, so that the models add up to the run.
 		for i := range a.Models {
-			for _, c := range u.ModelCosts {
-				if c.Model == a.Models[i].Model {
-					m := &a.Models[i]
-					m.OutputTokens, m.OutputFrom = c.OutputTokens, "result"
-					m.TotalTokens = m.InputTokens + m.OutputTokens + m.CacheCreationInputTokens + m.CacheReadInputTokens
-				}
+			if r := a.Models[i].Reported; r != nil {
+				m := &a.Models[i]
+				m.OutputTokens, m.OutputFrom = r.OutputTokens, "result"
+				m.TotalTokens = m.Tokens.Usage().Total()
 			}
 		}
 	}
@@ -299,6 +327,8 @@ func modelAccounts(rows []ModelTokens, costs []ModelUsage) []ModelAccount {
 			if c.Model == n {
 				usd := c.CostUSD
 				m.CostUSD = &usd
+				u := Usage{c.InputTokens, c.OutputTokens, c.CacheCreationInputTokens, c.CacheReadInputTokens}
+				m.Reported = &ReportedTokens{u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total()}
 			}
 		}
 		out = append(out, m)
@@ -326,29 +356,38 @@ func (t *Tracker) agentAccounts(u UsageReport) []AgentAccount {
 	out := []AgentAccount{mainAcc}
 	subs := t.Subagents()
 	for _, s := range TreeOrder(subs) {
-		parent := MainAgent
-		if p := t.agents[s.Parent]; p != nil {
-			parent = p.Label()
-		} else if s.Parent != "" {
-			parent = s.Parent
-		}
-		acc := AgentAccount{ID: s.Label(), ToolUseID: s.ToolUseID, Parent: parent, Depth: s.Depth, Type: s.Type,
-			Description: s.Description, Status: s.Status, Background: s.Background,
-			Models: modelAccounts(t.UsageOf(s), nil), ToolCalls: s.ToolCalls, ToolFailures: tools[s.ToolUseID][1],
-			Start: s.Start, End: s.End}
-		if len(acc.Models) > 0 {
-			tk := sumModels(acc.Models)
-			acc.Tokens = &tk
-		} else {
-			acc.TokensNote = "none of its model calls is in the input (a stream does not forward a nested subagent's)"
-		}
-		if s.Usage != (TaskUsage{}) {
-			tt, tu, td := s.Usage.TotalTokens, s.Usage.ToolUses, s.Usage.DurationMs
-			acc.TaskReportedTokens, acc.TaskToolUses, acc.TaskDurationMs = &tt, &tu, &td
-		}
-		out = append(out, acc)
+		out = append(out, t.agentAccount(s, tools[s.ToolUseID][1]))
 	}
 	return out
+}
+
+// AgentAccount returns a subagent's share of the run so far, as the
+// account gives it: for a view that shows one subagent before the end.
+// Its tool failures are counted at the end only (Account).
+func (t *Tracker) AgentAccount(s *Subagent) AgentAccount { return t.agentAccount(s, 0) }
+
+func (t *Tracker) agentAccount(s *Subagent, failures int) AgentAccount {
+	parent := MainAgent
+	if p := t.agents[s.Parent]; p != nil {
+		parent = p.Label()
+	} else if s.Parent != "" {
+		parent = s.Parent
+	}
+	acc := AgentAccount{ID: s.Label(), ToolUseID: s.ToolUseID, Parent: parent, Depth: s.Depth, Type: s.Type,
+		Description: s.Description, Status: s.Status, Background: s.Background,
+		Models: modelAccounts(t.UsageOf(s), nil), ToolCalls: s.ToolCalls, ToolFailures: failures,
+		Start: s.Start, End: s.End}
+	if len(acc.Models) > 0 {
+		tk := sumModels(acc.Models)
+		acc.Tokens = &tk
+	} else {
+		acc.TokensNote = "none of its model calls is in the input (a stream does not forward a nested subagent's)"
+	}
+	if s.Usage != (TaskUsage{}) {
+		tt, tu, td := s.Usage.TotalTokens, s.Usage.ToolUses, s.Usage.DurationMs
+		acc.TaskReportedTokens, acc.TaskToolUses, acc.TaskDurationMs = &tt, &tu, &td
+	}
+	return acc
 }
 
 // sumModels is the sum of an agent's rows by model.
@@ -358,20 +397,9 @@ func sumModels(ms []ModelAccount) Tokens {
 	for _, m := range ms {
 		calls += m.Calls
 		ph += m.PlaceholderCalls
-		u = u.Add(Usage{m.InputTokens, m.OutputTokens, m.CacheCreationInputTokens, m.CacheReadInputTokens})
+		u = u.Add(m.Tokens.Usage())
 	}
 	return tokensOf(calls, ph, u, "events")
-}
-
-// AgentTokens returns the subagent's own model calls' tokens so far (each
-// call once), and false when the input carries none of them: the figure
-// the account gives it, for a view that shows one subagent before the end.
-func (t *Tracker) AgentTokens(s *Subagent) (Tokens, bool) {
-	ms := modelAccounts(t.UsageOf(s), nil)
-	if len(ms) == 0 {
-		return Tokens{}, false
-	}
-	return sumModels(ms), true
 }
 
 func (t *Tracker) toolAccount() ToolAccount {
