@@ -315,6 +315,12 @@ func (h *htmlRenderer) agentTitle(id string) string {
 	if s.Description != "" {
 		title += " — " + s.Description
 	}
+	if s.EndLine == 0 {
+		// Not ended yet (a background agent's block at its launch): its
+		// figures so far are not the run's, which the tables at the end
+		// give.
+		return title
+	}
 	var figs []string
 	if s.Status != "" && s.Status != "running" {
 		// ("running" is all a transcript says of a foreground agent,

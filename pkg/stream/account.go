@@ -295,6 +295,12 @@ func (t *Tracker) Account() Account {
 	for k, n := range t.troubles {
 		a.Troubles.ByKind[k] = n
 	}
+	if out.Results == 0 && t.stats.Events > 0 {
+		// The errors preset's last row: a run without a result was
+		// killed or cut off.
+		a.Troubles.ByKind[TroubleNoResult]++
+		a.Troubles.Count++
+	}
 	return a
 }
 

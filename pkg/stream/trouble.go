@@ -16,6 +16,9 @@ const (
 	TroubleCompaction  = "compaction_failed"
 	TroubleNotice      = "notice"
 	TroubleStoppedText = "stopped"
+	// TroubleNoResult is no event's: the account counts it once when the
+	// run has no result (the errors preset's last row).
+	TroubleNoResult = "no_result"
 )
 
 // TroubleOf says which kind of trouble an event signals, "" for none: an
