@@ -368,7 +368,6 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 	if !t.startSet || t.now.Dated && !t.start.Dated {
 		t.start, t.startSet = t.now, true
 	}
-	t.countTrouble(e)
 	t.stats.Events++
 	t.countType(e)
 	var done []*ToolCall
@@ -388,9 +387,10 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 	case KindResult:
 		t.observeResult(e)
 	}
-	// After the rest: the tool results the tally looks at are then found
-	// already, sized as the Needs ask.
+	// After the rest: the tool results the tally and the troubles look at
+	// are then found already, sized as the Needs ask.
 	t.tally.Add(e)
+	t.countTrouble(e)
 	return done
 }
 

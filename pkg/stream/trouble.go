@@ -43,7 +43,7 @@ func TroubleOf(e *Event) string {
 	case KindInterrupt:
 		return TroubleInterrupt
 	case KindToolResult:
-		for _, r := range e.ToolResults() {
+		for _, r := range e.toolResults(false) { // (their sizes unread: as the Tracker's Needs say)
 			if r.IsError {
 				return TroubleToolError
 			}
