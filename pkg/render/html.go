@@ -148,13 +148,13 @@ func (h *htmlRenderer) Render(rec Record) error {
 	// The trouble list holds the events the one rule says (stream.TroubleOf,
 	// what the errors preset lists and the account counts), each once: in
 	// the words of its part that says it, else of its first part, unlinked
-	// when the page shows none of it.
+	// when the page has no anchor of it.
 	h.evTrouble, h.troubled = stream.TroubleOf(ev) != "", false
 	for i := range parts {
 		h.part(ev, &parts[i])
 	}
 	if h.evTrouble && !h.troubled && len(parts) > 0 {
-		h.addTrouble(ev, parts[0].Agent, troubleWords(&parts[0]), false)
+		h.addTrouble(ev, parts[0].Agent, troubleWords(&parts[0]), h.anchored) // (linked when its anchor is on the page)
 	}
 	h.closeEvent()
 	return h.err
