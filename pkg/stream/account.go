@@ -108,8 +108,35 @@ func (t Tokens) Usage() Usage {
 type Cost struct {
 	USD float64 `json:"usd"`
 	// Source is "reported": the last result's total_cost_usd (the CLI's
-	// own, cumulative over the session).
+	// own, cumulative over the session); or "estimated": the input reports
+	// none, and the calls are priced at list prices (TrackerOptions.Prices).
 	Source string `json:"source"`
+}
+
+// Cost returns the run's cost so far, as the account gives it, and why
+// there is none: for a view that shows it often (the live status line).
+func (t *Tracker) Cost() (*Cost, string) { return t.cost(t.Usage()) }
+
+func (t *Tracker) cost(u UsageReport) (*Cost, string) {
+	if u.HaveCost {
+		return &Cost{USD: u.CostUSD, Source: "reported"}, ""
+	}
+	why := "the last result gives no total_cost_usd"
+	if t.outcome.Results == 0 {
+		why = "no result: the input does not say what the run cost"
+	}
+	if t.o.Prices == nil || len(u.ByModel) == 0 {
+		return nil, why
+	}
+	var usd float64
+	for _, m := range u.ByModel {
+		c, ok := t.o.Prices.Estimate(m.Model, m.Usage)
+		if !ok {
+			return nil, why + "; no price is known for " + m.Model
+		}
+		usd += c
+	}
+	return &Cost{USD: usd, Source: "estimated"}, ""
 }
 
 // ModelAccount is one model's calls.
@@ -270,13 +297,7 @@ func (t *Tracker) Account() Account {
 		a.Times.ReportedMs = &ms
 	}
 	a.Tokens = runTokens(u)
-	if u.HaveCost {
-		a.Cost = &Cost{USD: u.CostUSD, Source: "reported"}
-	} else if out.Results == 0 {
-		a.CostNote = "no result: the input does not say what the run cost"
-	} else {
-		a.CostNote = "the last result gives no total_cost_usd"
-	}
+	a.Cost, a.CostNote = t.cost(u)
 	a.Models = modelAccounts(u.ByModel, u.ModelCosts)
 	if u.OutputFrom == "result" {
 		// The run's output is the result's, by model (Usage): so is each

@@ -11,12 +11,17 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccfilter/ccfilter/pkg/spend"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
 // accountOf is the account of the lines kept of a capture (keep: all when
 // nil).
 func accountOf(t *testing.T, path string, keep func(line string) bool) stream.Account {
+	return accountPriced(t, path, keep, nil)
+}
+
+func accountPriced(t *testing.T, path string, keep func(line string) bool, prices stream.Pricer) stream.Account {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -29,7 +34,7 @@ func accountOf(t *testing.T, path string, keep func(line string) bool) stream.Ac
 		}
 	}
 	dec := stream.NewDecoder(&kept, stream.DecoderOptions{})
-	tr := stream.NewTracker(stream.TrackerOptions{})
+	tr := stream.NewTracker(stream.TrackerOptions{Prices: prices})
 	for {
 		ev, err := dec.Next()
 		if err == io.EOF {
@@ -135,4 +140,30 @@ func TestAccountTimesAreTheRunsWhateverTheClock(t *testing.T) {
 	assert.Greater(t, a.Times.ElapsedMs, int64(0))
 	require.NotNil(t, a.Times.ReportedMs)
 	assert.Equal(t, int64(862), *a.Times.ReportedMs)
+}
+
+// TestAccountEstimatesACostTheInputDoesNotReport proves a run whose input
+// reports no cost (05-subagents-async with its result events taken out, as
+// a killed run's) has its calls priced at list prices, marked estimated,
+// and no cost at all, with why, without a price table; and that a reported
+// cost is the result's, whatever the table says. (The captures' model,
+// claude-opus-5-5, is priced by the table given here; the built-in one
+// knows no price for it, which the note says.)
+func TestAccountEstimatesACostTheInputDoesNotReport(t *testing.T) {
+	const capture = "../../testdata/events/05-subagents-async.jsonl"
+	noResult := func(l string) bool { return !strings.Contains(l, `"type":"result"`) }
+	prices := spend.PriceTable{"claude-opus-5-5": 5}
+	a := accountPriced(t, capture, noResult, prices)
+	require.NotNil(t, a.Cost)
+	assert.Equal(t, "estimated", a.Cost.Source)
+	assert.Greater(t, a.Cost.USD, 0.0)
+	a = accountPriced(t, capture, noResult, spend.Prices)
+	assert.Nil(t, a.Cost)
+	assert.Contains(t, a.CostNote, "no price is known for claude-opus-5-5")
+	a = accountPriced(t, capture, noResult, nil)
+	assert.Nil(t, a.Cost)
+	assert.Contains(t, a.CostNote, "no result")
+	a = accountPriced(t, capture, nil, prices)
+	require.NotNil(t, a.Cost)
+	assert.Equal(t, stream.Cost{USD: 0.083995, Source: "reported"}, *a.Cost)
 }

@@ -30,6 +30,16 @@ type TrackerOptions struct {
 	// Needs says which parts of the state are used (the zero value: all);
 	// the Tracker skips the work for the rest.
 	Needs Needs
+	// Prices, when set, estimates the cost of a run whose input does not
+	// report it (a run killed before its result): the account's Cost,
+	// marked estimated.
+	Prices Pricer
+}
+
+// Pricer prices a model's usage (spend.PriceTable does): false when it
+// knows no price for the model.
+type Pricer interface {
+	Estimate(model string, u Usage) (float64, bool)
 }
 
 // MainAgent is the agent label of the main agent's events.
