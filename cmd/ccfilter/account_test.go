@@ -80,6 +80,7 @@ func TestEveryFormatShowsTheAccount(t *testing.T) {
 			checkRowsAccount(t, a, in)
 			checkHTMLAccount(t, a, runIn(t, []string{"all", "-F", "html", in}, "").Stdout)
 			checkMarkdownAccount(t, a, runIn(t, []string{"all", "-F", "markdown", in}, "").Stdout)
+			checkTextAccount(t, a, runIn(t, []string{"all", in}, "").Stdout)
 			checkTraceAccount(t, a, runIn(t, []string{"all", "-F", "otlp", in}, "").Stdout)
 		})
 	}
@@ -237,14 +238,17 @@ func checkHTMLAccount(t *testing.T, a stream.Account, page string) {
 	}
 	tools := tableRows(section(page, "Per tool"))
 	got := map[string][2]int64{}
+	times := map[string]string{}
 	for _, row := range tools {
 		if len(row) == 5 {
 			got[row[0]] = [2]int64{leadNumber(t, row[1]), leadNumber(t, row[2])}
+			times[row[0]] = row[3]
 		}
 	}
 	for _, f := range a.ToolCalls.ByTool {
 		if g, ok := got[f.Name]; ok || len(a.ToolCalls.ByTool) <= len(tools) {
 			assert.Equal(t, [2]int64{int64(f.Calls), int64(f.Failures)}, g, "html Per tool %s: calls, errors", f.Name)
+			assert.Equal(t, render.Millis(f.DurationMs), times[f.Name], "html Per tool %s: time", f.Name)
 		}
 	}
 	// Every subagent title's figures are its account's (a title before
@@ -335,6 +339,31 @@ func checkMarkdownAccount(t *testing.T, a stream.Account, md string) {
 	assert.Equal(t, accountTools(a), by, "summary Tool calls by tool")
 	assert.Equal(t, strconv.Itoa(a.ToolCalls.Failures), rows["Tool errors"], "summary Tool errors")
 	assert.Equal(t, strconv.Itoa(a.Troubles.Count), rows["Troubles"], "summary Troubles")
+}
+
+var textClosing = regexp.MustCompile(`(?m)^[✓✗] run .* · (?:(\d+) results · )?(\d+) turns? · ([^ ]+) · `)
+
+// checkTextAccount reads the text view's closing line: when it sums every
+// result of the run (it folds the results that come together), its turns
+// and duration are the account's.
+func checkTextAccount(t *testing.T, a stream.Account, text string) {
+	t.Helper()
+	lines := textClosing.FindAllStringSubmatch(text, -1)
+	if a.Outcome.Results == 0 {
+		assert.Empty(t, lines, "no result, no closing line")
+		return
+	}
+	require.NotEmpty(t, lines, "the closing line")
+	last := lines[len(lines)-1]
+	results := 1
+	if last[1] != "" {
+		results, _ = strconv.Atoi(last[1])
+	}
+	if results != a.Outcome.Results {
+		return // (the run's results came apart: each group its line)
+	}
+	assert.Equal(t, strconv.FormatInt(a.Turns.Count, 10), last[2], "text turns")
+	assert.Equal(t, render.Millis(*a.Times.ReportedMs), last[3], "text duration")
 }
 
 // jsonRowsOf are a preset's JSON rows on in.
