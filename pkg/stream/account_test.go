@@ -63,13 +63,14 @@ func TestAccountSumsASubagentsCallsAndKeepsTheTaskFigureApart(t *testing.T) {
 	assert.Equal(t, int64(6+2+1971+12799), alpha.Tokens.TotalTokens)
 	require.NotNil(t, alpha.TaskReportedTokens)
 	assert.Equal(t, int64(7678), *alpha.TaskReportedTokens)
-	var calls int
-	var total int64
+	calls, toolCalls := 0, 0
 	for _, ag := range a.Agents {
 		calls += ag.Tokens.Calls
-		total += ag.Tokens.TotalTokens
+		toolCalls += ag.ToolCalls
 	}
-	assert.Equal(t, a.Tokens.Calls, calls, "every call is one agent's")
+	assert.Equal(t, a.Tokens.Calls, calls, "every model call is one agent's")
+	assert.Equal(t, a.ToolCalls.Calls, toolCalls, "every tool call is one agent's")
+	assert.Equal(t, 4, toolCalls)
 	var models int64
 	for _, m := range a.Models {
 		models += m.InputTokens + m.CacheCreationInputTokens + m.CacheReadInputTokens
