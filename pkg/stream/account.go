@@ -288,10 +288,8 @@ func (t *Tracker) Account() Account {
 	if t.tally.Results > 0 {
 		a.Turns = Turns{Count: t.tally.Turns, Meaning: "num_turns"}
 	}
+	// (start is the first dated record's once one came: Observe.)
 	a.Times = Times{Start: t.start.At, End: t.now.At, Dated: t.now.Dated, ElapsedMs: t.now.At.Sub(t.start.At).Milliseconds()}
-	if !t.start.Dated && t.now.Dated {
-		a.Times.Start = t.now.At // (no event was observed before the first dated one)
-	}
 	if t.tally.Results > 0 {
 		ms := t.tally.DurationMs
 		a.Times.ReportedMs = &ms
