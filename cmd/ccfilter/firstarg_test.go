@@ -102,7 +102,7 @@ func TestWordsForAPresetAreSuggested(t *testing.T) {
 	for _, tc := range cases {
 		got := runIn(t, []string{tc.word, capture}, "")
 		assert.Equal(t, exitCompile, got.Code, tc.word)
-		assert.Equal(t, fmt.Sprintf("ccfilter: %q is not a preset, a file or a jq expression (did you mean %s?); presets: all, text, tools, errors, final, types, usage, subagents, init ('ccfilter presets' says what each prints)\n", tc.word, tc.preset), got.Stderr)
+		assert.Equal(t, fmt.Sprintf("ccfilter: %q is not a preset, a file or a jq expression (did you mean %s?); presets: all, text, tools, errors, final, types, usage, subagents, init, account ('ccfilter presets' says what each prints)\n", tc.word, tc.preset), got.Stderr)
 		assert.Empty(t, got.Stdout, tc.word)
 	}
 	got := runIn(t, []string{"length", capture}, "")

@@ -91,9 +91,10 @@ func TestHTMLMarksAFailureInsideASubagent(t *testing.T) {
 }
 
 // TestHTMLHeaderAndTablesSayWhatUsageSays proves the page's figures are
-// laid out as the usage preset lays them out: an output count that is the
-// stream's placeholder carries usage's "*" and its note (08-thinking; not
-// 07-partial-messages, whose counts are final), and the "Tool calls" fact
+// laid out as the usage preset lays them out: where the calls' output
+// counts are the stream's placeholder, the page carries usage's note and
+// its model row the result's own count, as usage's total does
+// (08-thinking; not 07-partial-messages, whose counts are final), and the "Tool calls" fact
 // names MCP tools as they are, not with markdown's escapes
 // (35-mcp-toolsearch).
 func TestHTMLHeaderAndTablesSayWhatUsageSays(t *testing.T) {
@@ -103,7 +104,7 @@ func TestHTMLHeaderAndTablesSayWhatUsageSays(t *testing.T) {
 		hasNot  []string
 	}{
 		{"08-thinking.jsonl", []string{
-			`<td class="n">2*</td>`,
+			`<td>claude-opus-5-5</td><td class="n">2</td><td class="n">6</td><td class="n">118</td>`,
 			`<p class="stats">* output of 2 calls is a placeholder, not the count: the stream&#39;s assistant events carry a placeholder, the final count comes only with --include-partial-messages; the total&#39;s output is the result&#39;s own (modelUsage: 118; the events add up to 2)</p>`,
 			`<dt>Tokens</dt><dd>6 in, 118 out,`,
 		}, nil},

@@ -411,7 +411,7 @@ func TestLongSessionReportOpensWithItsOutcome(t *testing.T) {
 	head := r.Stdout[:strings.Index(r.Stdout, "\n- **Model:**")]
 	assert.Contains(t, head, "**At a glance:** ✓ ok (success) · ")
 	assert.Contains(t, head, "\\$14.3279")
-	assert.Contains(t, head, "246 tool calls · 2 failed tool results")
+	assert.Contains(t, head, "246 tool calls · 2 failed tool calls")
 	links := regexp.MustCompile(`\[line (\d+)\]\(#(l[0-9a-z]+-(\d+))\)`).FindAllStringSubmatch(head, -1)
 	require.Len(t, links, 2, head)
 	for _, l := range links {

@@ -21,6 +21,7 @@ import (
 	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/redact"
 	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/spend"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -590,7 +591,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	if o.needs != nil {
 		needs = o.needs(needs)
 	}
-	tr := stream.NewTracker(stream.TrackerOptions{Needs: needs})
+	tr := stream.NewTracker(stream.TrackerOptions{Needs: needs, Prices: spend.Prices})
 	run, err := p.preset.Start(cfg, tr)
 	if err != nil {
 		return 0, &flagError{err}

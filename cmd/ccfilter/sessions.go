@@ -166,13 +166,13 @@ func sessionsReport(list []listed) *render.Report {
 		{Name: "Cost", Right: true}, {Name: "Recorded cost", Short: "/cost", Right: true}, {Name: "Forked from", Short: "from"}}
 	table := &render.Table{Columns: cols}
 	// What CSV, NDJSON and JSON write. main_tokens: the main agent's
-	// calls, as the file holds them (a fork's copies too); tokens and
+	// calls, as the file holds them (a fork's copies too); total_tokens and
 	// cost_usd: the session's own calls, every agent's, each counted once
 	// where it was made (usage --by session's figures); recorded_cost_usd:
 	// the last cost-state's figure, what /cost shows (a fork's includes
 	// its parent's; null when the file has none).
 	rows := render.NewRowSet("session_id", "path", "cwd", "start", "last_activity", "runs", "turns", "tool_calls", "subagents", "main_tokens",
-		"input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens", "tokens", "cost_usd", "recorded_cost_usd", "forked_from", "title")
+		"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "total_tokens", "cost_usd", "recorded_cost_usd", "forked_from", "title")
 	for _, s := range list {
 		u := s.spend.Usage
 		table.Rows = append(table.Rows, []render.Cell{plain(when(s.Start)), plain(when(s.Last)), {Text: s.ID, Style: render.Code}, {Text: s.CWD, Style: render.Prose},

@@ -512,7 +512,8 @@ func TestTranscriptNestedSubagentFinished(t *testing.T) {
 	require.NotNil(t, nested)
 	assert.Equal(t, "a7c3e5f9b1d2e4068", nested["agent_id"])
 	assert.Equal(t, "toolu_01GeueNaf35yNYc6unpBkPZK", nested["parent_tool_use_id"], "alpha's Agent call")
-	assert.Equal(t, []any{float64(7621), float64(1), float64(1370)}, []any{nested["total_tokens"], nested["tool_uses"], nested["duration_ms"]}, "total_tokens, tool_uses, duration_ms")
+	assert.Equal(t, []any{float64(7621), float64(1), float64(1370)}, []any{nested["task_reported_tokens"], nested["tool_uses"], nested["duration_ms"]}, "the CLI's task figures")
+	assert.Equal(t, float64(6+45+1928+12772), nested["total_tokens"], "total_tokens: the sum over its own two calls, in its sidechain file")
 	assert.Equal(t, "The command printed `alpha`.", nested["report"])
 }
 
@@ -550,7 +551,11 @@ func TestTranscriptWorkflowAgents(t *testing.T) {
 	require.Len(t, got, 1)
 	assert.Equal(t, float64(13708), got[0]["cache_read_input_tokens"].(float64)+2736+6+2)
 	want := subagentRows(t, "../../testdata/events/37-workflow.jsonl")
-	for _, k := range []string{"tool_use_id", "agent_id", "type", "description", "status", "total_tokens", "tool_uses", "duration_ms"} {
+	for _, k := range []string{"tool_use_id", "agent_id", "type", "description", "status", "task_reported_tokens", "tool_uses", "duration_ms"} {
 		assert.Equal(t, want[0][k], got[0][k], k)
 	}
+	// The stream does not forward a workflow agent's calls: its sum is
+	// not in that input (null), the transcript's files carry them.
+	assert.Nil(t, want[0]["total_tokens"], "the stream's")
+	assert.Equal(t, float64(13708), got[0]["total_tokens"], "the transcript's")
 }

@@ -60,7 +60,7 @@ func TestUsageByAddsUp(t *testing.T) {
 			key = by
 		}
 		assert.Contains(t, rows[0], key, by)
-		for _, k := range []string{"cost_usd", "total_tokens", "input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens", "main_cost_usd", "subagent_cost_usd"} {
+		for _, k := range []string{"cost_usd", "total_tokens", "input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens", "main_cost_usd", "subagent_cost_usd"} {
 			assert.InDelta(t, sumOf(base, k), sumOf(rows, k), 1e-6, "%s %s", by, k)
 		}
 	}
@@ -119,13 +119,13 @@ func TestSessionsSpendIsUsageBySession(t *testing.T) {
 		if u == nil {
 			// No call at all (09: the API refused the key): no row of
 			// usage, nothing spent in the listing.
-			assert.Equal(t, 0.0, s["tokens"], "%v", s["session_id"])
+			assert.Equal(t, 0.0, s["total_tokens"], "%v", s["session_id"])
 			assert.Equal(t, 0.0, s["cost_usd"], "%v", s["session_id"])
 			continue
 		}
-		assert.Equal(t, u["total_tokens"], s["tokens"], s["session_id"])
+		assert.Equal(t, u["total_tokens"], s["total_tokens"], s["session_id"])
 		assert.Equal(t, u["cost_usd"], s["cost_usd"], s["session_id"])
-		assert.Equal(t, u["cache_read_tokens"], s["cache_read_tokens"], s["session_id"])
+		assert.Equal(t, u["cache_read_input_tokens"], s["cache_read_input_tokens"], s["session_id"])
 	}
 }
 

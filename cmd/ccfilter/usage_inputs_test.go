@@ -166,7 +166,7 @@ func TestUsageByAndSessionsReadCompressedSessionsAndIds(t *testing.T) {
 			list := jsonRows(t, runWithStdin(t, nil, []string{"sessions", "-F", "json", path}, strings.NewReader("")))
 			require.Len(t, list, 1)
 			assert.Equal(t, parentID, list[0]["session_id"])
-			assert.Equal(t, rows[0]["total_tokens"], list[0]["tokens"])
+			assert.Equal(t, rows[0]["total_tokens"], list[0]["total_tokens"])
 		})
 	}
 
@@ -234,7 +234,7 @@ func TestRespacedTranscriptCountsEveryCallAndABrokenOneIsSaid(t *testing.T) {
 	list := jsonRows(t, runWithStdin(t, nil, []string{"sessions", "-F", "json", project}, strings.NewReader("")))
 	require.Len(t, list, len(wantList))
 	for i := range list {
-		for _, k := range []string{"session_id", "tokens", "cost_usd", "runs", "turns", "forked_from"} {
+		for _, k := range []string{"session_id", "total_tokens", "cost_usd", "runs", "turns", "forked_from"} {
 			assert.Equal(t, wantList[i][k], list[i][k], "%s %s", wantList[i]["session_id"], k)
 		}
 	}
@@ -307,7 +307,7 @@ func TestForkWithoutRequestSessionIdCountsOnce(t *testing.T) {
 	require.Len(t, list, 2)
 	for i, r := range rows {
 		assert.Equal(t, r["session_id"], list[i]["session_id"])
-		assert.Equal(t, r["total_tokens"], list[i]["tokens"])
+		assert.Equal(t, r["total_tokens"], list[i]["total_tokens"])
 		assert.Equal(t, r["cost_usd"], list[i]["cost_usd"])
 	}
 	assert.Equal(t, parentID, list[1]["forked_from"])

@@ -120,26 +120,22 @@ func (s *State) subagentsRunning() int {
 }
 
 // spent is the tokens so far, and the cost: the result's figure, else an
-// estimate at list prices (marked ~), none when a model has no price.
+// estimate at list prices (marked ~), none when a model has no price (the
+// account's figures: stream.Tracker.Tokens and Cost).
 func (s *State) spent() string {
-	u := s.tr.Usage()
-	total := u.Total.InputTokens + u.Total.OutputTokens + u.Total.CacheCreationInputTokens + u.Total.CacheReadInputTokens
-	if total == 0 && !u.HaveCost {
+	total := s.tr.Tokens().TotalTokens
+	cost, _ := s.tr.Cost()
+	if total == 0 && cost == nil {
 		return ""
 	}
 	out := count(total) + " tokens"
-	if u.HaveCost {
-		return out + fmt.Sprintf(" $%.2f", u.CostUSD)
+	switch {
+	case cost == nil:
+		return out
+	case cost.Source == "estimated":
+		return out + fmt.Sprintf(" ~$%.2f", cost.USD)
 	}
-	var cost float64
-	for _, m := range u.ByModel {
-		c, ok := s.prices.Estimate(m.Model, m.Usage)
-		if !ok {
-			return out
-		}
-		cost += c
-	}
-	return out + fmt.Sprintf(" ~$%.2f", cost)
+	return out + fmt.Sprintf(" $%.2f", cost.USD)
 }
 
 // retrying says the API retry in progress: which attempt, when it is

@@ -21,8 +21,7 @@ const maxStarts = 10000
 // State is a run's state so far. Not safe for concurrent use: the caller
 // that draws a status line from another goroutine holds a lock.
 type State struct {
-	tr     *stream.Tracker
-	prices spend.PriceTable
+	tr *stream.Tracker
 
 	start  time.Time // the run's start: the earliest time of its events
 	latest time.Time // the latest time of its events
@@ -69,8 +68,7 @@ func New(prices spend.PriceTable) *State {
 		prices = spend.Prices
 	}
 	return &State{
-		tr:         stream.NewTracker(stream.TrackerOptions{}),
-		prices:     prices,
+		tr:         stream.NewTracker(stream.TrackerOptions{Prices: prices}),
 		starts:     map[string]time.Time{},
 		background: map[string]bool{},
 	}

@@ -38,9 +38,7 @@ func ScanGlance(events stream.Reader, agent filter.Agent) (*render.Glance, error
 		}
 	}
 	out := tr.Outcome()
-	g.Result, g.Tally, g.APIError = out.Last, tr.Tally(), out.APIError
-	u := tr.Usage().Total
-	g.Tokens = u.Total()
+	g.Result, g.Account, g.APIError = out.Last, tr.Account(), out.APIError
 	return g, nil
 }
 

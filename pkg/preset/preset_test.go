@@ -48,7 +48,7 @@ func runPreset(t *testing.T, p Preset, f render.Format, capture string) (string,
 // taken once; --where refused where a preset has no Dot.
 func TestBuiltinRegistry(t *testing.T) {
 	r := Builtin()
-	assert.Equal(t, []string{"all", "text", "tools", "errors", "final", "types", "usage", "subagents", "init"}, r.Names())
+	assert.Equal(t, []string{"all", "text", "tools", "errors", "final", "types", "usage", "subagents", "init", "account"}, r.Names())
 	for _, p := range r.List() {
 		got, ok := r.Lookup(p.Name)
 		require.True(t, ok)
@@ -76,7 +76,7 @@ func TestBuiltinRegistry(t *testing.T) {
 // header that reads back, markdown a heading and a table, text a table;
 // on captures with subagents, several models and unknown types.
 func TestReportsInEveryFormat(t *testing.T) {
-	for _, name := range []string{"types", "usage", "subagents", "init"} {
+	for _, name := range []string{"types", "usage", "subagents", "init", "account"} {
 		p, _ := Builtin().Lookup(name)
 		csvOut, _, _ := runPreset(t, p, render.CSV, "05-subagents-async.jsonl")
 		rows, err := csv.NewReader(strings.NewReader(csvOut)).ReadAll()
@@ -177,7 +177,7 @@ func TestTreeOrder(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			assert.Equal(t, c.want, ids(treeOrder(c.in)))
+			assert.Equal(t, c.want, ids(stream.TreeOrder(c.in)))
 		})
 	}
 }

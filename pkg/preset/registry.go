@@ -11,7 +11,7 @@ type Registry struct{ list []Preset }
 // Builtin returns a new registry holding the built-in presets, one per
 // file of this package.
 func Builtin() *Registry {
-	return &Registry{list: []Preset{all, text, tools, errorsPreset, final, types, usage, subagents, initPreset}}
+	return &Registry{list: []Preset{all, text, tools, errorsPreset, final, types, usage, subagents, initPreset, account}}
 }
 
 // Add appends a preset; a name already taken is an error.

@@ -55,78 +55,61 @@ func agentSubagents(b *base, subs []*stream.Subagent) []*stream.Subagent {
 }
 
 func subagentsReport(b *base) (*render.Report, error) {
-	subs, rows, err := rowsWhere(b, agentSubagents(b, b.tr.Subagents()), subagentColumns, subagentRow)
+	// The figures are the account's (stream.Account): total_tokens the
+	// sum over the subagent's own calls, the CLI's task figure apart.
+	acc := map[string]stream.AgentAccount{}
+	for _, a := range b.tr.Account().Agents {
+		acc[a.ToolUseID] = a
+	}
+	row := func(s *stream.Subagent) []any { return subagentRow(s, acc[s.ToolUseID]) }
+	subs, rows, err := rowsWhere(b, agentSubagents(b, b.tr.Subagents()), subagentColumns, row)
 	if err != nil {
 		return nil, err
 	}
-	cols := columns([]string{"Subagent", "Type", "Description", "Status", "Background", "Tool calls", "Tokens", "Duration"}, 5, 6, 7)
+	cols := columns([]string{"Subagent", "Type", "Description", "Status", "Background", "Tool calls", "Tokens", "Task tokens", "Duration"}, 5, 6, 7, 8)
 	cols[4].Short = "bg"
 	table := &render.Table{Columns: cols}
-	// People read the table as the tree (treeOrder); the rows keep the
+	// People read the table as the tree (stream.TreeOrder); the rows keep the
 	// order the subagents started in, with parent and depth.
-	for _, a := range treeOrder(subs) {
-		table.Rows = append(table.Rows, []render.Cell{code(treeIndent(a.Depth) + a.Label()), plain(a.Type), prose(a.Description), plain(a.Status), plain(yesNo(a.Background)),
-			num(int64(a.ToolCalls)), num(a.Usage.TotalTokens), plain(render.Millis(a.Usage.DurationMs))})
+	for _, s := range stream.TreeOrder(subs) {
+		a := acc[s.ToolUseID]
+		tokens := plain("not in the input")
+		if a.Tokens != nil {
+			tokens = num(a.Tokens.TotalTokens)
+		}
+		task := plain("")
+		if a.TaskReportedTokens != nil {
+			task = num(*a.TaskReportedTokens)
+		}
+		table.Rows = append(table.Rows, []render.Cell{code(treeIndent(s.Depth) + s.Label()), plain(s.Type), prose(s.Description), plain(s.Status), plain(yesNo(s.Background)),
+			num(int64(a.ToolCalls)), tokens, task, plain(render.Millis(s.Usage.DurationMs))})
 	}
 	return &render.Report{Title: "Subagents", Blocks: []render.Block{{Table: table}}, Rows: rows}, nil
 }
 
 // subagentColumns are a subagent row's: what CSV, NDJSON, JSON and --where
-// see. total_tokens, tool_uses and duration_ms are what the subagent's end
-// reports; the four token counts are its own model calls' in the stream
-// (each call once).
+// see. The token counts and total_tokens (their sum) are the subagent's
+// own model calls' in the input, each call once, null when the input has
+// none of them (a stream does not forward a nested subagent's);
+// task_reported_tokens, tool_uses and duration_ms are what the CLI reports
+// at the subagent's end (its task's own figures).
 var subagentColumns = []string{"tool_use_id", "parent_tool_use_id", "depth", "agent_id", "type", "description", "background", "status",
-	"tool_calls", "total_tokens", "tool_uses", "duration_ms", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+	"tool_calls", "total_tokens", "task_reported_tokens", "tool_uses", "duration_ms", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
 	"report", "start_line", "end_line", "start", "end"}
 
-// subagentRow is a subagent's values, one per subagentColumns.
-func subagentRow(a *stream.Subagent) []any {
-	return []any{a.ToolUseID, a.Parent, a.Depth, a.AgentID, a.Type, a.Description, a.Background, a.Status,
-		a.ToolCalls, a.Usage.TotalTokens, a.Usage.ToolUses, a.Usage.DurationMs, a.Tokens.InputTokens, a.Tokens.OutputTokens,
-		a.Tokens.CacheCreationInputTokens, a.Tokens.CacheReadInputTokens, a.Report, a.StartLine, a.EndLine, a.Start, a.End}
-}
-
-// treeOrder puts each subagent's subagents right after it (depth first,
-// each level in the order they started), so the table reads as the tree.
-// A subagent whose parent is not listed stays where it started.
-func treeOrder(subs []*stream.Subagent) []*stream.Subagent {
-	listed := make(map[string]bool, len(subs))
-	for _, s := range subs {
-		listed[s.ToolUseID] = true
+// subagentRow is a subagent's values, one per subagentColumns, its figures
+// from its account.
+func subagentRow(s *stream.Subagent, a stream.AgentAccount) []any {
+	var total, in, out, cw, cr, task any
+	if t := a.Tokens; t != nil {
+		total, in, out, cw, cr = t.TotalTokens, t.InputTokens, t.OutputTokens, t.CacheCreationInputTokens, t.CacheReadInputTokens
 	}
-	children := map[string][]*stream.Subagent{}
-	var roots []*stream.Subagent
-	for _, s := range subs {
-		if s.Parent != "" && listed[s.Parent] && s.Parent != s.ToolUseID {
-			children[s.Parent] = append(children[s.Parent], s)
-		} else {
-			roots = append(roots, s)
-		}
+	if a.TaskReportedTokens != nil {
+		task = *a.TaskReportedTokens
 	}
-	out := make([]*stream.Subagent, 0, len(subs))
-	var walk func(s *stream.Subagent)
-	walk = func(s *stream.Subagent) {
-		out = append(out, s)
-		for _, c := range children[s.ToolUseID] {
-			walk(c)
-		}
-		delete(children, s.ToolUseID) // (each once, even in a cycle)
-	}
-	for _, r := range roots {
-		walk(r)
-	}
-	if len(out) < len(subs) { // parents that name each other: no root reaches them
-		seen := make(map[*stream.Subagent]bool, len(out))
-		for _, s := range out {
-			seen[s] = true
-		}
-		for _, s := range subs {
-			if !seen[s] {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
+	return []any{s.ToolUseID, s.Parent, s.Depth, s.AgentID, s.Type, s.Description, s.Background, s.Status,
+		a.ToolCalls, total, task, s.Usage.ToolUses, s.Usage.DurationMs, in, out,
+		cw, cr, s.Report, s.StartLine, s.EndLine, s.Start, s.End}
 }
 
 // treeIndent is the indent of a subagent's row in the text table: two

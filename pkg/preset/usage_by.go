@@ -121,7 +121,7 @@ func spendRowsWhere(by spend.By, t *spend.Totals, where *filter.Expr) ([]spend.R
 
 // spendRowSet is the rows as CSV, NDJSON and JSON write them.
 func spendRowSet(by spend.By, rows []spend.Row) *render.RowSet {
-	set := render.NewRowSet(by.KeyName(), "calls", "input_tokens", "output_tokens", "cache_creation_tokens", "cache_read_tokens", "total_tokens",
+	set := render.NewRowSet(by.KeyName(), "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "total_tokens",
 		"cost_usd", "main_tokens", "main_cost_usd", "subagent_tokens", "subagent_cost_usd", "hidden_tokens", "estimated", "unpriced")
 	for _, r := range rows {
 		u := r.All.Usage

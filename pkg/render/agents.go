@@ -119,3 +119,24 @@ func (b *agentBook) taskAgent(task stream.Task) (string, string) {
 	}
 	return "", ref.desc
 }
+
+// accountTokens says an agent's tokens as its account gives them: the sum
+// over its own model calls, else that the input carries none of them
+// (yet), with the CLI's task figure, named as such, when it gave one; ""
+// when there is neither. In a title ("14,778 tokens") or a table's
+// Tokens cell ("14,778").
+func accountTokens(a stream.AgentAccount, title bool) string {
+	switch {
+	case a.Tokens != nil && title:
+		return groupDigits(a.Tokens.TotalTokens) + " tokens"
+	case a.Tokens != nil:
+		return groupDigits(a.Tokens.TotalTokens)
+	case a.TaskReportedTokens == nil:
+		return ""
+	}
+	s := "not in the input (" + groupDigits(*a.TaskReportedTokens) + " task tokens)"
+	if title {
+		s = "tokens " + s
+	}
+	return s
+}

@@ -385,7 +385,9 @@ func taskStats(u stream.TaskUsage) string {
 		p = append(p, plural(u.ToolUses, "tool use"))
 	}
 	if u.TotalTokens > 0 {
-		p = append(p, plural(u.TotalTokens, "token"))
+		// The CLI's own figure (about the subagent's last context), not
+		// a sum over its calls: named apart from the account's tokens.
+		p = append(p, plural(u.TotalTokens, "task token"))
 	}
 	if u.DurationMs > 0 {
 		p = append(p, fmtMs(u.DurationMs))

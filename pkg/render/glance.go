@@ -22,10 +22,9 @@ type Glance struct {
 	// category of an API error that ended the main agent's last turn.
 	Result   stream.Result
 	APIError string
-	Tally    stream.Tally
-	// Tokens are every model call's tokens, each call once (usage's
-	// total: output from the result where the calls' are placeholders).
-	Tokens int64
+	// Account is the run's (stream.Account): its figures are the
+	// glance's.
+	Account stream.Account
 	// Trouble are the first MaxGlanceTrouble events that signal trouble
 	// (filter.IsTrouble), MoreTrouble the count past them.
 	Trouble     []GlanceItem
@@ -77,19 +76,23 @@ func anchorID(source string, line int64) string {
 // of facts, then the troubles, each linking to its place in the report.
 func glanceMarkdown(g *Glance) string {
 	var facts []string
-	if g.Tally.Results == 0 {
+	a := g.Account
+	if a.Outcome.Results == 0 {
 		facts = append(facts, "no result (the stream ended without one)")
 	} else {
 		outcome := "✓ ok (" + outcomeTitle(g.Result, g.APIError) + ")"
 		if g.Result.IsError {
 			outcome = "✗ " + outcomeTitle(g.Result, g.APIError)
 		}
-		facts = append(facts, outcome, plural(g.Tally.Turns, "turn"),
-			fmtMs(g.Tally.DurationMs), g.Result.CostLabel())
+		facts = append(facts, outcome, plural(a.Turns.Count, "turn"))
+		if a.Times.ReportedMs != nil {
+			facts = append(facts, fmtMs(*a.Times.ReportedMs))
+		}
+		facts = append(facts, g.Result.CostLabel())
 	}
-	facts = append(facts, plural(g.Tokens, "token"), plural(int64(g.Tally.ToolCalls), "tool call"))
-	if g.Tally.ToolErrors > 0 {
-		facts = append(facts, plural(int64(g.Tally.ToolErrors), "failed tool result"))
+	facts = append(facts, plural(a.Tokens.TotalTokens, "token"), plural(int64(a.ToolCalls.Calls), "tool call"))
+	if a.ToolCalls.Failures > 0 {
+		facts = append(facts, plural(int64(a.ToolCalls.Failures), "failed tool call"))
 	}
 	var b strings.Builder
 	b.WriteString("**At a glance:** " + mdInline(strings.Join(facts, " · ")) + "\n\n")

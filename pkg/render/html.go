@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"html"
 	"io"
@@ -42,7 +43,10 @@ type htmlRenderer struct {
 	describer
 	started bool
 	id      string // this run's prefix of ids on a page of several runs
-	mainSrc string // the run's own input (a transcript's subagents have theirs)
+	// evTrouble: the event being rendered signals trouble; troubled: it
+	// is listed already (one entry per event).
+	evTrouble, troubled bool
+	mainSrc             string // the run's own input (a transcript's subagents have theirs)
 	// the events' blocks
 	evOpen   bool
 	anchored bool                 // the event's anchor is written
@@ -140,11 +144,28 @@ func (h *htmlRenderer) Render(rec Record) error {
 		h.first = ev.Timestamp()
 	}
 	parts := h.describe(ev, rec.Calls)
+	// The trouble list holds the events the one rule says (stream.TroubleOf,
+	// what the errors preset lists and the account counts), each once: in
+	// the words of its part that says it, else of its first part, unlinked
+	// when the page has no anchor of it.
+	h.evTrouble, h.troubled = stream.TroubleOf(ev) != "", false
 	for i := range parts {
 		h.part(ev, &parts[i])
 	}
+	if h.evTrouble && !h.troubled && len(parts) > 0 {
+		h.addTrouble(ev, parts[0].Agent, troubleWords(&parts[0]), h.anchored) // (linked when its anchor is on the page)
+	}
 	h.closeEvent()
 	return h.err
+}
+
+// troubleWords is what a part says, as a trouble's line.
+func troubleWords(p *Part) string {
+	text := p.sentence()
+	if p.Label != "" {
+		text = p.Label + ": " + text
+	}
+	return text
 }
 
 // anchorOf is the id of an event's block: its line, and for another file
@@ -293,6 +314,12 @@ func (h *htmlRenderer) agentTitle(id string) string {
 	if s.Description != "" {
 		title += " — " + s.Description
 	}
+	if s.EndLine == 0 {
+		// Not ended yet (a background agent's block at its launch): its
+		// figures so far are not the run's, which the tables at the end
+		// give.
+		return title
+	}
 	var figs []string
 	if s.Status != "" && s.Status != "running" {
 		// ("running" is all a transcript says of a foreground agent,
@@ -300,10 +327,8 @@ func (h *htmlRenderer) agentTitle(id string) string {
 		figs = append(figs, s.Status)
 	}
 	figs = append(figs, plural(int64(s.ToolCalls), "call"))
-	if t := s.Tokens.InputTokens + s.Tokens.OutputTokens + s.Tokens.CacheReadInputTokens + s.Tokens.CacheCreationInputTokens; t > 0 {
-		figs = append(figs, groupDigits(t)+" tokens")
-	} else if s.Usage.TotalTokens > 0 {
-		figs = append(figs, groupDigits(s.Usage.TotalTokens)+" tokens")
+	if t := accountTokens(tr.AgentAccount(s), true); t != "" {
+		figs = append(figs, t)
 	}
 	if s.Usage.DurationMs > 0 {
 		figs = append(figs, fmtMs(s.Usage.DurationMs))
@@ -362,11 +387,7 @@ func (h *htmlRenderer) line(ev *stream.Event, p *Part) {
 			statsSpan(p.Stats) + "</div>")
 	}
 	if p.Tone == ToneError || p.Tone == ToneWarn {
-		text := p.sentence()
-		if p.Label != "" {
-			text = p.Label + ": " + text
-		}
-		h.trouble(ev, p.Agent, text)
+		h.trouble(ev, p.Agent, troubleWords(p))
 	}
 	if p.Tone == ToneError {
 		h.failed(p.Agent.ID)
@@ -392,7 +413,17 @@ func (h *htmlRenderer) failed(id string) {
 	}
 }
 
+// trouble lists the trouble of the event being rendered, once, in the
+// words of a part the page shows.
 func (h *htmlRenderer) trouble(ev *stream.Event, agent AgentRef, text string) {
+	if !h.evTrouble || h.troubled {
+		return
+	}
+	h.addTrouble(ev, agent, text, true)
+}
+
+func (h *htmlRenderer) addTrouble(ev *stream.Event, agent AgentRef, text string, shown bool) {
+	h.troubled = true
 	if len(h.troubles) >= htmlTroubles {
 		h.more++
 		return
@@ -404,7 +435,11 @@ func (h *htmlRenderer) trouble(ev *stream.Event, agent AgentRef, text string) {
 			who = who[:i]
 		}
 	}
-	h.troubles = append(h.troubles, htmlTrouble{id: h.anchorOf(ev), agent: who, text: truncate(line(text), 200)})
+	id := ""
+	if shown {
+		id = h.anchorOf(ev)
+	}
+	h.troubles = append(h.troubles, htmlTrouble{id: id, agent: who, text: truncate(line(text), 200)})
 }
 
 // fold writes a text folded behind its summary, cut to the block's limits.
@@ -575,6 +610,23 @@ func (h *htmlRenderer) diff(hunks []stream.Hunk) string {
 		b.WriteString(`<p class="cut">` + htmlText("truncated: "+plural(int64(shown), "line")+" of "+plural(int64(lines), "line")+" shown") + " (--full-output shows it whole)</p>")
 	}
 	return b.String()
+}
+
+// toolFigures are the rows of the table of where the time went: the
+// account's, by tool; without a tracker, the calls the page showed.
+func (h *htmlRenderer) toolFigures() []*toolFigures {
+	var figs []*toolFigures
+	if tr := h.o.Tracker; tr != nil {
+		for _, t := range tr.Account().ToolCalls.ByTool {
+			figs = append(figs, &toolFigures{name: t.Name, calls: t.Calls, errors: t.Failures,
+				time: time.Duration(t.DurationMs) * time.Millisecond, bytes: int(t.Bytes)})
+		}
+		return figs
+	}
+	for _, f := range h.tools {
+		figs = append(figs, f)
+	}
+	return figs
 }
 
 // figures counts a call for the table of where the time went.
@@ -809,16 +861,15 @@ func (h *htmlRenderer) header() {
 	}
 	fact("Started", h.first)
 	if tr := h.o.Tracker; tr != nil {
-		t := tr.Tally()
-		if last != nil {
-			fact("Duration", perResult(t, fmtMs(t.DurationMs), func(r stream.ResultFigures) string { return fmtMs(r.DurationMs) }))
-			fact("Turns", perResult(t, i64(t.Turns), func(r stream.ResultFigures) string { return i64(r.Turns) }))
+		t, a := tr.Tally(), tr.Account()
+		if last != nil && a.Times.ReportedMs != nil {
+			fact("Duration", perResult(t, fmtMs(*a.Times.ReportedMs), func(r stream.ResultFigures) string { return fmtMs(r.DurationMs) }))
+			fact("Turns", perResult(t, i64(a.Turns.Count), func(r stream.ResultFigures) string { return i64(r.Turns) }))
 			fact("Cost", last.CostLabel())
 		}
-		u := tr.Usage()
-		fact("Tokens", groupDigits(u.Total.InputTokens)+" in, "+groupDigits(u.Total.OutputTokens)+totalMark(u)+" out, "+
-			groupDigits(u.Total.CacheReadInputTokens)+" cache read, "+groupDigits(u.Total.CacheCreationInputTokens)+" cache write")
-		fact("Tool calls", toolSummary(t, func(s string) string { return s })) // (escaped as HTML by fact)
+		fact("Tokens", groupDigits(a.Tokens.InputTokens)+" in, "+groupDigits(a.Tokens.OutputTokens)+totalMark(tr.Usage())+" out, "+
+			groupDigits(a.Tokens.CacheReadInputTokens)+" cache read, "+groupDigits(a.Tokens.CacheCreationInputTokens)+" cache write")
+		fact("Tool calls", toolSummary(a.ToolCalls, func(s string) string { return s })) // (escaped as HTML by fact)
 	}
 	if h.o.Redacted != nil && h.Flush() == nil {
 		if s := h.o.Redacted(); s != "" {
@@ -861,33 +912,33 @@ func (h *htmlRenderer) where() {
 	if tr == nil && len(h.tools) == 0 {
 		return
 	}
+	var acc stream.Account
+	if tr != nil {
+		acc = tr.Account()
+	}
 	h.str(`<section class="where"><h2>Where the time and tokens went</h2>` + "\n")
 	if tr != nil {
-		u := tr.Usage()
-		if len(u.ByModel) > 0 {
+		if len(acc.Models) > 0 {
 			var bars []bar
-			h.str("<h3>Per model</h3><table><tr><th>Model</th><th>Agent</th><th>Calls</th><th>Input</th><th>Output</th><th>Cache read</th><th>Cache write</th></tr>")
-			for _, m := range u.ByModel {
-				who := "main"
-				if m.Subagent {
-					who = "subagents"
-				}
-				out := groupDigits(m.Usage.OutputTokens)
-				if m.PlaceholderCalls > 0 {
+			h.str("<h3>Per model</h3><table><tr><th>Model</th><th>Calls</th><th>Input</th><th>Output</th><th>Cache read</th><th>Cache write</th><th>Total</th></tr>")
+			for _, m := range acc.Models {
+				out := groupDigits(m.OutputTokens)
+				if m.PlaceholderCalls > 0 && m.OutputFrom != "result" {
 					out += PlaceholderMark
 				}
-				h.str("<tr><td>" + htmlText(m.Model) + "</td><td>" + who + "</td><td class=\"n\">" + strconv.Itoa(m.Calls) + "</td><td class=\"n\">" +
-					groupDigits(m.Usage.InputTokens) + "</td><td class=\"n\">" + out + "</td><td class=\"n\">" +
-					groupDigits(m.Usage.CacheReadInputTokens) + "</td><td class=\"n\">" + groupDigits(m.Usage.CacheCreationInputTokens) + "</td></tr>")
-				bars = append(bars, bar{m.Model + " (" + who + ")", float64(m.Usage.OutputTokens), out + " out"})
+				h.str("<tr><td>" + htmlText(m.Model) + "</td><td class=\"n\">" + strconv.Itoa(m.Calls) + "</td><td class=\"n\">" +
+					groupDigits(m.InputTokens) + "</td><td class=\"n\">" + out + "</td><td class=\"n\">" +
+					groupDigits(m.CacheReadInputTokens) + "</td><td class=\"n\">" + groupDigits(m.CacheCreationInputTokens) + "</td><td class=\"n\">" +
+					groupDigits(m.TotalTokens) + "</td></tr>")
+				bars = append(bars, bar{m.Model, float64(m.OutputTokens), out + " out"})
 			}
 			h.str("</table>\n")
-			if note := PlaceholderNote(u, false); note != "" {
+			if note := PlaceholderNote(tr.Usage(), false); note != "" {
 				h.str(`<p class="stats">` + htmlText(note) + "</p>\n")
 			}
 			h.str(barChart(bars))
 		}
-		if agents := tr.Subagents(); len(agents) > 0 {
+		if agents := acc.Agents[1:]; len(agents) > 0 {
 			h.str("<h3>Per subagent</h3><table><tr><th>Subagent</th><th>Status</th><th>Calls</th><th>Tokens</th><th>Duration</th></tr>")
 			for i, s := range agents {
 				if i == htmlTools {
@@ -898,25 +949,22 @@ func (h *htmlRenderer) where() {
 				if s.Description != "" {
 					name += " — " + s.Description
 				}
-				tok := s.Tokens.InputTokens + s.Tokens.OutputTokens + s.Tokens.CacheReadInputTokens + s.Tokens.CacheCreationInputTokens
-				if tok == 0 {
-					tok = s.Usage.TotalTokens
-				}
 				cell := htmlText(name)
 				if h.answered[s.ToolUseID] { // its call's block is on the page (not on the text preset's, say)
 					cell = `<a href="#` + h.id + "tr-" + htmlText(s.ToolUseID) + `">` + cell + "</a>"
 				}
+				var ms int64
+				if s.TaskDurationMs != nil {
+					ms = *s.TaskDurationMs
+				}
 				h.str("<tr><td>" + cell + "</td><td>" + htmlText(s.Status) + "</td><td class=\"n\">" +
-					strconv.Itoa(s.ToolCalls) + "</td><td class=\"n\">" + groupDigits(tok) + "</td><td class=\"n\">" + htmlText(fmtMs(s.Usage.DurationMs)) + "</td></tr>")
+					strconv.Itoa(s.ToolCalls) + "</td><td class=\"n\">" + htmlText(cmp.Or(accountTokens(s, false), "not in the input")) + "</td><td class=\"n\">" + htmlText(fmtMs(ms)) + "</td></tr>")
 			}
 			h.str("</table>\n")
 		}
 	}
-	if len(h.tools) > 0 {
-		figs := make([]*toolFigures, 0, len(h.tools))
-		for _, f := range h.tools {
-			figs = append(figs, f)
-		}
+	figs := h.toolFigures()
+	if len(figs) > 0 {
 		sort.Slice(figs, func(a, b int) bool {
 			if figs[a].time != figs[b].time {
 				return figs[a].time > figs[b].time
@@ -926,12 +974,17 @@ func (h *htmlRenderer) where() {
 			}
 			return figs[a].name < figs[b].name
 		})
+		more := len(figs) - htmlTools
+		figs = figs[:min(len(figs), htmlTools)]
 		var bars []bar
 		h.str("<h3>Per tool</h3><table><tr><th>Tool</th><th>Calls</th><th>Errors</th><th>Time</th><th>Output</th></tr>")
 		for _, f := range figs {
 			h.str("<tr><td>" + htmlText(f.name) + "</td><td class=\"n\">" + strconv.Itoa(f.calls) + "</td><td class=\"n\">" + strconv.Itoa(f.errors) +
 				"</td><td class=\"n\">" + htmlText(fmtDuration(f.time)) + "</td><td class=\"n\">" + htmlText(fmtBytes(f.bytes)) + "</td></tr>")
 			bars = append(bars, bar{f.name, f.time.Seconds(), fmtDuration(f.time)})
+		}
+		if more > 0 {
+			h.str("<tr><td colspan=\"5\">and " + plural(int64(more), "more tool") + "</td></tr>")
 		}
 		h.str("</table>\n" + barChart(bars))
 	}

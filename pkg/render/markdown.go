@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,7 +59,7 @@ func outcomeTitle(r stream.Result, apiError string) string {
 	if !r.IsError {
 		return r.Subtype
 	}
-	return failed(whyFailed(r, apiError, false))
+	return failed(stream.FailureReasons(r, apiError, false))
 }
 
 // OutcomeStatus is how a result says the run went, in the words of every
@@ -68,7 +69,7 @@ func outcomeTitle(r stream.Result, apiError string) string {
 // (error_max_turns, max_turns)"), never a failure's "success" subtype.
 func OutcomeStatus(r stream.Result, apiError string) string {
 	if r.IsError {
-		return failed(whyFailed(r, apiError, true))
+		return failed(stream.FailureReasons(r, apiError, true))
 	}
 	detail := r.Subtype
 	if r.TerminalReason != "" {
@@ -82,33 +83,6 @@ func failed(why []string) string {
 		return "failed"
 	}
 	return "failed (" + strings.Join(why, ", ") + ")"
-}
-
-// whyFailed are the reasons a failed result gives: a subtype that names
-// one (and, with terminal, the terminal reason beside it), else the
-// terminal reason; the API error that ended the last turn; the HTTP
-// status.
-func whyFailed(r stream.Result, apiError string, terminal bool) []string {
-	var why []string
-	switch {
-	case r.Subtype != "" && r.Subtype != "success":
-		why = append(why, r.Subtype)
-		if terminal && r.TerminalReason != "" {
-			why = append(why, r.TerminalReason)
-		}
-	case r.TerminalReason != "":
-		why = append(why, r.TerminalReason)
-	}
-	if apiError != "" && (r.Subtype == "success" || r.Subtype == "error_during_execution" || r.Subtype == "") {
-		// The subtype says nothing of why: the API error that ended the
-		// last turn does. A subtype that names a reason (max turns,
-		// budget) is the reason, whatever error came before it.
-		why = append(why, apiError)
-	}
-	if r.APIErrorStatus != 0 {
-		why = append(why, "HTTP "+strconv.Itoa(r.APIErrorStatus))
-	}
-	return why
 }
 
 const ctxResult = "\x00result"
@@ -579,35 +553,30 @@ func (m *markdownRenderer) summary(open []*stream.ToolCall) error {
 		if n := f.tally.Results; n > 1 {
 			add("Results", strconv.Itoa(n)+" (the last one decides the outcome)")
 		}
-		add("Turns", perResult(f.tally, i64(f.tally.Turns), func(r stream.ResultFigures) string { return i64(r.Turns) }))
-		add("Duration", perResult(f.tally, fmtMs(f.tally.DurationMs), func(r stream.ResultFigures) string { return fmtMs(r.DurationMs) }))
-		add("Cost", mdInline(r.CostLabel()))
-		for _, u := range r.ModelUsage {
-			add("Tokens: "+mdInline(u.Model), fmt.Sprintf("%d in, %d out, %d cache read, %d cache write", u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens))
+		add("Turns", perResult(f.tally, i64(f.acc.Turns.Count), func(r stream.ResultFigures) string { return i64(r.Turns) }))
+		if ms := f.acc.Times.ReportedMs; ms != nil {
+			add("Duration", perResult(f.tally, fmtMs(*ms), func(r stream.ResultFigures) string { return fmtMs(r.DurationMs) }))
 		}
+		add("Cost", mdInline(r.CostLabel()))
 	}
-	t := f.tally
-	add("Tool calls", toolSummary(t, mdInline))
-	add("Tool errors", strconv.Itoa(t.ToolErrors))
-	errs := t.ToolErrors + t.APIErrors + t.HookFailures
-	if t.Results > 0 && f.last.IsError {
-		errs++
+	for i, u := range f.acc.Models {
+		if i == mdMaxModels {
+			break
+		}
+		v := fmt.Sprintf("%d in, %d out, %d cache read, %d cache write", u.InputTokens, u.OutputTokens, u.CacheReadInputTokens, u.CacheCreationInputTokens)
+		if r := u.Reported; r != nil && (r.InputTokens != u.InputTokens || r.OutputTokens != u.OutputTokens || r.CacheReadInputTokens != u.CacheReadInputTokens || r.CacheCreationInputTokens != u.CacheCreationInputTokens) {
+			v += fmt.Sprintf(" (the result reports %d in, %d out, %d cache read, %d cache write)", r.InputTokens, r.OutputTokens, r.CacheReadInputTokens, r.CacheCreationInputTokens)
+		}
+		add("Tokens: "+mdInline(u.Model), v)
 	}
-	add("Errors", strconv.Itoa(errs))
-	if t.APIErrors > 0 {
-		add("API errors", strconv.Itoa(t.APIErrors))
-	}
-	if t.Retries > 0 {
-		add("Retries", strconv.Itoa(t.Retries))
-	}
-	if t.Denials > 0 {
-		add("Permission denials", strconv.Itoa(t.Denials))
-	}
-	if t.HookFailures > 0 {
-		add("Hook failures", strconv.Itoa(t.HookFailures))
-	}
-	if t.Interrupts > 0 {
-		add("Interrupts", strconv.Itoa(t.Interrupts))
+	add("Tool calls", toolSummary(f.acc.ToolCalls, mdInline))
+	add("Tool errors", strconv.Itoa(f.acc.ToolCalls.Failures))
+	add("Troubles", strconv.Itoa(f.acc.Troubles.Count))
+	for _, k := range []struct{ kind, name string }{{stream.TroubleAPIError, "API errors"}, {stream.TroubleRetry, "Retries"},
+		{stream.TroubleDenial, "Permission denials"}, {stream.TroubleHook, "Hook failures"}, {stream.TroubleInterrupt, "Interrupts"}} {
+		if n := f.acc.Troubles.ByKind[k.kind]; n > 0 {
+			add(k.name, strconv.Itoa(n))
+		}
 	}
 	waiting := strconv.Itoa(max(len(open), f.open))
 	if tr := m.o.Tracker; tr != nil && tr.Stats().EvictedCalls > 0 {
@@ -636,27 +605,26 @@ func (m *markdownRenderer) summary(open []*stream.ToolCall) error {
 	return m.Flush()
 }
 
-// runFacts are what the closing summary states about the run.
+// runFacts are what the closing summary states about the run: its
+// account's figures (acc), the results' one by one (tally) and the last.
 type runFacts struct {
+	acc   stream.Account
 	tally stream.Tally
 	last  stream.Result
 	open  int // calls without a result
 }
 
-// runFacts are the run's: the tracker's, which saw every event, whatever the
-// report shows of them (text and errors show a few); without a tracker,
-// those of the events rendered.
+// runFacts are the run's: the tracker's account, which saw every event,
+// whatever the report shows of them (text and errors show a few); without
+// a tracker, the tally of the events rendered.
 func (m *markdownRenderer) runFacts() runFacts {
 	tr := m.o.Tracker
 	if tr == nil {
-		return runFacts{tally: m.tally, last: m.last}
+		return runFacts{acc: m.tally.Account(), tally: m.tally, last: m.last}
 	}
 	last := tr.Outcome().Last
 	last.StructuredOutput = nil
-	if len(last.ModelUsage) > mdMaxModels {
-		last.ModelUsage = last.ModelUsage[:mdMaxModels]
-	}
-	return runFacts{tally: tr.Tally(), last: last, open: len(tr.OpenCalls())}
+	return runFacts{acc: tr.Account(), tally: tr.Tally(), last: last, open: len(tr.OpenCalls())}
 }
 
 // perResult is a figure summed over the results, with each result's own
@@ -677,30 +645,15 @@ func perResult(t stream.Tally, total string, each func(stream.ResultFigures) str
 
 // toolSummary is "4: Agent 2, Bash 1, Write 1" (most used first), each
 // name through esc: markdown escapes it; a page escapes the whole line.
-func toolSummary(t stream.Tally, esc func(string) string) string {
-	type kv struct {
-		k string
-		v int
-	}
-	var l []kv
-	for k, v := range t.Tools {
-		l = append(l, kv{k, v})
-	}
-	sort.Slice(l, func(i, j int) bool {
-		if l[i].v != l[j].v {
-			return l[i].v > l[j].v
-		}
-		return l[i].k < l[j].k
-	})
-	parts := make([]string, 0, len(l)+1)
+func toolSummary(t stream.ToolAccount, esc func(string) string) string {
+	l := slices.Clone(t.ByTool)
+	sort.SliceStable(l, func(i, j int) bool { return l[i].Calls > l[j].Calls }) // (by name, as the account lists them)
+	parts := make([]string, 0, len(l))
 	for _, e := range l {
-		parts = append(parts, esc(e.k)+" "+strconv.Itoa(e.v))
-	}
-	if t.OtherTools > 0 {
-		parts = append(parts, "others "+strconv.Itoa(t.OtherTools))
+		parts = append(parts, esc(e.Name)+" "+strconv.Itoa(e.Calls))
 	}
 	if len(parts) == 0 {
-		return strconv.Itoa(t.ToolCalls)
+		return strconv.Itoa(t.Calls)
 	}
-	return strconv.Itoa(t.ToolCalls) + ": " + strings.Join(parts, ", ")
+	return strconv.Itoa(t.Calls) + ": " + strings.Join(parts, ", ")
 }

@@ -335,7 +335,9 @@ func TestProseEscaping(t *testing.T) {
 // stays the renderer's structure (checkMarkdown).
 func TestMarkdownGlanceOpensTheReport(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(readCapture(t, "03-bash-fail.jsonl")), "\n")
-	g := &Glance{Tally: stream.Tally{Results: 1, Turns: 2, DurationMs: 275, ToolCalls: 1, ToolErrors: 1}, Tokens: 24775,
+	ms := int64(275)
+	g := &Glance{Account: stream.Account{Outcome: stream.AccountOutcome{Results: 1}, Turns: stream.Turns{Count: 2}, Times: stream.Times{ReportedMs: &ms},
+		Tokens: stream.Tokens{TotalTokens: 24775}, ToolCalls: stream.ToolAccount{Calls: 1, Failures: 1}},
 		Result: stream.Result{Subtype: "success", HasCost: true, TotalCostUSD: 0.0262}}
 	g.AddTrouble(GlanceItem{Source: "test", Line: 3, Agent: "main", Text: "✗ Bash ls failed"})
 	id := anchorID("test", 3)
@@ -343,7 +345,7 @@ func TestMarkdownGlanceOpensTheReport(t *testing.T) {
 	md := renderEvents(t, Markdown, Options{Glance: g}, lines...)
 	o := checkMarkdown(t, md)
 	assert.Equal(t, []string{`<a id="` + id + `"></a>`}, o.anchors, "one anchor, for the event with a line")
-	assert.True(t, strings.HasPrefix(md, "# Claude Code run\n\n**At a glance:** ✓ ok (success) · 2 turns · 275ms · \\$0.0262 · 24775 tokens · 1 tool call · 1 failed tool result\n\n"+
+	assert.True(t, strings.HasPrefix(md, "# Claude Code run\n\n**At a glance:** ✓ ok (success) · 2 turns · 275ms · \\$0.0262 · 24775 tokens · 1 tool call · 1 failed tool call\n\n"+
 		"Trouble (2, each linked to its place below):\n\n* [line 3](#"+id+"): ✗ Bash ls failed\n* at the end: the run failed: \\<b\\>x\\</b\\>\n\n"), "%.500s", md)
 	// The troubles are a list of their own, not the first items of the
 	// init facts' list after them (as GitHub renders it).

@@ -633,8 +633,7 @@ func (r *otlpRun) finish() {
 		}
 	}
 	if r.o.Tracker != nil {
-		rep := r.o.Tracker.Usage()
-		r.root.Attributes = append(r.root.Attributes, usageAttrs(rep.Total)...)
+		r.root.Attributes = append(r.root.Attributes, usageAttrs(r.o.Tracker.Tokens().Usage())...)
 	}
 	r.root.Attributes = append(r.root.Attributes, strAttr("claude_code.times", r.times))
 	r.end(r.root, end)

@@ -1,6 +1,10 @@
 package stream
 
-import "github.com/ccfilter/ccfilter/internal/jsonx"
+import (
+	"sort"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+)
 
 // MaxToolNames caps the tool names a Tally counts one by one; calls of
 // further names are counted in OtherTools.
@@ -111,4 +115,31 @@ func (t *Tally) addTool(name string) {
 	} else {
 		t.OtherTools++
 	}
+}
+
+// Account is the part of a run's account a tally knows, for a view that
+// has no tracker (an expression's): tool calls by tool (no failures, no
+// times), troubles by the kinds it counts, turns and durations by result.
+func (t Tally) Account() Account {
+	a := Account{Turns: Turns{Count: t.Turns, Meaning: "num_turns"}, Troubles: Troubles{ByKind: map[string]int{}}}
+	if t.Results > 0 {
+		ms := t.DurationMs
+		a.Times.ReportedMs = &ms
+	}
+	a.ToolCalls = ToolAccount{Calls: t.ToolCalls, Failures: t.ToolErrors}
+	for name, n := range t.Tools {
+		a.ToolCalls.ByTool = append(a.ToolCalls.ByTool, ToolTotal{Name: name, Calls: n})
+	}
+	if t.OtherTools > 0 {
+		a.ToolCalls.ByTool = append(a.ToolCalls.ByTool, ToolTotal{Name: "(other)", Calls: t.OtherTools})
+	}
+	sort.Slice(a.ToolCalls.ByTool, func(i, j int) bool { return a.ToolCalls.ByTool[i].Name < a.ToolCalls.ByTool[j].Name })
+	for k, n := range map[string]int{TroubleToolError: t.ToolErrors, TroubleAPIError: t.APIErrors, TroubleRetry: t.Retries,
+		TroubleDenial: t.Denials, TroubleHook: t.HookFailures, TroubleInterrupt: t.Interrupts} {
+		if n > 0 {
+			a.Troubles.ByKind[k] = n
+			a.Troubles.Count += n
+		}
+	}
+	return a
 }

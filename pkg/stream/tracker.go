@@ -30,6 +30,16 @@ type TrackerOptions struct {
 	// Needs says which parts of the state are used (the zero value: all);
 	// the Tracker skips the work for the rest.
 	Needs Needs
+	// Prices, when set, estimates the cost of a run whose input does not
+	// report it (a run killed before its result): the account's Cost,
+	// marked estimated.
+	Prices Pricer
+}
+
+// Pricer prices a model's usage (spend.PriceTable does): false when it
+// knows no price for the model.
+type Pricer interface {
+	Estimate(model string, u Usage) (float64, bool)
 }
 
 // MainAgent is the agent label of the main agent's events.
@@ -275,9 +285,17 @@ type Tracker struct {
 	// unfit counts the usage figures that did not fit (read as missing);
 	// the last result's own are added when it is parsed.
 	unfit Unfits
-	// clock and now: the time of the event last observed (Time).
-	clock Clock
-	now   Time
+	// clock and now: the time of the event last observed (Time); start
+	// the run's (the first event's, or the first dated record's).
+	clock    Clock
+	now      Time
+	start    Time
+	startSet bool
+	// tools sums the tool calls by tool and agent; troubles counts the
+	// events that signal trouble by kind (the account's).
+	tools        map[toolKey]*ToolTotal
+	troubles     map[string]int
+	troubleCount int
 }
 
 type usageKey struct {
@@ -331,6 +349,7 @@ func NewTracker(o TrackerOptions) *Tracker {
 		names:     map[string]string{},
 		types:     NewTypeCounter(o.MaxTypes),
 		callers:   callers{max: o.MaxOpenCalls},
+		tools:     map[toolKey]*ToolTotal{},
 	}
 }
 
@@ -356,6 +375,9 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 		return nil
 	}
 	t.now = t.clock.Observe(e)
+	if !t.startSet || t.now.Dated && !t.start.Dated {
+		t.start, t.startSet = t.now, true
+	}
 	t.stats.Events++
 	t.countType(e)
 	var done []*ToolCall
@@ -375,9 +397,10 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 	case KindResult:
 		t.observeResult(e)
 	}
-	// After the rest: the tool results the tally looks at are then found
-	// already, sized as the Needs ask.
+	// After the rest: the tool results the tally and the troubles look at
+	// are then found already, sized as the Needs ask.
 	t.tally.Add(e)
+	t.countTrouble(e)
 	return done
 }
 
@@ -508,6 +531,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 			agent.ToolCalls++
 		}
 		t.openCall(c)
+		t.countCall(c)
 		if startsSubagent(c.Name) {
 			in := jsonx.Value(c.Input)
 			s := t.agents[c.ID]
@@ -742,6 +766,7 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 			c.ResultBytes = r.Size()
 		}
 		c.Duration, c.HasDuration = between(c.Timestamp, ts)
+		t.completeCall(c)
 		if s := t.agents[id]; s != nil {
 			t.agentResult(s, e.toolUseResult(), r, e)
 		}

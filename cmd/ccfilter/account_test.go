@@ -1,0 +1,487 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"html"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// accountInputs are every capture and transcript: testdata's (copies of
+// ../shared's) and, outside -short, ../shared's own when it is there. A
+// transcript is its session's main file (its subagents' files are joined
+// to it).
+func accountInputs(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	seen := map[string]bool{}
+	add := func(paths []string) {
+		for _, p := range paths {
+			if name := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(p))))) + "/" + filepath.Base(p); !seen[name] {
+				seen[name] = true
+				out = append(out, p)
+			}
+		}
+	}
+	dirs := []string{"../../testdata"}
+	if !testing.Short() {
+		dirs = append(dirs, "../../../shared")
+	}
+	for _, d := range dirs {
+		events, _ := filepath.Glob(d + "/events/*.jsonl")
+		captures, _ := filepath.Glob(d + "/captures/*.jsonl")
+		sessions, _ := filepath.Glob(d + "/transcripts/*/home/.claude/projects/*/*.jsonl")
+		real, _ := filepath.Glob(d + "/real/*.jsonl")
+		for _, l := range [][]string{events, captures, sessions, real} {
+			for i, p := range l {
+				l[i] = filepath.ToSlash(p)
+			}
+			add(l)
+		}
+	}
+	require.NotEmpty(t, out)
+	return out
+}
+
+// TestEveryFormatShowsTheAccount proves every figure a view shows of a run
+// is the account's (the account preset's JSON): the HTML page's facts,
+// per-model, per-subagent and per-tool tables, outcome and trouble count,
+// the markdown glance and summary, read back from the rendered page and
+// markdown (not from the renderers' state); the subagents, usage, tools
+// and errors rows; the trace's root span. On every capture and transcript
+// (05-subagents-async: the HTML table said 14,778 tokens for "Create
+// alpha file", its title and subagents said the CLI's 7,678; the
+// 43-nested-subagent transcript and 60-long-session likewise).
+func TestEveryFormatShowsTheAccount(t *testing.T) {
+	for _, in := range accountInputs(t) {
+		t.Run(inputName(in), func(t *testing.T) {
+			r := runIn(t, []string{"account", "-F", "json", in}, "")
+			if strings.Contains(r.Stderr, "empty input") {
+				return // (no run: 22-missing-verbose, 34-bypass-root)
+			}
+			require.Equal(t, 0, r.Code, r.Stderr)
+			var accs []stream.Account
+			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &accs))
+			require.Len(t, accs, 1)
+			a := accs[0]
+			for _, m := range append(append([]stream.ModelAccount{}, a.Models...), agentModels(a)...) {
+				assert.Equal(t, m.InputTokens+m.OutputTokens+m.CacheCreationInputTokens+m.CacheReadInputTokens, m.TotalTokens, "total_tokens is the sum: %s", m.Model)
+			}
+			checkRowsAccount(t, a, in)
+			checkHTMLAccount(t, a, runIn(t, []string{"all", "-F", "html", in}, "").Stdout)
+			checkMarkdownAccount(t, a, runIn(t, []string{"all", "-F", "markdown", in}, "").Stdout)
+			checkTextAccount(t, a, runIn(t, []string{"all", in}, "").Stdout)
+			checkTraceAccount(t, a, runIn(t, []string{"all", "-F", "otlp", in}, "").Stdout)
+		})
+	}
+}
+
+// inputName names an input in a subtest: its file, or its transcript's
+// folder.
+func inputName(in string) string {
+	if i := strings.Index(in, "/transcripts/"); i >= 0 {
+		return "transcript-" + strings.SplitN(in[i+len("/transcripts/"):], "/", 2)[0]
+	}
+	return strings.TrimSuffix(filepath.Base(in), ".jsonl")
+}
+
+func agentModels(a stream.Account) []stream.ModelAccount {
+	var out []stream.ModelAccount
+	for _, ag := range a.Agents {
+		out = append(out, ag.Models...)
+	}
+	return out
+}
+
+var (
+	htmlFact     = regexp.MustCompile(`<dt>([^<]+)</dt><dd>([^<]*)</dd>`)
+	htmlRow      = regexp.MustCompile(`<tr><td>(.*?)</td>((?:<td[^>]*>[^<]*</td>)+)</tr>`)
+	htmlCell     = regexp.MustCompile(`<td[^>]*>([^<]*)</td>`)
+	htmlTagRE    = regexp.MustCompile(`<[^>]+>`)
+	htmlTrouble  = regexp.MustCompile(`<b>Trouble</b> \((\d+)\)`)
+	numberRe     = regexp.MustCompile(`\d[\d,]*`)
+	leadNumberRe = regexp.MustCompile(`^\d[\d,]*`)
+)
+
+// numbers are the figures of a text, in order ("9 in, 89* out" → 9, 89).
+func numbers(s string) []int64 {
+	var out []int64
+	for _, n := range numberRe.FindAllString(s, -1) {
+		v, _ := strconv.ParseInt(strings.ReplaceAll(n, ",", ""), 10, 64)
+		out = append(out, v)
+	}
+	return out
+}
+
+func leadNumber(t *testing.T, s string) int64 {
+	t.Helper()
+	n := leadNumberRe.FindString(s)
+	require.NotEmpty(t, n, "a figure: %q", s)
+	v, err := strconv.ParseInt(strings.ReplaceAll(n, ",", ""), 10, 64)
+	require.NoError(t, err)
+	return v
+}
+
+// section is the part of a page from the heading h to the end of its
+// table.
+func section(page, h string) string {
+	i := strings.Index(page, "<h3>"+h+"</h3>")
+	if i < 0 {
+		return ""
+	}
+	s := page[i:]
+	return s[:strings.Index(s, "</table>")]
+}
+
+// tableRows are a table's rows after its header: each row's first cell
+// (its text) and the others.
+func tableRows(table string) [][]string {
+	var out [][]string
+	for _, m := range htmlRow.FindAllStringSubmatch(table, -1) {
+		row := []string{html.UnescapeString(htmlTagRE.ReplaceAllString(m[1], ""))}
+		for _, c := range htmlCell.FindAllStringSubmatch(m[2], -1) {
+			row = append(row, html.UnescapeString(c[1]))
+		}
+		out = append(out, row)
+	}
+	return out
+}
+
+// toolCounts says tool calls as the views do: "4: Read 2, Bash 1".
+func toolCounts(t *testing.T, s string) (int64, map[string]int64) {
+	t.Helper()
+	total, rest, _ := strings.Cut(s, ": ")
+	n, err := strconv.ParseInt(total, 10, 64)
+	require.NoError(t, err, s)
+	by := map[string]int64{}
+	if rest != "" {
+		for _, p := range strings.Split(rest, ", ") {
+			i := strings.LastIndex(p, " ")
+			v, err := strconv.ParseInt(p[i+1:], 10, 64)
+			require.NoError(t, err, p)
+			by[strings.ReplaceAll(p[:i], `\`, "")] = v
+		}
+	}
+	return n, by
+}
+
+func accountTools(a stream.Account) map[string]int64 {
+	by := map[string]int64{}
+	for _, f := range a.ToolCalls.ByTool {
+		by[f.Name] = int64(f.Calls)
+	}
+	return by
+}
+
+// troublesOfEvents are the troubles that are events (the missing result
+// is the errors preset's row, and the outcome's line in a view).
+func troublesOfEvents(a stream.Account) int {
+	return a.Troubles.Count - a.Troubles.ByKind[stream.TroubleNoResult]
+}
+
+func checkHTMLAccount(t *testing.T, a stream.Account, page string) {
+	t.Helper()
+	facts := map[string]string{}
+	for _, m := range htmlFact.FindAllStringSubmatch(page[strings.LastIndex(page, "<header>"):], -1) {
+		facts[m[1]] = html.UnescapeString(m[2])
+	}
+	switch a.Outcome.Status {
+	case "success":
+		assert.Contains(t, page, `<div class="outcome ok">`)
+	case "failed":
+		assert.Contains(t, page, `<div class="outcome failed">`)
+	default:
+		assert.Contains(t, page, `<div class="outcome none">`)
+	}
+	if a.Outcome.Results > 0 {
+		assert.Equal(t, a.Turns.Count, leadNumber(t, facts["Turns"]), "html Turns")
+		assert.True(t, strings.HasPrefix(facts["Duration"], render.Millis(*a.Times.ReportedMs)), "html Duration %q", facts["Duration"])
+	}
+	tk := a.Tokens
+	assert.Equal(t, []int64{tk.InputTokens, tk.OutputTokens, tk.CacheReadInputTokens, tk.CacheCreationInputTokens}, numbers(facts["Tokens"]), "html Tokens: %s", facts["Tokens"])
+	n, by := toolCounts(t, facts["Tool calls"])
+	assert.Equal(t, int64(a.ToolCalls.Calls), n, "html Tool calls")
+	assert.Equal(t, accountTools(a), by, "html Tool calls by tool")
+
+	models := tableRows(section(page, "Per model"))
+	assert.Len(t, models, len(a.Models), "html Per model")
+	for i, m := range a.Models[:min(len(a.Models), len(models))] {
+		assert.Equal(t, m.Model, models[i][0])
+		assert.Equal(t, []int64{int64(m.Calls), m.InputTokens, m.OutputTokens, m.CacheReadInputTokens, m.CacheCreationInputTokens, m.TotalTokens},
+			numbers(strings.Join(models[i][1:], " ")), "html Per model %s", m.Model)
+	}
+	subs := tableRows(section(page, "Per subagent"))
+	for i, row := range subs {
+		if i+1 >= len(a.Agents) || len(row) < 5 {
+			break // ("and N more")
+		}
+		ag := a.Agents[i+1]
+		assert.Equal(t, int64(ag.ToolCalls), leadNumber(t, row[2]), "html Per subagent calls %s", ag.ID)
+		if ag.Tokens != nil {
+			assert.Equal(t, ag.Tokens.TotalTokens, leadNumber(t, row[3]), "html Per subagent tokens %s", ag.ID)
+		} else {
+			assert.True(t, strings.HasPrefix(row[3], "not in the input"), "html Per subagent tokens %s: %q", ag.ID, row[3])
+		}
+	}
+	if len(a.Agents) > 1 {
+		assert.NotEmpty(t, subs, "html Per subagent")
+	}
+	tools := tableRows(section(page, "Per tool"))
+	got := map[string][2]int64{}
+	times := map[string]string{}
+	for _, row := range tools {
+		if len(row) == 5 {
+			got[row[0]] = [2]int64{leadNumber(t, row[1]), leadNumber(t, row[2])}
+			times[row[0]] = row[3]
+		}
+	}
+	for _, f := range a.ToolCalls.ByTool {
+		if g, ok := got[f.Name]; ok || len(a.ToolCalls.ByTool) <= len(tools) {
+			assert.Equal(t, [2]int64{int64(f.Calls), int64(f.Failures)}, g, "html Per tool %s: calls, errors", f.Name)
+			assert.Equal(t, render.Millis(f.DurationMs), times[f.Name], "html Per tool %s: time", f.Name)
+		}
+	}
+	// Every subagent title's figures are its account's (a title before
+	// the subagent ended gives none).
+	for _, ag := range a.Agents[1:] {
+		if ag.Description == "" {
+			continue
+		}
+		titles := regexp.MustCompile(`<summary>(?:✗ )?Subagent [^<]*? — `+regexp.QuoteMeta(html.EscapeString(ag.Description))+` · [^<]*</summary>`).FindAllString(page, -1)
+		for _, title := range titles {
+			if m := regexp.MustCompile(` · (\d+) calls? · `).FindStringSubmatch(title); m != nil {
+				assert.Equal(t, strconv.Itoa(ag.ToolCalls), m[1], "html title of %s: calls", ag.ID)
+			}
+			m := regexp.MustCompile(` · ([\d,]+) tokens`).FindStringSubmatch(title)
+			switch {
+			case ag.Tokens != nil && m != nil:
+				assert.Equal(t, groupDigitsTest(ag.Tokens.TotalTokens), m[1], "html title of %s: tokens", ag.ID)
+			case ag.Tokens == nil:
+				assert.Nil(t, m, "html title of %s: no sum it does not have: %s", ag.ID, title)
+			}
+		}
+	}
+	troubles := 0
+	if m := htmlTrouble.FindStringSubmatch(page); m != nil {
+		troubles, _ = strconv.Atoi(m[1])
+	}
+	assert.Equal(t, troublesOfEvents(a), troubles, "html Trouble")
+}
+
+// groupDigitsTest writes n with thousands separators, as pages do.
+func groupDigitsTest(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+var (
+	mdGlance  = regexp.MustCompile(`\*\*At a glance:\*\* (.*)`)
+	mdTrouble = regexp.MustCompile(`Trouble \((\d+), each linked`)
+	mdRow     = regexp.MustCompile(`(?m)^\| (.+?) \| (.*) \|$`)
+)
+
+func checkMarkdownAccount(t *testing.T, a stream.Account, md string) {
+	t.Helper()
+	glance := mdGlance.FindStringSubmatch(md)
+	require.NotNil(t, glance, "the glance")
+	figure := func(noun string) int64 {
+		m := regexp.MustCompile(`(\d+) ` + noun + `s?\b`).FindStringSubmatch(glance[1])
+		if m == nil {
+			return 0
+		}
+		v, _ := strconv.ParseInt(m[1], 10, 64)
+		return v
+	}
+	if a.Outcome.Results > 0 {
+		assert.Equal(t, a.Turns.Count, figure("turn"), "glance turns")
+		assert.Contains(t, glance[1], " · "+render.Millis(*a.Times.ReportedMs)+" · ", "glance duration")
+	}
+	assert.Equal(t, a.Tokens.TotalTokens, figure("token"), "glance tokens")
+	assert.Equal(t, int64(a.ToolCalls.Calls), figure("tool call"), "glance tool calls")
+	assert.Equal(t, int64(a.ToolCalls.Failures), figure("failed tool call"), "glance failed tool calls")
+	troubles := 0
+	if m := mdTrouble.FindStringSubmatch(md); m != nil {
+		troubles, _ = strconv.Atoi(m[1])
+	}
+	assert.Equal(t, troublesOfEvents(a), troubles, "glance Trouble")
+
+	summary := md[strings.LastIndex(md, "## Summary"):]
+	rows := map[string]string{}
+	for _, m := range mdRow.FindAllStringSubmatch(summary, -1) {
+		rows[m[1]] = m[2]
+	}
+	if a.Outcome.Results > 0 {
+		assert.Equal(t, a.Turns.Count, leadNumber(t, rows["Turns"]), "summary Turns")
+		assert.True(t, strings.HasPrefix(rows["Duration"], render.Millis(*a.Times.ReportedMs)), "summary Duration %q", rows["Duration"])
+	}
+	for _, m := range a.Models {
+		v, ok := rows["Tokens: "+strings.ReplaceAll(m.Model, "_", `\_`)]
+		if !ok {
+			continue // (past the rows a summary lists)
+		}
+		assert.Equal(t, []int64{m.InputTokens, m.OutputTokens, m.CacheReadInputTokens, m.CacheCreationInputTokens}, numbers(v)[:4], "summary Tokens: %s", m.Model)
+	}
+	n, by := toolCounts(t, rows["Tool calls"])
+	assert.Equal(t, int64(a.ToolCalls.Calls), n, "summary Tool calls")
+	assert.Equal(t, accountTools(a), by, "summary Tool calls by tool")
+	assert.Equal(t, strconv.Itoa(a.ToolCalls.Failures), rows["Tool errors"], "summary Tool errors")
+	assert.Equal(t, strconv.Itoa(a.Troubles.Count), rows["Troubles"], "summary Troubles")
+}
+
+var textClosing = regexp.MustCompile(`(?m)^[✓✗] run .* · (?:(\d+) results · )?(\d+) turns? · ([^ ]+) · `)
+
+// checkTextAccount reads the text view's closing line: when it sums every
+// result of the run (it folds the results that come together), its turns
+// and duration are the account's.
+func checkTextAccount(t *testing.T, a stream.Account, text string) {
+	t.Helper()
+	lines := textClosing.FindAllStringSubmatch(text, -1)
+	if a.Outcome.Results == 0 {
+		assert.Empty(t, lines, "no result, no closing line")
+		return
+	}
+	require.NotEmpty(t, lines, "the closing line")
+	last := lines[len(lines)-1]
+	results := 1
+	if last[1] != "" {
+		results, _ = strconv.Atoi(last[1])
+	}
+	if results != a.Outcome.Results {
+		return // (the run's results came apart: each group its line)
+	}
+	assert.Equal(t, strconv.FormatInt(a.Turns.Count, 10), last[2], "text turns")
+	assert.Equal(t, render.Millis(*a.Times.ReportedMs), last[3], "text duration")
+}
+
+// jsonRowsOf are a preset's JSON rows on in.
+func jsonRowsOf(t *testing.T, args ...string) []map[string]any {
+	t.Helper()
+	r := runIn(t, append(args, "-F", "json"), "")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var rows []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rows), r.Stdout)
+	return rows
+}
+
+func checkRowsAccount(t *testing.T, a stream.Account, in string) {
+	t.Helper()
+	// subagents: a row per subagent, its tokens the account's.
+	byCall := map[string]stream.AgentAccount{}
+	for _, ag := range a.Agents[1:] {
+		byCall[ag.ToolUseID] = ag
+	}
+	subs := jsonRowsOf(t, "subagents", in)
+	assert.Len(t, subs, len(a.Agents)-1, "subagents rows")
+	for _, s := range subs {
+		ag, ok := byCall[s["tool_use_id"].(string)]
+		require.True(t, ok, s["tool_use_id"])
+		if ag.Tokens != nil {
+			assert.Equal(t, float64(ag.Tokens.TotalTokens), s["total_tokens"], "subagents total_tokens %s", ag.ID)
+			assert.Equal(t, float64(ag.Tokens.CacheReadInputTokens), s["cache_read_input_tokens"], "subagents cache_read_input_tokens %s", ag.ID)
+		} else {
+			assert.Nil(t, s["total_tokens"], "subagents total_tokens %s: not in the input", ag.ID)
+		}
+		if ag.TaskReportedTokens != nil {
+			assert.Equal(t, float64(*ag.TaskReportedTokens), s["task_reported_tokens"], "subagents task_reported_tokens %s", ag.ID)
+		}
+		assert.Equal(t, float64(ag.ToolCalls), s["tool_calls"], "subagents tool_calls %s", ag.ID)
+	}
+	// usage: its rows by model and side add up to the account's models,
+	// its total row to the run's tokens.
+	type sums struct{ calls, in, out, cw, cr float64 }
+	models := map[string]sums{}
+	for _, u := range jsonRowsOf(t, "usage", in) {
+		f := func(k string) float64 { v, _ := u[k].(float64); return v }
+		switch u["side"] {
+		case "main", "subagent":
+			s := models[u["model"].(string)]
+			models[u["model"].(string)] = sums{s.calls + f("calls"), s.in + f("input_tokens"), s.out + f("output_tokens"), s.cw + f("cache_creation_input_tokens"), s.cr + f("cache_read_input_tokens")}
+		case "total":
+			tk := a.Tokens
+			assert.Equal(t, sums{float64(tk.Calls), float64(tk.InputTokens), float64(tk.OutputTokens), float64(tk.CacheCreationInputTokens), float64(tk.CacheReadInputTokens)},
+				sums{f("calls"), f("input_tokens"), f("output_tokens"), f("cache_creation_input_tokens"), f("cache_read_input_tokens")}, "usage total")
+		}
+	}
+	for _, m := range a.Models {
+		s := models[m.Model]
+		if m.OutputFrom == "result" {
+			s.out = float64(m.OutputTokens) // (usage's rows keep the calls' placeholders; its total row the result's, checked above)
+		}
+		assert.Equal(t, sums{float64(m.Calls), float64(m.InputTokens), float64(m.OutputTokens), float64(m.CacheCreationInputTokens), float64(m.CacheReadInputTokens)},
+			s, "usage %s", m.Model)
+	}
+	// tools: a row per call.
+	calls := map[string]int64{}
+	failed := 0
+	for _, c := range jsonRowsOf(t, "tools", in) {
+		calls[fmt.Sprint(c["tool"])]++
+		if c["is_error"] == true {
+			failed++
+		}
+	}
+	assert.Equal(t, accountTools(a), calls, "tools rows by tool")
+	assert.Equal(t, a.ToolCalls.Failures, failed, "tools rows that failed")
+	// errors: a row per trouble (an event with several failed results has
+	// a row for each: counted once, by its line and agent).
+	seen := map[string]bool{}
+	for _, e := range jsonRowsOf(t, "errors", in) {
+		seen[fmt.Sprint(e["line"], e["agent"], e["kind"] == "no_result")] = true
+	}
+	assert.Equal(t, a.Troubles.Count, len(seen), "errors rows")
+}
+
+func checkTraceAccount(t *testing.T, a stream.Account, trace string) {
+	t.Helper()
+	type kv struct {
+		Key   string
+		Value struct{ IntValue string }
+	}
+	type traceDoc struct {
+		ResourceSpans []struct {
+			ScopeSpans []struct {
+				Spans []struct {
+					ParentSpanID string `json:"parentSpanId"`
+					Name         string
+					Attributes   []kv
+				}
+			}
+		}
+	}
+	dec := json.NewDecoder(strings.NewReader(trace))
+	for dec.More() {
+		var doc traceDoc // (a fresh one: null leaves a field as it was)
+		require.NoError(t, dec.Decode(&doc))
+		for _, rs := range doc.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, sp := range ss.Spans {
+					if sp.ParentSpanID != "" {
+						continue
+					}
+					attrs := map[string]string{}
+					for _, at := range sp.Attributes {
+						attrs[at.Key] = at.Value.IntValue
+					}
+					tk := a.Tokens
+					assert.Equal(t, strconv.FormatInt(tk.OutputTokens, 10), attrs["gen_ai.usage.output_tokens"], "trace root output tokens")
+					assert.Equal(t, strconv.FormatInt(tk.InputTokens+tk.CacheReadInputTokens+tk.CacheCreationInputTokens, 10), attrs["gen_ai.usage.input_tokens"], "trace root input tokens")
+					assert.Equal(t, strconv.FormatInt(tk.CacheReadInputTokens, 10), attrs["gen_ai.usage.cache_read.input_tokens"], "trace root cache read")
+					return
+				}
+			}
+		}
+	}
+	t.Error("the trace has no root span")
+}
