@@ -92,9 +92,20 @@ $(JAEGER): tools/jaeger/go.mod tools/jaeger/go.sum
 # imports no other pkg/, filter and render not preset or input.
 # The tests behind build tags (test-browser, test-otel) are vetted here
 # too, so a name two test files declare breaks make test, not CI's last step.
+#
+# The weight of the command (issue 42): no RPC framework or SDK, at most
+# 280 packages, a binary of at most 21,000,000 bytes from a plain go build.
+MAX_PACKAGES ?= 280
+MAX_BINARY_BYTES ?= 21000000
 lint:
 	$(GO) vet ./...
-	$(GO) vet -tags browser,jaeger ./cmd/ccfilter
+	$(GO) vet -tags browser,jaeger,profile ./cmd/ccfilter
+	@deps=$$($(GO) list -deps ./cmd/ccfilter); \
+	heavy=$$(echo "$$deps" | grep -E '^(google.golang.org/grpc|google.golang.org/genproto|github.com/grpc-ecosystem|go.opentelemetry.io/otel)' || true); \
+	if [ -n "$$heavy" ]; then echo "cmd/ccfilter must not depend on:"; echo "$$heavy"; exit 1; fi; \
+	n=$$(echo "$$deps" | wc -l); if [ $$n -gt $(MAX_PACKAGES) ]; then echo "cmd/ccfilter has $$n packages (at most $(MAX_PACKAGES))"; exit 1; fi
+	@bin=$$(mktemp); $(GO) build -o $$bin ./cmd/ccfilter; size=$$(wc -c < $$bin); rm -f $$bin; \
+	if [ $$size -gt $(MAX_BINARY_BYTES) ]; then echo "the binary is $$size bytes (at most $(MAX_BINARY_BYTES))"; exit 1; fi
 	@bad=$$($(GO) list -f '{{.ImportPath}}: {{join .Deps " "}}' ./pkg/... ./internal/... | grep -E 'spf13/(cobra|pflag)' || true); \
 	if [ -n "$$bad" ]; then echo "library packages must not import cobra/pflag:"; echo "$$bad"; exit 1; fi
 	@bad=$$( { $(GO) list -f '{{range .Imports}}{{$$.ImportPath}} imports {{.}}{{"\n"}}{{end}}' ./pkg/stream | grep -E 'imports .*ccfilter/pkg/'; \

@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
-	"runtime/pprof"
 )
 
 // version is set at build time: -ldflags "-X main.version=$(git describe)".
@@ -53,25 +51,7 @@ func main() {
 		debug.SetMemoryLimit(memoryBase)
 		memory.on = true
 	}
-	if f := os.Getenv("CCFILTER_CPUPROFILE"); f != "" {
-		// For docs/performance.md: profile one real run without a test harness.
-		if pf, err := os.Create(f); err == nil {
-			pprof.StartCPUProfile(pf)
-			code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())
-			pprof.StopCPUProfile()
-			pf.Close()
-			os.Exit(code)
-		}
-	}
-	if f := os.Getenv("CCFILTER_MEMPROFILE"); f != "" {
-		// The allocations of one run (alloc_space), for the same purpose.
-		runtime.MemProfileRate = 64 << 10
-		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())
-		if pf, err := os.Create(f); err == nil {
-			runtime.GC() // the profile is as of the last collection: make it this run's whole
-			pprof.Lookup("allocs").WriteTo(pf, 0)
-			pf.Close()
-		}
+	if code, profiled := runProfiled(); profiled {
 		os.Exit(code)
 	}
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))

@@ -1,0 +1,38 @@
+//go:build profile
+
+package main
+
+import (
+	"os"
+	"runtime"
+	"runtime/pprof"
+)
+
+// runProfiled runs the command under a CPU or an allocation profile when
+// CCFILTER_CPUPROFILE or CCFILTER_MEMPROFILE names a file (for
+// docs/performance.md: one real run profiled without a test harness).
+// Built only with -tags profile: runtime/pprof is not in the binary
+// people install (docs/otel.md's size figure).
+func runProfiled() (code int, profiled bool) {
+	if f := os.Getenv("CCFILTER_CPUPROFILE"); f != "" {
+		if pf, err := os.Create(f); err == nil {
+			pprof.StartCPUProfile(pf)
+			code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())
+			pprof.StopCPUProfile()
+			pf.Close()
+			return code, true
+		}
+	}
+	if f := os.Getenv("CCFILTER_MEMPROFILE"); f != "" {
+		// The allocations of one run (alloc_space).
+		runtime.MemProfileRate = 64 << 10
+		code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())
+		if pf, err := os.Create(f); err == nil {
+			runtime.GC() // the profile is as of the last collection: make it this run's whole
+			pprof.Lookup("allocs").WriteTo(pf, 0)
+			pf.Close()
+		}
+		return code, true
+	}
+	return 0, false
+}
