@@ -263,6 +263,21 @@ func TestRespacedTranscriptCountsEveryCallAndABrokenOneIsSaid(t *testing.T) {
 				assert.Equal(t, 0, res.Code, res.Stderr)
 				assert.Regexp(t, regexp.MustCompile(`warning: .*`+parentID+`\.jsonl:28: `), res.Stderr, cmd[0])
 			}
+			// What the cut call held is not folded into hidden (compaction
+			// and helper calls, which the uncut session has none of): it is
+			// said apart, as tokens lines that could not be read may hold.
+			rows := jsonRows(t, runWithStdin(t, nil, append(args, project), strings.NewReader("")))
+			for i, r := range rows {
+				assert.Equal(t, want[i]["hidden_tokens"], r["hidden_tokens"], "%s: hidden as in the uncut session", r["session_id"])
+				assert.Equal(t, want[i]["total_tokens"], r["total_tokens"], "%s: the session's total, as it recorded it", r["session_id"])
+				if r["session_id"] == parentID {
+					assert.Equal(t, float64(12424), r["unread_tokens"], "the cut call's tokens, said apart")
+				} else {
+					assert.Equal(t, float64(0), r["unread_tokens"])
+				}
+			}
+			text := runWithStdin(t, nil, []string{"usage", "--by", "session", "--tz", "UTC", project}, strings.NewReader(""))
+			assert.Contains(t, text.Stdout, "12424 tokens the sessions recorded are not in a call read here: lines that could not be read (warned above) may hold them.")
 		})
 	}
 }

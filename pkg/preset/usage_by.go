@@ -122,12 +122,12 @@ func spendRowsWhere(by spend.By, t *spend.Totals, where *filter.Expr) ([]spend.R
 // spendRowSet is the rows as CSV, NDJSON and JSON write them.
 func spendRowSet(by spend.By, rows []spend.Row) *render.RowSet {
 	set := render.NewRowSet(by.KeyName(), "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "total_tokens",
-		"cost_usd", "main_tokens", "main_cost_usd", "subagent_tokens", "subagent_cost_usd", "hidden_tokens", "estimated", "unpriced")
+		"cost_usd", "main_tokens", "main_cost_usd", "subagent_tokens", "subagent_cost_usd", "hidden_tokens", "unread_tokens", "estimated", "unpriced")
 	for _, r := range rows {
 		u := r.All.Usage
 		set.Add(r.Key, r.Calls, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(),
 			RoundUSD(r.All.CostUSD()), r.Main.Usage.Total(), RoundUSD(r.Main.CostUSD()), r.Subagents.Usage.Total(), RoundUSD(r.Subagents.CostUSD()),
-			r.Hidden.Total(), r.Estimated, r.Unpriced)
+			r.Hidden.Total(), r.Unread.Total(), r.Estimated, r.Unpriced)
 	}
 	return set
 }
@@ -161,6 +161,9 @@ func spendReport(by spend.By, rows []spend.Row) *render.Report {
 	blocks := []render.Block{{Table: table}}
 	if total.Estimated || total.Unpriced {
 		blocks = append(blocks, render.Block{Line: "* estimated: runs that recorded no cost (killed) are priced at the session's recorded rate for the model, else the price table; unpriced models count 0"})
+	}
+	if n := total.Unread.Total(); n > 0 {
+		blocks = append(blocks, render.Block{Line: fmt.Sprintf("%d tokens the sessions recorded are not in a call read here: lines that could not be read (warned above) may hold them. They are in the totals, not in hidden.", n)})
 	}
 	blocks = append(blocks, render.Block{Line: "Each call counted once, where it was made (a fork's copies in their own session); hidden tokens: compaction and helper calls no assistant record holds. See docs/usage.md."})
 	return &render.Report{Title: "Usage by " + string(by), Blocks: blocks, Rows: spendRowSet(by, rows)}

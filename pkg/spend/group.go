@@ -67,6 +67,7 @@ type Row struct {
 	// All is the row's figures; Main and Subagents split them.
 	All, Main, Subagents Side
 	Hidden               stream.Usage // tokens no assistant record holds
+	Unread               stream.Usage // the same, in sessions with lines that could not be read (Call.Unread)
 	// Estimated: some of the cost is a rate's (a run without cost-state);
 	// Unpriced: some calls have no rate at all (their cost is not in).
 	Estimated, Unpriced bool
@@ -103,9 +104,12 @@ func (t *Totals) Add(c Call) {
 		r = &Row{Key: key}
 		t.rows[key] = r
 	}
-	if c.Hidden {
+	switch {
+	case c.Hidden:
 		r.Hidden = r.Hidden.Add(c.Usage)
-	} else {
+	case c.Unread:
+		r.Unread = r.Unread.Add(c.Usage)
+	default:
 		r.Calls++
 	}
 	r.All.add(c)
@@ -162,6 +166,7 @@ func (r *Row) plus(o Row) {
 	r.Main = r.Main.plus(o.Main)
 	r.Subagents = r.Subagents.plus(o.Subagents)
 	r.Hidden = r.Hidden.Add(o.Hidden)
+	r.Unread = r.Unread.Add(o.Unread)
 	r.Estimated = r.Estimated || o.Estimated
 	r.Unpriced = r.Unpriced || o.Unpriced
 }

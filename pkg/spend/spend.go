@@ -51,6 +51,10 @@ type Call struct {
 	// Hidden: tokens the run's cost-state holds and no assistant record
 	// does (compaction, helper models).
 	Hidden bool
+	// Unread: the same remainder of a session that has lines which could
+	// not be read (BadLines, each warned about with its number): what those
+	// lines may hold is not known, so it is not said to be hidden.
+	Unread bool
 	// Estimated: its run wrote no cost-state; the cost is a rate's.
 	// Unpriced: no rate is known for its model; CostUSD is 0.
 	Estimated, Unpriced bool
@@ -77,6 +81,7 @@ type message struct {
 	final    bool // its record had a stop_reason
 	subagent bool
 	from     string // the session its records name as the call's origin (requestSessionId), "" when none other
+	unread   bool   // the remainder of a session with unreadable lines (Call.Unread)
 }
 
 // better reports whether the record u (final: with a stop_reason) is a
@@ -650,7 +655,7 @@ func (s *scan) recorded(model string, calls []*message, run modelTotal, lastTS s
 		s.out(m, share(m.usage), false, false)
 	}
 	if hidden.Total() > 0 {
-		s.out(&message{model: model, ts: lastTS, usage: hidden}, share(hidden), false, false)
+		s.out(&message{model: model, ts: lastTS, usage: hidden, unread: len(s.l.bad) > 0}, share(hidden), false, false)
 	}
 }
 
@@ -673,7 +678,7 @@ func (s *scan) out(m *message, cost float64, estimated, unpriced bool) {
 	t, _ := time.Parse(time.RFC3339Nano, m.ts)
 	s.sum.CostUSD += cost
 	s.emit(Call{Session: s.sum.Session, Project: s.l.project, Subagent: m.subagent, Model: m.model, Time: t,
-		Usage: m.usage, CostUSD: cost, Hidden: m.id == "", Estimated: estimated, Unpriced: unpriced})
+		Usage: m.usage, CostUSD: cost, Hidden: m.id == "" && !m.unread, Unread: m.unread, Estimated: estimated, Unpriced: unpriced})
 }
 
 // weight is a call's tokens weighed at Claude's price ratios (the same for
