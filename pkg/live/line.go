@@ -66,12 +66,16 @@ func (s *State) elapsed(now time.Time) string {
 	return duration(now.Sub(s.start))
 }
 
-// turns: the result's num_turns once there is one (a turn is the CLI's
-// count, as every view says it), else the main agent's model calls so far,
-// called what they are: the CLI counts its turns its own way.
+// turns: once there is a result, the run's turns as the account counts
+// them (the CLI's num_turns, summed over the results, as the closing line
+// and every view say them: a run whose background agents end it with
+// three results has the turns of the three), else the main agent's model
+// calls so far, called what they are: the CLI counts its turns its own way.
 func (s *State) turns() string {
-	if o := s.tr.Outcome(); o.Results > 0 && o.Last.NumTurns > 0 {
-		return render.Plural(o.Last.NumTurns, "turn")
+	if s.tr.Outcome().Results > 0 {
+		if n := s.tr.Tally().Turns; n > 0 {
+			return render.Plural(n, "turn")
+		}
 	}
 	if s.mainCalls == 0 {
 		return ""

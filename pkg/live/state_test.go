@@ -286,3 +286,22 @@ func TestLineSaysHowLongNothingWasWritten(t *testing.T) {
 	assert.Contains(t, s.Line(t0.Add(61*time.Second), 0, time.UTC), " · nothing written for 1m01s")
 	assert.Contains(t, s.Line(t0.Add(2*time.Hour), 0, time.UTC), " · nothing written for 2h00m")
 }
+
+// TestLineSaysTheRunsTurnsOverItsResults proves (issue 39 item 9: "turn"
+// means one thing everywhere) that a run ended by several results, as
+// 05-subagents-async is by its background agents' (three results: 3, 1
+// and 1 turns), shows on its status line the turns its closing line and
+// the account show, 5, not the last result's 1.
+func TestLineSaysTheRunsTurnsOverItsResults(t *testing.T) {
+	evs := capture(t, "05-subagents-async")
+	last := 0
+	for i, ev := range evs {
+		if ev.Kind == stream.KindResult {
+			last = i
+		}
+	}
+	s, line := lineAfter(t, evs, func(ev *stream.Event) bool { return ev == evs[last] }, 0)
+	require.Equal(t, 3, s.tr.Outcome().Results, "the capture ends with three results")
+	assert.Contains(t, line, "5 turns")
+	assert.NotContains(t, line, "1 turn ")
+}
