@@ -254,7 +254,7 @@ func noResultRecord(r *eventsRun, end End) error {
 	if r.tr.Outcome().Status != stream.NoResult {
 		return nil
 	}
-	msg := "the stream ended without a result event (the run was killed or cut off)"
+	msg := stream.NoResultSaid
 	if end.Diagnosis != "" {
 		msg = end.Diagnosis
 	}

@@ -45,7 +45,7 @@ func (r *finalRun) Finish(end End) (Status, error) {
 	switch out.Status {
 	case stream.NoResult:
 		if end.Diagnosis == "" {
-			Warn(r.c.Stderr, fmt.Sprintf("%s: no result: the stream ended without a result event (the run was killed or cut off)", r.c.Source))
+			Warn(r.c.Stderr, fmt.Sprintf("%s: no result: %s", r.c.Source, stream.NoResultSaid))
 		}
 		return NoResult, r.w.Flush()
 	case stream.Failed:

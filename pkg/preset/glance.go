@@ -39,6 +39,11 @@ func ScanGlance(events stream.Reader, agent filter.Agent) (*render.Glance, error
 	}
 	out := tr.Outcome()
 	g.Result, g.Account, g.APIError = out.Last, tr.Account(), out.APIError
+	if g.Account.Troubles.ByKind[stream.TroubleNoResult] > 0 && agent.Match("", nil) {
+		// The account's last trouble, the errors preset's last row: no
+		// event's, so listed "at the end".
+		g.AddTrouble(render.GlanceItem{Text: "no result: " + stream.NoResultSaid})
+	}
 	return g, nil
 }
 

@@ -883,6 +883,11 @@ func (h *htmlRenderer) header() {
 }
 
 func (h *htmlRenderer) troubleList() {
+	if tr := h.o.Tracker; tr != nil && tr.Account().Troubles.ByKind[stream.TroubleNoResult] > 0 {
+		// The account's trouble that is no event's (the errors preset's
+		// last row): the list counts what the account counts.
+		h.troubles = append(h.troubles, htmlTrouble{text: "no result: " + stream.NoResultSaid})
+	}
 	if len(h.troubles) == 0 {
 		return
 	}

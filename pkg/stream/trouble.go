@@ -21,6 +21,10 @@ const (
 	TroubleNoResult = "no_result"
 )
 
+// NoResultSaid is the missing result's trouble in words, as every view
+// lists it (errors' row, the glance, the page's trouble list, final).
+const NoResultSaid = "the stream ended without a result event (the run was killed or cut off)"
+
 // TroubleOf says which kind of trouble an event signals, "" for none: an
 // API retry (the main agent's or a subagent's), a failed compaction, a
 // permission denial, a tool result with is_error, a synthetic API-error
