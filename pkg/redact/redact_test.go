@@ -127,6 +127,7 @@ func TestVectorBucketsHoldEveryTrigger(t *testing.T) {
 			}
 		}
 	}
+	assert.True(t, in[escapeTrigger], "the \\u of an escape")
 }
 
 // TestDocsListEveryRule proves docs/redaction.md lists every rule of the
