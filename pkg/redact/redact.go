@@ -178,6 +178,9 @@ func (r *Redactor) scan(b []byte, dst []match, escapes *bool) []match {
 				continue
 			}
 			k := set[pairAt(b, j)]
+			if k == 0 {
+				continue // (most of the vector kernel's candidates)
+			}
 			if k == triggers.escape {
 				if escapes != nil && asciiEscapeAt(b, j) {
 					*escapes = true
