@@ -148,7 +148,11 @@ type match struct {
 }
 
 // find returns the secrets of b in order, without overlaps.
-func (r *Redactor) find(b []byte, dst []match) []match {
+func (r *Redactor) find(b []byte, dst []match) []match { return r.scan(b, dst, nil) }
+
+// scan is find that, when escapes is not nil, also sets *escapes if b
+// holds a \u00XX escape of a printable ASCII character (asciiEscapeAt).
+func (r *Redactor) scan(b []byte, dst []match, escapes *bool) []match {
 	dst = dst[:0]
 	for _, l := range r.env {
 		for off := 0; ; {
@@ -173,7 +177,17 @@ func (r *Redactor) find(b []byte, dst []match) []match {
 			if j < i { // inside the secret just found
 				continue
 			}
-			for _, ri := range triggers.sets[set[pairAt(b, j)]] {
+			k := set[pairAt(b, j)]
+			if k == 0 {
+				continue // (most of the vector kernel's candidates)
+			}
+			if k == triggers.escape {
+				if escapes != nil && asciiEscapeAt(b, j) {
+					*escapes = true
+				}
+				continue
+			}
+			for _, ri := range triggers.sets[k] {
 				rule := &Rules[ri]
 				if s, e, ok := rule.match(b, j); ok && e > s {
 					id := rule.ID

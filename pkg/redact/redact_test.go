@@ -127,6 +127,7 @@ func TestVectorBucketsHoldEveryTrigger(t *testing.T) {
 			}
 		}
 	}
+	assert.True(t, in[escapeTrigger], "the \\u of an escape")
 }
 
 // TestDocsListEveryRule proves docs/redaction.md lists every rule of the
@@ -138,4 +139,66 @@ func TestDocsListEveryRule(t *testing.T) {
 		row := "| `" + r.ID + "` | " + strings.ReplaceAll(strings.ReplaceAll(r.Description, `"`, `\"`), "*", `\*`) + " |"
 		assert.Contains(t, string(doc), row, r.ID)
 	}
+}
+
+// TestSecretNameSameAsReadingTheNameFirst holds secretName, which passes
+// over a name on its last letter before reading it back to its start, to
+// the order it had before (the name read whole first, secretNameRef): the
+// same answer at every '=' and ':' of the captures, of the real long
+// session, and of the rules' examples and decoys.
+func TestSecretNameSameAsReadingTheNameFirst(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	var texts [][]byte
+	for _, f := range append(files, "../../testdata/real/60-long-session.jsonl") {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		texts = append(texts, b)
+	}
+	for _, r := range Rules {
+		texts = append(texts, []byte(r.Example))
+		for _, d := range r.Decoys {
+			texts = append(texts, []byte(d))
+		}
+	}
+	said := 0
+	for _, b := range texts {
+		for i, c := range b {
+			if c == '=' || c == ':' {
+				want := secretNameRef(b, i)
+				require.Equal(t, want, secretName(b, i), "%q", b[max(0, i-40):i+1])
+				if want {
+					said++
+				}
+			}
+		}
+	}
+	assert.Positive(t, said, "names that say secret were among them")
+}
+
+// secretNameRef is secretName as it was before it read a name's last
+// letter first.
+func secretNameRef(b []byte, i int) bool {
+	n := i
+	for n > 0 && i-n < 6 && quoteOrSpace(b[n-1]) {
+		n--
+	}
+	ns := n
+	for ns > 0 && n-ns < 64 && nameChar[b[ns-1]] {
+		ns--
+	}
+	if n-ns < 5 || n-ns >= 64 || has(b, ns-3, "://") {
+		return false
+	}
+	switch b[n-1] | 0x20 {
+	case 'n', 't', 'd', 'y', 'l':
+	case 's':
+		if b[n-2]|0x20 != 's' || b[n-3]|0x20 != 'a' {
+			return false
+		}
+	default:
+		return false
+	}
+	name := []byte(strings.ToLower(string(b[ns:n])))
+	return (containsAny(name, secretWords) || endsAny(name, secretEnds)) && !endsAny(name, notSecretNames) && !containsAny(name, notSecretWords)
 }

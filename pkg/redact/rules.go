@@ -674,16 +674,14 @@ func secretName(b []byte, i int) bool {
 	for n > 0 && i-n < 6 && quoteOrSpace(b[n-1]) {
 		n--
 	}
-	ns := n
-	for ns > 0 && n-ns < 64 && nameChar[b[ns-1]] {
-		ns--
-	}
-	if n-ns < 5 || n-ns >= 64 || has(b, ns-3, "://") { // (a URL's user: url-password's)
+	// Every secret word ends in one of these: most names are passed over
+	// on their last letter, before the name is read back to its start;
+	// of those in s, all but …pass (the many input_tokens and
+	// output_tokens are passed over here). (A name is 5 letters or more,
+	// checked below: a shorter n is no name anyway.)
+	if n < 5 {
 		return false
 	}
-	// Every secret word ends in one of these: most names are passed over
-	// on their last letter; of those in s, all but …pass (the many
-	// input_tokens and output_tokens are passed over here).
 	switch b[n-1] | 0x20 {
 	case 'n', 't', 'd', 'y', 'l':
 	case 's':
@@ -691,6 +689,13 @@ func secretName(b []byte, i int) bool {
 			return false
 		}
 	default:
+		return false
+	}
+	ns := n
+	for ns > 0 && n-ns < 64 && nameChar[b[ns-1]] {
+		ns--
+	}
+	if n-ns < 5 || n-ns >= 64 || has(b, ns-3, "://") { // (a URL's user: url-password's)
 		return false
 	}
 	var lower [64]byte

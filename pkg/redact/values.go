@@ -76,28 +76,22 @@ func (r *Redactor) Line(dst, line []byte) ([]byte, bool) {
 // string's escapes: \" as a quote, \\ as a backslash, \n as a line's end),
 // or a \u escape writes a printable ASCII character, which can be a
 // trigger's (a \u escape of anything else cannot: no trigger holds a
-// control character or a byte past ASCII). The scan is the cost of the
-// stage on a line with no secret, most of a run.
+// control character or a byte past ASCII). The scan, which stops at both
+// (escapeTrigger), is the cost of the stage on a line with no secret,
+// most of a run.
 func (r *Redactor) mayHold(b []byte) bool {
 	var buf [8]match
-	return len(r.find(b, buf[:0])) > 0 || hidesASCII(b)
+	var escapes bool
+	return len(r.scan(b, buf[:0], &escapes)) > 0 || escapes
 }
 
-// hidesASCII reports whether b holds a \u00XX escape of a printable ASCII
-// character (Go's encoders write <, > and & so). It looks for "u00",
-// whose 'u' is rarer than the backslash of every \n.
-func hidesASCII(b []byte) bool {
-	for i := 0; ; {
-		k := bytes.Index(b[i:], []byte("u00"))
-		if k < 0 || i+k+3 >= len(b) {
-			return false
-		}
-		j := i + k
-		if c := b[j+3]; j > 0 && b[j-1] == '\\' && c >= '2' && c <= '7' {
-			return true
-		}
-		i = j + 3
-	}
+// asciiEscapeAt reports whether the \u escape at b[j] is one of a
+// printable ASCII character, \u0020 to \u007f (Go's encoders write <, >
+// and & so). Its backslash may be the second of an escaped one (\\u0041
+// is a backslash and the text u0041): taken for an escape all the same,
+// the line is only looked at closer.
+func asciiEscapeAt(b []byte, j int) bool {
+	return j+4 < len(b) && b[j+2] == '0' && b[j+3] == '0' && b[j+4] >= '2' && b[j+4] <= '7'
 }
 
 // valueWalk walks the strings of one JSON line.
@@ -211,7 +205,7 @@ func (w *valueWalk) str(s, e int) {
 func (r *Redactor) keyMayTell(key []byte) bool {
 	set := &triggers.set
 	for i := range key {
-		if set[pairAt(key, i)] != 0 {
+		if k := set[pairAt(key, i)]; k != 0 && k != triggers.escape {
 			return true
 		}
 	}

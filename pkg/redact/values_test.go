@@ -136,3 +136,82 @@ func TestScreenSameAsLineByLine(t *testing.T) {
 		}
 	}
 }
+
+// TestPrefilterScanStopsAtUnicodeEscapes proves the prefilter's one scan
+// (escapeTrigger), with the vector kernel and without, stops at every \u
+// escape of the real capture 20-unicode-ansi (its terminal colours,
+// \u001b, and line separators, \u2028), and that the prefilter then finds
+// a line hiding a printable ASCII character behind one exactly where a
+// look of its own for `\u00` followed by 2 to 7 (usesASCIIEscape, the
+// search it replaced) does: on that capture's lines as they are, and on
+// its tool result with its '=' written \u003d, as an encoder escaping
+// punctuation writes it (a derived line), its backslash escaped, or the
+// escape cut short at the line's end; and on every line of the captures
+// and of the real long session.
+func TestPrefilterScanStopsAtUnicodeEscapes(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/events/20-unicode-ansi.jsonl")
+	require.NoError(t, err)
+	for _, vector := range []bool{false, true} {
+		found, _ := triggersOf(b, vector)
+		at := map[int]bool{}
+		for _, j := range found {
+			at[j] = true
+		}
+		n := 0
+		for j := bytes.Index(b, []byte(`\u`)); j >= 0; j = nextIndex(b, j, `\u`) {
+			assert.True(t, at[j], "vector=%v: the \\u escape at %d", vector, j)
+			n++
+		}
+		require.Equal(t, 21, n, "the capture's \\u001b and \\u2028")
+	}
+	lines := bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+	result := lines[3]
+	require.Contains(t, string(result), `\n=equals-first`)
+	r := New(nil)
+	for _, c := range []struct {
+		name string
+		line []byte
+		want bool
+	}{
+		{"as captured (\\u001b, \\u2028)", result, false},
+		{"= written \\u003d", bytes.Replace(result, []byte(`\n=`), []byte(`\n\u003d`), 1), true},
+		{"its backslash escaped", bytes.Replace(result, []byte(`\n=`), []byte(`\n\\u003d`), 1), true},
+		{"cut short", append(bytes.Clone(result), `\u00`...), false},
+		{"cut after its 7", append(bytes.Clone(result), `\u007`...), true},
+		{"\\u0080 is past ASCII", bytes.Replace(result, []byte(`\n=`), []byte(`\n\u0080`), 1), false},
+	} {
+		assert.Equal(t, c.want, r.mayHold(c.line), c.name)
+		assert.Equal(t, usesASCIIEscape(c.line), r.mayHold(c.line), c.name)
+	}
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	files = append(files, "../../testdata/real/60-long-session.jsonl")
+	var buf [8]match
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for i, l := range bytes.Split(data, []byte("\n")) {
+			want := len(r.find(l, buf[:0])) > 0 || usesASCIIEscape(l)
+			require.Equal(t, want, r.mayHold(l), "%s:%d", filepath.Base(f), i+1)
+		}
+	}
+}
+
+func nextIndex(b []byte, j int, s string) int {
+	k := bytes.Index(b[j+1:], []byte(s))
+	if k < 0 {
+		return -1
+	}
+	return j + 1 + k
+}
+
+// usesASCIIEscape is the look for a \u00XX escape of a printable ASCII
+// character on its own, byte by byte: the reference.
+func usesASCIIEscape(b []byte) bool {
+	for j := 0; j+5 < len(b)+1; j++ {
+		if bytes.HasPrefix(b[j:], []byte(`\u00`)) && j+4 < len(b) && b[j+4] >= '2' && b[j+4] <= '7' {
+			return true
+		}
+	}
+	return false
+}

@@ -55,10 +55,11 @@ type DecoderOptions struct {
 	// on other goroutines could do it there, so it must be safe to call
 	// from several goroutines at once.
 	Prepare func(*Event) error
-	// Screen, when set, makes a Screen for each input NewReader reads
-	// ahead on a goroutine (a regular file, with more than one CPU); the
-	// events of the lines it finds clean say so (Event.Screened) before
-	// Prepare sees them. Other inputs are not screened.
+	// Screen, when set, makes a Screen for each regular file NewReader
+	// reads (on the read-ahead goroutine with more than one CPU, as the
+	// Decoder reads on one); the events of the lines it finds clean say
+	// so (Event.Screened) before Prepare sees them. Other inputs are not
+	// screened.
 	Screen func() Screen
 	// Spellings, when set, are the input kind's own names for fields the
 	// core reads by the stream's name (see Spellings).

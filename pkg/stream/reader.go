@@ -33,35 +33,61 @@ var _ Reader = (*Decoder)(nil)
 // read by the Decoder alone. Both are the same Decoder, fed the same
 // bytes: only when they are read differs. docs/performance.md has the
 // figures behind the rule (final 1.2x faster on a file of real runs; a
-// pipe's writer already reads on another CPU).
+// pipe's writer already reads on another CPU). A regular file is screened
+// (DecoderOptions.Screen) either way: on one CPU as the Decoder reads it,
+// so that a second pass over the file (a markdown report after its
+// glance) takes the first's verdicts there too rather than looking at
+// every line again.
 func NewReader(r io.Reader, opts DecoderOptions) Reader {
-	if f, ok := r.(*os.File); ok && runtime.GOMAXPROCS(0) > 1 {
-		fi, err := f.Stat()
-		pos, serr := f.Seek(0, io.SeekCurrent) // before the goroutine reads
-		if err == nil && serr == nil && fi.Mode().IsRegular() {
-			var screen Screen
-			var watch func([]byte)
-			if opts.Screen != nil {
-				screen = opts.Screen()
-				watch = screen.Read
-			}
-			ra := readahead.NewWatched(f, readAheadSize, 2, watch)
-			d := NewDecoder(ra, opts)
-			d.screen = screen
-			d.ra, d.raAt = f, pos // long lines are still sized in the file
-			d.closer = ra
-			return d
-		}
+	f, ok := r.(*os.File)
+	if !ok || (opts.Screen == nil && runtime.GOMAXPROCS(0) == 1) {
+		return NewDecoder(r, opts)
 	}
-	return NewDecoder(r, opts)
+	fi, err := f.Stat()
+	pos, serr := f.Seek(0, io.SeekCurrent) // before the goroutine reads
+	if err != nil || serr != nil || !fi.Mode().IsRegular() {
+		return NewDecoder(r, opts)
+	}
+	var screen Screen
+	var watch func([]byte)
+	if opts.Screen != nil {
+		screen = opts.Screen()
+		watch = screen.Read
+	}
+	var src io.Reader = watched{f, watch}
+	var closer io.Closer
+	if runtime.GOMAXPROCS(0) > 1 {
+		ra := readahead.NewWatched(f, readAheadSize, 2, watch)
+		src, closer = ra, ra
+	}
+	d := NewDecoder(src, opts)
+	d.screen = screen
+	d.ra, d.raAt = f, pos // long lines are still sized in the file
+	d.closer = closer
+	return d
+}
+
+// watched is a reader whose bytes watch sees as they are read, on the
+// reader's goroutine (readahead.NewWatched's, without the goroutine).
+type watched struct {
+	r     io.Reader
+	watch func([]byte)
+}
+
+func (w watched) Read(b []byte) (int, error) {
+	n, err := w.r.Read(b)
+	if n > 0 {
+		w.watch(b[:n])
+	}
+	return n, err
 }
 
 // A Screen looks at an input's bytes on the read-ahead goroutine, ahead of
 // the decoder, for what a stage after it would otherwise look for in each
 // line on the decoder's goroutine (the redaction's scan for secrets): so
-// that the two overlap. DecoderOptions.Screen makes one for each input
-// NewReader reads ahead; the events of a line it found clean say so
-// (Event.Screened).
+// that the two overlap (on one CPU, it is given them as the decoder reads
+// them). DecoderOptions.Screen makes one for each regular file NewReader
+// reads; the events of a line it found clean say so (Event.Screened).
 type Screen interface {
 	// Read is given each buffer of the input, in order, on the read-ahead
 	// goroutine, before the decoder reads it. It must not keep it.

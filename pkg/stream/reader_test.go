@@ -119,3 +119,50 @@ func mutate(r *rand.Rand, data []byte) []byte {
 	}
 	return out
 }
+
+// TestOneCPUStillScreensARegularFile: on one CPU (no read-ahead) the
+// Screen of a regular file is still given each of its bytes, in order,
+// and its verdicts reach the events (Event.Screened), so that a second
+// pass over the file (the markdown report after its glance) takes the
+// first's verdicts instead of scanning every line for secrets again. On
+// the real long session (testdata/real/60-long-session.jsonl); the events
+// are the plain Decoder's all the same.
+func TestOneCPUStillScreensARegularFile(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	data, err := os.ReadFile(longSession)
+	require.NoError(t, err)
+	opts := stream.DecoderOptions{Check: stream.CheckFraming}
+	want := decodeAll(t, bytes.NewReader(data), opts)
+	scr := &recordingScreen{}
+	opts.Screen = func() stream.Screen { return scr }
+	f, err := os.Open(longSession)
+	require.NoError(t, err)
+	defer f.Close()
+	rd := stream.NewReader(f, opts)
+	assert.False(t, stream.ReadsAhead(rd), "one CPU: no goroutine")
+	var got []decoded
+	screened := 0
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		if ev.Screened() {
+			screened++
+		}
+		got = append(got, decoded{ev.Line, ev.Offset, ev.Kind.String(), string(ev.Raw), ev.ParentToolUseID(), ""})
+	}
+	require.NoError(t, rd.Close())
+	assert.Equal(t, want, got)
+	assert.True(t, bytes.Equal(data, scr.seen.Bytes()), "the screen saw the file's bytes, in order: %d of %d", scr.seen.Len(), len(data))
+	assert.Equal(t, len(want), screened, "every line the screen found clean says so")
+}
+
+// recordingScreen keeps the bytes it is given and finds every line read
+// whole clean.
+type recordingScreen struct{ seen bytes.Buffer }
+
+func (s *recordingScreen) Read(b []byte) { s.seen.Write(b) }
+
+func (s *recordingScreen) Clean(from, to int64) bool { return to <= int64(s.seen.Len()) }
