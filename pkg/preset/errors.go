@@ -223,7 +223,8 @@ func errorRows(ev *stream.Event, names map[string]string, agent, agentType strin
 		rt := ev.Retry()
 		return []*render.Row{errorRow(ev, agent, agentType, trouble{kind: "retry", status: rt.Status, retry: &rt, msg: render.RetryText(rt)})}
 	case stream.KindPermissionDenied:
-		return row("permission_denied", ev.Str("tool_name"), ev.Str("tool_use_id"), 0, ev.Str("message"))
+		d := ev.Denial()
+		return row("permission_denied", d.ToolName, d.ToolUseID, 0, d.Message)
 	case stream.KindAPIError:
 		a := ev.Assistant()
 		return row("api_error", "", "", int64(a.APIErrorStatus), a.Error+": "+ev.Text())
@@ -243,7 +244,7 @@ func errorRows(ev *stream.Event, names map[string]string, agent, agentType strin
 		h := ev.Hook()
 		return row("hook_failed", h.Name, "", 0, h.Message)
 	case stream.KindProgress:
-		return row("compaction_failed", "", "", 0, ev.Str("compact_error"))
+		return row("compaction_failed", "", "", 0, ev.Progress().CompactError)
 	}
 	return row(ev.Kind.String(), "", "", 0, ev.Str("content")+ev.Str("message"))
 }

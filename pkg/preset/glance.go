@@ -66,7 +66,7 @@ func troubleText(ev *stream.Event, done []*stream.ToolCall, tr *stream.Tracker) 
 		}
 		return s
 	case stream.KindPermissionDenied:
-		return "permission denied: " + ev.Str("tool_name")
+		return "permission denied: " + ev.Denial().ToolName
 	case stream.KindHook:
 		h := ev.Hook()
 		s := "hook " + h.Name + " failed"
