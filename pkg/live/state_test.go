@@ -111,12 +111,7 @@ func lineAfter(t *testing.T, evs []*stream.Event, match func(*stream.Event) bool
 // model answers).
 func TestLineShowsTheRun(t *testing.T) {
 	par := capture(t, "04-parallel-tools")
-	lastCall := 0
-	for i, ev := range par {
-		if ev.Kind == stream.KindToolUse {
-			lastCall = i
-		}
-	}
+	lastCall := lastOfKind(par, stream.KindToolUse)
 	_, line := lineAfter(t, par, func(ev *stream.Event) bool { return ev == par[lastCall] }, 3)
 	for _, want := range []string{"Read 3s, Read 3s, Bash 3s, +1 more", "1 model call", "tokens"} {
 		assert.Contains(t, line, want, "four calls running: %s", line)
@@ -294,14 +289,20 @@ func TestLineSaysHowLongNothingWasWritten(t *testing.T) {
 // the account show, 5, not the last result's 1.
 func TestLineSaysTheRunsTurnsOverItsResults(t *testing.T) {
 	evs := capture(t, "05-subagents-async")
-	last := 0
-	for i, ev := range evs {
-		if ev.Kind == stream.KindResult {
-			last = i
-		}
-	}
+	last := lastOfKind(evs, stream.KindResult)
 	s, line := lineAfter(t, evs, func(ev *stream.Event) bool { return ev == evs[last] }, 0)
 	require.Equal(t, 3, s.tr.Outcome().Results, "the capture ends with three results")
 	assert.Contains(t, line, "5 turns")
 	assert.NotContains(t, line, "1 turn ")
+}
+
+// lastOfKind is the index of the last event of kind k in evs (0 if none).
+func lastOfKind(evs []*stream.Event, k stream.Kind) int {
+	last := 0
+	for i, ev := range evs {
+		if ev.Kind == k {
+			last = i
+		}
+	}
+	return last
 }
