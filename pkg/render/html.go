@@ -613,11 +613,12 @@ func (h *htmlRenderer) diff(hunks []stream.Hunk) string {
 }
 
 // toolFigures are the rows of the table of where the time went: the
-// account's, by tool; without a tracker, the calls the page showed.
-func (h *htmlRenderer) toolFigures() []*toolFigures {
+// account's (acc), by tool; without a tracker (acc nil), the calls the
+// page showed.
+func (h *htmlRenderer) toolFigures(acc *stream.Account) []*toolFigures {
 	var figs []*toolFigures
-	if tr := h.o.Tracker; tr != nil {
-		for _, t := range tr.Account().ToolCalls.ByTool {
+	if acc != nil {
+		for _, t := range acc.ToolCalls.ByTool {
 			figs = append(figs, &toolFigures{name: t.Name, calls: t.Calls, errors: t.Failures,
 				time: time.Duration(t.DurationMs) * time.Millisecond, bytes: int(t.Bytes)})
 		}
@@ -803,9 +804,16 @@ func (h *htmlRenderer) Close(open []*stream.ToolCall) error {
 		h.str("</ul>\n")
 	}
 	if !h.reported && (h.records || h.o.Tracker != nil && !h.table) {
-		h.header()
-		h.troubleList()
-		h.where()
+		// The account once, for the facts, the troubles and the tables
+		// (nil without a tracker: an expression's page).
+		var acc *stream.Account
+		if tr := h.o.Tracker; tr != nil {
+			a := tr.Account()
+			acc = &a
+		}
+		h.header(acc)
+		h.troubleList(acc)
+		h.where(acc)
 	}
 	h.str("</section>\n")
 	if h.o.Shared == nil || h.o.Run == "" {
@@ -826,8 +834,9 @@ func (h *htmlRenderer) Close(open []*stream.ToolCall) error {
 	return h.Flush()
 }
 
-// header writes the run's facts, its outcome first.
-func (h *htmlRenderer) header() {
+// header writes the run's facts, its outcome first; acc is the run's
+// account (nil: no tracker).
+func (h *htmlRenderer) header(acc *stream.Account) {
 	h.str("<header>\n")
 	if h.o.Run == "" {
 		h.str("<h1>Claude Code run</h1>\n")
@@ -860,8 +869,8 @@ func (h *htmlRenderer) header() {
 		fact("Session", in.SessionID)
 	}
 	fact("Started", h.first)
-	if tr := h.o.Tracker; tr != nil {
-		t, a := tr.Tally(), tr.Account()
+	if tr := h.o.Tracker; tr != nil && acc != nil {
+		t, a := tr.Tally(), *acc
 		if last != nil && a.Times.ReportedMs != nil {
 			fact("Duration", perResult(t, fmtMs(*a.Times.ReportedMs), func(r stream.ResultFigures) string { return fmtMs(r.DurationMs) }))
 			fact("Turns", perResult(t, i64(a.Turns.Count), func(r stream.ResultFigures) string { return i64(r.Turns) }))
@@ -882,8 +891,8 @@ func (h *htmlRenderer) header() {
 	h.str("</dl>\n</header>\n")
 }
 
-func (h *htmlRenderer) troubleList() {
-	if tr := h.o.Tracker; tr != nil && tr.Account().Troubles.ByKind[stream.TroubleNoResult] > 0 {
+func (h *htmlRenderer) troubleList(acc *stream.Account) {
+	if acc != nil && acc.Troubles.ByKind[stream.TroubleNoResult] > 0 {
 		// The account's trouble that is no event's (the errors preset's
 		// last row): the list counts what the account counts.
 		h.troubles = append(h.troubles, htmlTrouble{text: "no result: " + stream.NoResultSaid})
@@ -912,14 +921,14 @@ func (h *htmlRenderer) troubleList() {
 
 // where writes where the time and tokens went: per model, per agent, per
 // tool, as tables with a bar chart.
-func (h *htmlRenderer) where() {
+func (h *htmlRenderer) where(a *stream.Account) {
 	tr := h.o.Tracker
 	if tr == nil && len(h.tools) == 0 {
 		return
 	}
 	var acc stream.Account
-	if tr != nil {
-		acc = tr.Account()
+	if a != nil {
+		acc = *a
 	}
 	h.str(`<section class="where"><h2>Where the time and tokens went</h2>` + "\n")
 	if tr != nil {
@@ -968,7 +977,7 @@ func (h *htmlRenderer) where() {
 			h.str("</table>\n")
 		}
 	}
-	figs := h.toolFigures()
+	figs := h.toolFigures(a)
 	if len(figs) > 0 {
 		sort.Slice(figs, func(a, b int) bool {
 			if figs[a].time != figs[b].time {
