@@ -35,12 +35,6 @@ func newAgentBook(sep string, tr *stream.Tracker) agentBook {
 		tasks:  newBoundedMap[string, taskRef](4096)}
 }
 
-// known reports whether the call id started a subagent already seen.
-func (b *agentBook) known(id string) bool {
-	_, ok := b.agents.get(id)
-	return ok
-}
-
 func (b *agentBook) put(id string, a agentInfo) { b.agents.put(id, a) }
 
 // lookup returns what is known of the subagent started by call id, naming

@@ -183,16 +183,6 @@ func (m *markdownRenderer) section(ctx, typ, desc string) {
 	m.heading(2+a.depth, title)
 }
 
-func (m *markdownRenderer) eventSection(ev *stream.Event) {
-	ctx := ev.ParentToolUseID()
-	if ctx == "" || m.known(ctx) {
-		m.section(ctx, "", "")
-		return
-	}
-	typ, desc := ev.Forwarded()
-	m.section(ctx, typ, desc)
-}
-
 // callout writes "> **label:** text".
 func (m *markdownRenderer) callout(label, text string) {
 	m.block("> **" + label + ":** " + mdInline(truncate(line(text), mdCalloutWidth)))
