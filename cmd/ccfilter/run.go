@@ -580,6 +580,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	o.watch.start(in.Kind())
 	cfg := o.config(p, name, out, tty)
+	cfg.Render.CLI = in.CLI().Name
 	// An expression is jq over JSON lines, any JSON: only a preset, which
 	// reads Claude Code events, diagnoses an input that holds none.
 	diagnose := p.expr == nil

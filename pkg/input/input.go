@@ -29,6 +29,10 @@ type Source interface {
 // Format is one kind of input: how to recognise it and how to read it.
 type Format struct {
 	Kind Kind
+	// CLI is the id of the agent CLI whose output this kind reads
+	// (stream.CLIOf; "" for Claude Code's). A report's first line names
+	// it; the init a kind's reader makes carries the same id ("cli").
+	CLI string
 	// Detect reports whether an input whose first line (or first 64 KiB)
 	// is head is of this kind; nil accepts any input: the last format,
 	// which takes what no other recognises.
@@ -111,6 +115,9 @@ func (in *Input) Empty() bool { return in.empty }
 
 // Kind says what kind of input this is.
 func (in *Input) Kind() Kind { return in.format.Kind }
+
+// CLI is the agent CLI whose output the input's kind reads.
+func (in *Input) CLI() stream.CLI { return stream.CLIOf(in.format.CLI, "") }
 
 // Live says the input is still being written (a followed file): Events
 // then returns its kind's live reader (Format.Live).

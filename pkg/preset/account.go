@@ -29,7 +29,7 @@ var account = Preset{
 }
 
 // accountColumns are the account's parts, as its JSON names them.
-var accountColumns = []string{"outcome", "turns", "times", "tokens", "cost", "cost_note", "models", "agents", "tool_calls", "troubles"}
+var accountColumns = []string{"cli", "outcome", "turns", "times", "tokens", "cost", "cost_note", "models", "agents", "tool_calls", "troubles"}
 
 // accountRow is the account as a row: each part its own JSON.
 func accountRow(a stream.Account) ([]any, error) {
@@ -75,6 +75,7 @@ func accountFacts(a stream.Account) *render.Table {
 	} else if a.Outcome.Subtype != "" {
 		outcome += " (" + a.Outcome.Subtype + ")"
 	}
+	add("cli", strings.TrimSpace(a.CLI.Name+" "+a.CLI.Version))
 	add("outcome", outcome)
 	add("turns", strconv.FormatInt(a.Turns.Count, 10)+" ("+a.Turns.Meaning+")")
 	elapsed := render.Millis(a.Times.ElapsedMs)

@@ -110,7 +110,7 @@ func (h *htmlRenderer) start() {
 		return
 	}
 	h.started = true
-	title := "Claude Code run"
+	title := h.o.cliName() + " run"
 	if h.o.Run != "" {
 		title += ": " + h.o.Run
 	}
@@ -839,7 +839,7 @@ func (h *htmlRenderer) Close(open []*stream.ToolCall) error {
 func (h *htmlRenderer) header(acc *stream.Account) {
 	h.str("<header>\n")
 	if h.o.Run == "" {
-		h.str("<h1>Claude Code run</h1>\n")
+		h.str("<h1>" + htmlText(h.o.cliName()) + " run</h1>\n")
 	}
 	last := h.last
 	if h.o.Tracker != nil && h.o.Tracker.Tally().Results > 0 {
@@ -863,7 +863,7 @@ func (h *htmlRenderer) header(acc *stream.Account) {
 	}
 	if in := h.init; in != nil {
 		fact("Model", in.Model)
-		fact("Claude Code", in.Version)
+		fact(stream.CLIOf(in.CLI, "").Name, in.Version)
 		fact("Working directory", in.CWD)
 		fact("Permission mode", in.PermissionMode)
 		fact("Session", in.SessionID)

@@ -122,9 +122,9 @@ func (m *markdownRenderer) start() {
 	if !m.started {
 		m.started = true
 		if m.o.Run != "" {
-			m.str("# Claude Code run: " + mdInline(m.o.Run) + "\n\n")
+			m.str("# " + mdInline(m.o.cliName()) + " run: " + mdInline(m.o.Run) + "\n\n")
 		} else {
-			m.str("# Claude Code run\n\n")
+			m.str("# " + mdInline(m.o.cliName()) + " run\n\n")
 		}
 		if m.o.Glance != nil {
 			m.block(glanceMarkdown(m.o.Glance))
@@ -320,7 +320,7 @@ func (m *markdownRenderer) facts(in stream.Init) {
 		}
 	}
 	item("Model", mdInline(in.Model))
-	item("Claude Code", mdInline(in.Version))
+	item(stream.CLIOf(in.CLI, "").Name, mdInline(in.Version))
 	item("Session", mdCode(in.SessionID))
 	item("Working directory", mdCode(in.CWD))
 	item("Permission mode", mdInline(in.PermissionMode))

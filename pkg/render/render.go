@@ -81,6 +81,9 @@ type Options struct {
 	// title, a "==> Run <==" line before the run's text, and a source
 	// column (key) of its tool-call rows. Empty for a single run.
 	Run string
+	// CLI names the agent CLI whose run this is ("Claude Code" when
+	// empty): the markdown and HTML reports' titles say it.
+	CLI string
 	// Glance, when set, is the whole run in brief, read ahead of the
 	// report: the markdown report opens with it (see Glance).
 	Glance *Glance
@@ -220,4 +223,12 @@ func New(f Format, w io.Writer, o Options) (Renderer, error) {
 		return newOTLP(w, o), nil
 	}
 	return nil, fmt.Errorf("unknown format %q (want text, markdown, ndjson, csv, json, html or otlp)", string(f))
+}
+
+// cliName is the name of the run's CLI a title shows.
+func (o Options) cliName() string {
+	if o.CLI == "" {
+		return stream.CLIOf("", "").Name
+	}
+	return o.CLI
 }

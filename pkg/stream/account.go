@@ -15,6 +15,9 @@ import (
 
 // Account is the run's account (Tracker.Account).
 type Account struct {
+	// CLI is the agent CLI that wrote the run, with its version where the
+	// input gives it (Claude Code when no init names another).
+	CLI     CLI            `json:"cli"`
 	Outcome AccountOutcome `json:"outcome"`
 	Turns   Turns          `json:"turns"`
 	Times   Times          `json:"times"`
@@ -276,7 +279,10 @@ func (t *Tracker) countTrouble(e *Event) {
 func (t *Tracker) Account() Account {
 	u := t.Usage()
 	out := t.Outcome()
-	a := Account{Models: []ModelAccount{}, Agents: []AgentAccount{}}
+	a := Account{Models: []ModelAccount{}, Agents: []AgentAccount{}, CLI: t.cli}
+	if !t.cliSet {
+		a.CLI = CLIOf("", "")
+	}
 	a.Outcome = AccountOutcome{Status: out.Status.String(), Results: out.Results, Reasons: []string{}}
 	if out.Results > 0 {
 		a.Outcome.Subtype, a.Outcome.TerminalReason, a.Outcome.Line = out.Last.Subtype, out.Last.TerminalReason, out.Line

@@ -168,3 +168,43 @@ func TestAccountEstimatesACostTheInputDoesNotReport(t *testing.T) {
 	require.NotNil(t, a.Cost)
 	assert.Equal(t, stream.Cost{USD: 0.083995, Source: "reported"}, *a.Cost)
 }
+
+// TestAccountNamesTheCLIItsInitSays proves that the account names the
+// agent CLI and its version from the run's first init: Claude Code's own
+// (01-plain-text: claude_code_version 2.1.328, no "cli" field), and the
+// one another agent's input kind writes into the init it makes (the same
+// capture with its init given "cli":"codex" and a cli_version in place of
+// claude_code_version), and Claude Code when there is no init at all
+// (01-plain-text without its init line).
+func TestAccountNamesTheCLIItsInitSays(t *testing.T) {
+	const path = "../../testdata/events/01-plain-text.jsonl"
+	isInit := func(line string) bool { return strings.Contains(line, `"subtype":"init"`) }
+	tests := []struct {
+		name string
+		keep func(string) bool
+		want stream.CLI
+	}{
+		{"claude code's init", nil, stream.CLI{ID: "claude-code", Name: "Claude Code", Version: "2.1.328"}},
+		{"no init", func(l string) bool { return !isInit(l) }, stream.CLI{ID: "claude-code", Name: "Claude Code"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, accountOf(t, path, tt.keep).CLI)
+		})
+	}
+	t.Run("another cli's init", func(t *testing.T) {
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		var b strings.Builder
+		for _, line := range strings.SplitAfter(string(data), "\n") {
+			if isInit(line) {
+				line = strings.Replace(line, `"claude_code_version":"2.1.328"`, `"cli":"codex","cli_version":"0.171.0"`, 1)
+				require.Contains(t, line, `"cli":"codex"`)
+			}
+			b.WriteString(line)
+		}
+		f := t.TempDir() + "/codex-init.jsonl"
+		require.NoError(t, os.WriteFile(f, []byte(b.String()), 0o644))
+		assert.Equal(t, stream.CLI{ID: "codex", Name: "Codex CLI", Version: "0.171.0"}, accountOf(t, f, nil).CLI)
+	})
+}

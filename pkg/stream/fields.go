@@ -635,6 +635,11 @@ func (e *Event) Task() Task {
 
 // Init is the view of a system/init event.
 type Init struct {
+	// CLI is the id of the agent CLI that wrote the run ("cli", which
+	// another agent's input kind writes in the init it makes;
+	// ClaudeCodeID when absent); Version is its version
+	// (claude_code_version, else that kind's cli_version).
+	CLI            string   `json:"cli"`
 	Model          string   `json:"model"`
 	Version        string   `json:"claude_code_version"`
 	CWD            string   `json:"cwd"`
@@ -666,6 +671,7 @@ func (e *Event) Init() Init {
 	}
 	in := Init{
 		Model:          v.Get("model").Str(),
+		CLI:            CLIOf(v.Get("cli").Str(), "").ID,
 		Version:        v.Get("claude_code_version").Str(),
 		CWD:            v.Get("cwd").Str(),
 		PermissionMode: v.Get("permissionMode").Str(),
@@ -678,6 +684,9 @@ func (e *Event) Init() Init {
 		SlashCommands:  strs(v.Get("slash_commands")),
 		MCPServers:     []string{},
 		Synthetic:      v.Get("ccfilter").StrEqual(Synthetic),
+	}
+	if in.Version == "" {
+		in.Version = v.Get("cli_version").Str()
 	}
 	v.Get("mcp_servers").Each(func(_ int, s jsonx.Value) bool {
 		name := s.Get("name").Str()

@@ -291,6 +291,9 @@ type Tracker struct {
 	now      Time
 	start    Time
 	startSet bool
+	// cli: the agent CLI the first init names (Account.CLI).
+	cli    CLI
+	cliSet bool
 	// tools sums the tool calls by tool and agent; troubles counts the
 	// events that signal trouble by kind (the account's).
 	tools        map[toolKey]*ToolTotal
@@ -396,6 +399,13 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 		t.observeDelta(e)
 	case KindResult:
 		t.observeResult(e)
+	case KindInit:
+		if !t.cliSet && !e.IsSubagent() {
+			// The first init names the CLI; a resumed run's later inits
+			// are the same program's.
+			in := e.Init()
+			t.cli, t.cliSet = CLIOf(in.CLI, in.Version), true
+		}
 	}
 	// After the rest: the tool results the tally and the troubles look at
 	// are then found already, sized as the Needs ask.
