@@ -45,7 +45,12 @@ import (
 //
 // go test ./cmd/ccfilter -update rewrites every shown output (and [exit N]
 // line) with what the commands print now; review it with git diff.
-var docFiles = []string{"../../README.md", "../../docs/cookbook.md", "../../docs/transcripts.md", "../../docs/otel.md"}
+var docFiles = func() []string {
+	// README and every doc: a doc with a console block has it checked
+	// (docs/account.md's was left out of a hand-kept list and went stale).
+	files, _ := filepath.Glob("../../docs/*.md")
+	return append([]string{"../../README.md"}, files...)
+}()
 
 // ciLacks are programs the docs may use that a fresh CI machine lacks.
 var ciLacks = []string{"sqlite3", "jq", "gojq", "zstd", "yq", "csvlook"}
@@ -201,7 +206,9 @@ func TestDocExamples(t *testing.T) {
 		lines := strings.Split(string(data), "\n")
 		blocks, err := parseDoc(filepath.Base(file), lines)
 		require.NoError(t, err)
-		require.NotEmpty(t, blocks, "%s has no console block", file)
+		if file == "../../README.md" {
+			require.NotEmpty(t, blocks, "%s has no console block", file)
+		}
 		type edit struct {
 			from, to int
 			with     []string
