@@ -3,7 +3,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 GO ?= go
 
-.PHONY: build install test test-all test-browser test-otel jaeger lint fuzz bench bench-go bench-compare update-golden expectations cross clean
+.PHONY: update-prices build install test test-all test-browser test-otel jaeger lint fuzz bench bench-go bench-compare update-golden expectations cross clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ccfilter ./cmd/ccfilter
@@ -134,6 +134,12 @@ bench-go:
 
 bench-compare:
 	bash scripts/bench-compare.sh $(CORPORA)
+
+# The list prices (pkg/spend/prices.json) from the npm package
+# @pydantic/genai-prices (needs node and npm): commit the result in a
+# commit that says which version.
+update-prices:
+	node scripts/update-prices.mjs $(PRICES_VERSION)
 
 update-golden:
 	$(GO) test ./pkg/render -update

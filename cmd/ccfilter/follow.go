@@ -14,6 +14,7 @@ import (
 	"github.com/ccfilter/ccfilter/pkg/follow"
 	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/live"
+	"github.com/ccfilter/ccfilter/pkg/spend"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -58,7 +59,7 @@ func (w *watch) start(k input.Kind) {
 		return
 	}
 	w.do(func() {
-		w.state = live.New(nil)
+		w.state = live.New(spend.PriceTable{})
 		if w.asWritten {
 			w.state.Watching()
 		}
@@ -119,7 +120,7 @@ func (o *options) startWatch(p *plan) func() {
 	if !status && !o.Follow {
 		return func() {} // a run read to its end: nothing watches it
 	}
-	o.watch = &watch{state: live.New(nil), asWritten: o.pipedIn(p)}
+	o.watch = &watch{state: live.New(spend.PriceTable{}), asWritten: o.pipedIn(p)}
 	if !status {
 		return func() {}
 	}

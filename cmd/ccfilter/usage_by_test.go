@@ -130,38 +130,50 @@ func TestSessionsSpendIsUsageBySession(t *testing.T) {
 }
 
 // TestUsageByPricesAKilledRun proves a session that recorded no cost (its
-// cost-state taken out: a killed run) of a model the shipped table does
-// not know is unpriced, counted at $0 and said so; and that --prices
-// prices it, marked estimated.
+// cost-state taken out: a killed run; 02-write-read) is priced at the
+// shipped list prices (pkg/spend/prices.json), marked estimated, near
+// what the CLI had recorded; that one of a model no price knows (its
+// model renamed) is unpriced, counted at $0 and said so; and that
+// --prices prices it, marked estimated.
 func TestUsageByPricesAKilledRun(t *testing.T) {
 	src, _ := filepath.Glob("../../testdata/transcripts/02-write-read/home/.claude/projects/*/*.jsonl")
 	require.Len(t, src, 1)
 	b, err := os.ReadFile(src[0])
 	require.NoError(t, err)
-	var kept []string
+	var kept, renamed []string
 	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
 		if !strings.Contains(l, `"type":"cost-state"`) {
 			kept = append(kept, l)
+			renamed = append(renamed, strings.ReplaceAll(l, `"model":"claude-opus-5-5"`, `"model":"claude-nonesuch"`))
 		}
 	}
 	dir := t.TempDir()
 	path := filepath.Join(dir, filepath.Base(src[0]))
 	require.NoError(t, os.WriteFile(path, []byte(strings.Join(kept, "\n")+"\n"), 0o644))
+	other := filepath.Join(t.TempDir(), filepath.Base(src[0]))
+	require.NoError(t, os.WriteFile(other, []byte(strings.Join(renamed, "\n")+"\n"), 0o644))
 
 	rows := spendRows(t, "--by", "session", path)
+	require.Len(t, rows, 1)
+	assert.Equal(t, true, rows[0]["estimated"])
+	assert.Equal(t, false, rows[0]["unpriced"])
+	// At claude-opus-5-5's list price ($4 input, $20 output a million),
+	// near what the CLI recorded for this run ($0.0298).
+	assert.InDelta(t, 0.0298, rows[0]["cost_usd"], 0.01)
+
+	rows = spendRows(t, "--by", "session", other)
 	require.Len(t, rows, 1)
 	assert.Equal(t, true, rows[0]["unpriced"])
 	assert.Equal(t, 0.0, rows[0]["cost_usd"])
 	assert.Greater(t, rows[0]["total_tokens"], 0.0, "its tokens count")
 
 	prices := filepath.Join(dir, "prices.json")
-	require.NoError(t, os.WriteFile(prices, []byte(`{"claude-opus-5": 5}`), 0o644))
-	rows = spendRows(t, "--by", "session", "--prices", prices, path)
+	require.NoError(t, os.WriteFile(prices, []byte(`{"claude-nonesuch": 5}`), 0o644))
+	rows = spendRows(t, "--by", "session", "--prices", prices, other)
 	require.Len(t, rows, 1)
 	assert.Equal(t, true, rows[0]["estimated"])
 	assert.Equal(t, false, rows[0]["unpriced"])
-	// At $5 a million input tokens and Claude's ratios, near what the
-	// CLI recorded for this run ($0.0298): the same list price.
+	// At $5 a million input tokens and Claude's ratios: near the same.
 	assert.InDelta(t, 0.0298, rows[0]["cost_usd"], 0.01)
 
 	bad := runIn(t, []string{"usage", "--by", "day", "--prices", filepath.Join(dir, "none.json"), path}, "")

@@ -62,11 +62,8 @@ type rateLimit struct {
 }
 
 // New returns the state of a run with no event yet; prices estimate the
-// cost before the run's result says it (nil: spend.Prices).
+// cost before the run's result says it (the zero value: spend.Prices).
 func New(prices spend.PriceTable) *State {
-	if prices == nil {
-		prices = spend.Prices
-	}
 	return &State{
 		tr:         stream.NewTracker(stream.TrackerOptions{Prices: prices}),
 		starts:     map[string]time.Time{},

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
+	"github.com/ccfilter/ccfilter/pkg/spend"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -59,7 +60,7 @@ func TestMayHaveEnded(t *testing.T) {
 		{"01-plain-text", []bool{true}},
 		{"09-auth-401", []bool{true}},
 	} {
-		s := New(nil)
+		s := New(spend.PriceTable{})
 		var got []bool
 		for i, ev := range capture(t, tc.name) {
 			s.Observe(ev, t0.Add(time.Duration(i)*time.Second))
@@ -88,7 +89,7 @@ func lineAfter(t *testing.T, evs []*stream.Event, match func(*stream.Event) bool
 			break
 		}
 	}
-	s := New(nil)
+	s := New(spend.PriceTable{})
 	s.Watching() // a run read as it is written
 	for i, ev := range evs {
 		at := start.Add(time.Duration(i) * 10 * time.Millisecond)
@@ -157,7 +158,7 @@ func TestLineRateLimitAndEstimate(t *testing.T) {
 	evs := events(t, `{"type":"assistant","message":{"id":"m1","model":"claude-sonnet-4-5","content":[{"type":"text","text":"hi"}],"usage":{"input_tokens":1000000,"output_tokens":0}}}
 {"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","rateLimitType":"five_hour","utilization":0.82,"resetsAt":1796220000}}
 `)
-	s := New(nil)
+	s := New(spend.PriceTable{})
 	for _, ev := range evs {
 		s.Observe(ev, t0)
 	}
@@ -179,7 +180,7 @@ func TestLineIsSafeAndFits(t *testing.T) {
 	evs := events(t, `{"type":"assistant","message":{"id":"m1","model":"x","content":[{"type":"tool_use","id":"t1","name":"Evil\u001b]52;c;ZXZpbA==\u0007\u202e","input":{}}]}}
 {"type":"system","subtype":"api_retry","attempt":1,"max_retries":3,"retry_delay_ms":1000,"error_status":529,"error":"over\u001b[2Jloaded"}
 `)
-	s := New(nil)
+	s := New(spend.PriceTable{})
 	for _, ev := range evs {
 		s.Observe(ev, t0)
 	}
@@ -193,7 +194,7 @@ func TestLineIsSafeAndFits(t *testing.T) {
 		assert.LessOrEqual(t, utf8.RuneCountInString(cut), w, cut)
 		assert.True(t, strings.HasSuffix(cut, "…"), cut)
 	}
-	assert.Equal(t, "⏵ waiting for the run", New(nil).Line(t0, 0, time.UTC))
+	assert.Equal(t, "⏵ waiting for the run", New(spend.PriceTable{}).Line(t0, 0, time.UTC))
 }
 
 // transcript reads a real session transcript's events as ccfilter does
@@ -216,7 +217,7 @@ func transcript(t *testing.T, path string) []*stream.Event {
 // the real transcript of 09-auth-401 (a 401, retried once).
 func TestLineReadsATranscriptsRetry(t *testing.T) {
 	evs := transcript(t, "../../testdata/transcripts/09-auth-401/home/.claude/projects/-home-user-project/2cf31a65-49db-45e4-ba3c-e6d2164a20fb.jsonl")
-	s := New(nil)
+	s := New(spend.PriceTable{})
 	s.Watching()
 	for _, ev := range evs {
 		at, err := time.Parse(time.RFC3339Nano, ev.Timestamp())
@@ -239,7 +240,7 @@ func TestLineReadsATranscriptsRetry(t *testing.T) {
 // caught up (Watching), what is written next counts on the wall clock.
 func TestLineCountsTheRecordsTimesWhileCatchingUp(t *testing.T) {
 	evs := capture(t, "05-subagents-async")
-	s := New(nil)
+	s := New(spend.PriceTable{})
 	var agent int
 	for i, ev := range evs {
 		if ev.Kind == stream.KindToolUse {
@@ -272,7 +273,7 @@ func TestLineCountsTheRecordsTimesWhileCatchingUp(t *testing.T) {
 // mid-retry, as 09c-auth-401-killed was, leaves the line as it was), and
 // not before.
 func TestLineSaysHowLongNothingWasWritten(t *testing.T) {
-	s := New(nil)
+	s := New(spend.PriceTable{})
 	s.Watching()
 	for _, ev := range capture(t, "09c-auth-401-killed") {
 		s.Observe(ev, t0)

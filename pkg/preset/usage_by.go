@@ -56,7 +56,7 @@ var usageGrouping = &Grouping{
 			Complete: []string{"session", "day", "week", "month", "project", "model"}},
 		{Name: "since", Usage: "usage --by: from this day on (YYYY-MM-DD, in --tz)"},
 		{Name: "until", Usage: "usage --by: up to this day (YYYY-MM-DD, in --tz)"},
-		{Name: "prices", Usage: "usage --by: a JSON file of prices per million input tokens by model name prefix, over the shipped table, for runs that recorded no cost (see docs/usage.md)"},
+		{Name: "prices", Usage: "usage --by: a JSON file of prices per million input tokens by model name prefix, over the shipped list prices (pkg/spend/prices.json), for runs that recorded no cost (see docs/usage.md)"},
 		{Name: "tz", Value: "Local", Usage: "usage --by: the time zone days are counted in (an IANA name, UTC, Local)"},
 	},
 	Start: startUsageBy,

@@ -3,7 +3,6 @@ package spend
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"strings"
 
@@ -11,34 +10,47 @@ import (
 )
 
 // PriceTable prices a model's tokens for the runs that recorded no cost:
-// dollars per million input tokens, by model name prefix (the longest that
-// matches wins); the other kinds follow Claude's ratios (see weight).
-type PriceTable map[string]float64
-
-// Prices are Anthropic's list prices of the Claude models per million
-// input tokens, as anthropic.com/pricing gave them in 2025 (the other
-// kinds follow the ratios of weight). A run that recorded its cost never
-// uses them (the CLI's figure is exact, whatever the model); they price a
-// killed run's calls only when the session has no recorded run of the
-// same model to take the rate from. --prices FILE overrides or adds
-// entries (ReadPrices).
-var Prices = PriceTable{
-	"claude-opus-4":     15,
-	"claude-opus-4-5":   5,
-	"claude-sonnet-4":   3,
-	"claude-sonnet-4-5": 3,
-	"claude-3-7-sonnet": 3,
-	"claude-3-5-sonnet": 3,
-	"claude-haiku-4-5":  1,
-	"claude-3-5-haiku":  0.8,
-	"claude-3-haiku":    0.25,
+// the published list prices of the catalog (prices.json: Anthropic's,
+// OpenAI's and Google's models), under the entries a --prices file adds
+// (ReadPrices). The zero value is the catalog alone.
+type PriceTable struct {
+	// extra: model name prefix → dollars per million input tokens, the
+	// other kinds at Claude's ratios (weight); the longest prefix wins,
+	// and an entry wins over the catalog.
+	extra   map[string]float64
+	catalog *Catalog
 }
 
-// rate is the dollars per weight unit of model (weight counts input
-// tokens at 1), and whether the table knows it.
-func (p PriceTable) rate(model string) (float64, bool) {
+// Prices are the list prices ccfilter ships (the catalog of prices.json,
+// whose Source and Generated say where from and when). A run that
+// recorded its cost never uses them (the CLI's figure is exact, whatever
+// the model); they price a killed run's calls only when the session has
+// no recorded run of the same model to take the rate from, and the runs
+// of CLIs that report no cost (Codex, Gemini): every such figure is
+// marked estimated.
+var Prices = PriceTable{catalog: shippedCatalog()}
+
+func shippedCatalog() *Catalog {
+	c, err := parseCatalog(pricesJSON)
+	if err != nil {
+		panic("spend: prices.json: " + err.Error()) // a build defect: TestShippedPricesParse
+	}
+	return c
+}
+
+// Catalog is the table's list prices (its source and date).
+func (p PriceTable) Catalog() *Catalog {
+	if p.catalog == nil {
+		return Prices.catalog
+	}
+	return p.catalog
+}
+
+// extraRate is the dollars per weight unit of model (weight counts input
+// tokens at 1) a --prices entry gives, and whether one does.
+func (p PriceTable) extraRate(model string) (float64, bool) {
 	best, price := "", 0.0
-	for prefix, perMillion := range p {
+	for prefix, perMillion := range p.extra {
 		if strings.HasPrefix(model, prefix) && len(prefix) > len(best) {
 			best, price = prefix, perMillion
 		}
@@ -48,22 +60,23 @@ func (p PriceTable) rate(model string) (float64, bool) {
 
 // ReadPrices returns Prices with the entries of a JSON file over them: an
 // object of model name prefixes and dollars per million input tokens,
-// {"claude-opus-4-5": 5, "my-proxy-model": 2.5}.
+// {"claude-opus-4-5": 5, "my-proxy-model": 2.5}, the other kinds of
+// token at Claude's ratios.
 func ReadPrices(path string) (PriceTable, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return PriceTable{}, err
 	}
 	var extra map[string]float64
 	if err := json.Unmarshal(b, &extra); err != nil {
-		return nil, fmt.Errorf("%s: want an object of model prefixes and dollars per million input tokens: %v", path, err)
+		return PriceTable{}, fmt.Errorf("%s: want an object of model prefixes and dollars per million input tokens: %v", path, err)
 	}
-	t := maps.Clone(Prices)
+	t := PriceTable{extra: map[string]float64{}, catalog: Prices.catalog}
 	for k, v := range extra {
 		if v < 0 {
-			return nil, fmt.Errorf("%s: %s: a negative price", path, k)
+			return PriceTable{}, fmt.Errorf("%s: %s: a negative price", path, k)
 		}
-		t[k] = v
+		t.extra[k] = v
 	}
 	return t, nil
 }
@@ -72,6 +85,11 @@ func ReadPrices(path string) (PriceTable, error) {
 // far, before its CLI says the figure (ccfilter --follow's status line);
 // false when the table knows no such model.
 func (p PriceTable) Estimate(model string, u stream.Usage) (float64, bool) {
-	rate, ok := p.rate(model)
-	return rate * weight(u), ok
+	if rate, ok := p.extraRate(model); ok {
+		return rate * weight(u), true
+	}
+	if m, ok := p.Catalog().Lookup(model); ok {
+		return m.Cost(u), true
+	}
+	return 0, false
 }

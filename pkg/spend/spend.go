@@ -127,7 +127,7 @@ type Options struct {
 	// match call for call (TestFastScanSameAsPlain).
 	Plain bool
 	// Prices price the calls of a run that recorded no cost when the
-	// session has no rate for their model (nil: Prices).
+	// session has no rate for their model (the zero value: Prices).
 	Prices PriceTable
 	// Buffer, when set, is the read buffer of every file the scan reads
 	// (a caller scanning many sessions reuses one; see
@@ -662,15 +662,12 @@ func (s *scan) recorded(model string, calls []*message, run modelTotal, lastTS s
 // estimate prices the calls of a run that wrote no cost-state.
 func (s *scan) estimate(calls []*message) {
 	for _, m := range calls {
-		rate, ok := s.rates[m.model]
-		if !ok {
-			table := s.o.Prices
-			if table == nil {
-				table = Prices
-			}
-			rate, ok = table.rate(m.model)
+		if rate, ok := s.rates[m.model]; ok {
+			s.out(m, rate*weight(m.usage), true, false)
+			continue
 		}
-		s.out(m, rate*weight(m.usage), true, !ok)
+		cost, ok := s.o.Prices.Estimate(m.model, m.usage)
+		s.out(m, cost, true, !ok)
 	}
 }
 

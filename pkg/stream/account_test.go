@@ -148,17 +148,20 @@ func TestAccountTimesAreTheRunsWhateverTheClock(t *testing.T) {
 // a killed run's) has its calls priced at list prices, marked estimated,
 // and no cost at all, with why, without a price table; and that a reported
 // cost is the result's, whatever the table says. (The captures' model,
-// claude-opus-5-5, is priced by the table given here; the built-in one
-// knows no price for it, which the note says.)
+// claude-opus-5-5, is priced by the --prices entry given here, which
+// wins over the shipped catalog.)
 func TestAccountEstimatesACostTheInputDoesNotReport(t *testing.T) {
 	const capture = "../../testdata/events/05-subagents-async.jsonl"
 	noResult := func(l string) bool { return !strings.Contains(l, `"type":"result"`) }
-	prices := spend.PriceTable{"claude-opus-5-5": 5}
+	prices := pricesFile(t, `{"claude-opus-5-5": 5}`)
 	a := accountPriced(t, capture, noResult, prices)
 	require.NotNil(t, a.Cost)
 	assert.Equal(t, "estimated", a.Cost.Source)
 	assert.Greater(t, a.Cost.USD, 0.0)
 	a = accountPriced(t, capture, noResult, spend.Prices)
+	require.NotNil(t, a.Cost, "the shipped catalog prices claude-opus-5-5")
+	assert.Equal(t, "estimated", a.Cost.Source)
+	a = accountPriced(t, capture, noResult, knowsNoPrice{})
 	assert.Nil(t, a.Cost)
 	assert.Contains(t, a.CostNote, "no price is known for claude-opus-5-5")
 	a = accountPriced(t, capture, noResult, nil)
@@ -208,3 +211,18 @@ func TestAccountNamesTheCLIItsInitSays(t *testing.T) {
 		assert.Equal(t, stream.CLI{ID: "codex", Name: "Codex CLI", Version: "0.171.0"}, accountOf(t, f, nil).CLI)
 	})
 }
+
+// pricesFile is the price table of a --prices file holding body.
+func pricesFile(t *testing.T, body string) spend.PriceTable {
+	t.Helper()
+	f := t.TempDir() + "/prices.json"
+	require.NoError(t, os.WriteFile(f, []byte(body), 0o644))
+	p, err := spend.ReadPrices(f)
+	require.NoError(t, err)
+	return p
+}
+
+// knowsNoPrice is a price table that knows no model.
+type knowsNoPrice struct{}
+
+func (knowsNoPrice) Estimate(string, stream.Usage) (float64, bool) { return 0, false }

@@ -1,0 +1,155 @@
+package spend
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// prices.json is the list prices of Anthropic's, OpenAI's and Google's
+// models, made by scripts/update-prices.mjs from the npm package
+// @pydantic/genai-prices (its "source" and "generated" fields say which
+// version and when). Regenerate it with that script, in a commit that
+// says so; never edit it by hand.
+//
+//go:embed prices.json
+var pricesJSON []byte
+
+// ModelPrice is a model's list price in dollars per million tokens of
+// each kind ccfilter counts. CacheRead and CacheWrite are nil where the
+// provider publishes none: a cache read is then billed as input, and so
+// is a cache write (OpenAI and Google charge none of their own).
+type ModelPrice struct {
+	Provider   string    `json:"provider"`
+	ID         string    `json:"id"`
+	Match      matchRule `json:"match"`
+	Input      float64   `json:"input"`
+	Output     float64   `json:"output"`
+	CacheRead  *float64  `json:"cache_read"`
+	CacheWrite *float64  `json:"cache_write"`
+	match      func(string) bool
+}
+
+// Cost is what usage u costs at p's prices, in dollars.
+func (p ModelPrice) Cost(u stream.Usage) float64 {
+	or := func(v *float64) float64 {
+		if v == nil {
+			return p.Input
+		}
+		return *v
+	}
+	return (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output +
+		float64(u.CacheReadInputTokens)*or(p.CacheRead) + float64(u.CacheCreationInputTokens)*or(p.CacheWrite)) / 1e6
+}
+
+// Catalog is the published list prices: the model a name matches is the
+// first in the file whose rule it matches (the providers' own order:
+// Anthropic, OpenAI, Google; a Claude model served by Google's Vertex is
+// priced as Anthropic's).
+type Catalog struct {
+	Source    string       `json:"source"`
+	Generated string       `json:"generated"`
+	Models    []ModelPrice `json:"models"`
+}
+
+// Lookup returns the price of model, false when no rule matches it.
+func (c *Catalog) Lookup(model string) (ModelPrice, bool) {
+	if c == nil || model == "" {
+		return ModelPrice{}, false
+	}
+	for _, m := range c.Models {
+		if m.match(model) {
+			return m, true
+		}
+	}
+	return ModelPrice{}, false
+}
+
+// parseCatalog reads a catalog and compiles its rules.
+func parseCatalog(b []byte) (*Catalog, error) {
+	var c Catalog
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, err
+	}
+	for i := range c.Models {
+		f, err := c.Models[i].Match.compile()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", c.Models[i].ID, err)
+		}
+		c.Models[i].match = f
+	}
+	return &c, nil
+}
+
+// matchRule is genai-prices' rule of the model names a price applies to:
+// one of equals, starts_with, ends_with, contains, regex (RE2), or a
+// list under or/and, or a rule under not (the update script's form of a
+// regex lookahead). Names compare case-insensitively, as genai-prices
+// does.
+type matchRule struct {
+	Equals     *string     `json:"equals,omitempty"`
+	StartsWith *string     `json:"starts_with,omitempty"`
+	EndsWith   *string     `json:"ends_with,omitempty"`
+	Contains   *string     `json:"contains,omitempty"`
+	Regex      *string     `json:"regex,omitempty"`
+	Or         []matchRule `json:"or,omitempty"`
+	And        []matchRule `json:"and,omitempty"`
+	Not        *matchRule  `json:"not,omitempty"`
+}
+
+func (r matchRule) compile() (func(string) bool, error) {
+	lower := func(p *string) string { return strings.ToLower(*p) }
+	switch {
+	case r.Equals != nil:
+		s := lower(r.Equals)
+		return func(m string) bool { return strings.ToLower(m) == s }, nil
+	case r.StartsWith != nil:
+		s := lower(r.StartsWith)
+		return func(m string) bool { return strings.HasPrefix(strings.ToLower(m), s) }, nil
+	case r.EndsWith != nil:
+		s := lower(r.EndsWith)
+		return func(m string) bool { return strings.HasSuffix(strings.ToLower(m), s) }, nil
+	case r.Contains != nil:
+		s := lower(r.Contains)
+		return func(m string) bool { return strings.Contains(strings.ToLower(m), s) }, nil
+	case r.Regex != nil:
+		re, err := regexp.Compile(*r.Regex)
+		if err != nil {
+			return nil, err
+		}
+		return re.MatchString, nil
+	case r.Not != nil:
+		f, err := r.Not.compile()
+		if err != nil {
+			return nil, err
+		}
+		return func(m string) bool { return !f(m) }, nil
+	case r.Or != nil || r.And != nil:
+		all := r.And != nil
+		list := r.Or
+		if all {
+			list = r.And
+		}
+		fs := make([]func(string) bool, len(list))
+		for i, sub := range list {
+			f, err := sub.compile()
+			if err != nil {
+				return nil, err
+			}
+			fs[i] = f
+		}
+		return func(m string) bool {
+			for _, f := range fs {
+				if f(m) != all {
+					return !all
+				}
+			}
+			return all
+		}, nil
+	}
+	return nil, fmt.Errorf("an empty match rule")
+}

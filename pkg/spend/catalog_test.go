@@ -1,0 +1,86 @@
+package spend
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// TestShippedPricesParse proves prices.json, as scripts/update-prices.mjs
+// wrote it, parses and compiles (every rule RE2), and says its source and
+// date.
+func TestShippedPricesParse(t *testing.T) {
+	c, err := parseCatalog(pricesJSON)
+	require.NoError(t, err)
+	assert.Contains(t, c.Source, "@pydantic/genai-prices")
+	assert.Regexp(t, `^\d{4}-\d{2}-\d{2}$`, c.Generated)
+	providers := map[string]int{}
+	for _, m := range c.Models {
+		providers[m.Provider]++
+	}
+	for _, p := range []string{"anthropic", "openai", "google"} {
+		assert.Greater(t, providers[p], 10, p)
+	}
+}
+
+// TestCatalogPricesTheModelsTheAgentsName proves the lookup on the model
+// names the captures give: Claude Code's (claude-opus-5-5, and a dated
+// variant the rule's regex takes), Gemini's (stats.models of
+// ../shared/agents/gemini: gemini-3.8-flash, gemini-3.5-flash-lite), the
+// OpenAI models Codex runs (a rollout's turn_context model), a TTS model
+// kept apart from its base by a rule under "not" (the update script's
+// form of a lookahead), case, and a name no rule knows.
+func TestCatalogPricesTheModelsTheAgentsName(t *testing.T) {
+	tests := []struct {
+		model      string
+		id         string
+		in, out    float64
+		unknownRow bool
+	}{
+		{model: "claude-opus-5-5", id: "claude-opus-5-5", in: 4, out: 20},
+		{model: "claude-opus-5-5-20261101", id: "claude-opus-5-5", in: 4, out: 20},
+		{model: "gemini-3.8-flash", id: "gemini-3.8-flash", in: 0.75, out: 3.75},
+		{model: "gemini-2.5-pro", id: "gemini-2.5-pro", in: 1.25, out: 10},
+		{model: "gemini-2.5-pro-tts", id: "gemini-2.5-pro-tts"},
+		{model: "gpt-5", id: "gpt-5", in: 1.25, out: 10},
+		{model: "GPT-5-codex", id: "gpt-5", in: 1.25, out: 10},
+		{model: "my-proxy-model", unknownRow: true},
+		{model: "", unknownRow: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.model, func(t *testing.T) {
+			m, ok := Prices.Catalog().Lookup(tt.model)
+			if tt.unknownRow {
+				assert.False(t, ok)
+				return
+			}
+			require.True(t, ok)
+			assert.Equal(t, tt.id, m.ID)
+			if tt.in > 0 {
+				assert.Equal(t, tt.in, m.Input)
+				assert.Equal(t, tt.out, m.Output)
+			}
+		})
+	}
+}
+
+// TestEstimateAppliesEachKindsPrice proves a call is priced per kind of
+// token at the catalog's prices (gpt-5: $1.25 input, $0.125 cached, $10
+// output per million; a cache write, which OpenAI does not price, as
+// input), and that a --prices entry wins over the catalog at Claude's
+// ratios.
+func TestEstimateAppliesEachKindsPrice(t *testing.T) {
+	u := stream.Usage{InputTokens: 1_000_000, CacheReadInputTokens: 2_000_000, OutputTokens: 100_000, CacheCreationInputTokens: 1_000_000}
+	cost, ok := Prices.Estimate("gpt-5", u)
+	require.True(t, ok)
+	assert.InDelta(t, 1.25+0.25+1.0+1.25, cost, 1e-9)
+	_, ok = Prices.Estimate("my-proxy-model", u)
+	assert.False(t, ok, "an unknown model is said, not priced at $0")
+	over := PriceTable{extra: map[string]float64{"gpt-5": 2}, catalog: Prices.catalog}
+	cost, ok = over.Estimate("gpt-5", u)
+	require.True(t, ok)
+	assert.InDelta(t, 2*(1+0.1*2+5*0.1+1.25*1), cost, 1e-9)
+}
