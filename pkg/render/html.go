@@ -457,6 +457,21 @@ func (h *htmlRenderer) pre(class, s string) string {
 	if !h.o.SavedOutputs {
 		s, cut = capText(s, htmlBlockBytes, htmlBlockLines)
 	}
+	return preCut(class, s, cut)
+}
+
+// preJSON is pre of JSON text b indented: only the part shown is made
+// (indentedCapped).
+func (h *htmlRenderer) preJSON(class string, b []byte) string {
+	if h.o.SavedOutputs {
+		return preCut(class, string(indentedWhole(b, "  ")), "")
+	}
+	s, cut := indentedCapped(b, "  ", true, htmlBlockBytes, htmlBlockLines)
+	return preCut(class, s, cut)
+}
+
+// preCut is a <pre> of s, and the note of what was cut of it.
+func preCut(class, s, cut string) string {
 	out := "<pre"
 	if class != "" {
 		out += ` class="` + class + `"`
@@ -538,11 +553,7 @@ func (h *htmlRenderer) toolInput(c *stream.ToolCall, patch []stream.Hunk) {
 		h.w(h.diff([]stream.Hunk{editHunk(old, new)}))
 		return
 	}
-	pretty, err := reindent(c.Input, "  ")
-	if err != nil || len(c.Input) == 0 {
-		pretty = c.Input
-	}
-	h.w(`<div class="who">Input</div>` + h.pre("input", string(pretty)))
+	h.w(`<div class="who">Input</div>` + h.preJSON("input", c.Input))
 }
 
 // editHunk is the diff of an edit the stream gives no patch for: the old
@@ -690,11 +701,7 @@ func (h *htmlRenderer) outcome(p *Part) {
 		h.w(`<div class="prose">` + proseHTML(p.Body) + "</div>")
 	}
 	if len(structured) > 0 && string(structured) != "null" {
-		pretty, err := reindent(structured, "  ")
-		if err != nil {
-			pretty = structured
-		}
-		h.w(`<div class="who">Structured output</div>` + h.pre("json", string(pretty)))
+		h.w(`<div class="who">Structured output</div>` + h.preJSON("json", structured))
 	}
 	h.w("</section>")
 }

@@ -1,6 +1,11 @@
 package render
 
-import "github.com/ccfilter/ccfilter/internal/jsonx"
+import (
+	"bufio"
+	"bytes"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+)
 
 // indented writes the JSON value b re-indented and made safe, byte for byte
 // what jsonSafe(reindent(b, indent)) gives (encoding/json's Indent, then
@@ -81,4 +86,60 @@ func delimiter(c byte) bool {
 
 // safe writes the JSON text b as jsonSafe(b) would be (as TerminalSafe
 // to a terminal), without a copy of it.
-func (o *out) safe(b []byte) { o.escaped(b, o.term) }
+func (o *out) safe(b []byte) {
+	if o.verbatim {
+		o.raw(b)
+		return
+	}
+	o.escaped(b, o.term)
+}
+
+// indentedCapped is capText(string(jsonSafe(reindent(b, indent))),
+// maxBytes, maxLines) (without jsonSafe when verbatim; b itself when it is
+// not JSON) made without the whole text: the indented text goes through a
+// writer that keeps its first maxBytes+1 bytes and counts the rest. A
+// report shows the head of a tool call's input: re-indenting a 100 MB
+// Write's input whole, then escaping and cutting it, cost four copies of
+// it.
+func indentedCapped(b []byte, indent string, verbatim bool, maxBytes, maxLines int) (string, string) {
+	h := &headWriter{max: maxBytes + 1}
+	o := out{w: bufio.NewWriterSize(h, 4<<10), verbatim: verbatim}
+	if len(b) > 0 && jsonx.Validate(b) == nil {
+		o.indented(b, indent)
+	} else {
+		o.safe(b) // (as reindent's error left it)
+	}
+	o.Flush()
+	head, cut := capHead(string(h.head), maxBytes, maxLines)
+	if !cut {
+		return head, ""
+	}
+	lines := h.lines
+	if h.last != '\n' {
+		lines++
+	}
+	return head, capNote(head, h.size, lines)
+}
+
+// headWriter keeps the first max bytes written to it, and counts them
+// all and their lines.
+type headWriter struct {
+	head  []byte
+	max   int
+	size  int
+	lines int64 // newlines
+	last  byte
+}
+
+func (h *headWriter) Write(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	if room := h.max - len(h.head); room > 0 {
+		h.head = append(h.head, b[:min(room, len(b))]...)
+	}
+	h.size += len(b)
+	h.lines += int64(bytes.Count(b, []byte{'\n'}))
+	h.last = b[len(b)-1]
+	return len(b), nil
+}
