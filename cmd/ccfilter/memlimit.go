@@ -5,8 +5,12 @@ import "runtime/debug"
 // memoryBase is the soft memory limit before any long line: the read
 // buffers, the tracker's bounded state, the renderers' state. A soft limit
 // makes the GC hand back the buffers of huge lines (tool results of tens of
-// MB) promptly.
-const memoryBase = 64 << 20
+// MB) promptly. At 64 MiB it never bound on real runs: the heap grew to
+// twice what was live (GOGC's goal, about 30 MB beside 14 MB live) and
+// peak RSS with it, 52-67 MiB for all -F markdown, tools -F json and otlp
+// on 318 MB of real captures; at 32 MiB (plus the longest line) they stay
+// under 48 MiB, the GC taking no more CPU.
+const memoryBase = 32 << 20
 
 // softLimit raises the soft memory limit, for an expression, by twice the
 // longest line seen so far: the line and its tree. A fixed 64 MiB limit
@@ -30,14 +34,16 @@ func (m *softLimit) line(n, perLine int) {
 	}
 	m.longest = n * perLine
 	limit := memoryBase + m.longest
-	if perLine == 1 {
+	if perLine == 1 && m.longest >= longLine {
 		// A kept buffer only (no tree): the base less what the presets'
 		// own heap does not need beside it. Measured on the 1 GiB stream
 		// (47 MB lines), text and tools: at 64 MiB + the line the heap
 		// grew to fill the room (peak RSS 110 MB); at 48 MiB + the line,
 		// 96 MB; at 40 MiB + the line, 90 MB and as fast (what the
 		// presets took before the buffer was kept); at 32 MiB + the line
-		// the GC ran back to back (text 0.55 -> 0.78 s).
+		// the GC ran back to back (text 0.55 -> 0.78 s). Below longLine
+		// the line is a small part of the heap and the base is room
+		// enough.
 		limit = max(memoryBase, keptLineBase+m.longest)
 	}
 	debug.SetMemoryLimit(int64(limit))
