@@ -1,6 +1,9 @@
 package main
 
-import "runtime/debug"
+import (
+	"os"
+	"runtime/debug"
+)
 
 // memoryBase is the soft memory limit before any long line: the read
 // buffers, the tracker's bounded state, the renderers' state. A soft limit
@@ -26,6 +29,16 @@ type softLimit struct {
 
 // memory is the process's limit: main turns it on before run.
 var memory softLimit
+
+// limitMemory sets the soft limit (see softLimit: raised as long lines
+// arrive) unless GOMEMLIMIT is set. The test binary's ccfilter calls it
+// too, so that the peak-memory tests measure what main runs.
+func limitMemory() {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
+		debug.SetMemoryLimit(memoryBase)
+		memory.on = true
+	}
+}
 
 // line makes room for a line of n bytes kept perLine times over.
 func (m *softLimit) line(n, perLine int) {
