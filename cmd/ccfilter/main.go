@@ -46,11 +46,7 @@ func versionOf(v string, bi *debug.BuildInfo, ok bool) string {
 
 func main() {
 	exitOnInterrupt()
-	if _, set := os.LookupEnv("GOMEMLIMIT"); !set {
-		// See softLimit: raised as long lines arrive.
-		debug.SetMemoryLimit(memoryBase)
-		memory.on = true
-	}
+	limitMemory()
 	if code, profiled := runProfiled(); profiled {
 		os.Exit(code)
 	}

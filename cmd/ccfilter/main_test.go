@@ -21,8 +21,11 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ccfilter": func() {
 			exitOnInterrupt()
+			limitMemory()
 			sayReady()
-			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ()))
+			code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())
+			reportPeak()
+			os.Exit(code)
 		},
 	})
 }

@@ -505,9 +505,11 @@ func (o *options) glanceFor(p *plan, name string) *render.Glance {
 // cannot be read twice, and when the file cannot be read (the report's
 // own pass says why).
 func (o *options) glance(name string, agent filter.Agent) *render.Glance {
-	if _, err := input.RegularFile(name); name == "-" || err != nil {
+	fi, err := input.RegularFile(name)
+	if name == "-" || err != nil {
 		return nil
 	}
+	defer memory.pass(fi.Size())
 	in, closeIn, err := o.openInput(name)
 	if err != nil {
 		return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"iter"
 	"slices"
 	"sort"
 	"strconv"
@@ -457,6 +458,21 @@ func (h *htmlRenderer) pre(class, s string) string {
 	if !h.o.SavedOutputs {
 		s, cut = capText(s, htmlBlockBytes, htmlBlockLines)
 	}
+	return preCut(class, s, cut)
+}
+
+// preJSON is pre of JSON text b indented: only the part shown is made
+// (indentedCapped).
+func (h *htmlRenderer) preJSON(class string, b []byte) string {
+	if h.o.SavedOutputs {
+		return preCut(class, string(indentedWhole(b, "  ")), "")
+	}
+	s, cut := indentedCapped(b, "  ", true, htmlBlockBytes, htmlBlockLines)
+	return preCut(class, s, cut)
+}
+
+// preCut is a <pre> of s, and the note of what was cut of it.
+func preCut(class, s, cut string) string {
 	out := "<pre"
 	if class != "" {
 		out += ` class="` + class + `"`
@@ -535,81 +551,127 @@ func (h *htmlRenderer) toolInput(c *stream.ToolCall, patch []stream.Hunk) {
 		return
 	}
 	if old, new, ok := stream.EditOf(c.Name, c.Input); ok {
-		h.w(h.diff([]stream.Hunk{editHunk(old, new)}))
+		h.w(h.editDiff(old, new))
 		return
 	}
-	pretty, err := reindent(c.Input, "  ")
-	if err != nil || len(c.Input) == 0 {
-		pretty = c.Input
-	}
-	h.w(`<div class="who">Input</div>` + h.pre("input", string(pretty)))
+	h.w(`<div class="who">Input</div>` + h.preJSON("input", c.Input))
 }
 
-// editHunk is the diff of an edit the stream gives no patch for: the old
-// text's lines out, the new one's in.
-func editHunk(old, new string) stream.Hunk {
-	var hk stream.Hunk
-	for _, l := range splitLines(old) {
-		hk.Lines = append(hk.Lines, "-"+l)
+// editDiff is the diff of an edit the stream gives no patch for: the old
+// text's lines out, the new one's in. The lines are taken one at a time:
+// a 100 MB Write made eight million strings that the diff only counted
+// past the block's limits.
+func (h *htmlRenderer) editDiff(old, new string) string {
+	d := h.newDiff()
+	for l := range textLines(old) {
+		d.line("-", l)
 	}
-	for _, l := range splitLines(new) {
-		hk.Lines = append(hk.Lines, "+"+l)
+	for l := range textLines(new) {
+		d.line("+", l)
 	}
-	return hk
+	d.endHunk()
+	return d.end()
 }
 
-func splitLines(s string) []string {
-	if s == "" {
-		return nil
+// textLines are the lines of s without their newlines (none when s is
+// empty; a last newline ends the last line).
+func textLines(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if s == "" {
+			return
+		}
+		s := strings.TrimSuffix(s, "\n")
+		for {
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				yield(s)
+				return
+			}
+			if !yield(s[:i]) {
+				return
+			}
+			s = s[i+1:]
+		}
 	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 }
 
 // diff is hunks as a coloured diff, cut to the block's limits.
 func (h *htmlRenderer) diff(hunks []stream.Hunk) string {
-	var b strings.Builder
-	b.WriteString(`<pre class="diff">`)
-	n, lines := 0, 0
+	d := h.newDiff()
 	for _, hk := range hunks {
 		if hk.OldStart > 0 || hk.NewStart > 0 {
-			b.WriteString(`<span class="hunk">@@ -` + i64(hk.OldStart) + "," + i64(hk.OldLines) + " +" + i64(hk.NewStart) + "," + i64(hk.NewLines) + " @@</span>\n")
+			d.b.WriteString(`<span class="hunk">@@ -` + i64(hk.OldStart) + "," + i64(hk.OldLines) + " +" + i64(hk.NewStart) + "," + i64(hk.NewLines) + " @@</span>\n")
 		}
-		// Lines of one kind in one span: a text cut by markup line by
-		// line could hide a secret from the redaction (a key's body).
-		open := ""
 		for _, l := range hk.Lines {
-			lines++
-			if !h.o.SavedOutputs && (n > htmlBlockBytes || lines > htmlBlockLines) {
-				continue
-			}
-			n += len(l)
-			class := ""
-			switch {
-			case strings.HasPrefix(l, "+"):
-				class = "add"
-			case strings.HasPrefix(l, "-"):
-				class = "del"
-			}
-			if class != open {
-				if open != "" {
-					b.WriteString("</span>")
-				}
-				if class != "" {
-					b.WriteString(`<span class="` + class + `">`)
-				}
-				open = class
-			}
-			b.WriteString(escMulti(l) + "\n")
+			d.line("", l)
 		}
-		if open != "" {
-			b.WriteString("</span>")
+		d.endHunk()
+	}
+	return d.end()
+}
+
+// diffWriter lays out a diff's lines as they come, up to the block's
+// limits, and counts the rest.
+type diffWriter struct {
+	b     strings.Builder
+	full  bool   // --full-output: no limits
+	n     int    // bytes of the lines shown
+	lines int    // lines seen
+	open  string // the class of the open span
+}
+
+func (h *htmlRenderer) newDiff() *diffWriter {
+	d := &diffWriter{full: h.o.SavedOutputs}
+	d.b.WriteString(`<pre class="diff">`)
+	return d
+}
+
+// line adds the line sign+l ("+", "-" or none: l then carries it).
+func (d *diffWriter) line(sign, l string) {
+	d.lines++
+	if d.cut() {
+		return
+	}
+	l = sign + l
+	d.n += len(l)
+	class := ""
+	switch {
+	case strings.HasPrefix(l, "+"):
+		class = "add"
+	case strings.HasPrefix(l, "-"):
+		class = "del"
+	}
+	// Lines of one kind in one span: a text cut by markup line by line
+	// could hide a secret from the redaction (a key's body).
+	if class != d.open {
+		if d.open != "" {
+			d.b.WriteString("</span>")
 		}
+		if class != "" {
+			d.b.WriteString(`<span class="` + class + `">`)
+		}
+		d.open = class
 	}
-	b.WriteString("</pre>")
-	if shown := min(lines, htmlBlockLines); !h.o.SavedOutputs && (n > htmlBlockBytes || lines > htmlBlockLines) {
-		b.WriteString(`<p class="cut">` + htmlText("truncated: "+plural(int64(shown), "line")+" of "+plural(int64(lines), "line")+" shown") + " (--full-output shows it whole)</p>")
+	d.b.WriteString(escMulti(l) + "\n")
+}
+
+func (d *diffWriter) cut() bool {
+	return !d.full && (d.n > htmlBlockBytes || d.lines > htmlBlockLines)
+}
+
+func (d *diffWriter) endHunk() {
+	if d.open != "" {
+		d.b.WriteString("</span>")
+		d.open = ""
 	}
-	return b.String()
+}
+
+func (d *diffWriter) end() string {
+	d.b.WriteString("</pre>")
+	if shown := min(d.lines, htmlBlockLines); d.cut() {
+		d.b.WriteString(`<p class="cut">` + htmlText("truncated: "+plural(int64(shown), "line")+" of "+plural(int64(d.lines), "line")+" shown") + " (--full-output shows it whole)</p>")
+	}
+	return d.b.String()
 }
 
 // toolFigures are the rows of the table of where the time went: the
@@ -690,11 +752,7 @@ func (h *htmlRenderer) outcome(p *Part) {
 		h.w(`<div class="prose">` + proseHTML(p.Body) + "</div>")
 	}
 	if len(structured) > 0 && string(structured) != "null" {
-		pretty, err := reindent(structured, "  ")
-		if err != nil {
-			pretty = structured
-		}
-		h.w(`<div class="who">Structured output</div>` + h.pre("json", string(pretty)))
+		h.w(`<div class="who">Structured output</div>` + h.preJSON("json", structured))
 	}
 	h.w("</section>")
 }

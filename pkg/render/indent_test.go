@@ -49,3 +49,40 @@ func TestIndentedMatchesReindent(t *testing.T) {
 		}
 	}
 }
+
+// TestIndentedCappedMatchesCappingTheWholeText holds what markdown and
+// HTML now show of a JSON input (indentedCapped: only the head made) to
+// what they showed before, capText over the whole re-indented text (made
+// safe for markdown, not for HTML), note included: every line of every
+// capture in testdata/events, with caps that cut by bytes, by lines, at a
+// multi-byte rune and not at all, and text that is not JSON (shown as it
+// is).
+func TestIndentedCappedMatchesCappingTheWholeText(t *testing.T) {
+	lines := []string{`{}`, `not json {`, "", "{\"c1\":\"\u0085 \u202e \u2028 \u00e9\u00e9\u00e9\u00e9 \U0001F600\"}"}
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, l := range strings.Split(string(data), "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				lines = append(lines, l)
+			}
+		}
+	}
+	caps := []struct{ bytes, lines int }{{8 << 10, 200}, {64 << 10, 1000}, {100, 1000}, {1 << 20, 3}, {17, 2}, {1 << 30, 1 << 30}}
+	for _, verbatim := range []bool{false, true} {
+		for _, c := range caps {
+			for _, l := range lines {
+				whole := indentedWhole([]byte(l), "  ")
+				if !verbatim {
+					whole = jsonSafe(whole)
+				}
+				wantText, wantCut := capText(string(whole), c.bytes, c.lines)
+				gotText, gotCut := indentedCapped([]byte(l), "  ", verbatim, c.bytes, c.lines)
+				require.Equal(t, wantText, gotText, "%v %v %.200s", verbatim, c, l)
+				require.Equal(t, wantCut, gotCut, "%v %v %.200s", verbatim, c, l)
+			}
+		}
+	}
+}

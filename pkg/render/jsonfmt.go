@@ -44,6 +44,14 @@ func (r *jsonRenderer) begin() {
 	}
 }
 
+// depth is how deep a record is nested: one level in an array.
+func (r *jsonRenderer) depth() int {
+	if r.o.Array {
+		return 1
+	}
+	return 0
+}
+
 // end ends a record: a document ends its line; an array element waits
 // for the comma or the bracket.
 func (r *jsonRenderer) end() {
@@ -67,7 +75,7 @@ func (r *jsonRenderer) doc(b []byte) {
 func (r *jsonRenderer) Render(rec Record) error {
 	for _, row := range rec.Rows {
 		if row.Values != nil { // (not a header only)
-			r.value(row.withSource(r.o.Run))
+			r.row(row.withSource(r.o.Run))
 		}
 	}
 	if ev := rec.Event; ev != nil {
@@ -79,11 +87,7 @@ func (r *jsonRenderer) Render(rec Record) error {
 			return err // (as reindent would fail)
 		}
 		r.begin()
-		base := 0
-		if r.o.Array {
-			base = 1
-		}
-		r.indentedAt(ev.Raw, r.o.Indent, base)
+		r.indentedAt(ev.Raw, r.o.Indent, r.depth())
 		r.end()
 		return r.err
 	}
@@ -94,7 +98,20 @@ func (r *jsonRenderer) Render(rec Record) error {
 	return r.err
 }
 
-func (r *jsonRenderer) call(c *stream.ToolCall) { r.value(CallRow(c).withSource(r.o.Run)) }
+func (r *jsonRenderer) call(c *stream.ToolCall) { r.row(CallRow(c).withSource(r.o.Run)) }
+
+// row writes a row as a record, pretty or compact, laid out as it is
+// written (out.row).
+func (r *jsonRenderer) row(row *Row) {
+	values, err := rowValues(row)
+	if err != nil {
+		r.err = err
+		return
+	}
+	r.begin()
+	r.out.row(row, values, jsonLayout{indent: r.o.Indent, base: r.depth(), compact: r.o.Compact})
+	r.end()
+}
 
 // value writes a row (or rows) as a record, pretty or compact.
 func (r *jsonRenderer) value(v any) {

@@ -214,11 +214,23 @@ func (m *markdownRenderer) details(summary, info, content string) {
 // code writes a fenced block (capped).
 func (m *markdownRenderer) code(info, content string) {
 	c, cut := capText(content, mdBlockBytes, mdBlockLines)
+	m.fence(info, c, cut)
+}
+
+// fence writes the text c in a fence, with the note of what was cut.
+func (m *markdownRenderer) fence(info, c, cut string) {
 	s := fenced(info, c)
 	if cut != "" {
 		s += "\n*" + mdInline(cut) + "*\n"
 	}
 	m.block(s)
+}
+
+// json writes JSON text b indented in a fence, cut as code cuts: only the
+// part shown is made (indentedCapped).
+func (m *markdownRenderer) json(b []byte) {
+	c, cut := indentedCapped(b, "  ", false, mdBlockBytes, mdBlockLines)
+	m.fence("json", c, cut)
 }
 
 func (m *markdownRenderer) Render(rec Record) error {
@@ -348,11 +360,7 @@ func (m *markdownRenderer) toolUse(b *stream.Block, target string) {
 			title += " " + mdCode(truncate(line(target), m.o.Width))
 		}
 		m.block(title)
-		pretty, err := reindent(b.Input, "  ")
-		if err != nil || len(b.Input) == 0 {
-			pretty = b.Input
-		}
-		m.code("json", string(jsonSafe(pretty)))
+		m.json(b.Input)
 	}
 }
 
@@ -402,11 +410,7 @@ func (m *markdownRenderer) outcome(p *Part) {
 	}
 	if len(structured) > 0 && string(structured) != "null" {
 		m.block("**Structured output:**")
-		pretty, err := reindent(structured, "  ")
-		if err != nil {
-			pretty = structured
-		}
-		m.code("json", string(jsonSafe(pretty)))
+		m.json(structured)
 	}
 }
 

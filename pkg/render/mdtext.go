@@ -109,6 +109,17 @@ func htmlText(s string) string { return html.EscapeString(line(s)) }
 // capText cuts s to at most maxBytes bytes and maxLines lines (at a UTF-8
 // boundary), and says so in a note.
 func capText(s string, maxBytes, maxLines int) (string, string) {
+	head, cut := capHead(s, maxBytes, maxLines)
+	if !cut {
+		return s, ""
+	}
+	return head, capNote(head, len(s), countLines(s))
+}
+
+// capHead is the part of s that capText shows, and whether that is less
+// than s. s may be only the start of the text, from maxBytes+1 bytes on:
+// the cut is the same.
+func capHead(s string, maxBytes, maxLines int) (string, bool) {
 	cut := len(s)
 	if cut > maxBytes {
 		cut = maxBytes
@@ -126,10 +137,13 @@ func capText(s string, maxBytes, maxLines int) (string, string) {
 			}
 		}
 	}
-	if cut >= len(s) {
-		return s, ""
-	}
-	return s[:cut], "truncated: " + plural(countLines(s[:cut]), "line") + " of " + plural(countLines(s), "line") + ", " + fmtBytes(cut) + " of " + fmtBytes(len(s)) + " shown"
+	return s[:cut], cut < len(s)
+}
+
+// capNote is capText's note on a text of size bytes and lines lines cut
+// to head.
+func capNote(head string, size int, lines int64) string {
+	return "truncated: " + plural(countLines(head), "line") + " of " + plural(lines, "line") + ", " + fmtBytes(len(head)) + " of " + fmtBytes(size) + " shown"
 }
 
 // fenceOpen reports whether l opens a fenced code block (CommonMark: at

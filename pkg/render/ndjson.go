@@ -41,12 +41,12 @@ func (r *ndjsonRenderer) call(c *stream.ToolCall) { r.row(CallRow(c).withSource(
 
 // row writes a row as an object, a line of its own.
 func (r *ndjsonRenderer) row(row *Row) {
-	b, err := marshal(row, "", true)
+	values, err := rowValues(row)
 	if err != nil {
 		r.err = err
 		return
 	}
-	r.bytes(b)
+	r.out.row(row, values, jsonLayout{compact: true, bytes: true})
 	r.byte('\n')
 }
 

@@ -21,6 +21,9 @@ type out struct {
 	// escapeControls for the rest). To pipes and files they write byte for
 	// byte.
 	term controls
+	// verbatim writes JSON strings as they are (safe): for a view that
+	// escapes what it writes its own way (HTML).
+	verbatim bool
 }
 
 func newOut(w io.Writer) out { return out{w: bufio.NewWriterSize(w, 64<<10)} }

@@ -35,6 +35,16 @@ func reindent(b []byte, indent string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// indentedWhole is b re-indented, or b itself when it is not JSON (or
+// empty).
+func indentedWhole(b []byte, indent string) []byte {
+	pretty, err := reindent(b, indent)
+	if err != nil || len(b) == 0 {
+		return b
+	}
+	return pretty
+}
+
 // marshal encodes a Go value (a call record, a summary) as JSON without
 // HTML escaping, pretty with indent unless compact, without the newline.
 func marshal(v any, indent string, compact bool) ([]byte, error) {
