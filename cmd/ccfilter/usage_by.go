@@ -152,8 +152,8 @@ func anyProjectsTree(paths []string) bool {
 		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
 			continue
 		}
-		own, _ := filepath.Glob(filepath.Join(p, "*.jsonl"))
-		below, _ := filepath.Glob(filepath.Join(p, "*", "*.jsonl"))
+		own, _ := input.GlobJSONL(filepath.Join(p, "*.jsonl"))
+		below, _ := input.GlobJSONL(filepath.Join(p, "*", "*.jsonl"))
 		if len(own) == 0 && len(below) > 0 {
 			return true
 		}
