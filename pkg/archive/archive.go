@@ -82,7 +82,8 @@ func Projects(paths []string) ([]Project, error) {
 type Point int
 
 const (
-	AtCreate Point = iota // before its temporary file is created
+	AtOpen   Point = iota // before the source is opened: an error is the source's (a file it may not read)
+	AtCreate              // before its temporary file is created
 	AtWrite               // before each write to the temporary file
 	AtRename              // written, synced and read back; before the rename into place
 )
@@ -263,6 +264,12 @@ func (a *archive) problem(err error) {
 // error of the archive's side is returned; the source's are problems.
 func (a *archive) one(f file) error {
 	src, size, err := openSource(f.src)
+	if a.o.Hook != nil && err == nil {
+		if herr := a.o.Hook(AtOpen, f.rel); herr != nil {
+			src.Close()
+			err = &fs.PathError{Op: "open", Path: f.src, Err: herr}
+		}
+	}
 	if err != nil {
 		a.problem(err)
 		return nil
