@@ -272,9 +272,11 @@ A FILTER that compiles as jq is an expression, as in jq: "." is jq's identity
 event an expression outputs is shown by --format (text: readably), or as
 JSON when -c, -r, -j, --tab or --indent is given and --format is not.
 FILE is zero or more files (.gz and .zst are read transparently); none or "-"
-reads stdin. A directory is every session (.jsonl) in it, oldest first; a
-session's id (or a unique prefix) is its transcript. Each file is its own
-run, output in argument order. 'ccfilter sessions' lists the sessions.
+reads stdin. A directory is every session (.jsonl, or .jsonl.zst as
+'ccfilter archive' keeps them) in it, oldest first; a session's id (or a
+unique prefix) is its transcript, in ~/.claude/projects or the archive.
+Each file is its own run, output in argument order. 'ccfilter sessions'
+lists the sessions; 'ccfilter archive' keeps a copy of them.
 
 ` + presetHelp(o.presets) + `
 Expression functions (besides jq's): ` + funcNames() + `

@@ -324,7 +324,7 @@ func (o *options) findSession(name string, id *regexp.Regexp) (string, error) {
 		path, err = input.FindSession(filepath.Join(o.archiveDir(), archive.ProjectsDir), name)
 	}
 	if err == nil && path == "" {
-		err = fmt.Errorf("%s: %w under %s (nor the archive, %s) has an id starting with it", name, errNoSession, o.projectsDir(), filepath.Join(o.archiveDir(), archive.ProjectsDir))
+		err = fmt.Errorf("%s: %w under %s or the archive %s has an id starting with it", name, errNoSession, o.projectsDir(), filepath.Join(o.archiveDir(), archive.ProjectsDir))
 	}
 	return path, err
 }
