@@ -484,18 +484,7 @@ func openSource(path string) (*os.File, int64, error) {
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		what := "a special file"
-		switch m := fi.Mode(); {
-		case m&os.ModeNamedPipe != 0:
-			what = "a FIFO"
-		case m&os.ModeSocket != 0:
-			what = "a socket"
-		case m&os.ModeDevice != 0:
-			what = "a device"
-		case m.IsDir():
-			what = "a folder"
-		}
-		return nil, 0, fmt.Errorf("%s: not a regular file (%s): not archived", path, what)
+		return nil, 0, fmt.Errorf("%s: %w (%s): not archived", path, input.ErrNotRegular, input.FileKind(fi.Mode()))
 	}
 	return f, fi.Size(), nil
 }

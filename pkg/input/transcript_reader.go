@@ -151,20 +151,25 @@ func RegularFile(path string) (os.FileInfo, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		what := "a special file"
-		switch m := fi.Mode(); {
-		case m&os.ModeNamedPipe != 0:
-			what = "a FIFO"
-		case m&os.ModeSocket != 0:
-			what = "a socket"
-		case m&os.ModeDevice != 0:
-			what = "a device"
-		case m.IsDir():
-			what = "a folder"
-		}
-		return nil, fmt.Errorf("%s: %w (%s): skipped", path, ErrNotRegular, what)
+		return nil, fmt.Errorf("%s: %w (%s): skipped", path, ErrNotRegular, FileKind(fi.Mode()))
 	}
 	return fi, nil
+}
+
+// FileKind says what a file that is not a regular file is: "a FIFO", "a
+// socket", "a device", "a folder", else "a special file".
+func FileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "a special file"
 }
 
 func regular(path string) error {
