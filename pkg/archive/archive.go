@@ -105,11 +105,11 @@ type Options struct {
 
 // Progress is how far a run is.
 type Progress struct {
-	Files, Total   int   // files looked at, of all found
-	Copied         int   // files copied
-	Bytes          int64 // of their source, copied
-	Current        string
-	Skipped, Fails int
+	Files, Total   int    // files looked at, of all found
+	Copied         int    // files copied
+	Bytes          int64  // of their source, copied
+	Current        string // the file just looked at
+	Skipped, Fails int    // unchanged; not read
 }
 
 // Result is what a run did.
@@ -180,17 +180,16 @@ type file struct {
 
 // archive is a run's state.
 type archive struct {
-	o        Options
-	root     string // DIR/projects
-	lock     *os.File
-	man      manifest
-	manPath  string
-	unsaved  int
-	res      Result
-	enc      *zstd.Encoder
-	dec      *zstd.Decoder
-	buf      []byte
-	problems []error
+	o       Options
+	root    string // DIR/projects
+	lock    *os.File
+	man     manifest
+	manPath string
+	unsaved int
+	res     Result
+	enc     *zstd.Encoder
+	dec     *zstd.Decoder
+	buf     []byte
 }
 
 func open(o Options) (*archive, error) {
