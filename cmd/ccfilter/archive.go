@@ -46,8 +46,9 @@ holds DIR/.lock stops at once.
 
 Every command reads the archive as it reads ~/.claude/projects
 (ccfilter sessions DIR/projects, ccfilter usage --by day DIR/projects
-~/.claude/projects counts each call once), and a session's id is looked
-for in DIR/projects when ~/.claude/projects has no such session. See
+~/.claude/projects counts each call once; sessions and usage take DIR for
+DIR/projects), and a session's id is looked for in DIR/projects when
+~/.claude/projects has no such session. See
 docs/archive.md for a cron line, a systemd timer and a launchd agent.`,
 		Example: "  ccfilter archive\n  ccfilter archive --to /backup/claude ~/.claude/projects\n  ccfilter sessions ~/.local/share/ccfilter/projects",
 		RunE: func(cmd *cobra.Command, paths []string) error {

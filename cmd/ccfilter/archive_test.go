@@ -149,6 +149,7 @@ func TestArchiveReadsAsTheProjectsTree(t *testing.T) {
 		return out
 	}
 	assert.Equal(t, rows("sessions", tree), rows("sessions", projects))
+	assert.Equal(t, rows("sessions", tree), rows("sessions", filepath.Dir(projects)), "the archive's DIR is read as its projects tree")
 	assert.Equal(t, rows("usage", "--by", "day", tree), rows("usage", "--by", "day", projects))
 	assert.Equal(t, rows("usage", "--by", "month", tree), rows("usage", "--by", "month", projects, tree), "each call once")
 

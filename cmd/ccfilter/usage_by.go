@@ -169,6 +169,11 @@ func anyProjectsTree(paths []string) bool {
 func (o *options) transcripts(names []string) []inputFile {
 	var out []inputFile
 	for _, name := range names {
+		if p := filepath.Join(name, "projects"); anyProjectsTree([]string{p}) {
+			// A folder laid out as ~/.claude (an archive's DIR, or
+			// ~/.claude itself): its projects tree.
+			name = p
+		}
 		fi, err := os.Stat(name)
 		switch {
 		case err == nil && fi.IsDir() && anyProjectsTree([]string{name}):
