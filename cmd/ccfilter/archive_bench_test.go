@@ -61,9 +61,9 @@ func benchTree(b *testing.B, root string, mb int) int64 {
 // test. The tree's size:
 // CCFILTER_BENCH_ARCHIVE_MB (default 40).
 //
-// Measured once with CCFILTER_BENCH_ARCHIVE_MB=800 (a 0.8 GB tree:
-// 5,800 files), on 2 cores shared with other work (load ~18), so the
-// times are an upper bound; figures in docs/archive.md.
+// Measured with CCFILTER_BENCH_ARCHIVE_MB=800 (a 0.8 GB tree), on 2
+// cores shared with other work (load 12 to 18, so the times are upper
+// bounds): figures in docs/archive.md#cost.
 func BenchmarkArchive(b *testing.B) {
 	mb := 40
 	if v, err := strconv.Atoi(os.Getenv("CCFILTER_BENCH_ARCHIVE_MB")); err == nil {
