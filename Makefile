@@ -94,9 +94,11 @@ $(JAEGER): tools/jaeger/go.mod tools/jaeger/go.sum
 # too, so a name two test files declare breaks make test, not CI's last step.
 #
 # The weight of the command (issue 42): no RPC framework or SDK, at most
-# 280 packages, a binary of at most 21,000,000 bytes from a plain go build.
+# 280 packages, a binary of at most 21,300,000 bytes from a plain go build
+# (21,000,000 until `ccfilter archive`, issue 44: its zstd encoder, of the
+# klauspost/compress module the reader already used, is 430 KB of it).
 MAX_PACKAGES ?= 280
-MAX_BINARY_BYTES ?= 21000000
+MAX_BINARY_BYTES ?= 21300000
 lint:
 	$(GO) vet ./...
 	$(GO) vet -tags browser,jaeger,profile ./cmd/ccfilter

@@ -30,7 +30,7 @@ var exitCodes = []struct {
 	{exitUsage, "usage error: bad flag, unknown format or preset"},
 	{exitCompile, "the expression does not compile"},
 	{exitNoResult, "the stream ended without a result event (killed, cut off): always for final, otherwise with --exit-status; an empty input, for every preset; expressions with -e: no output"},
-	{exitInput, "input error: a file cannot be read, input that is not a stream (not JSON lines, pretty-printed JSON), a malformed line with --strict, an expression's runtime error, traces --otlp-endpoint could not deliver"},
+	{exitInput, "input error: a file cannot be read, input that is not a stream (not JSON lines, pretty-printed JSON), a malformed line with --strict, an expression's runtime error, traces --otlp-endpoint could not deliver; archive: a file it could not read, or an archive it could not write"},
 	{exitInterrupted, "interrupted (Ctrl-C): nothing more is written"},
 }
 

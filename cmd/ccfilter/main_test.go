@@ -3,12 +3,16 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/pkg/archive"
+	"github.com/ccfilter/ccfilter/pkg/preset"
 )
 
 // TestMain lets testscript run the real command in-process as "ccfilter".
@@ -23,7 +27,7 @@ func TestMain(m *testing.M) {
 			exitOnInterrupt()
 			limitMemory()
 			sayReady()
-			code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())
+			code := runWith(&options{presets: preset.Builtin(), archiveHook: archiveStop()}, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())
 			reportPeak()
 			os.Exit(code)
 		},
@@ -41,6 +45,30 @@ const liveTimeout = 30 * time.Second
 // a signal sent earlier kills the process as the runtime's default does, and
 // a fixed sleep before the signal is a bet on the machine's load.
 const readyEnv = "CCFILTER_TEST_READY_FD"
+
+// archiveStopEnv, when set to N, stops `ccfilter archive` at its Nth
+// copy written in full and not yet renamed into place: it says so on
+// descriptor 3 (exec.Cmd.ExtraFiles[0]) and waits there for the test's
+// SIGKILL, so the kill falls mid-copy at a known step, with no sleep.
+const archiveStopEnv = "CCFILTER_TEST_ARCHIVE_STOP"
+
+func archiveStop() func(archive.Point, string) error {
+	n, err := strconv.Atoi(os.Getenv(archiveStopEnv))
+	if err != nil {
+		return nil
+	}
+	return func(at archive.Point, rel string) error {
+		if at == archive.AtRename {
+			if n--; n == 0 {
+				f := os.NewFile(3, "stopped")
+				f.WriteString("stopped " + rel + "\n")
+				f.Close()
+				select {} // until killed
+			}
+		}
+		return nil
+	}
+}
 
 // sayReady writes one line to the descriptor readyEnv names, if any, and
 // closes it.

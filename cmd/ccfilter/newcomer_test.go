@@ -258,7 +258,7 @@ func TestBareWordsGetSuggestionsOrASentence(t *testing.T) {
 		{[]string{"sesions"}, exitUsage, `(did you mean the command 'ccfilter sessions'?)`},
 		{[]string{"FINAL"}, exitUsage, `ccfilter: unknown preset "FINAL" (did you mean "final"?)`},
 		{[]string{"abcd"}, exitCompile, `"abcd" is not a preset, a file, a session's id under ` + projects + ` or a jq expression`},
-		{[]string{"final", "abcdef12"}, exitInput, "ccfilter: abcdef12: no such file, and no session under " + projects + " has an id starting with it"},
+		{[]string{"final", "abcdef12"}, exitInput, "ccfilter: abcdef12: no such file, and no session under " + projects + " or the archive " + filepath.Join(home, ".local", "share", "ccfilter", "projects") + " has an id starting with it"},
 		{[]string{"12345678-aaaa-bbbb-cccc-000000000000"}, exitInput, "no session under " + projects},
 		{[]string{"final", "0db2"}, exitOK, ""},
 	}

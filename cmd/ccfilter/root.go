@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/ccfilter/ccfilter/pkg/redact"
 	"io"
 	"slices"
 	"strings"
@@ -14,10 +13,12 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/ccfilter/ccfilter/internal/otlphttp"
+	"github.com/ccfilter/ccfilter/pkg/archive"
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/follow"
 	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/preset"
+	"github.com/ccfilter/ccfilter/pkg/redact"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -119,6 +120,9 @@ type options struct {
 	// terminalIn, terminalOut and terminalErr, when set, say whether stdin,
 	// stdout and stderr are terminals (for tests, which have none).
 	terminalIn, terminalOut, terminalErr func() bool
+	// archiveHook, when set, is the archive's pkg/archive Options.Hook
+	// (tests: a fault, or a stop at a known step to kill the process).
+	archiveHook func(archive.Point, string) error
 }
 
 // run is main without os.Exit: it parses args, runs, and maps the outcome
@@ -268,9 +272,11 @@ A FILTER that compiles as jq is an expression, as in jq: "." is jq's identity
 event an expression outputs is shown by --format (text: readably), or as
 JSON when -c, -r, -j, --tab or --indent is given and --format is not.
 FILE is zero or more files (.gz and .zst are read transparently); none or "-"
-reads stdin. A directory is every session (.jsonl) in it, oldest first; a
-session's id (or a unique prefix) is its transcript. Each file is its own
-run, output in argument order. 'ccfilter sessions' lists the sessions.
+reads stdin. A directory is every session (.jsonl, or .jsonl.zst as
+'ccfilter archive' keeps them) in it, oldest first; a session's id (or a
+unique prefix) is its transcript, in ~/.claude/projects or the archive.
+Each file is its own run, output in argument order. 'ccfilter sessions'
+lists the sessions; 'ccfilter archive' keeps a copy of them.
 
 ` + presetHelp(o.presets) + `
 Expression functions (besides jq's): ` + funcNames() + `
@@ -351,7 +357,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	mustComplete(cmd, "input", append([]string{"auto"}, strings.Fields(strings.ReplaceAll(inputKinds(), ",", ""))...)...)
 	mustComplete(cmd, "agent", "main", "sub", "all")
 	cmd.SetVersionTemplate("ccfilter {{.Version}}\n")
-	cmd.AddCommand(newPresetsCmd(o), newSessionsCmd(o))
+	cmd.AddCommand(newPresetsCmd(o), newSessionsCmd(o), newArchiveCmd(o))
 	cmd.CompletionOptions.HiddenDefaultCmd = false
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"golang.org/x/term"
 
+	"github.com/ccfilter/ccfilter/pkg/archive"
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/follow"
 	"github.com/ccfilter/ccfilter/pkg/input"
@@ -317,7 +319,12 @@ func (o *options) findSession(name string, id *regexp.Regexp) (string, error) {
 	}
 	path, err := input.FindSession(o.projectsDir(), name)
 	if err == nil && path == "" {
-		err = fmt.Errorf("%s: %w under %s has an id starting with it", name, errNoSession, o.projectsDir())
+		// A session Claude Code's cleanup deleted: in the archive, if
+		// `ccfilter archive` kept it.
+		path, err = input.FindSession(filepath.Join(o.archiveDir(), archive.ProjectsDir), name)
+	}
+	if err == nil && path == "" {
+		err = fmt.Errorf("%s: %w under %s or the archive %s has an id starting with it", name, errNoSession, o.projectsDir(), filepath.Join(o.archiveDir(), archive.ProjectsDir))
 	}
 	return path, err
 }

@@ -152,8 +152,8 @@ func anyProjectsTree(paths []string) bool {
 		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
 			continue
 		}
-		own, _ := filepath.Glob(filepath.Join(p, "*.jsonl"))
-		below, _ := filepath.Glob(filepath.Join(p, "*", "*.jsonl"))
+		own, _ := input.GlobJSONL(filepath.Join(p, "*.jsonl"))
+		below, _ := input.GlobJSONL(filepath.Join(p, "*", "*.jsonl"))
 		if len(own) == 0 && len(below) > 0 {
 			return true
 		}
@@ -169,6 +169,11 @@ func anyProjectsTree(paths []string) bool {
 func (o *options) transcripts(names []string) []inputFile {
 	var out []inputFile
 	for _, name := range names {
+		if p := filepath.Join(name, "projects"); anyProjectsTree([]string{p}) {
+			// A folder laid out as ~/.claude (an archive's DIR, or
+			// ~/.claude itself): its projects tree.
+			name = p
+		}
 		fi, err := os.Stat(name)
 		switch {
 		case err == nil && fi.IsDir() && anyProjectsTree([]string{name}):

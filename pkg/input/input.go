@@ -232,7 +232,7 @@ func decompress(r io.Reader) (io.Reader, func(), error) {
 		}
 		return zr, func() { zr.Close() }, nil
 	case bytes.Equal(m, []byte{0x28, 0xb5, 0x2f, 0xfd}):
-		zr, err := zstd.NewReader(br)
+		zr, err := zstd.NewReader(br, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
 		if err != nil {
 			return nil, nil, fmt.Errorf("zstd: %w", err)
 		}

@@ -47,7 +47,7 @@ var ErrNoSession = errors.New("no session transcript in it")
 // own file), then of its first; never by the files' modification times,
 // which Claude Code changes in bulk.
 func NewestSession(dir string) (string, error) {
-	files, err := filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	files, err := GlobJSONL(filepath.Join(dir, "*.jsonl"))
 	if err != nil {
 		return "", err
 	}

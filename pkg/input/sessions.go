@@ -29,12 +29,12 @@ var ErrNotSessions = errors.New("is a directory, and not a project folder or a s
 // (a FIFO: reading it could wait forever) is skipped, and said in skipped;
 // a folder with nothing else is ErrNotSessions.
 func SessionFiles(dir string) (files []string, skipped []error, err error) {
-	files, err = filepath.Glob(filepath.Join(dir, "*.jsonl"))
+	files, err = GlobJSONL(filepath.Join(dir, "*.jsonl"))
 	if err != nil {
 		return nil, nil, err
 	}
 	if len(files) == 0 {
-		session := strings.TrimSuffix(filepath.Clean(dir), string(filepath.Separator)) + ".jsonl"
+		session := JSONLFile(strings.TrimSuffix(filepath.Clean(dir), string(filepath.Separator)) + ".jsonl")
 		if _, err := RegularFile(session); err == nil {
 			return []string{session}, nil, nil
 		}
@@ -77,6 +77,9 @@ func SessionFiles(dir string) (files []string, skipped []error, err error) {
 	return out, skipped, nil
 }
 
+// window is how much of a transcript's start and end recordTimes reads.
+const window = 256 << 10
+
 // timestampField finds a record's "timestamp" in a transcript's text.
 var timestampField = regexp.MustCompile(`"timestamp":"([0-9]{4}-[^"]+)"`)
 
@@ -84,12 +87,14 @@ var timestampField = regexp.MustCompile(`"timestamp":"([0-9]{4}-[^"]+)"`)
 // records that have one, looked for in its first and last 256 KiB (the
 // lines between do not change the order; "" when none is there).
 func recordTimes(path string, size int64) (first, last string) {
-	const window = 256 << 10
 	f, err := os.Open(path)
 	if err != nil {
 		return "", ""
 	}
 	defer f.Close()
+	if plainJSONL(path) != path {
+		return streamTimes(f)
+	}
 	buf := make([]byte, min(size, window))
 	n, _ := f.ReadAt(buf, 0)
 	if m := timestampField.FindSubmatch(buf[:n]); m != nil {
@@ -97,6 +102,31 @@ func recordTimes(path string, size int64) (first, last string) {
 	}
 	if size > window {
 		n, _ = f.ReadAt(buf, size-window)
+	}
+	if all := timestampField.FindAllSubmatch(buf[:n], -1); len(all) > 0 {
+		last = string(all[len(all)-1][1])
+	}
+	return first, last
+}
+
+// streamTimes is recordTimes of a compressed file, which has no end to
+// read at: it is read through, its last two windows kept (a timestamp
+// may straddle them).
+func streamTimes(f *os.File) (first, last string) {
+	r, undo, err := decompress(f)
+	if err != nil {
+		return "", ""
+	}
+	defer undo()
+	buf := make([]byte, 2*window)
+	n, _ := io.ReadFull(r, buf)
+	if m := timestampField.FindSubmatch(buf[:n]); m != nil {
+		first = string(m[1])
+	}
+	for n == len(buf) {
+		copy(buf, buf[window:])
+		k, _ := io.ReadFull(r, buf[window:])
+		n = window + k
 	}
 	if all := timestampField.FindAllSubmatch(buf[:n], -1); len(all) > 0 {
 		last = string(all[len(all)-1][1])
@@ -201,8 +231,8 @@ func ScanSessionWith(path string, buf *bufio.Reader, also *Also) (Session, error
 // SubagentFiles are the record files of a session's subagents (a
 // Workflow's agents' too), with or without their .meta.json.
 func SubagentFiles(dir string) []string {
-	files, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.jsonl"))
-	wf, _ := filepath.Glob(filepath.Join(dir, "subagents", "workflows", "*", "agent-*.jsonl"))
+	files, _ := GlobJSONL(filepath.Join(dir, "subagents", "agent-*.jsonl"))
+	wf, _ := GlobJSONL(filepath.Join(dir, "subagents", "workflows", "*", "agent-*.jsonl"))
 	return append(files, wf...)
 }
 
@@ -437,12 +467,12 @@ func firstLine(s string) string {
 func Projects(dirs []string) ([]string, error) {
 	var out []string
 	for _, d := range dirs {
-		files, err := filepath.Glob(filepath.Join(d, "*.jsonl"))
+		files, err := GlobJSONL(filepath.Join(d, "*.jsonl"))
 		if err != nil {
 			return nil, err
 		}
 		if len(files) == 0 {
-			files, err = filepath.Glob(filepath.Join(d, "*", "*.jsonl"))
+			files, err = GlobJSONL(filepath.Join(d, "*", "*.jsonl"))
 			if err != nil {
 				return nil, err
 			}
@@ -455,7 +485,7 @@ func Projects(dirs []string) ([]string, error) {
 // FindSession returns the transcript under the projects folder whose
 // session id is id or starts with it; an error when several do.
 func FindSession(projects, id string) (string, error) {
-	files, err := filepath.Glob(filepath.Join(projects, "*", id+"*.jsonl"))
+	files, err := GlobJSONL(filepath.Join(projects, "*", id+"*.jsonl"))
 	if err != nil || len(files) == 0 {
 		return "", err
 	}

@@ -78,6 +78,7 @@ type transcriptReader struct {
 type frame struct {
 	r      stream.Reader
 	f      *os.File // nil for the main input
+	undo   func()   // ends the decompression of f (nil: none)
 	parent string   // the Agent call of a sidechain ("" for the main file)
 }
 
@@ -150,20 +151,25 @@ func RegularFile(path string) (os.FileInfo, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		what := "a special file"
-		switch m := fi.Mode(); {
-		case m&os.ModeNamedPipe != 0:
-			what = "a FIFO"
-		case m&os.ModeSocket != 0:
-			what = "a socket"
-		case m&os.ModeDevice != 0:
-			what = "a device"
-		case m.IsDir():
-			what = "a folder"
-		}
-		return nil, fmt.Errorf("%s: %w (%s): skipped", path, ErrNotRegular, what)
+		return nil, fmt.Errorf("%s: %w (%s): skipped", path, ErrNotRegular, FileKind(fi.Mode()))
 	}
 	return fi, nil
+}
+
+// FileKind says what a file that is not a regular file is: "a FIFO", "a
+// socket", "a device", "a folder", else "a special file".
+func FileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "a special file"
 }
 
 func regular(path string) error {
@@ -204,8 +210,8 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 		var meta struct {
 			ToolUseID string `json:"toolUseId"`
 		}
-		jsonl := strings.TrimSuffix(m, ".meta.json") + ".jsonl"
-		id := strings.TrimPrefix(filepath.Base(strings.TrimSuffix(jsonl, ".jsonl")), "agent-")
+		jsonl := JSONLFile(strings.TrimSuffix(m, ".meta.json") + ".jsonl")
+		id := strings.TrimPrefix(filepath.Base(strings.TrimSuffix(m, ".meta.json")), "agent-")
 		err = json.Unmarshal(b, &meta)
 		if run := filepath.Dir(m); err == nil && meta.ToolUseID == "" && filepath.Base(filepath.Dir(run)) == "workflows" {
 			// A Workflow's agent: its .meta.json names no call; the
@@ -220,17 +226,15 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 		out[meta.ToolUseID] = append(out[meta.ToolUseID], sidechain{path: jsonl, agentID: id})
 	}
 	for run, scs := range runs {
-		journalOrder(filepath.Join(dir, "subagents", "workflows", run, "journal.jsonl"), scs)
+		journalOrder(JSONLFile(filepath.Join(dir, "subagents", "workflows", run, "journal.jsonl")), scs)
 	}
 	if dir == "" {
 		return out, runs, errs
 	}
 	// A subagent's records with no .meta.json: nothing says which call
 	// started them, so they are not joined, and the reader says so.
-	files, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.jsonl"))
-	wf, _ := filepath.Glob(filepath.Join(dir, "subagents", "workflows", "*", "agent-*.jsonl"))
-	for _, f := range append(files, wf...) {
-		if !slices.Contains(metas, strings.TrimSuffix(f, ".jsonl")+".meta.json") {
+	for _, f := range SubagentFiles(dir) {
+		if !slices.Contains(metas, strings.TrimSuffix(plainJSONL(f), ".jsonl")+".meta.json") {
 			errs = append(errs, fmt.Errorf("%s: no .meta.json beside it says which Agent call started this subagent: its records are not joined", f))
 		}
 	}
@@ -242,14 +246,20 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 // there, so a hostile folder cannot make ccfilter hold a huge file.
 const maxSmallFile = 4 << 20
 
-// readSmall reads at most maxSmallFile bytes of path.
+// readSmall reads at most maxSmallFile bytes of path, undoing its
+// compression (an archived journal.jsonl.zst).
 func readSmall(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, maxSmallFile))
+	r, undo, err := decompress(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	defer undo()
+	return io.ReadAll(io.LimitReader(r, maxSmallFile))
 }
 
 // journalOrder sorts a Workflow run's agents in the order its journal
@@ -460,9 +470,17 @@ func (t *transcriptReader) openSidechain() {
 			t.warn = append(t.warn, fmt.Errorf("the records of subagent %s are missing: %v", sc.agentID, err))
 			continue
 		}
+		// (An archived subagent's file is compressed: undone as every
+		// input is.)
+		r, undo, err := decompress(f)
+		if err != nil {
+			f.Close()
+			t.warn = append(t.warn, fmt.Errorf("the records of subagent %s are not read: %s: %v", sc.agentID, sc.path, err))
+			continue
+		}
 		opts := t.opts
 		opts.Source = sc.path
-		t.frames = append(t.frames, frame{r: stream.NewReader(f, opts), f: f, parent: id})
+		t.frames = append(t.frames, frame{r: stream.NewReader(r, opts), f: f, undo: undo, parent: id})
 	}
 }
 
@@ -524,6 +542,9 @@ func (t *transcriptReader) unjoined() {
 func (t *transcriptReader) pop() {
 	top := t.frames[len(t.frames)-1]
 	top.r.Close()
+	if top.undo != nil {
+		top.undo()
+	}
 	if top.f != nil {
 		top.f.Close()
 	}

@@ -560,7 +560,7 @@ func (s *scan) forkBase() costState {
 		// file's.)
 		o := s.o
 		o.Buffer = nil
-		l, err := Read(filepath.Join(filepath.Dir(s.l.path), s.sum.ForkedFrom+".jsonl"), o)
+		l, err := Read(input.JSONLFile(filepath.Join(filepath.Dir(s.l.path), s.sum.ForkedFrom+".jsonl")), o)
 		if err != nil {
 			return nil
 		}
