@@ -185,6 +185,10 @@ func (f *File) Read(p []byte) (int, error) {
 	}
 	for f.why == Following {
 		if f.f == nil && !f.open() {
+			if f.stopped() {
+				f.why = Stopped
+				break
+			}
 			if f.ended() || !f.wait() {
 				break
 			}
@@ -198,6 +202,11 @@ func (f *File) Read(p []byte) (int, error) {
 				break
 			}
 		}
+		// Stop is looked at before the read, not after it: what was
+		// written before Stop closed is then read before the input ends
+		// (a look after a read that found the end would lose a line
+		// written between the two).
+		stop := f.stopped()
 		n, err := f.f.Read(p)
 		if n > 0 {
 			f.grew(p[:n])
@@ -209,6 +218,10 @@ func (f *File) Read(p []byte) (int, error) {
 		if f.endLine() {
 			p[0] = '\n'
 			return 1, nil
+		}
+		if stop {
+			f.why = Stopped
+			break
 		}
 		if f.ended() {
 			break
@@ -341,15 +354,20 @@ func (f *File) sameHead() bool {
 	return bytes.Equal(b[:n], f.head)
 }
 
-// ended reports whether the input ends here: the run may have ended and
-// the grace period passed with nothing written, or Stop was closed.
-func (f *File) ended() bool {
+// stopped reports whether Stop was closed.
+func (f *File) stopped() bool {
 	select {
 	case <-f.o.Stop:
-		f.why = Stopped
 		return true
 	default:
+		return false
 	}
+}
+
+// ended reports whether the input ends here: the run may have ended and
+// the grace period passed with nothing written (Stop is Read's to look
+// at, before it reads).
+func (f *File) ended() bool {
 	if may, left := f.idle(); may && left <= 0 {
 		f.why = Idle
 		return true
