@@ -2,6 +2,10 @@
 # bench-compare.sh — ccfilter side by side with jq, gojq and jaq, on corpora
 # made of real claude-code streams.
 #
+# The goals below are the earlier issues' (16, 28, 29, 30). Issue 41's table,
+# its goals and the baseline check are scripts/bench-table.sh (make bench);
+# this script is the wider look: gojq, from a pipe, four corpora, 1 GiB.
+#
 # Usage:
 #   scripts/bench-compare.sh [CORPUS...]      (default: real partial unanswered gen)
 #
