@@ -206,24 +206,14 @@ if [[ " ${CORPORA[*]} " == *" real "* ]] && [ "${SPEND:-1}" = 1 ]; then
 		echo "usage over every session: $tree ($(du -shL "$tree" | cut -f1), $(find -L "$tree" -name '*.jsonl' | wc -l) files; median of $RUNS; goal: ccusage/ccfilter at least 2.0x):"
 		printf '%-34s %10s %10s %8s\n' task ccfilter ccusage ratio
 		for task in day session; do
-			cf=() cus=()
-			for ((i = 0; i < RUNS; i++)); do # paired: one of each, in turn
-				t0=$EPOCHREALTIME
-				if [ $task = day ]; then "$CCFILTER" usage --by day --tz UTC -F json "$tree" >/dev/null 2>&1; else HOME=/nonexistent "$CCFILTER" sessions -F json "$tree" >/dev/null 2>&1; fi
-				t1=$EPOCHREALTIME
-				CLAUDE_CONFIG_DIR=$(dirname "$tree") "$cu" claude "$([ $task = day ] && echo daily || echo session)" --json --offline >/dev/null 2>&1
-				t2=$EPOCHREALTIME
-				cf+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')")
-				cus+=("$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')")
-			done
-			a=$(printf '%s\n' "${cf[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
-			b=$(printf '%s\n' "${cus[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
+			spend_pair "$task" "$tree" "$cu"
+			a=$SP_CC b=$SP_CU
 			label="usage --by day / ccusage daily"
 			[ $task = session ] && label="sessions / ccusage session"
 			printf '%-34s %10s %10s %7sx%s\n' "$label" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')" \
 				"$(awk -v a="$a" -v b="$b" 'BEGIN { if (b / a >= 2) print " ok"; else print " MISSED" }')"
-			printf '%s\t%s\t%s\t%s\t\t%s\t%s\n' spend "$task" ccfilter "$a" "$RUNS" "$(IFS=,; echo "${cf[*]}")" >>"$RESULTS"
-			printf '%s\t%s\t%s\t%s\t\t%s\t%s\n' spend "$task" ccusage "$b" "$RUNS" "$(IFS=,; echo "${cus[*]}")" >>"$RESULTS"
+			printf '%s\t%s\t%s\t%s\t\t%s\t%s\n' spend "$task" ccfilter "$a" "$RUNS" "$SP_CC_ALL" >>"$RESULTS"
+			printf '%s\t%s\t%s\t%s\t\t%s\t%s\n' spend "$task" ccusage "$b" "$RUNS" "$SP_CU_ALL" >>"$RESULTS"
 		done
 	else
 		NOTES+=("spend: n/a (the tree or ccusage could not be made)")

@@ -144,18 +144,9 @@ if [ "${SPEND:-1}" = 1 ]; then
 		for task in day session; do
 			settle "${files[@]}"
 			log "  spend-$task"
-			cf=() cus=()
-			for ((i = 0; i < RUNS; i++)); do # paired: one of each, in turn
-				t0=$EPOCHREALTIME
-				if [ $task = day ]; then "$CCFILTER" usage --by day --tz UTC -F json "$tree" >/dev/null 2>&1; else HOME=/nonexistent "$CCFILTER" sessions -F json "$tree" >/dev/null 2>&1; fi
-				t1=$EPOCHREALTIME
-				CLAUDE_CONFIG_DIR=$(dirname "$tree") "$cu" claude "$([ $task = day ] && echo daily || echo session)" --json --offline >/dev/null 2>&1
-				t2=$EPOCHREALTIME
-				cf+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')")
-				cus+=("$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')")
-			done
-			put "spend-$task" "$(median "${cf[@]}")" "$(IFS=,; echo "${cf[*]}")"
-			put "spend-$task/ccusage" "$(median "${cus[@]}")" "$(IFS=,; echo "${cus[*]}")"
+			spend_pair "$task" "$tree" "$cu"
+			put "spend-$task" "$SP_CC" "$SP_CC_ALL"
+			put "spend-$task/ccusage" "$SP_CU" "$SP_CU_ALL"
 		done
 	else
 		fact "n/a spend" "the transcript tree or ccusage could not be made"
