@@ -152,15 +152,17 @@ measure() {
 # Usage over every session (issue 30: at least 2x ccusage, wall, warm
 # cache, paired runs): ccfilter usage --by day against ccusage claude
 # daily, and ccfilter sessions against ccusage claude session, on a tree
-# of about 0.8 GB made of the real transcripts ($TRANSCRIPTS), copied
-# SPEND_COPIES times with every uuid and message id renamed per copy (so
-# that no tool takes a copy for a duplicate). ccusage is installed here
+# made of the real transcripts ($TRANSCRIPTS), copied SPEND_COPIES times
+# with every uuid and message id renamed per copy (so that no tool takes a
+# copy for a duplicate): 53 copies are about 0.8 GB of .jsonl with the 18
+# sessions there on 2026-12-06 (100 gave 1.5 GB). A tree is kept per count
+# of copies, so a change of SPEND_COPIES builds a new one. ccusage is installed here
 # with npm (its native core for this platform), not by make test.
 TRANSCRIPTS=${TRANSCRIPTS:-$REPO/../shared/transcripts}
-SPEND_COPIES=${SPEND_COPIES:-100}
+SPEND_COPIES=${SPEND_COPIES:-53}
 CCUSAGE_VERSION=${CCUSAGE_VERSION:-20.0.24}
 spend_tree() { # prints the tree's projects folder, building it when missing
-	local tree=$WORK/spend-tree/projects i d n f nf
+	local tree=$WORK/spend-tree-$SPEND_COPIES/projects i d n f nf
 	if [ ! -d "$tree" ]; then
 		log "building $tree ($SPEND_COPIES copies of $TRANSCRIPTS)"
 		mkdir -p "$tree.tmp"

@@ -9,7 +9,9 @@
 #                                     10% worse than the baseline (REGRESSION)
 #   BASELINE_UPDATE=1 scripts/bench-table.sh
 #                                     the same run, written as the new baseline
-#                                     (commit it with a message that says why)
+#                                     (commit it with a message that says why);
+#                                     a figure this run did not measure (TASKS=0,
+#                                     SPEND=0, SWEEP=0) keeps its old value
 #
 # The rows (the corpora are built in $WORK when missing):
 #   final, types, text, tools -F csv, usage -F json on `real` (the real captures
@@ -22,7 +24,7 @@
 #   all -F otlp --no-redact over all -F ndjson; all -F html over all -F markdown
 #   usage --by day and sessions against ccusage daily and session on a tree of
 #     SPEND_COPIES copies of ../shared/transcripts with every id renamed
-#     (100: about 0.8 GB)
+#     (53: about 0.8 GB)
 #   peak RSS of every preset in every format on `real19` (the same with
 #     19-big-tool-result, 3 MB lines), largest shown, goal under 48 MiB
 #   peak RSS of every preset in every format on `line` (02-write-read with its
@@ -39,8 +41,9 @@
 #
 # Environment:
 #   RUNS=5         timed runs per series (the median is used)
+#   TASKS=1        the timed rows on real, from final to html (0: skip)
 #   SPEND=1        time usage --by day and sessions against ccusage (0: skip)
-#   SPEND_COPIES=100
+#   SPEND_COPIES=53
 #   SWEEP=1        the two peak RSS sweeps (0: skip)
 #   LINE_SIZE=100000000
 #   CORPUS_SIZE=300MB  the size of real and real19 (with WORK elsewhere: a
@@ -92,13 +95,11 @@ fact date "$(date -u '+%Y-%m-%d %H:%M UTC')"
 fact commit "$(cd "$REPO" && git describe --always --dirty 2>/dev/null || echo unknown)"
 fact machine "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cpus, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), linux $(uname -r)"
 fact load "$(cut -d' ' -f1-3 /proc/loadavg) at the start (1, 5, 15 min)"
-fact command "RUNS=$RUNS SPEND=${SPEND:-1} SWEEP=$SWEEP scripts/bench-table.sh"
+fact command "RUNS=$RUNS TASKS=${TASKS:-1} SPEND=${SPEND:-1} SWEEP=$SWEEP SPEND_COPIES=$SPEND_COPIES scripts/bench-table.sh"
 fact runs "medians of $RUNS"
 
 # ------------------------------------------------------------------ tasks
-f=$(corpus real) || exit 1
-fact corpus "$(basename "$f"): $(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.0f MB", b / 1e6 }'), $(wc -l <"$f") lines"
-series() { # series KEY TOOL TASK FILE [ARGS...]: settles, measures, records
+series() { # series KEY TOOL BIN TASK FILE [ARGS...]: settles, measures, records
 	local key=$1
 	shift
 	settle "$4"
@@ -110,36 +111,40 @@ series() { # series KEY TOOL TASK FILE [ARGS...]: settles, measures, records
 		fact "n/a $key" "$M_ERR"
 	fi
 }
-log "timing on $f, $RUNS run(s) each"
-series wc wc "" wc "$f"
-for task in final types text tools usage; do
-	series "$task" ccfilter "$CCFILTER" "$task" "$f"
-	[ -n "$JQ" ] && series "$task/jq" jq "$JQ" "$task" "$f"
-	[ -n "$JAQ" ] && series "$task/jaq" jaq "$JAQ" "$task" "$f"
-done
-
-# Paired: one run of each in turn, so that a drift of the machine weighs on
-# both alike.
-for fm in ndjson markdown; do
-	settle "$f"
-	log "  redact-$fm"
-	ps=() rs=()
-	for ((i = 0; i < RUNS; i++)); do
-		measure 1 ccfilter "$CCFILTER" run "$f" all --format "$fm" --no-redact && ps+=("$M_SEC")
-		measure 1 ccfilter "$CCFILTER" run "$f" all --format "$fm" --redact && rs+=("$M_SEC")
+if [ "${TASKS:-1}" = 1 ]; then
+	f=$(corpus real) || exit 1
+	fact corpus "$(basename "$f"): $(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.0f MB", b / 1e6 }'), $(wc -l <"$f") lines"
+	log "timing on $f, $RUNS run(s) each"
+	series wc wc "" wc "$f"
+	for task in final types text tools usage; do
+		series "$task" ccfilter "$CCFILTER" "$task" "$f"
+		[ -n "$JQ" ] && series "$task/jq" jq "$JQ" "$task" "$f"
+		[ -n "$JAQ" ] && series "$task/jaq" jaq "$JAQ" "$task" "$f"
 	done
-	[ ${#ps[@]} -gt 0 ] && put "redact-$fm/plain" "$(median "${ps[@]}")"
-	[ ${#rs[@]} -gt 0 ] && put "redact-$fm/redacted" "$(median "${rs[@]}")"
-done
-series ndjson ccfilter "$CCFILTER" run "$f" all --format ndjson
-series otlp ccfilter "$CCFILTER" run "$f" all --format otlp --no-redact
-series markdown ccfilter "$CCFILTER" run "$f" all --format markdown
-series html ccfilter "$CCFILTER" run "$f" all --format html
+
+	# Paired: one run of each in turn, so that a drift of the machine weighs on
+	# both alike.
+	for fm in ndjson markdown; do
+		settle "$f"
+		log "  redact-$fm"
+		ps=() rs=()
+		for ((i = 0; i < RUNS; i++)); do
+			measure 1 ccfilter "$CCFILTER" run "$f" all --format "$fm" --no-redact && ps+=("$M_SEC")
+			measure 1 ccfilter "$CCFILTER" run "$f" all --format "$fm" --redact && rs+=("$M_SEC")
+		done
+		[ ${#ps[@]} -gt 0 ] && put "redact-$fm/plain" "$(median "${ps[@]}")"
+		[ ${#rs[@]} -gt 0 ] && put "redact-$fm/redacted" "$(median "${rs[@]}")"
+	done
+	series ndjson ccfilter "$CCFILTER" run "$f" all --format ndjson
+	series otlp ccfilter "$CCFILTER" run "$f" all --format otlp --no-redact
+	series markdown ccfilter "$CCFILTER" run "$f" all --format markdown
+	series html ccfilter "$CCFILTER" run "$f" all --format html
+fi
 
 # ------------------------------------------------------------------ spend
 if [ "${SPEND:-1}" = 1 ]; then
 	if tree=$(spend_tree) && cu=$(ccusage_bin); then
-		fact transcripts "$tree: $(du -shL "$tree" | cut -f1), $(find -L "$tree" -name '*.jsonl' | wc -l) files; ccusage $CCUSAGE_VERSION"
+		fact transcripts "$tree: $SPEND_COPIES copies, $(find -L "$tree" -name '*.jsonl' -printf '%s\n' | awk '{ s += $1; n++ } END { printf "%.2f GB in %d .jsonl files", s / 1e9, n }'); ccusage $CCUSAGE_VERSION"
 		mapfile -t files < <(find -L "$tree" -type f -name '*.jsonl')
 		for task in day session; do
 			settle "${files[@]}"

@@ -9,14 +9,17 @@
 // A figure more than 10% worse than its baseline is printed as REGRESSION
 // and the command exits 1; "worse" follows the figure's direction (a ratio
 // against wc -l is worse when larger, "× faster than jq" when smaller).
-// -update rewrites the baseline from this run instead (commit it with a
-// message that says why). Exit 2: bad usage or unreadable input.
+// -update rewrites the baseline from this run instead, keeping the old
+// value of a figure this run did not measure (commit it with a message that
+// says why). Exit 2: bad usage or unreadable input.
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -25,27 +28,32 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("benchtable", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	baseline := fs.String("baseline", "bench/baseline.tsv", "the committed baseline")
-	update := fs.Bool("update", false, "rewrite the baseline from this run instead of comparing with it")
-	if err := fs.Parse(args); err != nil {
+	flags := flag.NewFlagSet("benchtable", flag.ContinueOnError)
+	flags.SetOutput(stderr)
+	baseline := flags.String("baseline", "bench/baseline.tsv", "the committed baseline")
+	update := flags.Bool("update", false, "rewrite the baseline from this run instead of comparing with it")
+	if err := flags.Parse(args); err != nil {
 		return 2
 	}
-	if fs.NArg() != 1 {
+	if flags.NArg() != 1 {
 		fmt.Fprintln(stderr, "usage: benchtable [-baseline FILE] [-update] MEASUREMENTS.tsv")
 		return 2
 	}
-	m, err := readFile(fs.Arg(0), ReadMeasurements)
+	m, err := readFile(flags.Arg(0), ReadMeasurements)
 	if err != nil {
-		fmt.Fprintf(stderr, "benchtable: %s: %v\n", fs.Arg(0), err)
+		fmt.Fprintf(stderr, "benchtable: %s: %v\n", flags.Arg(0), err)
 		return 2
 	}
 	rows := Rows()
 	if *update {
+		old, err := readFile(*baseline, ReadBaseline)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			fmt.Fprintf(stderr, "benchtable: %s: %v\n", *baseline, err)
+			return 2
+		}
 		f, err := os.Create(*baseline)
 		if err == nil {
-			err = WriteBaseline(f, rows, m)
+			err = WriteBaseline(f, rows, m, old)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}

@@ -146,8 +146,10 @@ func opText(op string) string {
 }
 
 // WriteBaseline writes every figure m gives as a baseline, under a header
-// that says where it comes from (the run's facts).
-func WriteBaseline(w io.Writer, rows []Row, m Measurements) error {
+// that says where it comes from (the run's facts). A figure m does not give
+// (a part of the table left out: TASKS=0, SPEND=0, SWEEP=0) keeps its value
+// in old, the baseline before, and the header names it.
+func WriteBaseline(w io.Writer, rows []Row, m Measurements, old map[string]float64) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintln(bw, "# The baseline of `make bench` (scripts/bench-table.sh; internal/benchtable):")
 	fmt.Fprintln(bw, "# each figure of issue 41's table, a later run's figure more than 10% worse")
@@ -157,12 +159,24 @@ func WriteBaseline(w io.Writer, rows []Row, m Measurements) error {
 	for _, k := range facts {
 		fmt.Fprintf(bw, "#   %s: %s\n", k, m.Facts[k])
 	}
+	var kept, lines []string
 	for _, row := range rows {
 		for _, f := range row.Figures {
-			if v, ok := f.Value(m); ok {
-				fmt.Fprintf(bw, "%s\t%s\n", f.Key, strconv.FormatFloat(v, 'f', 3, 64))
+			v, ok := f.Value(m)
+			if !ok {
+				if v, ok = old[f.Key]; !ok {
+					continue
+				}
+				kept = append(kept, f.Key)
 			}
+			lines = append(lines, fmt.Sprintf("%s\t%s\n", f.Key, strconv.FormatFloat(v, 'f', 3, 64)))
 		}
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(bw, "# Kept from the baseline before (not measured in this run): %s\n", strings.Join(kept, " "))
+	}
+	for _, l := range lines {
+		bw.WriteString(l)
 	}
 	return bw.Flush()
 }

@@ -176,3 +176,26 @@ func TestBadMeasurementsSayTheLine(t *testing.T) {
 	assert.Equal(t, 2, run([]string{filepath.Join(t.TempDir(), "none.tsv")}, &out, &errOut))
 	assert.Contains(t, errOut.String(), "benchtable: ")
 }
+
+func TestUpdateOfPartOfTheTableKeepsTheRest(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "baseline.tsv")
+	full := filepath.Join(dir, "full.tsv")
+	require.NoError(t, os.WriteFile(full, []byte(issueRun), 0o644))
+	var out, errOut bytes.Buffer
+	require.Equal(t, 0, run([]string{"-baseline", base, "-update", full}, &out, &errOut), errOut.String())
+
+	// SPEND=1 TASKS=0 SWEEP=0: only the ccusage rows, ccfilter twice as fast.
+	part := filepath.Join(dir, "part.tsv")
+	require.NoError(t, os.WriteFile(part, []byte("@cache\tdropped\nspend-day\t0.5\nspend-day/ccusage\t2.45\nspend-session\t0.5\nspend-session/ccusage\t3.19\n"), 0o644))
+	require.Equal(t, 0, run([]string{"-baseline", base, "-update", part}, &out, &errOut), errOut.String())
+	written, err := os.ReadFile(base)
+	require.NoError(t, err)
+	b, err := ReadBaseline(bytes.NewReader(written))
+	require.NoError(t, err)
+	assert.Equal(t, 4.9, b["spend-day/ccusage"], "measured now")
+	assert.Equal(t, 6.38, b["spend-session/ccusage"], "measured now")
+	assert.Equal(t, 4.698, b["final/wc"], "kept")
+	assert.Equal(t, 6.816, b["rss-line"], "kept")
+	assert.Contains(t, string(written), "# Kept from the baseline before (not measured in this run): final/wc ")
+}
