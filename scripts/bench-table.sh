@@ -10,7 +10,7 @@
 #   BASELINE_UPDATE=1 scripts/bench-table.sh
 #                                     the same run, written as the new baseline
 #                                     (commit it with a message that says why);
-#                                     a figure this run did not measure (TASKS=0,
+#                                     a figure this run did not measure (TIMED=0,
 #                                     SPEND=0, SWEEP=0) keeps its old value
 #
 # The rows (the corpora are built in $WORK when missing):
@@ -41,7 +41,7 @@
 #
 # Environment:
 #   RUNS=5         timed runs per series (the median is used)
-#   TASKS=1        the timed rows on real, from final to html (0: skip)
+#   TIMED=1        the timed rows on real, from final to html (0: skip)
 #   SPEND=1        time usage --by day and sessions against ccusage (0: skip)
 #   SPEND_COPIES=53
 #   SWEEP=1        the two peak RSS sweeps (0: skip)
@@ -64,6 +64,7 @@ case ${1:-} in -h | --help)
 esac
 RUNS=${RUNS:-5}
 SWEEP=${SWEEP:-1}
+TIMED=${TIMED:-1}
 TIMEOUT=${TIMEOUT:-180}
 WORK=${WORK:-/tmp/ccfilter-bench}
 REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
@@ -95,7 +96,7 @@ fact date "$(date -u '+%Y-%m-%d %H:%M UTC')"
 fact commit "$(cd "$REPO" && git describe --always --dirty 2>/dev/null || echo unknown)"
 fact machine "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cpus, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), linux $(uname -r)"
 fact load "$(cut -d' ' -f1-3 /proc/loadavg) at the start (1, 5, 15 min)"
-fact command "RUNS=$RUNS TASKS=${TASKS:-1} SPEND=${SPEND:-1} SWEEP=$SWEEP SPEND_COPIES=$SPEND_COPIES scripts/bench-table.sh"
+fact command "RUNS=$RUNS TIMED=$TIMED SPEND=${SPEND:-1} SWEEP=$SWEEP SPEND_COPIES=$SPEND_COPIES scripts/bench-table.sh"
 fact runs "medians of $RUNS"
 
 # ------------------------------------------------------------------ tasks
@@ -111,7 +112,7 @@ series() { # series KEY TOOL BIN TASK FILE [ARGS...]: settles, measures, records
 		fact "n/a $key" "$M_ERR"
 	fi
 }
-if [ "${TASKS:-1}" = 1 ]; then
+if [ "$TIMED" = 1 ]; then
 	f=$(corpus real) || exit 1
 	fact corpus "$(basename "$f"): $(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.0f MB", b / 1e6 }'), $(wc -l <"$f") lines"
 	log "timing on $f, $RUNS run(s) each"

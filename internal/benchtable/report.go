@@ -147,7 +147,7 @@ func opText(op string) string {
 
 // WriteBaseline writes every figure m gives as a baseline, under a header
 // that says where it comes from (the run's facts). A figure m does not give
-// (a part of the table left out: TASKS=0, SPEND=0, SWEEP=0) keeps its value
+// (a part of the table left out: TIMED=0, SPEND=0, SWEEP=0) keeps its value
 // in old, the baseline before, and the header names it.
 func WriteBaseline(w io.Writer, rows []Row, m Measurements, old map[string]float64) error {
 	bw := bufio.NewWriter(w)

@@ -185,7 +185,7 @@ func TestUpdateOfPartOfTheTableKeepsTheRest(t *testing.T) {
 	var out, errOut bytes.Buffer
 	require.Equal(t, 0, run([]string{"-baseline", base, "-update", full}, &out, &errOut), errOut.String())
 
-	// SPEND=1 TASKS=0 SWEEP=0: only the ccusage rows, ccfilter twice as fast.
+	// SPEND=1 TIMED=0 SWEEP=0: only the ccusage rows, ccfilter twice as fast.
 	part := filepath.Join(dir, "part.tsv")
 	require.NoError(t, os.WriteFile(part, []byte("@cache\tdropped\nspend-day\t0.5\nspend-day/ccusage\t2.45\nspend-session\t0.5\nspend-session/ccusage\t3.19\n"), 0o644))
 	require.Equal(t, 0, run([]string{"-baseline", base, "-update", part}, &out, &errOut), errOut.String())
