@@ -128,8 +128,8 @@ fuzz:
 # series, each figure beside the issue's goal and against
 # bench/baseline.tsv: a figure more than 10% worse is a REGRESSION and
 # the target fails. BASELINE_UPDATE=1 rewrites the baseline: commit it
-# only with a message that says why. About 25 min on 2 quiet cores
-# (docs/performance.md). make test runs neither: it compiles the
+# only with a message that says why. 27 min with RUNS=3 on the busy
+# machine of 2026-12-06, corpora included (docs/performance.md). make test runs neither: it compiles the
 # benchmarks and runs the table's comparison test (internal/benchtable).
 # bench-compare is the wider, older side by side (gojq, from a pipe, the
 # partial, unanswered and generated corpora, RSS on 1 GiB): RUNS=1 SWEEP=0
