@@ -3,7 +3,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 GO ?= go
 
-.PHONY: update-prices build install test test-all test-browser test-otel jaeger lint fuzz bench bench-go bench-compare update-golden expectations cross clean
+.PHONY: update-prices build install test test-all test-browser test-otel jaeger lint fuzz bench bench-go bench-table bench-compare update-golden expectations cross clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ccfilter ./cmd/ccfilter
@@ -122,19 +122,31 @@ fuzz:
 	$(GO) test ./internal/jsonx -run '^$$' -fuzz FuzzBlockScanner -fuzztime 60s
 
 # The Go benchmarks (the reader and classifier at each Check level, the
-# tracker, each renderer: ns/event and allocs/event; CCFILTER_BENCH_FILE=FILE
-# runs pkg/stream's on FILE), then scripts/bench-compare.sh: ccfilter, jq,
-# gojq and jaq side by side on corpora made of the real captures (300 MB of
-# them concatenated with ids renamed, 07-partial-messages repeated, a million
-# unanswered tool calls) and the generator's stream, and peak RSS of every
-# preset in every format from a file and a pipe (RUNS=1 SWEEP=0 for a quick
-# look). One after the other, also under make -j.
+# tracker, each renderer: ns/event and allocs/event; BenchmarkTask: every
+# task of issue 41's table as the whole command on 60-long-session, MB/s,
+# so `go test -run '^$' -bench 'Task/final$' -cpuprofile cpu.prof
+# ./cmd/ccfilter` is a profile; CCFILTER_BENCH_FILE=FILE runs pkg/stream's
+# on FILE), then scripts/bench-table.sh: issue 41's table, every task
+# against wc -l, jq, jaq and ccusage measured in the same run (medians of
+# RUNS=5), the page cache dropped and the input read once before every
+# series, each figure beside the issue's goal and against
+# bench/baseline.tsv: a figure more than 10% worse is a REGRESSION and
+# the target fails. BASELINE_UPDATE=1 rewrites the baseline: commit it
+# only with a message that says why. 27 min with RUNS=3 on the busy
+# machine of 2026-12-06, corpora included (docs/performance.md). make test runs neither: it compiles the
+# benchmarks and runs the table's comparison test (internal/benchtable).
+# bench-compare is the wider, older side by side (gojq, from a pipe, the
+# partial, unanswered and generated corpora, RSS on 1 GiB): RUNS=1 SWEEP=0
+# for a quick look. One after the other, also under make -j.
 bench:
 	@$(MAKE) --no-print-directory bench-go
-	@$(MAKE) --no-print-directory bench-compare
+	@$(MAKE) --no-print-directory bench-table
 
 bench-go:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+bench-table:
+	bash scripts/bench-table.sh
 
 bench-compare:
 	bash scripts/bench-compare.sh $(CORPORA)

@@ -2,6 +2,10 @@
 # bench-compare.sh — ccfilter side by side with jq, gojq and jaq, on corpora
 # made of real claude-code streams.
 #
+# The goals below are the earlier issues' (16, 28, 29, 30). Issue 41's table,
+# its goals and the baseline check are scripts/bench-table.sh (make bench);
+# this script is the wider look: gojq, from a pipe, four corpora, 1 GiB.
+#
 # Usage:
 #   scripts/bench-compare.sh [CORPUS...]      (default: real partial unanswered gen)
 #
@@ -74,133 +78,7 @@ CAPTURES=${CAPTURES:-$REPO/../shared/captures}
 JAQ=${JAQ:-$REPO/../shared/tools/jaq}
 case $RUNS in '' | *[!0-9]* | 0) echo "RUNS must be a positive integer" >&2; exit 2 ;; esac
 mkdir -p "$WORK" || exit 1
-log() { printf '%s\n' "$*" >&2; }
-
-# ------------------------------------------------------------------ tools
-apt_install() {
-	log "installing $1 with apt-get"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y "$1" >"$WORK/apt-$1.log" 2>&1 ||
-		{ apt-get update >/dev/null 2>&1; DEBIAN_FRONTEND=noninteractive apt-get install -y "$1" >"$WORK/apt-$1.log" 2>&1; } ||
-		log "apt-get install $1 failed, see $WORK/apt-$1.log"
-}
-[ -x /usr/bin/time ] || apt_install time
-[ -x /usr/bin/time ] || { log "GNU time (/usr/bin/time) is required"; exit 1; }
-command -v jq >/dev/null 2>&1 || apt_install jq
-JQ=$(command -v jq 2>/dev/null || true)
-GOJQ=$(command -v gojq 2>/dev/null || true)
-[ -n "$GOJQ" ] || [ ! -x "$(go env GOPATH)/bin/gojq" ] || GOJQ=$(go env GOPATH)/bin/gojq
-if [ -z "$GOJQ" ]; then
-	log "installing gojq v0.12.19 with go install"
-	(cd /tmp && GOFLAGS= go install github.com/itchyny/gojq/cmd/gojq@v0.12.19) >"$WORK/gojq-install.log" 2>&1 &&
-		GOJQ=$(go env GOPATH)/bin/gojq
-fi
-[ -x "$JAQ" ] || JAQ=
-if [ -n "${CCFILTER_BIN:-}" ]; then
-	CCFILTER=$CCFILTER_BIN
-else
-	CCFILTER=$WORK/ccfilter
-	(cd "$REPO" && go build -o "$CCFILTER" ./cmd/ccfilter) || exit 1
-fi
-(cd "$REPO" && go build -o "$WORK/gen" ./internal/gen) || exit 1
-
-# ------------------------------------------------------------------ corpora
-corpus() { # corpus NAME: prints the file, building it when missing
-	local f=$WORK/$1.jsonl
-	if [ ! -s "$f" ]; then
-		log "building $f"
-		case $1 in
-		real) "$WORK/gen" -real -size 300MB -o "$f.tmp" $(ls "$CAPTURES"/*.jsonl | grep -v 19-big-tool-result) ;;
-		real1g) "$WORK/gen" -real -size 1GiB -o "$f.tmp" $(ls "$CAPTURES"/*.jsonl | grep -v 19-big-tool-result) ;;
-		partial) "$WORK/gen" -real -size 200MB -o "$f.tmp" "$CAPTURES/07-partial-messages.jsonl" ;;
-		unanswered) "$WORK/gen" -unanswered 1000000 -o "$f.tmp" ;;
-		gen) "$WORK/gen" -size 300MB -seed 1 -o "$f.tmp" ;;
-		*) log "unknown corpus $1"; return 1 ;;
-		esac && mv "$f.tmp" "$f" || return 1
-	fi
-	echo "$f"
-}
-
-# ------------------------------------------------------------------ programs
-export q_final='select(.type=="result") | .result'
-export q_text='select(.type=="assistant" and .parent_tool_use_id==null) | .message.content[] | select(.type=="text") | .text'
-export q_tools='select(.type=="assistant") | .message.content[] | select(.type=="tool_use") | [.id,.name,(.input|tostring)] | @csv'
-export q_usage='reduce (inputs | select(.type=="assistant") | {id:.message.id, model:.message.model, u:.message.usage}) as $m ({}; .[$m.id] = $m) | [.[]] | group_by(.model) | map({model:.[0].model, input:(map(.u.input_tokens)|add), output:(map(.u.output_tokens)|add)})'
-export q_expr='select(.type=="user") | .message.content[0].tool_use_id'
-export q_errors='select((.type=="system" and (.subtype=="api_retry" or .subtype=="permission_denied")) or (.type=="user" and any(.message.content[]?; .is_error? == true)) or (.type=="result" and .is_error))'
-export q_types='[.type, .subtype // ""] | @tsv'
-TASKS=(final text tools usage errors types expr)
-
-# prog TOOL BIN TASK FILE [ARGS...]: one benchmark program, output to stdout.
-# Tool "pipe" is ccfilter reading the file from a pipe; "run" is ccfilter
-# with the given arguments (the memory sweep).
-prog() {
-	local tool=$1 bin=$2 task=$3 f=$4
-	shift 4
-	case $tool in
-	ccfilter | pipe)
-		local args
-		case $task in
-		final | text | types) args=("$task") ;;
-		tools) args=(tools --format csv) ;;
-		usage) args=(usage --format json) ;;
-		errors) args=(errors --format ndjson) ;;
-		expr) args=("$q_expr") ;;
-		run) args=("$@") ;;
-		esac
-		if [ "$tool" = pipe ]; then cat "$f" | "$bin" "${args[@]}"; else "$bin" "${args[@]}" "$f"; fi
-		;;
-	jq | gojq | jaq)
-		case $task in
-		final) "$bin" -r "$q_final" "$f" | tail -1 ;;
-		text) "$bin" -r "$q_text" "$f" ;;
-		tools) "$bin" -r "$q_tools" "$f" ;;
-		usage) "$bin" -n "$q_usage" "$f" ;;
-		expr) "$bin" "$q_expr" "$f" ;;
-		errors) "$bin" -c "$q_errors" "$f" ;;
-		types) "$bin" -r "$q_types" "$f" | sort | uniq -c ;;
-		esac
-		;;
-	esac
-}
-export -f prog
-
-# measure N TOOL BIN TASK FILE [ARGS...]: runs N times; sets M_SEC (median
-# wall seconds), M_ALL (each run's), M_RSS (largest peak RSS, KiB) or M_ERR.
-measure() {
-	local n=$1 tool=$2 bin=$3 task=$4 f=$5 i rc t0 t1 tf=$WORK/time.out ef=$WORK/stderr.out
-	shift 5
-	local times=() rss=0 m
-	M_SEC= M_RSS= M_ERR= M_ALL=
-	for ((i = 0; i < n; i++)); do
-		: >"$tf"
-		t0=$EPOCHREALTIME
-		timeout -k 10 "$TIMEOUT" /usr/bin/time -f '%e %M' -o "$tf" \
-			bash -c 'set -o pipefail; prog "$@" >/dev/null' _ "$tool" "$bin" "$task" "$f" "$@" 2>"$ef"
-		rc=$?
-		t1=$EPOCHREALTIME
-		if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-			M_ERR="timed out after ${TIMEOUT}s"
-			return 1
-		fi
-		# The expression fails on the user events whose content is a string
-		# (replayed prompts): every tool reports it and goes on (jq: exit 5).
-		if [ $rc -ne 0 ] && ! { [ "$task" = run ] && [ $rc -le 4 ]; } && ! { [ "$task" = expr ] && [ $rc = 5 ]; }; then
-			M_ERR="exit $rc: $(grep -v '^Command exited with' "$ef" | grep -m1 . | cut -c1-100)"
-			return 1
-		fi
-		# jq 1.6 exits 0 when only earlier inputs raised errors.
-		if [ "$tool" != ccfilter ] && [ "$tool" != pipe ] && [ "$task" != expr ] && grep -q . "$ef"; then
-			M_ERR="error on stderr: $(grep -m1 . "$ef" | cut -c1-100)"
-			return 1
-		fi
-		m=$(awk 'NF == 2 && $2 ~ /^[0-9]+$/ { v = $2 } END { print v + 0 }' "$tf")
-		times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')")
-		[ "$m" -gt "$rss" ] && rss=$m
-	done
-	M_SEC=$(printf '%s\n' "${times[@]}" | sort -g | sed -n "$((n / 2 + 1))p")
-	M_ALL=$(IFS=,; echo "${times[*]}")
-	M_RSS=$rss
-}
+. "$REPO/scripts/bench-lib.sh" || exit 1
 
 RESULTS=$WORK/results.tsv
 printf 'corpus\ttask\ttool\tmedian_s\tpeak_rss_kib\truns\teach_s\n' >"$RESULTS"
@@ -321,46 +199,6 @@ if [[ " ${CORPORA[*]} " == *" real "* ]]; then
 	fi
 fi
 
-# ------------------------------------------------------------------ spend
-# Usage over every session (issue 30: at least 2x ccusage, wall, warm
-# cache, paired runs): ccfilter usage --by day against ccusage claude
-# daily, and ccfilter sessions against ccusage claude session, on a tree
-# of about 0.8 GB made of the real transcripts ($TRANSCRIPTS), copied
-# SPEND_COPIES times with every uuid and message id renamed per copy (so
-# that no tool takes a copy for a duplicate). ccusage is installed here
-# with npm (its native core for this platform), not by make test.
-TRANSCRIPTS=${TRANSCRIPTS:-$REPO/../shared/transcripts}
-SPEND_COPIES=${SPEND_COPIES:-100}
-CCUSAGE_VERSION=${CCUSAGE_VERSION:-20.0.24}
-spend_tree() { # prints the tree's projects folder, building it when missing
-	local tree=$WORK/spend-tree/projects i d n f nf
-	if [ ! -d "$tree" ]; then
-		log "building $tree ($SPEND_COPIES copies of $TRANSCRIPTS)"
-		mkdir -p "$tree.tmp"
-		for ((i = 1; i <= SPEND_COPIES; i++)); do
-			for d in "$TRANSCRIPTS"/*/home/.claude/projects/*; do
-				n=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$d")")")")")-$(basename "$d")-c$i
-				(cd "$d" && find . -type f) | while read -r f; do
-					nf=$(printf '%s' "$f" | perl -pe "s/\b[0-9a-f]{8}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/sprintf('%08x',$i).\$1/ge")
-					mkdir -p "$(dirname "$tree.tmp/$n/$nf")"
-					perl -pe "s/\b[0-9a-f]{8}(-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})/sprintf('%08x',$i).\$1/ge; s/\"msg_0/\"msg_$i/g; s/\"req_0/\"req_$i/g" "$d/$f" >"$tree.tmp/$n/$nf"
-				done
-			done
-		done
-		mv "$tree.tmp" "$tree" || return 1
-	fi
-	echo "$tree"
-}
-ccusage_bin() { # prints ccusage, installing it when missing
-	local dir=$WORK/ccusage
-	if [ ! -x "$dir/node_modules/.bin/ccusage" ]; then
-		log "installing ccusage $CCUSAGE_VERSION (npm)"
-		command -v npm >/dev/null || { log "no npm"; return 1; }
-		mkdir -p "$dir" && (cd "$dir" && npm install --silent "ccusage@$CCUSAGE_VERSION" \
-			"@ccusage/ccusage-$(uname -s | tr A-Z a-z)-$(uname -m | sed 's/x86_64/x64/;s/aarch64/arm64/')@$CCUSAGE_VERSION" >&2) || return 1
-	fi
-	echo "$dir/node_modules/.bin/ccusage"
-}
 if [[ " ${CORPORA[*]} " == *" real "* ]] && [ "${SPEND:-1}" = 1 ]; then
 	if tree=$(spend_tree) && cu=$(ccusage_bin); then
 		cat "$tree"/*/*.jsonl >/dev/null # warm
@@ -368,24 +206,14 @@ if [[ " ${CORPORA[*]} " == *" real "* ]] && [ "${SPEND:-1}" = 1 ]; then
 		echo "usage over every session: $tree ($(du -shL "$tree" | cut -f1), $(find -L "$tree" -name '*.jsonl' | wc -l) files; median of $RUNS; goal: ccusage/ccfilter at least 2.0x):"
 		printf '%-34s %10s %10s %8s\n' task ccfilter ccusage ratio
 		for task in day session; do
-			cf=() cus=()
-			for ((i = 0; i < RUNS; i++)); do # paired: one of each, in turn
-				t0=$EPOCHREALTIME
-				if [ $task = day ]; then "$CCFILTER" usage --by day --tz UTC -F json "$tree" >/dev/null 2>&1; else HOME=/nonexistent "$CCFILTER" sessions -F json "$tree" >/dev/null 2>&1; fi
-				t1=$EPOCHREALTIME
-				CLAUDE_CONFIG_DIR=$(dirname "$tree") "$cu" claude "$([ $task = day ] && echo daily || echo session)" --json --offline >/dev/null 2>&1
-				t2=$EPOCHREALTIME
-				cf+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')")
-				cus+=("$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')")
-			done
-			a=$(printf '%s\n' "${cf[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
-			b=$(printf '%s\n' "${cus[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
+			spend_pair "$task" "$tree" "$cu"
+			a=$SP_CC b=$SP_CU
 			label="usage --by day / ccusage daily"
 			[ $task = session ] && label="sessions / ccusage session"
 			printf '%-34s %10s %10s %7sx%s\n' "$label" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')" \
 				"$(awk -v a="$a" -v b="$b" 'BEGIN { if (b / a >= 2) print " ok"; else print " MISSED" }')"
-			printf '%s\t%s\t%s\t%s\t\t%s\t%s\n' spend "$task" ccfilter "$a" "$RUNS" "$(IFS=,; echo "${cf[*]}")" >>"$RESULTS"
-			printf '%s\t%s\t%s\t%s\t\t%s\t%s\n' spend "$task" ccusage "$b" "$RUNS" "$(IFS=,; echo "${cus[*]}")" >>"$RESULTS"
+			printf '%s\t%s\t%s\t%s\t\t%s\t%s\n' spend "$task" ccfilter "$a" "$RUNS" "$SP_CC_ALL" >>"$RESULTS"
+			printf '%s\t%s\t%s\t%s\t\t%s\t%s\n' spend "$task" ccusage "$b" "$RUNS" "$SP_CU_ALL" >>"$RESULTS"
 		done
 	else
 		NOTES+=("spend: n/a (the tree or ccusage could not be made)")
