@@ -61,6 +61,10 @@ type Event struct {
 	haveDelta   bool
 	assistHead  Assistant // AssistantHead's
 	haveAssist  bool
+	// echo, when echoSet, is the input's own line the event stands for
+	// (Echo): an input kind whose reader translates its records sets it.
+	echo    []byte
+	echoSet bool
 }
 
 // point aims the reused event at a new line; the member index keeps its
@@ -297,13 +301,31 @@ func (e *Event) Screened() bool { return e.screened }
 // is read again from the new. raw must stay valid as long as the event.
 func (e *Event) SetRaw(raw []byte) {
 	parent, hasParent, spellings, valid := e.parent, e.hasParent, e.spellings, e.valid
+	echo, echoSet := e.echo, e.echoSet
 	e.point(raw, e.Source, e.Line, e.Offset)
 	e.spellings, e.valid = spellings, valid
+	e.echo, e.echoSet = echo, echoSet
 	e.frame()
 	e.classify()
 	if hasParent {
 		e.setParent(parent)
 	}
+}
+
+// SetEcho says which of the input's own bytes the event stands for, for a
+// reader that translates another CLI's records into the stream's events
+// (pkg/input's gemini): NDJSON's passthrough writes those, so that it
+// echoes the input byte for byte whatever the events are made of. nil: the
+// event stands for no line of its own (a text joined from several).
+func (e *Event) SetEcho(b []byte) { e.echo, e.echoSet = bytes.Clone(b), true }
+
+// Echo returns the input's own bytes the event stands for (Raw, unless its
+// reader said otherwise with SetEcho) and false when it stands for none.
+func (e *Event) Echo() ([]byte, bool) {
+	if e.echoSet {
+		return e.echo, e.echo != nil
+	}
+	return e.Raw, true
 }
 
 // SetParent says whose an event is: the Agent call whose subagent made it,
