@@ -130,12 +130,12 @@ type (
 		OutputTokens             int64 `json:"output_tokens"`
 	}
 	gmMessage struct {
-		ID         string    `json:"id,omitempty"`
-		Role       string    `json:"role"`
-		Model      string    `json:"model,omitempty"`
-		Content    any       `json:"content"`
-		StopReason *string   `json:"stop_reason,omitempty"`
-		Usage      *gmUsage  `json:"usage,omitempty"`
+		ID         string   `json:"id,omitempty"`
+		Role       string   `json:"role"`
+		Model      string   `json:"model,omitempty"`
+		Content    any      `json:"content"`
+		StopReason *string  `json:"stop_reason,omitempty"`
+		Usage      *gmUsage `json:"usage,omitempty"`
 	}
 	gmEvent struct {
 		Type      string    `json:"type"`
@@ -144,6 +144,13 @@ type (
 		SessionID string    `json:"session_id,omitempty"`
 		Timestamp string    `json:"timestamp,omitempty"`
 		Parent    *string   `json:"parent_tool_use_id"`
+		// ToolUseResult says a subagent's call completed (what the
+		// tracker reads of Claude Code's Agent results).
+		ToolUseResult *gmToolUseResult `json:"tool_use_result,omitempty"`
+	}
+	gmToolUseResult struct {
+		Status  string `json:"status"`
+		AgentID string `json:"agentId,omitempty"`
 	}
 	gmModelUsage struct {
 		InputTokens              int64 `json:"inputTokens"`

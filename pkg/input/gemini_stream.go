@@ -142,8 +142,12 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		id := v.Get("tool_id").Str()
 		content, failed := geminiOutcome(g.tools[id], v.Get("status").Str(), v.Get("output").Str(),
 			v.Path("error", "type").Str(), v.Path("error", "message").Str())
+		m := g.blocks("user", ts, "", gmBlock{Type: "tool_result", ToolUseID: id, Content: &content, IsError: &failed})
+		if g.tools[id] == geminiSubagent && !failed {
+			m.ToolUseResult = &gmToolUseResult{Status: "completed"}
+		}
 		g.forget(id)
-		g.emit(ev, g.blocks("user", ts, "", gmBlock{Type: "tool_result", ToolUseID: id, Content: &content, IsError: &failed}))
+		g.emit(ev, m)
 		return
 	case "error":
 		g.flush()
