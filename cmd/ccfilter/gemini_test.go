@@ -195,3 +195,15 @@ func TestGeminiReportsNameTheCLI(t *testing.T) {
 	got = runIn(t, []string{"--input", "gemini-session", "final", geminiChat(t, "10-thinking")}, "")
 	assert.Equal(t, "There are 3 files here.\n", got.Stdout)
 }
+
+// TestGeminiSessionsListsChatFolders proves sessions reads a folder of
+// Gemini chat files given as PATH (16's chats/): its session id, prompt,
+// tool calls (the subagent's two joined: 3) and tokens (the chat file's
+// per-call totals: 11644+11772 main, 11936+12063 subagent = 47415).
+func TestGeminiSessionsListsChatFolders(t *testing.T) {
+	rows := geminiRows(t, "sessions", geminiData+"16-subagent.chats")
+	require.Len(t, rows, 1, rows)
+	assert.Equal(t, "73f8cf0f-df5b-4625-bbbc-bc47cbed7a04", rows[0]["session_id"])
+	assert.EqualValues(t, 3, rows[0]["tool_calls"], rows[0])
+	assert.EqualValues(t, 47415, rows[0]["total_tokens"], rows[0])
+}
