@@ -16,6 +16,33 @@ import (
 // 03, 08, 10 and 16 under NAME.chats/, from NAME.home/.gemini/tmp/project/chats).
 const geminiData = "../../testdata/agents/gemini/"
 
+// geminiInputs are the Gemini inputs the sweeps over every input read
+// (the account's agreement, every preset in every format, how the bytes
+// arrive): every stream and main chat file, or with -short a few that
+// cover a failure, an interrupted run, a subagent and the chat files.
+func geminiInputs(t *testing.T) []string {
+	t.Helper()
+	streams, err := filepath.Glob(geminiData + "*.jsonl")
+	require.NoError(t, err)
+	chats, err := filepath.Glob(geminiData + "*.chats/session-*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, streams)
+	require.NotEmpty(t, chats)
+	all := append(streams, chats...)
+	if !testing.Short() {
+		return all
+	}
+	var some []string
+	for _, f := range all {
+		for _, k := range []string{"05-auth-401.jsonl", "09-sigint-tool.jsonl", "14-stream-cut.jsonl", "16-subagent.jsonl", "16-subagent.chats/"} {
+			if strings.HasSuffix(f, k) || strings.Contains(f, k) && strings.Contains(k, "/") {
+				some = append(some, f)
+			}
+		}
+	}
+	return some
+}
+
 func geminiChat(t *testing.T, capture string) string {
 	t.Helper()
 	m, err := filepath.Glob(geminiData + capture + ".chats/session-*.jsonl")
@@ -206,4 +233,55 @@ func TestGeminiSessionsListsChatFolders(t *testing.T) {
 	assert.Equal(t, "73f8cf0f-df5b-4625-bbbc-bc47cbed7a04", rows[0]["session_id"])
 	assert.EqualValues(t, 3, rows[0]["tool_calls"], rows[0])
 	assert.EqualValues(t, 47415, rows[0]["total_tokens"], rows[0])
+}
+
+// TestGeminiFollowShowsEachEventAsWritten proves -f on a Gemini stream
+// being written (captures 02 and 14 appended line by line, some lines in
+// two pieces): the prompt shows before the rest is written, and the run
+// ends on its own after the result line, printing what the whole file
+// gives, with its exit code.
+func TestGeminiFollowShowsEachEventAsWritten(t *testing.T) {
+	for _, name := range []string{"02-write-read", "14-stream-cut", "11-max-turns"} {
+		for _, args := range [][]string{{}, {"final"}} {
+			t.Run(name+" "+strings.Join(args, " "), func(t *testing.T) {
+				whole, err := os.ReadFile(geminiData + name + ".jsonl")
+				require.NoError(t, err)
+				want := runIn(t, append(append([]string{}, args...), geminiData+name+".jsonl"), "")
+				path := filepath.Join(t.TempDir(), "run.jsonl")
+				parts := writes(string(whole))
+				appendFile(t, path, parts[0]+parts[1])
+				run := startFollow(t, append(append([]string{"-f", "--follow-grace", "200ms"}, args...), path)...)
+				if len(args) == 0 {
+					run.stdout.waitUntil(t, run.code, "the prompt", func(s string) bool { return strings.Contains(s, "» ") })
+				}
+				for _, w := range parts[2:] {
+					appendFile(t, path, w)
+				}
+				code := run.end(t)
+				assert.Equal(t, want.Code, code)
+				assert.Equal(t, want.Stdout, run.stdout.String())
+			})
+		}
+	}
+}
+
+// TestGeminiUsageByReadsChatFolders proves usage --by reads a folder of
+// Gemini chat files given as PATH: 16's four calls (two of the main
+// agent, two of the subagent's own file), their tokens as the chat files
+// give them (uncached input 24025, cache reads 23296, output 94: the
+// stream's stats for gemini-3.8-flash, the model that answered).
+func TestGeminiUsageByReadsChatFolders(t *testing.T) {
+	rows := geminiRows(t, "usage", "--by", "day", geminiData+"16-subagent.chats")
+	require.NotEmpty(t, rows)
+	var day map[string]any
+	for _, r := range rows {
+		if r["day"] == "2026-12-06" || r["date"] == "2026-12-06" {
+			day = r
+		}
+	}
+	require.NotNil(t, day, rows)
+	assert.EqualValues(t, 4, day["calls"], day)
+	assert.EqualValues(t, 24025, day["input_tokens"], day)
+	assert.EqualValues(t, 23296, day["cache_read_input_tokens"], day)
+	assert.EqualValues(t, 94, day["output_tokens"], day)
 }

@@ -21,9 +21,12 @@ func GeminiSessionsTree(getenv func(string) string, home string) string {
 	return filepath.Join(home, ".gemini", "tmp")
 }
 
-// isGeminiChatFile reports whether path's first line is a Gemini chat
-// file's header.
-func isGeminiChatFile(path string) bool {
+// IsGeminiChatFile reports whether path's first line is a Gemini chat
+// file's header (false for what is not a regular file).
+func IsGeminiChatFile(path string) bool {
+	if _, err := RegularFile(path); err != nil {
+		return false // a FIFO would be waited on forever: its caller says what it is
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
@@ -33,32 +36,44 @@ func isGeminiChatFile(path string) bool {
 	return isGeminiChat(head)
 }
 
-// scanGeminiChat lists a Gemini chat file as ScanSessionWith lists a
-// transcript, from the events its reader makes (its subagents' files
-// joined): the calls' usage once each, tool calls, prompts, times; each
-// event goes to also.Main, so the caller's account (usage --by) reads it
-// as it reads a transcript's records.
-func scanGeminiChat(path string, s Session, also *Also) (Session, error) {
+// EachGeminiChatEvent calls fn with each event the reader of the Gemini
+// chat file path makes (its subagents' files joined: agent says an event
+// is a subagent's), and returns the lines it passed over, each with its
+// line number.
+func EachGeminiChatEvent(path string, fn func(ev *stream.Event, agent bool)) (bad []error, err error) {
+	if _, err := RegularFile(path); err != nil {
+		return nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return s, err
+		return nil, err
 	}
 	defer f.Close()
 	r := NewGeminiSessionReader(f, path, stream.DecoderOptions{Source: path})
 	defer r.Close()
-	msgs := map[string]stream.Usage{}
 	for {
 		ev, err := r.Next()
 		if err == io.EOF {
-			break
+			return bad, nil
 		}
 		if err != nil {
-			s.Bad = append(s.Bad, err)
+			bad = append(bad, err)
 			continue
 		}
+		fn(ev, ev.ParentToolUseID() != "" || ev.Kind == stream.KindSubagentPrompt)
+	}
+}
+
+// scanGeminiChat lists a Gemini chat file as ScanSessionWith lists a
+// transcript, from the events its reader makes: the calls' usage once
+// each, tool calls (its subagents' too), prompts, times; each event goes
+// to also (Agent: a subagent's; Main), so the caller's account reads it
+// as it reads a transcript's records.
+func scanGeminiChat(path string, s Session, also *Also) (Session, error) {
+	msgs := map[string]stream.Usage{}
+	bad, err := EachGeminiChatEvent(path, func(ev *stream.Event, agent bool) {
 		if ev.Kind == stream.KindInit {
-			s.ID = ev.Str("session_id")
-			s.named = true
+			s.ID, s.named = ev.Str("session_id"), true
 		}
 		if ev.Type == "assistant" {
 			if ev.Kind == stream.KindToolUse {
@@ -67,21 +82,21 @@ func scanGeminiChat(path string, s Session, also *Also) (Session, error) {
 			a := ev.AssistantHead()
 			msgs[a.MessageID] = a.Usage
 		}
-		if ev.ParentToolUseID() != "" || ev.Kind == stream.KindSubagentPrompt {
-			if also.Agent != nil {
-				also.Agent(ev)
+		switch {
+		case agent && also.Agent != nil:
+			also.Agent(ev)
+		case !agent:
+			s.add(ev)
+			if also.Main != nil {
+				also.Main(ev)
 			}
-			continue
 		}
-		s.add(ev)
-		if also.Main != nil {
-			also.Main(ev)
-		}
-	}
+	})
+	s.Bad = append(s.Bad, bad...)
 	var u stream.Usage
 	for _, m := range msgs {
 		u = u.Add(m)
 	}
 	s.Tokens = u.Total()
-	return s, nil
+	return s, err
 }

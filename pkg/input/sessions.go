@@ -166,7 +166,7 @@ func ScanSessionWith(path string, buf *bufio.Reader, also *Also) (Session, error
 	if also == nil {
 		also = &Also{}
 	}
-	if isGeminiChatFile(path) {
+	if IsGeminiChatFile(path) {
 		return scanGeminiChat(path, s, also)
 	}
 	// The agents' files first: a caller's account places their calls in
