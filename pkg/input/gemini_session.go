@@ -209,7 +209,9 @@ func (g *geminiSessionReader) call(ev *stream.Event, v jsonx.Value, ts, id strin
 		g.lastText = text
 		block(gmBlock{Type: "text", Text: &text})
 	}
-	var results []func()
+	var results []gmBlock
+	var done *gmToolUseResult
+	rts := ""
 	v.Get("toolCalls").Each(func(_ int, c jsonx.Value) bool {
 		cid, name := c.Get("id").Str(), c.Get("name").Str()
 		input := json.RawMessage(c.Get("args").Trim())
@@ -220,22 +222,15 @@ func (g *geminiSessionReader) call(ev *stream.Event, v jsonx.Value, ts, id strin
 		if agent := c.Get("agentId").Str(); name == geminiSubagent && agent != "" {
 			g.subagent(cid, agent)
 		}
-		status, agent, rts := c.Get("status").Str(), c.Get("agentId").Str(), c.Get("timestamp").Str()
+		status := c.Get("status").Str()
 		resp := c.Get("result").Index(0).Path("functionResponse", "response")
-		output := resp.Get("output").Str()
-		errMsg := resp.Get("error").Str()
-		results = append(results, func() {
-			content, failed := geminiOutcome(name, status, output, "", errMsg)
-			if status == "cancelled" {
-				failed = true
-			}
-			m := gmEvent{Type: "user", CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: rts,
-				Message: gmMessage{Role: "user", Content: []gmBlock{{Type: "tool_result", ToolUseID: cid, Content: &content, IsError: boolp(failed)}}}}
-			if name == geminiSubagent && !failed {
-				m.ToolUseResult = &gmToolUseResult{Status: "completed", AgentID: agent}
-			}
-			g.emit(nil, m)
-		})
+		content, failed := geminiOutcome(name, status, resp.Get("output").Str(), "", resp.Get("error").Str())
+		failed = failed || status == "cancelled"
+		results = append(results, gmBlock{Type: "tool_result", ToolUseID: cid, Content: &content, IsError: boolp(failed)})
+		if name == geminiSubagent && !failed {
+			done = &gmToolUseResult{Status: "completed", AgentID: c.Get("agentId").Str()}
+		}
+		rts = max(rts, c.Get("timestamp").Str())
 		return true
 	})
 	if src != nil {
@@ -243,10 +238,14 @@ func (g *geminiSessionReader) call(ev *stream.Event, v jsonx.Value, ts, id strin
 		g.emit(src, gmEvent{Type: "assistant", CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: ts,
 			Message: gmMessage{ID: id, Role: "assistant", Model: model, Content: []gmBlock{}, StopReason: str("end_turn"), Usage: &u}})
 	}
-	for _, r := range results {
-		r()
-	}
 	if len(results) > 0 {
+		// The results of the record's calls, one event (as Claude Code
+		// writes a parallel batch's), at the record's line.
+		g.emit(nil, gmEvent{Type: "user", CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: rts,
+			Message: gmMessage{Role: "user", Content: results}, ToolUseResult: done})
+		if n := len(g.queue); n > 0 {
+			g.queue[n-1].Line = ev.Line
+		}
 		g.lastText = ""
 	}
 }

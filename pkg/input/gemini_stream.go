@@ -37,6 +37,7 @@ import (
 // user last saw, not doubled.
 
 type geminiReader struct {
+	w     jw // the buffer events are written in (NewEvent copies them)
 	in    stream.Reader
 	opts  stream.DecoderOptions
 	queue []*stream.Event
@@ -115,14 +116,14 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		switch role := v.Get("role"); {
 		case role.StrEqual("user"):
 			g.flush()
-			g.emit(ev, g.message("user", ts, "", v.Get("content").Str()))
+			g.emit(ev, g.line("user", v.Get("timestamp"), "", "").raw(`"content":`).val(v.Get("content"), `""`).end())
 			return
 		case role.StrEqual("assistant") && v.Get("delta").Bool():
-			g.delta(ev, v.Get("content"), ts)
+			g.delta(ev, v.Get("content"), v.Get("timestamp"))
 			return
 		case role.StrEqual("assistant"):
 			g.flush()
-			g.delta(ev, v.Get("content"), ts)
+			g.delta(ev, v.Get("content"), v.Get("timestamp"))
 			g.flush()
 			return
 		}
@@ -130,11 +131,8 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		g.flush()
 		id, name := v.Get("tool_id").Str(), v.Get("tool_name").Str()
 		g.remember(id, name)
-		input := json.RawMessage(v.Get("parameters").Trim())
-		if len(input) == 0 {
-			input = json.RawMessage("{}")
-		}
-		g.emit(ev, g.blocks("assistant", ts, id, gmBlock{Type: "tool_use", ID: id, Name: name, Input: input}))
+		g.emit(ev, g.line("assistant", v.Get("timestamp"), id, `"content":[{"type":"tool_use","id":`).val(v.Get("tool_id"), `""`).
+			raw(`,"name":`).val(v.Get("tool_name"), `""`).raw(`,"input":`).val(v.Get("parameters"), `{}`).raw(`}]`).end())
 		return
 	case "tool_result":
 		g.flush()
@@ -142,12 +140,19 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		id := v.Get("tool_id").Str()
 		content, failed := geminiOutcome(g.tools[id], v.Get("status").Str(), v.Get("output").Str(),
 			v.Path("error", "type").Str(), v.Path("error", "message").Str())
-		m := g.blocks("user", ts, "", gmBlock{Type: "tool_result", ToolUseID: id, Content: &content, IsError: &failed})
+		w := g.line("user", v.Get("timestamp"), "", `"content":[{"type":"tool_result","tool_use_id":`).val(v.Get("tool_id"), `""`).
+			raw(`,"is_error":`).raw(strconv.FormatBool(failed)).raw(`,"content":`)
+		if out := v.Get("output"); !failed && out.Type() == jsonx.String {
+			w.val(out, `""`) // the output as it is, not decoded and written again
+		} else {
+			w.str(content)
+		}
+		w.raw(`}]`)
 		if g.tools[id] == geminiSubagent && !failed {
-			m.ToolUseResult = &gmToolUseResult{Status: "completed"}
+			w.raw(`},"tool_use_result":{"status":"completed"`) // (the tracker's sign of a subagent's end)
 		}
 		g.forget(id)
-		g.emit(ev, m)
+		g.emit(ev, w.end())
 		return
 	case "error":
 		g.flush()
@@ -203,7 +208,8 @@ func geminiOutcome(tool, status, output, errType, errMsg string) (string, bool) 
 // delta adds an assistant text piece to the turn's text, telling a
 // restart (the attempt's first piece again, what Gemini sends after a
 // stream retry) from more text.
-func (g *geminiReader) delta(ev *stream.Event, content jsonx.Value, ts string) {
+func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
+	ts := tsv.Str()
 	piece := content.AppendStr(nil)
 	switch {
 	case g.msgID == "":
@@ -240,9 +246,12 @@ func (g *geminiReader) delta(ev *stream.Event, content jsonx.Value, ts string) {
 	if len(g.first) == 0 {
 		g.first = piece
 	}
-	g.emit(ev, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
-		"event":          map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": string(piece)}},
-		"api_message_id": g.msgID, "session_id": g.session, "timestamp": ts})
+	w := g.w.start(`{"type":"stream_event","ccfilter":"synthetic","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`)
+	w.val(content, `""`).raw(`}},"api_message_id":`).str(g.msgID).raw(`,"session_id":`).str(g.session)
+	if len(tsv) > 0 {
+		w.raw(`,"timestamp":`).val(tsv, `""`)
+	}
+	g.emit(ev, w.raw(`}`).b)
 }
 
 // open starts a turn's text.
@@ -266,12 +275,36 @@ func (g *geminiReader) flush() {
 	}
 	text := string(g.text)
 	g.lastText = text
-	m := g.blocks("assistant", g.textTS, g.msgID, gmBlock{Type: "text", Text: &text})
-	if ev := g.make(nil, m); ev != nil {
+	var ts jsonx.Value
+	if g.textTS != "" {
+		ts, _ = json.Marshal(g.textTS)
+	}
+	w := g.line("assistant", ts, g.msgID, `"content":[{"type":"text","text":`).str(text).raw(`}]`)
+	if ev := g.make(nil, w.end()); ev != nil {
 		ev.Line = g.textAt // where the text starts
 		g.queue = append(g.queue, ev)
 	}
 	g.msgID, g.text, g.first, g.replay = "", g.text[:0], nil, -1
+}
+
+// line starts a user or assistant event of the stream's shape: its
+// message (id, when set) up to content, which the caller writes from
+// there (content begins it), then end closes it. Written by hand from
+// the Gemini line's own JSON tokens, not decoded and encoded again: the
+// stream's lines are many and small (docs/performance.md).
+func (g *geminiReader) line(role string, ts jsonx.Value, id, content string) *jw {
+	w := g.w.start(`{"type":"`).raw(role).raw(`","ccfilter":"synthetic","parent_tool_use_id":null,"session_id":`).str(g.session)
+	if len(ts) > 0 {
+		w.raw(`,"timestamp":`).val(ts, `""`)
+	}
+	w.raw(`,"message":{"role":"`).raw(role).raw(`"`)
+	if role == "assistant" {
+		w.raw(`,"model":"<synthetic>"`) // no model call the stream accounts for
+	}
+	if id != "" {
+		w.raw(`,"id":`).str(id)
+	}
+	return w.raw(",").raw(content)
 }
 
 // message is a user or assistant event of the stream's shape with a text.
@@ -367,9 +400,12 @@ func (g *geminiReader) make(src *stream.Event, v any) *stream.Event {
 // for; nil: none) at its line, and runs the decoder's Prepare on it (the
 // redaction of its values, the run's validation).
 func makeEvent(v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Event, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
+	b, ok := v.([]byte)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return nil, err
+		}
 	}
 	var line int64
 	if src != nil {
@@ -394,3 +430,39 @@ func makeEvent(v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Ev
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// jw writes an event's JSON: what is written by hand (raw), a Gemini
+// line's own token (val) and a string of the reader's (str).
+type jw struct{ b []byte }
+
+func (w *jw) start(s string) *jw { w.b = append(w.b[:0], s...); return w }
+
+func (w *jw) raw(s string) *jw { w.b = append(w.b, s...); return w }
+
+// val writes v's JSON as it is, or def when v is missing.
+func (w *jw) val(v jsonx.Value, def string) *jw {
+	if t := v.Trim(); len(t) > 0 {
+		w.b = append(w.b, t...)
+	} else {
+		w.b = append(w.b, def...)
+	}
+	return w
+}
+
+// str writes s as a JSON string.
+func (w *jw) str(s string) *jw {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\'
+	}
+	if plain {
+		w.b = append(append(append(w.b, '"'), s...), '"')
+		return w
+	}
+	q, _ := json.Marshal(s)
+	w.b = append(w.b, q...)
+	return w
+}
+
+// end closes the message and the event.
+func (w *jw) end() []byte { return append(w.b, "}}"...) }
