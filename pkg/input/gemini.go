@@ -166,6 +166,7 @@ type (
 		Result     *string                 `json:"result,omitempty"`
 		Errors     []string                `json:"errors,omitempty"`
 		DurationMs *int64                  `json:"duration_ms,omitempty"`
+		NumTurns   int                     `json:"num_turns"`
 		SessionID  string                  `json:"session_id,omitempty"`
 		Timestamp  string                  `json:"timestamp,omitempty"`
 		Usage      *gmUsage                `json:"usage,omitempty"`

@@ -45,6 +45,7 @@ type geminiSessionReader struct {
 
 	session  string
 	lastText string
+	turns    int // the main agent's model responses (its "gemini" records)
 }
 
 // NewGeminiSessionReader returns the reader of a Gemini CLI chat file read
@@ -188,6 +189,7 @@ func (g *geminiSessionReader) translate(ev *stream.Event) {
 // call queues a model call's events: its thoughts, its text, its tool
 // calls (and their results), each carrying the call's usage and model.
 func (g *geminiSessionReader) call(ev *stream.Event, v jsonx.Value, ts, id string) {
+	g.turns++
 	tok := v.Get("tokens")
 	u := geminiTokens(tok.Get("input").Int(), tok.Get("cached").Int(), tok.Get("output").Int(), tok.Get("total").Int())
 	model := v.Get("model").Str()
@@ -287,7 +289,7 @@ func (g *geminiSessionReader) subagent(id, agent string) {
 // result is the session's result: the file does not say how the run
 // ended, so it is a success with the main agent's last text.
 func (g *geminiSessionReader) result() gmResult {
-	return gmResult{Type: "result", Subtype: "success", CCFilter: stream.Synthetic, SessionID: g.session, Result: str(g.lastText)}
+	return gmResult{Type: "result", Subtype: "success", CCFilter: stream.Synthetic, SessionID: g.session, Result: str(g.lastText), NumTurns: g.turns}
 }
 
 // emit queues the event made of v, echoing src's line (none when nil).

@@ -56,6 +56,11 @@ type geminiReader struct {
 	// lastText is the text after the last tool result: the answer.
 	lastText  string
 	lastError string
+	// turns counts the model's responses: one begins with its first
+	// piece of text or tool call after a prompt or a tool result
+	// (Gemini's maxSessionTurns counts these: 11 stops after 2).
+	turns    int
+	answered bool // the current response has begun
 	// tools names the open calls by id (a result names no tool): at most
 	// maxOpenGeminiCalls, the oldest forgotten past that.
 	tools     map[string]string
@@ -104,7 +109,7 @@ func (g *geminiReader) Close() error { return g.in.Close() }
 
 // translate queues the events the Gemini line ev stands for.
 func (g *geminiReader) translate(ev *stream.Event) {
-	v := jsonx.Value(ev.Raw)
+	v := topKeys{ev} // (the decoder's index of the line's members: each key found once)
 	ts := v.Get("timestamp").Str()
 	switch ev.Type {
 	case "init":
@@ -116,6 +121,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		switch role := v.Get("role"); {
 		case role.StrEqual("user"):
 			g.flush()
+			g.answered = false
 			g.emit(ev, g.line("user", v.Get("timestamp"), "", "").raw(`"content":`).val(v.Get("content"), `""`).end())
 			return
 		case role.StrEqual("assistant") && v.Get("delta").Bool():
@@ -129,6 +135,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		}
 	case "tool_use":
 		g.flush()
+		g.respond()
 		id, name := v.Get("tool_id").Str(), v.Get("tool_name").Str()
 		g.remember(id, name)
 		g.emit(ev, g.line("assistant", v.Get("timestamp"), id, `"content":[{"type":"tool_use","id":`).val(v.Get("tool_id"), `""`).
@@ -136,6 +143,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		return
 	case "tool_result":
 		g.flush()
+		g.answered = false
 		g.lastText = ""
 		id := v.Get("tool_id").Str()
 		content, failed := geminiOutcome(g.tools[id], v.Get("status").Str(), v.Get("output").Str(),
@@ -210,6 +218,7 @@ func geminiOutcome(tool, status, output, errType, errMsg string) (string, bool) 
 // stream retry) from more text.
 func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	ts := tsv.Str()
+	g.respond()
 	piece := content.AppendStr(nil)
 	switch {
 	case g.msgID == "":
@@ -252,6 +261,14 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 		w.raw(`,"timestamp":`).val(tsv, `""`)
 	}
 	g.emit(ev, w.raw(`}`).b)
+}
+
+// respond counts a model response at its first text or call.
+func (g *geminiReader) respond() {
+	if !g.answered {
+		g.answered = true
+		g.turns++
+	}
 }
 
 // open starts a turn's text.
@@ -326,9 +343,9 @@ func (g *geminiReader) blocks(role, ts, id string, b ...gmBlock) gmEvent {
 
 // result is the run's result: its status, the answer (the text after the
 // last tool result), and stats as the run's totals, by model.
-func (g *geminiReader) result(v jsonx.Value, ts string) gmResult {
+func (g *geminiReader) result(v topKeys, ts string) gmResult {
 	st := v.Get("stats")
-	r := gmResult{Type: "result", Subtype: "success", CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: ts}
+	r := gmResult{Type: "result", Subtype: "success", CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: ts, NumTurns: g.turns}
 	if d := st.Get("duration_ms"); d.Type() == jsonx.Number {
 		n := d.Int()
 		r.DurationMs = &n
