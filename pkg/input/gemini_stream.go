@@ -38,6 +38,10 @@ import (
 
 type geminiReader struct {
 	w     jw // the buffer events are written in (NewEvent copies them)
+	// free are events handed out before, which the reader may remake
+	// (valid until its next Next, as a decoder's); out, the last one.
+	free []*stream.Event
+	out  *stream.Event
 	in    stream.Reader
 	opts  stream.DecoderOptions
 	queue []*stream.Event
@@ -76,6 +80,10 @@ func NewGeminiReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.R
 }
 
 func (g *geminiReader) Next() (*stream.Event, error) {
+	if g.out != nil {
+		g.free = append(g.free, g.out)
+		g.out = nil
+	}
 	for {
 		if g.err != nil {
 			err := g.err
@@ -84,7 +92,8 @@ func (g *geminiReader) Next() (*stream.Event, error) {
 		}
 		if len(g.queue) > 0 {
 			ev := g.queue[0]
-			g.queue = g.queue[1:]
+			g.queue = g.queue[:copy(g.queue, g.queue[1:])]
+			g.out = ev
 			return ev, nil
 		}
 		if g.ended {
@@ -187,6 +196,9 @@ func (g *geminiReader) translate(ev *stream.Event) {
 	// A type (or role) this reader does not know: passed through as it
 	// is, counted by types, never taken for one of Claude Code's (Gemini's
 	// "result" is not).
+	// (A copy: the queue's events are the reader's own, remade once
+	// handed out; the decoder's is its own.)
+	ev = ev.Clone()
 	ev.Kind = stream.KindUnknown
 	g.queue = append(g.queue, ev)
 }
@@ -405,7 +417,11 @@ func (g *geminiReader) emit(src *stream.Event, v any) {
 // make is the event of v, at src's line, echoing src's bytes (none when
 // src is nil), prepared as the decoder prepares the lines it reads.
 func (g *geminiReader) make(src *stream.Event, v any) *stream.Event {
-	ev, err := makeEvent(v, g.opts, src)
+	var reuse *stream.Event
+	if n := len(g.free); n > 0 {
+		reuse, g.free = g.free[n-1], g.free[:n-1]
+	}
+	ev, err := remakeEvent(reuse, v, g.opts, src)
 	if err != nil {
 		g.err = err
 		return nil
@@ -417,6 +433,12 @@ func (g *geminiReader) make(src *stream.Event, v any) *stream.Event {
 // for; nil: none) at its line, and runs the decoder's Prepare on it (the
 // redaction of its values, the run's validation).
 func makeEvent(v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Event, error) {
+	return remakeEvent(nil, v, opts, src)
+}
+
+// remakeEvent is makeEvent remaking ev, an event handed out before (nil:
+// a new one).
+func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Event, error) {
 	b, ok := v.([]byte)
 	if !ok {
 		var err error
@@ -428,7 +450,12 @@ func makeEvent(v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Ev
 	if src != nil {
 		line = src.Line
 	}
-	ev, err := stream.NewEvent(b, opts.Source, line)
+	var err error
+	if ev == nil {
+		ev, err = stream.NewEvent(b, opts.Source, line)
+	} else {
+		err = ev.Remake(b, opts.Source, line)
+	}
 	if err != nil {
 		return nil, err
 	}
