@@ -37,11 +37,11 @@ import (
 // user last saw, not doubled.
 
 type geminiReader struct {
-	w     jw // the buffer events are written in (NewEvent copies them)
+	w jw // the buffer events are written in (NewEvent copies them)
 	// free are events handed out before, which the reader may remake
 	// (valid until its next Next, as a decoder's); out, the last one.
-	free []*stream.Event
-	out  *stream.Event
+	free  []*stream.Event
+	out   *stream.Event
 	in    stream.Reader
 	opts  stream.DecoderOptions
 	queue []*stream.Event
