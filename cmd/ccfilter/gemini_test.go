@@ -285,3 +285,16 @@ func TestGeminiUsageByReadsChatFolders(t *testing.T) {
 	assert.EqualValues(t, 23296, day["cache_read_input_tokens"], day)
 	assert.EqualValues(t, 94, day["output_tokens"], day)
 }
+
+// TestGeminiTraceNamesTheProvider proves the trace of a Gemini run (02)
+// says whose models ran, per the GenAI conventions: gen_ai.provider.name
+// "gcp.gemini" on every span that names one, the root's agent "gemini";
+// a Claude Code run's stay "anthropic".
+func TestGeminiTraceNamesTheProvider(t *testing.T) {
+	for in, want := range map[string]string{geminiData + "02-write-read.jsonl": "gcp.gemini", "../../testdata/events/04-parallel-tools.jsonl": "anthropic"} {
+		got := runIn(t, []string{"all", "-F", "otlp", in}, "")
+		require.Equal(t, 0, got.Code, got.Stderr)
+		assert.Contains(t, got.Stdout, `"gen_ai.provider.name","value":{"stringValue":"`+want+`"`, in)
+		assert.Equal(t, strings.Count(got.Stdout, `"gen_ai.provider.name"`), strings.Count(got.Stdout, `"gen_ai.provider.name","value":{"stringValue":"`+want+`"`), in)
+	}
+}
