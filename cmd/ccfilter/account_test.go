@@ -42,7 +42,9 @@ func accountInputs(t *testing.T) []string {
 		captures, _ := filepath.Glob(d + "/captures/*.jsonl")
 		sessions, _ := filepath.Glob(d + "/transcripts/*/home/.claude/projects/*/*.jsonl")
 		real, _ := filepath.Glob(d + "/real/*.jsonl")
-		for _, l := range [][]string{events, captures, sessions, real} {
+		gemini, _ := filepath.Glob(d + "/agents/gemini/*.jsonl")
+		chats, _ := filepath.Glob(d + "/agents/gemini/*.chats/session-*.jsonl")
+		for _, l := range [][]string{events, captures, sessions, real, gemini, chats} {
 			for i, p := range l {
 				l[i] = filepath.ToSlash(p)
 			}

@@ -172,7 +172,7 @@ func capturesAndTranscripts(t *testing.T, always ...string) []string {
 			}
 		}
 	}
-	inputs := append(captures, transcripts...)
+	inputs := append(append(captures, transcripts...), geminiInputs(t)...)
 	require.Greater(t, len(inputs), 10)
 	return inputs
 }

@@ -196,6 +196,9 @@ func ScanSessionWith(path string, buf *bufio.Reader, also *Also) (Session, error
 	if also == nil {
 		also = &Also{}
 	}
+	if IsGeminiChatFile(path) {
+		return scanGeminiChat(path, s, also)
+	}
 	// The agents' files first: a caller's account places their calls in
 	// the session's runs as it reads the session's own file.
 	for _, f := range SubagentFiles(SessionDir(path)) {

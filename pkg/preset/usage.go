@@ -112,10 +112,15 @@ func usageReport(b *base) (*render.Report, error) {
 		if helper[mu.Model] {
 			side = "helper"
 		}
+		var muCost any // null: the result gives no cost for it (unknown, not $0)
+		costText := "$?"
+		if mu.HasCost {
+			muCost, costText = mu.CostUSD, fmt.Sprintf("$%.4f", mu.CostUSD)
+		}
 		lines = append(lines, usageLine{usageRow(mu.Model, side, nil, stream.Usage{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
-			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}, mu.CostUSD, true),
+			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}, muCost, true),
 			[]render.Cell{plain(mu.Model), num(mu.InputTokens), num(mu.OutputTokens),
-				num(mu.CacheCreationInputTokens), num(mu.CacheReadInputTokens), plain(fmt.Sprintf("$%.4f", mu.CostUSD))}, true})
+				num(mu.CacheCreationInputTokens), num(mu.CacheReadInputTokens), plain(costText)}, true})
 	}
 	lines, rows, err := rowsWhere(b, lines, usageColumns, func(l usageLine) []any { return l.row })
 	if err != nil {

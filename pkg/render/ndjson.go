@@ -26,8 +26,12 @@ func (r *ndjsonRenderer) Render(rec Record) error {
 		}
 	}
 	if rec.Event != nil {
-		r.bytes(rec.Event.Raw)
-		r.byte('\n')
+		// The input's own line (Echo): another CLI's record as it was
+		// read, not the stream event its kind's reader made of it.
+		if b, ok := rec.Event.Echo(); ok {
+			r.bytes(b)
+			r.byte('\n')
+		}
 		return r.err
 	}
 	r.callsSeen = true

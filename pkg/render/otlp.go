@@ -81,6 +81,9 @@ type otlpRun struct {
 	result      *stream.Result
 	session     string // the session's id: every span's session.id
 	prompt      string // the prompt the calls answer (a transcript's promptId): prompt.id
+	// cli is the run's agent CLI (its init's "cli"): the root's agent
+	// name and every span's gen_ai.provider.name.
+	cli stream.CLI
 }
 
 // otlpChat is a model call under way.
@@ -184,9 +187,13 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	// the spelling of its path (a transcript's synthetic init carries its
 	// first record's uuid).
 	r.seed = session + "\x00" + keys.UUID
+	r.cli = stream.CLIOf("", "")
+	if ev.Kind == stream.KindInit {
+		r.cli = stream.CLIOf(ev.Init().CLI, "")
+	}
 	h := sha256.Sum256([]byte("trace\x00" + r.seed))
 	r.traceID = h[:16]
-	r.root = &tracepb.Span{SpanId: r.id("root"), Name: "invoke_agent claude-code",
+	r.root = &tracepb.Span{SpanId: r.id("root"), Name: "invoke_agent " + r.cli.ID,
 		Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
 	if p := r.o.Parent; p != nil {
 		// Under the context the environment gave (TRACEPARENT): the run's
@@ -197,8 +204,8 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	r.stamp(r.root)
 	r.root.Attributes = append(r.root.Attributes,
 		strAttr("gen_ai.operation.name", "invoke_agent"),
-		strAttr("gen_ai.provider.name", "anthropic"),
-		strAttr("gen_ai.agent.name", "claude-code"))
+		strAttr("gen_ai.provider.name", r.cli.Provider()),
+		strAttr("gen_ai.agent.name", r.cli.ID))
 	if session != "" {
 		r.root.Attributes = append(r.root.Attributes, strAttr("gen_ai.conversation.id", session))
 	}
@@ -272,7 +279,7 @@ func (r *otlpRun) startAgent(id, typ, desc string, at time.Time) *tracepb.Span {
 		Name: "invoke_agent " + typ, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
 	r.stamp(s)
 	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "invoke_agent"),
-		strAttr("gen_ai.provider.name", "anthropic"), strAttr("gen_ai.agent.name", typ),
+		strAttr("gen_ai.provider.name", r.cli.Provider()), strAttr("gen_ai.agent.name", typ),
 		strAttr("gen_ai.agent.id", id))
 	if desc != "" {
 		s.Attributes = append(s.Attributes, strAttr("gen_ai.agent.description", desc))
@@ -382,7 +389,7 @@ func (r *otlpRun) callOf(ev *stream.Event, agent, id, model string, at time.Time
 		StartTimeUnixNano: nanos(start), EndTimeUnixNano: nanos(at)}
 	r.stamp(s)
 	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "chat"),
-		strAttr("gen_ai.provider.name", "anthropic"), strAttr("gen_ai.request.model", model),
+		strAttr("gen_ai.provider.name", r.cli.Provider()), strAttr("gen_ai.request.model", model),
 		strAttr("gen_ai.response.model", model))
 	if id != "" {
 		s.Attributes = append(s.Attributes, strAttr("gen_ai.response.id", id))

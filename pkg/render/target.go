@@ -26,8 +26,12 @@ func ToolTarget(name string, input json.RawMessage) string {
 	in := stream.ReadToolInput(input)
 	var s string
 	switch name {
-	case "Bash", "PowerShell":
+	case "Bash", "PowerShell", "run_shell_command": // (run_shell_command and the other snake_case names: Gemini CLI's tools)
 		s = in.Command()
+	case "read_file", "write_file", "replace":
+		s = in.FilePath()
+	case "glob", "grep_search":
+		s = in.Pattern()
 	case "Read", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead":
 		s = in.FilePath()
 		if s == "" {

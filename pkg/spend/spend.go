@@ -153,6 +153,9 @@ func ScanWith(path string, o Options, emit func(Call)) (Summary, error) {
 // capture, an empty file) is input.ErrNotTranscript.
 func Read(path string, o Options) (*Ledger, error) {
 	s := NewScanner(path, o)
+	if input.IsGeminiChatFile(path) {
+		return s.gemini(path)
+	}
 	for _, f := range input.SubagentFiles(input.SessionDir(path)) {
 		if err := s.each(f, nil, s.AgentRecord); err != nil {
 			return nil, err
@@ -683,4 +686,25 @@ func (s *scan) out(m *message, cost float64, estimated, unpriced bool) {
 // cache read a tenth. It shares a run's recorded cost among its calls.
 func weight(u stream.Usage) float64 {
 	return float64(u.InputTokens) + 5*float64(u.OutputTokens) + 1.25*float64(u.CacheCreationInputTokens) + 0.1*float64(u.CacheReadInputTokens)
+}
+
+// gemini reads a Gemini CLI chat file into the ledger: its reader's
+// events (shaped as Claude Code's, a call per "gemini" record with its
+// usage and model; its subagents' files joined) are the records.
+func (s *Scanner) gemini(path string) (*Ledger, error) {
+	bad, err := input.EachGeminiChatEvent(path, func(ev *stream.Event, agent bool) {
+		switch {
+		case ev.Kind == stream.KindInit:
+			s.l.session, s.l.named = ev.Str("session_id"), true
+		case agent:
+			s.AgentRecord(ev)
+		default:
+			s.Record(ev)
+		}
+	})
+	s.l.bad = append(s.l.bad, bad...)
+	if err != nil {
+		return nil, err
+	}
+	return s.End(), nil
 }

@@ -356,8 +356,9 @@ func modelAccounts(rows []ModelTokens, costs []ModelUsage) []ModelAccount {
 		m := ModelAccount{Model: n, Tokens: tokensOf(s.calls, s.ph, s.u, "events")}
 		for _, c := range costs {
 			if c.Model == n {
-				usd := c.CostUSD
-				m.CostUSD = &usd
+				if usd := c.CostUSD; c.HasCost {
+					m.CostUSD = &usd
+				}
 				u := Usage{c.InputTokens, c.OutputTokens, c.CacheCreationInputTokens, c.CacheReadInputTokens}
 				m.Reported = &ReportedTokens{u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total()}
 			}

@@ -46,8 +46,12 @@ func (m *callers) get(id string) (parent string, ok bool) {
 func StartsSubagent(name string) bool { return startsSubagent(name) }
 
 func startsSubagent(name string) bool {
-	return name == "Agent" || name == "Task" || name == "Workflow"
+	return name == "Agent" || name == "Task" || name == "Workflow" || name == geminiSubagent
 }
+
+// geminiSubagent is Gemini CLI's tool that starts a subagent (its input:
+// agent_name, prompt), as its stream and chat files name it (pkg/input).
+const geminiSubagent = "invoke_agent"
 
 // noteCallers remembers the tool calls of an assistant event that start no
 // subagent, reading only each block's type, id and name: for trackers that

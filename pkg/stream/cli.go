@@ -38,3 +38,15 @@ func CLIOf(id, version string) CLI {
 	}
 	return CLI{ID: id, Name: name, Version: version}
 }
+
+// providers are the gen_ai.provider.name (OpenTelemetry GenAI semantic
+// conventions) of each CLI's models, by id: what a trace of its run says.
+var providers = map[string]string{
+	ClaudeCodeID: "anthropic",
+	"codex":      "openai",
+	"gemini":     "gcp.gemini",
+}
+
+// Provider is the gen_ai.provider.name of the CLI's models ("" for a CLI
+// not known).
+func (c CLI) Provider() string { return providers[c.ID] }

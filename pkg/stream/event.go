@@ -61,6 +61,12 @@ type Event struct {
 	haveDelta   bool
 	assistHead  Assistant // AssistantHead's
 	haveAssist  bool
+	// echo, when echoSet, is the input's own line the event stands for
+	// (Echo): an input kind whose reader translates its records sets it.
+	echo    []byte
+	echoSet bool
+	// own is the buffer Remake copies lines into, kept across them.
+	own []byte
 }
 
 // point aims the reused event at a new line; the member index keeps its
@@ -175,6 +181,7 @@ func (e *Event) ValidateValue() error {
 func (e *Event) Clone() *Event {
 	c := *e
 	c.Raw = bytes.Clone(e.Raw)
+	c.echo, c.own = bytes.Clone(e.echo), nil
 	c.tree, c.haveTree = nil, false
 	c.cut, c.cutFor, c.cutValid = nil, nil, false
 	c.top, c.haveTop = nil, false
@@ -297,13 +304,50 @@ func (e *Event) Screened() bool { return e.screened }
 // is read again from the new. raw must stay valid as long as the event.
 func (e *Event) SetRaw(raw []byte) {
 	parent, hasParent, spellings, valid := e.parent, e.hasParent, e.spellings, e.valid
+	echo, echoSet := e.echo, e.echoSet
 	e.point(raw, e.Source, e.Line, e.Offset)
 	e.spellings, e.valid = spellings, valid
+	e.echo, e.echoSet = echo, echoSet
 	e.frame()
 	e.classify()
 	if hasParent {
 		e.setParent(parent)
 	}
+}
+
+// SetEcho says which of the input's own bytes the event stands for, for a
+// reader that translates another CLI's records into the stream's events
+// (pkg/input's gemini): NDJSON's passthrough writes those, so that it
+// echoes the input byte for byte whatever the events are made of. nil: the
+// event stands for no line of its own (a text joined from several). b is
+// not copied: it must stay valid as long as the event (a reader's line:
+// until its next Next; Clone copies it).
+func (e *Event) SetEcho(b []byte) { e.echo, e.echoSet = b, true }
+
+// Remake aims e, an event made by NewEvent that its reader handed out
+// before (and so may reuse at its next Next), at the line raw, copied into
+// e's own buffer: what NewEvent does, without its allocations, for a
+// reader that makes an event of each line it translates.
+func (e *Event) Remake(raw []byte, source string, line int64) error {
+	if err := jsonx.Validate(raw); err != nil {
+		return newSyntaxError(source, line, 0, raw, err)
+	}
+	own := append(e.own[:0], raw...)
+	e.point(own, source, line, 0)
+	e.own = own
+	e.frame()
+	e.classify()
+	e.valid = true
+	return nil
+}
+
+// Echo returns the input's own bytes the event stands for (Raw, unless its
+// reader said otherwise with SetEcho) and false when it stands for none.
+func (e *Event) Echo() ([]byte, bool) {
+	if e.echoSet {
+		return e.echo, e.echo != nil
+	}
+	return e.Raw, true
 }
 
 // SetParent says whose an event is: the Agent call whose subagent made it,

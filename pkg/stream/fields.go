@@ -471,6 +471,9 @@ type ModelUsage struct {
 	CacheReadInputTokens     int64   `json:"cache_read_input_tokens"`
 	CacheCreationInputTokens int64   `json:"cache_creation_input_tokens"`
 	CostUSD                  float64 `json:"cost_usd"`
+	// HasCost: the entry gives its costUSD (another CLI's result, made
+	// from tokens only, does not: its cost is unknown, not $0).
+	HasCost bool `json:"-"`
 }
 
 // Result is the view of a result event.
@@ -560,7 +563,8 @@ func (e *Event) Result() Result {
 			CacheReadInputTokens:     nf.Int("cacheReadInputTokens", m.Get("cacheReadInputTokens")),
 			CacheCreationInputTokens: nf.Int("cacheCreationInputTokens", m.Get("cacheCreationInputTokens")),
 		})
-		r.ModelUsage[len(r.ModelUsage)-1].CostUSD, _ = nf.Float("costUSD", m.Get("costUSD"))
+		mu := &r.ModelUsage[len(r.ModelUsage)-1]
+		mu.CostUSD, mu.HasCost = nf.Float("costUSD", m.Get("costUSD"))
 		return true
 	})
 	return r

@@ -554,6 +554,9 @@ func (t *Tracker) observeAssistant(e *Event) {
 			}
 			s.Description = in.Get("description").Str()
 			s.Type = in.Get("subagent_type").Str()
+			if c.Name == geminiSubagent {
+				s.Type, s.Description = in.Get("agent_name").Str(), in.Get("prompt").Str()
+			}
 			if c.Name == "Workflow" {
 				s.Type = "workflow"
 				if n := in.Get("name").Str(); n != "" && s.Description == "" {
@@ -1056,6 +1059,17 @@ func (t *Tracker) Usage() UsageReport {
 		}
 		if rep.PlaceholderCalls > 0 && reported > rep.Total.OutputTokens {
 			rep.Total.OutputTokens, rep.OutputFrom = reported, "result"
+		}
+		if rep.Calls == 0 && len(rep.Helper) > 0 {
+			// No call gave its usage (another CLI's stream gives only
+			// the run's totals): the result's totals by model are the
+			// run's rows, not a helper's (its calls are not known: 0),
+			// so every view shows them in the same columns.
+			for _, mu := range rep.Helper {
+				rep.Add(ModelTokens{Model: mu.Model, Usage: Usage{mu.InputTokens, mu.OutputTokens, mu.CacheCreationInputTokens, mu.CacheReadInputTokens}})
+			}
+			rep.Helper, rep.HelperCostUSD, rep.OutputFrom = []ModelUsage{}, 0, "result"
+			rep.EventsOutputTokens = 0
 		}
 	}
 	return rep

@@ -1,0 +1,194 @@
+package input
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strconv"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+)
+
+// Google Gemini CLI (0.61.0) writes two inputs ccfilter reads, each a kind
+// of its own: the stream of `gemini -p … --output-format stream-json`
+// (Gemini, gemini_stream.go) and the chat file it keeps of a session,
+// ~/.gemini/tmp/<project>/chats/session-*.jsonl (GeminiSession,
+// gemini_session.go). Their spellings and record shapes stay in these
+// files: both readers translate the records into events shaped as Claude
+// Code's stream, marked "ccfilter":"synthetic", each echoing the line it
+// stands for (stream.Event.SetEcho), so that every preset, format, the
+// account and the trace read a Gemini run unchanged.
+const (
+	Gemini        Kind = "gemini"
+	GeminiSession Kind = "gemini-session"
+)
+
+// geminiCLI is the id the inits of both kinds carry (stream.CLIOf).
+const geminiCLI = "gemini"
+
+var geminiFormat = Format{
+	Kind:   Gemini,
+	CLI:    geminiCLI,
+	Detect: isGeminiStream,
+	Events: NewGeminiReader,
+}
+
+var geminiSessionFormat = Format{
+	Kind:   GeminiSession,
+	CLI:    geminiCLI,
+	Detect: isGeminiChat,
+	Events: NewGeminiSessionReader,
+}
+
+// isGeminiStream recognises the stream by its first line, Gemini's init:
+// type "init" with a timestamp, a session_id and a model, and no subtype.
+// Claude Code's init is type "system" with subtype "init", so neither is
+// ever taken for the other (TestGeminiDetectionIsCertain).
+func isGeminiStream(head []byte) bool {
+	if !bytes.Contains(head, []byte(`"init"`)) || jsonx.Validate(head) != nil {
+		return false
+	}
+	v := jsonx.Value(head)
+	return v.Get("type").StrEqual("init") && v.Get("subtype").Type() == jsonx.Missing &&
+		v.Get("timestamp").Type() == jsonx.String && v.Get("session_id").Type() == jsonx.String &&
+		v.Get("model").Type() == jsonx.String
+}
+
+// isGeminiChat recognises a chat file by its header: sessionId,
+// projectHash, startTime and kind ("main" or "subagent"), and no type.
+func isGeminiChat(head []byte) bool {
+	if !bytes.Contains(head, []byte(`"projectHash"`)) || jsonx.Validate(head) != nil {
+		return false
+	}
+	v := jsonx.Value(head)
+	return v.Get("sessionId").Type() == jsonx.String && v.Get("projectHash").Type() == jsonx.String &&
+		v.Get("startTime").Type() == jsonx.String && v.Get("kind").Type() == jsonx.String &&
+		v.Get("type").Type() == jsonx.Missing
+}
+
+// geminiShell is the tool that runs a command; its result is a success
+// whatever the command's exit code (STREAMS.md: 03, 08), which only its
+// output can tell.
+const geminiShell = "run_shell_command"
+
+// geminiSubagent is the tool that starts a subagent (invoke_agent →
+// generalist): its own calls are in the stream's stats only; in the chat
+// files, its file chats/<session>/<agentId>.jsonl has them.
+const geminiSubagent = "invoke_agent"
+
+// exitCodeLine is how a shell result's output gives the command's exit
+// code: the chat file's functionResponse ("Exit Code: 2"); the stream's
+// output holds the command's text only (03, 08), so there the code is not
+// known (and not guessed).
+var exitCodeLine = regexp.MustCompile(`(?m)^Exit Code: (-?\d+)\s*$`)
+
+// shellExitCode reads a command's exit code from its output.
+func shellExitCode(output string) (int, bool) {
+	m := exitCodeLine.FindStringSubmatch(output)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	return n, err == nil
+}
+
+// geminiMaxTurns is the error type of a run stopped by
+// model.maxSessionTurns: Claude Code's error_max_turns.
+const geminiMaxTurns = "FatalTurnLimitedError"
+
+// Claude Code's stream shapes the readers write, as Go values.
+type (
+	gmInit struct {
+		Type       string          `json:"type"`
+		Subtype    string          `json:"subtype"`
+		CCFilter   string          `json:"ccfilter"`
+		CLI        string          `json:"cli"`
+		CLIVersion string          `json:"cli_version,omitempty"`
+		SessionID  string          `json:"session_id"`
+		Model      string          `json:"model"`
+		Cwd        string          `json:"cwd,omitempty"`
+		Timestamp  string          `json:"timestamp,omitempty"`
+		Tools      []string        `json:"tools"`
+		MCPServers []string        `json:"mcp_servers"`
+		Extra      json.RawMessage `json:"gemini_header,omitempty"`
+	}
+	gmBlock struct {
+		Type      string          `json:"type"`
+		Text      *string         `json:"text,omitempty"`
+		Thinking  *string         `json:"thinking,omitempty"`
+		ID        string          `json:"id,omitempty"`
+		Name      string          `json:"name,omitempty"`
+		Input     json.RawMessage `json:"input,omitempty"`
+		ToolUseID string          `json:"tool_use_id,omitempty"`
+		Content   *string         `json:"content,omitempty"`
+		IsError   *bool           `json:"is_error,omitempty"`
+	}
+	gmUsage struct {
+		InputTokens              int64 `json:"input_tokens"`
+		CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
+		CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+		OutputTokens             int64 `json:"output_tokens"`
+	}
+	gmMessage struct {
+		ID         string   `json:"id,omitempty"`
+		Role       string   `json:"role"`
+		Model      string   `json:"model,omitempty"`
+		Content    any      `json:"content"`
+		StopReason *string  `json:"stop_reason,omitempty"`
+		Usage      *gmUsage `json:"usage,omitempty"`
+	}
+	gmEvent struct {
+		Type      string    `json:"type"`
+		CCFilter  string    `json:"ccfilter"`
+		Message   gmMessage `json:"message"`
+		SessionID string    `json:"session_id,omitempty"`
+		Timestamp string    `json:"timestamp,omitempty"`
+		Parent    *string   `json:"parent_tool_use_id"`
+		// ToolUseResult says a subagent's call completed (what the
+		// tracker reads of Claude Code's Agent results).
+		ToolUseResult *gmToolUseResult `json:"tool_use_result,omitempty"`
+	}
+	gmToolUseResult struct {
+		Status  string `json:"status"`
+		AgentID string `json:"agentId,omitempty"`
+	}
+	gmModelUsage struct {
+		InputTokens              int64 `json:"inputTokens"`
+		OutputTokens             int64 `json:"outputTokens"`
+		CacheReadInputTokens     int64 `json:"cacheReadInputTokens"`
+		CacheCreationInputTokens int64 `json:"cacheCreationInputTokens"`
+	}
+	gmResult struct {
+		Type       string                  `json:"type"`
+		Subtype    string                  `json:"subtype"`
+		CCFilter   string                  `json:"ccfilter"`
+		IsError    bool                    `json:"is_error"`
+		Result     *string                 `json:"result,omitempty"`
+		Errors     []string                `json:"errors,omitempty"`
+		DurationMs *int64                  `json:"duration_ms,omitempty"`
+		NumTurns   int                     `json:"num_turns"`
+		SessionID  string                  `json:"session_id,omitempty"`
+		Timestamp  string                  `json:"timestamp,omitempty"`
+		Usage      *gmUsage                `json:"usage,omitempty"`
+		ModelUsage map[string]gmModelUsage `json:"modelUsage,omitempty"`
+	}
+)
+
+// geminiTokens reads a Gemini token count object into the stream's four
+// counts: input_tokens uncached (Gemini's input counts include cached),
+// cache reads, and output_tokens everything generated: Gemini's output
+// (candidates) leaves the thoughts out, which its total holds (10:
+// 24185 = 24073 + 48 + 64), so output = total - input.
+func geminiTokens(input, cached, output, total int64) gmUsage {
+	gen := output
+	if total > input+output {
+		gen = total - input
+	}
+	return gmUsage{InputTokens: input - cached, CacheReadInputTokens: cached, OutputTokens: gen}
+}
+
+// str is a pointer to s, for the optional strings of the shapes above.
+func str(s string) *string { return &s }
+
+// boolp is a pointer to b.
+func boolp(b bool) *bool { return &b }

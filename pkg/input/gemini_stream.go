@@ -1,0 +1,512 @@
+package input
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strconv"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// The stream of gemini -p --output-format stream-json, translated line by
+// line into Claude Code's stream (STREAMS.md §2, §3):
+//
+//	init                      → system/init ("cli":"gemini"; the model is the configured alias)
+//	message role user         → user prompt
+//	message role assistant    → stream_event text_delta (one per piece), and at the
+//	  delta:true                turn's end one assistant text event joining them
+//	                            (which echoes no line of its own)
+//	tool_use                  → assistant tool_use block (name, id, input)
+//	tool_result               → user tool_result block (is_error: status "error", or a
+//	                            shell command whose output gives a non-zero exit code)
+//	error                     → an API error (severity error) or a notice
+//	result                    → result (status error: is_error, error_max_turns for
+//	                            FatalTurnLimitedError; stats: the run's totals)
+//	anything else             → passed through as it is, kind unknown
+//
+// The stream names no model for a call and gives no per-call usage: its
+// assistant events carry the model "<synthetic>" (Claude Code's own mark of
+// a message no model call accounts for), so no call row is invented; the
+// result's stats are the run's totals, by model (stats.models). After a
+// stream retry Gemini sends the pieces already sent again, with nothing
+// marking the restart: a piece that starts the turn's text over (the
+// attempt's first piece again) starts a new attempt, the old one marked
+// abandoned as Claude Code marks a broken stream, so the text is the one the
+// user last saw, not doubled.
+
+type geminiReader struct {
+	w jw // the buffer events are written in (NewEvent copies them)
+	// free are events handed out before, which the reader may remake
+	// (valid until its next Next, as a decoder's); out, the last one.
+	free  []*stream.Event
+	out   *stream.Event
+	in    stream.Reader
+	opts  stream.DecoderOptions
+	queue []*stream.Event
+	ended bool
+	err   error // a failure making an event, handed out in turn
+
+	session string
+	// the turn's text: the pieces of the current attempt, joined
+	msgID   string // the attempt's message id ("" when no text is open)
+	attempt int
+	text    []byte
+	first   []byte // the attempt's first piece
+	replay  int    // how much of text a restarted attempt has sent again; -1: not replaying
+	textTS  string
+	textAt  int64 // the line of the turn's first piece
+	// lastText is the text after the last tool result: the answer.
+	lastText  string
+	lastError string
+	// turns counts the model's responses: one begins with its first
+	// piece of text or tool call after a prompt or a tool result
+	// (Gemini's maxSessionTurns counts these: 11 stops after 2).
+	turns    int
+	answered bool // the current response has begun
+	// tools names the open calls by id (a result names no tool): at most
+	// maxOpenGeminiCalls, the oldest forgotten past that.
+	tools     map[string]string
+	toolOrder []string
+}
+
+// maxOpenGeminiCalls bounds the calls whose names are kept for their result.
+const maxOpenGeminiCalls = 4096
+
+// NewGeminiReader returns the reader of a Gemini CLI stream read from r.
+func NewGeminiReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Reader {
+	return &geminiReader{in: stream.NewReader(r, opts), opts: opts, replay: -1, tools: map[string]string{}}
+}
+
+func (g *geminiReader) Next() (*stream.Event, error) {
+	if g.out != nil {
+		g.free = append(g.free, g.out)
+		g.out = nil
+	}
+	for {
+		if g.err != nil {
+			err := g.err
+			g.err = nil
+			return nil, err
+		}
+		if len(g.queue) > 0 {
+			ev := g.queue[0]
+			g.queue = g.queue[:copy(g.queue, g.queue[1:])]
+			g.out = ev
+			return ev, nil
+		}
+		if g.ended {
+			return nil, io.EOF
+		}
+		ev, err := g.in.Next()
+		if err == io.EOF {
+			g.ended = true
+			g.flush() // a run cut off mid-text: no result (interrupted)
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		g.translate(ev)
+	}
+}
+
+func (g *geminiReader) Buffered() bool { return len(g.queue) > 0 || g.ended || g.in.Buffered() }
+
+func (g *geminiReader) Close() error { return g.in.Close() }
+
+// translate queues the events the Gemini line ev stands for.
+func (g *geminiReader) translate(ev *stream.Event) {
+	v := topKeys{ev} // (the decoder's index of the line's members: each key found once)
+	ts := v.Get("timestamp").Str()
+	switch ev.Type {
+	case "init":
+		g.session = v.Get("session_id").Str()
+		g.emit(ev, gmInit{Type: "system", Subtype: "init", CCFilter: stream.Synthetic, CLI: geminiCLI,
+			SessionID: g.session, Model: v.Get("model").Str(), Timestamp: ts, Tools: []string{}, MCPServers: []string{}})
+		return
+	case "message":
+		switch role := v.Get("role"); {
+		case role.StrEqual("user"):
+			g.flush()
+			g.answered = false
+			g.emit(ev, g.line("user", v.Get("timestamp"), "", "").raw(`"content":`).val(v.Get("content"), `""`).end())
+			return
+		case role.StrEqual("assistant") && v.Get("delta").Bool():
+			g.delta(ev, v.Get("content"), v.Get("timestamp"))
+			return
+		case role.StrEqual("assistant"):
+			g.flush()
+			g.delta(ev, v.Get("content"), v.Get("timestamp"))
+			g.flush()
+			return
+		}
+	case "tool_use":
+		g.flush()
+		g.respond()
+		id, name := v.Get("tool_id").Str(), v.Get("tool_name").Str()
+		g.remember(id, name)
+		g.emit(ev, g.line("assistant", v.Get("timestamp"), id, `"content":[{"type":"tool_use","id":`).val(v.Get("tool_id"), `""`).
+			raw(`,"name":`).val(v.Get("tool_name"), `""`).raw(`,"input":`).val(v.Get("parameters"), `{}`).raw(`}]`).end())
+		return
+	case "tool_result":
+		g.flush()
+		g.answered = false
+		g.lastText = ""
+		id := v.Get("tool_id").Str()
+		content, failed := geminiOutcome(g.tools[id], v.Get("status").Str(), v.Get("output").Str(),
+			v.Path("error", "type").Str(), v.Path("error", "message").Str())
+		w := g.line("user", v.Get("timestamp"), "", `"content":[{"type":"tool_result","tool_use_id":`).val(v.Get("tool_id"), `""`).
+			raw(`,"is_error":`).raw(strconv.FormatBool(failed)).raw(`,"content":`)
+		if out := v.Get("output"); !failed && out.Type() == jsonx.String {
+			w.val(out, `""`) // the output as it is, not decoded and written again
+		} else {
+			w.str(content)
+		}
+		w.raw(`}]`)
+		if g.tools[id] == geminiSubagent && !failed {
+			w.raw(`},"tool_use_result":{"status":"completed"`) // (the tracker's sign of a subagent's end)
+		}
+		g.forget(id)
+		g.emit(ev, w.end())
+		return
+	case "error":
+		g.flush()
+		msg := v.Get("message").Str()
+		if v.Get("severity").StrEqual("warning") {
+			g.emit(ev, map[string]any{"type": "system", "subtype": "informational", "ccfilter": stream.Synthetic,
+				"content": msg, "level": "warning", "session_id": g.session, "timestamp": ts})
+			return
+		}
+		g.lastError = msg
+		m := g.message("assistant", ts, "", "")
+		m.Message.Model, m.Message.Content = "<synthetic>", []gmBlock{{Type: "text", Text: str(msg)}}
+		g.emit(ev, struct {
+			gmEvent
+			APIError bool   `json:"is_api_error_message"`
+			Error    string `json:"error"`
+		}{m, true, "unknown"})
+		return
+	case "result":
+		g.flush()
+		g.emit(ev, g.result(v, ts))
+		return
+	}
+	// A type (or role) this reader does not know: passed through as it
+	// is, counted by types, never taken for one of Claude Code's (Gemini's
+	// "result" is not).
+	// (A copy: the queue's events are the reader's own, remade once
+	// handed out; the decoder's is its own.)
+	ev = ev.Clone()
+	ev.Kind = stream.KindUnknown
+	g.queue = append(g.queue, ev)
+}
+
+// geminiOutcome is a tool result's text and whether it failed: status
+// "error" with its error type and message, or a shell command whose output
+// gives a non-zero exit code (the status says success).
+func geminiOutcome(tool, status, output, errType, errMsg string) (string, bool) {
+	if status == "error" {
+		what := errMsg
+		if what == "" {
+			what = output
+		}
+		if errType != "" {
+			what = errType + ": " + what
+		}
+		return what, true
+	}
+	if tool == geminiShell {
+		if code, ok := shellExitCode(output); ok && code != 0 {
+			return output, true
+		}
+	}
+	return output, false
+}
+
+// delta adds an assistant text piece to the turn's text, telling a
+// restart (the attempt's first piece again, what Gemini sends after a
+// stream retry) from more text.
+func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
+	ts := tsv.Str()
+	g.respond()
+	piece := content.AppendStr(nil)
+	switch {
+	case g.msgID == "":
+		g.open(ev.Line, ts)
+		g.text = append(g.text, piece...)
+	case g.replay >= 0:
+		if rest := g.text[g.replay:]; bytes.HasPrefix(rest, piece) {
+			g.replay += len(piece)
+		} else {
+			// the retry says otherwise from here on: its text stands
+			g.text = append(g.text[:g.replay], piece...)
+			g.replay = len(g.text)
+		}
+	case len(piece) > 0 && bytes.Equal(piece, g.first) && bytes.HasPrefix(g.text, piece):
+		// Sent again: the stream was retried. The pieces sent so far are
+		// abandoned (as Claude Code marks a broken stream's), the retry's
+		// are the text.
+		if stop := g.make(nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
+			"event":            map[string]any{"type": "message_stop"},
+			"abandoned_blocks": map[string]any{"api_message_id": g.msgID, "from_block_index": 0},
+			"session_id":       g.session, "timestamp": ts}); stop != nil {
+			stop.Line = ev.Line
+			g.queue = append(g.queue, stop)
+		}
+		g.attempt++
+		g.msgID = g.attemptID()
+		g.replay = len(piece)
+	default:
+		g.text = append(g.text, piece...)
+	}
+	if g.replay >= len(g.text) {
+		g.replay = -1
+	}
+	if len(g.first) == 0 {
+		g.first = piece
+	}
+	w := g.w.start(`{"type":"stream_event","ccfilter":"synthetic","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`)
+	w.val(content, `""`).raw(`}},"api_message_id":`).str(g.msgID).raw(`,"session_id":`).str(g.session)
+	if len(tsv) > 0 {
+		w.raw(`,"timestamp":`).val(tsv, `""`)
+	}
+	g.emit(ev, w.raw(`}`).b)
+}
+
+// respond counts a model response at its first text or call.
+func (g *geminiReader) respond() {
+	if !g.answered {
+		g.answered = true
+		g.turns++
+	}
+}
+
+// open starts a turn's text.
+func (g *geminiReader) open(line int64, ts string) {
+	g.attempt++
+	g.msgID, g.textAt, g.textTS = g.attemptID(), line, ts
+	g.text, g.first, g.replay = g.text[:0], nil, -1
+}
+
+// attemptID is the message id of the current attempt: the stream gives
+// none, so the session and a count make one.
+func (g *geminiReader) attemptID() string {
+	return "gemini-" + g.session + "-" + itoa(g.attempt)
+}
+
+// flush ends the turn's text: one assistant text event joining its
+// pieces, which echoes no line (its pieces did).
+func (g *geminiReader) flush() {
+	if g.msgID == "" {
+		return
+	}
+	text := string(g.text)
+	g.lastText = text
+	var ts jsonx.Value
+	if g.textTS != "" {
+		ts, _ = json.Marshal(g.textTS)
+	}
+	w := g.line("assistant", ts, g.msgID, `"content":[{"type":"text","text":`).str(text).raw(`}]`)
+	if ev := g.make(nil, w.end()); ev != nil {
+		ev.Line = g.textAt // where the text starts
+		g.queue = append(g.queue, ev)
+	}
+	g.msgID, g.text, g.first, g.replay = "", g.text[:0], nil, -1
+}
+
+// line starts a user or assistant event of the stream's shape: its
+// message (id, when set) up to content, which the caller writes from
+// there (content begins it), then end closes it. Written by hand from
+// the Gemini line's own JSON tokens, not decoded and encoded again: the
+// stream's lines are many and small (docs/performance.md).
+func (g *geminiReader) line(role string, ts jsonx.Value, id, content string) *jw {
+	w := g.w.start(`{"type":"`).raw(role).raw(`","ccfilter":"synthetic","parent_tool_use_id":null,"session_id":`).str(g.session)
+	if len(ts) > 0 {
+		w.raw(`,"timestamp":`).val(ts, `""`)
+	}
+	w.raw(`,"message":{"role":"`).raw(role).raw(`"`)
+	if role == "assistant" {
+		w.raw(`,"model":"<synthetic>"`) // no model call the stream accounts for
+	}
+	if id != "" {
+		w.raw(`,"id":`).str(id)
+	}
+	return w.raw(",").raw(content)
+}
+
+// message is a user or assistant event of the stream's shape with a text.
+func (g *geminiReader) message(role, ts, id, text string) gmEvent {
+	m := gmEvent{Type: role, CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: ts,
+		Message: gmMessage{ID: id, Role: role, Content: text}}
+	if role == "assistant" {
+		m.Message.Model = "<synthetic>" // no model call the stream accounts for
+	}
+	return m
+}
+
+// blocks is a user or assistant event holding content blocks.
+func (g *geminiReader) blocks(role, ts, id string, b ...gmBlock) gmEvent {
+	m := g.message(role, ts, id, "")
+	m.Message.Content = b
+	return m
+}
+
+// result is the run's result: its status, the answer (the text after the
+// last tool result), and stats as the run's totals, by model.
+func (g *geminiReader) result(v topKeys, ts string) gmResult {
+	st := v.Get("stats")
+	r := gmResult{Type: "result", Subtype: "success", CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: ts, NumTurns: g.turns}
+	if d := st.Get("duration_ms"); d.Type() == jsonx.Number {
+		n := d.Int()
+		r.DurationMs = &n
+	}
+	if st.Type() == jsonx.Object {
+		u := geminiTokens(st.Get("input_tokens").Int(), st.Get("cached").Int(), st.Get("output_tokens").Int(), st.Get("total_tokens").Int())
+		r.Usage = &u
+		st.Get("models").EachMember(func(k []byte, m jsonx.Value) bool {
+			u := geminiTokens(m.Get("input_tokens").Int(), m.Get("cached").Int(), m.Get("output_tokens").Int(), m.Get("total_tokens").Int())
+			if r.ModelUsage == nil {
+				r.ModelUsage = map[string]gmModelUsage{}
+			}
+			name := jsonx.Value(append(append([]byte{'"'}, k...), '"')).Str()
+			r.ModelUsage[name] = gmModelUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CacheReadInputTokens}
+			return true
+		})
+	}
+	if v.Get("status").StrEqual("error") {
+		r.IsError, r.Subtype = true, "error_during_execution"
+		if v.Path("error", "type").StrEqual(geminiMaxTurns) {
+			r.Subtype = "error_max_turns"
+		}
+		msg := v.Path("error", "message").Str()
+		if msg == "" {
+			msg = g.lastError
+		}
+		if msg == "" {
+			msg = "the run ended with status error"
+		}
+		r.Errors = []string{msg}
+		return r
+	}
+	r.Result = str(g.lastText)
+	return r
+}
+
+func (g *geminiReader) remember(id, name string) {
+	if _, ok := g.tools[id]; !ok {
+		g.toolOrder = append(g.toolOrder, id)
+	}
+	g.tools[id] = name
+	if len(g.toolOrder) > maxOpenGeminiCalls {
+		delete(g.tools, g.toolOrder[0])
+		g.toolOrder = g.toolOrder[1:]
+	}
+}
+
+func (g *geminiReader) forget(id string) { delete(g.tools, id) }
+
+// emit queues the event made of v, standing for the line src.
+func (g *geminiReader) emit(src *stream.Event, v any) {
+	if ev := g.make(src, v); ev != nil {
+		g.queue = append(g.queue, ev)
+	}
+}
+
+// make is the event of v, at src's line, echoing src's bytes (none when
+// src is nil), prepared as the decoder prepares the lines it reads.
+func (g *geminiReader) make(src *stream.Event, v any) *stream.Event {
+	var reuse *stream.Event
+	if n := len(g.free); n > 0 {
+		reuse, g.free = g.free[n-1], g.free[:n-1]
+	}
+	ev, err := remakeEvent(reuse, v, g.opts, src)
+	if err != nil {
+		g.err = err
+		return nil
+	}
+	return ev
+}
+
+// makeEvent marshals v into an event echoing src (the line it stands
+// for; nil: none) at its line, and runs the decoder's Prepare on it (the
+// redaction of its values, the run's validation).
+func makeEvent(v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Event, error) {
+	return remakeEvent(nil, v, opts, src)
+}
+
+// remakeEvent is makeEvent remaking ev, an event handed out before (nil:
+// a new one).
+func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Event, error) {
+	b, ok := v.([]byte)
+	if !ok {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			return nil, err
+		}
+	}
+	var line int64
+	if src != nil {
+		line = src.Line
+	}
+	var err error
+	if ev == nil {
+		ev, err = stream.NewEvent(b, opts.Source, line)
+	} else {
+		err = ev.Remake(b, opts.Source, line)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if src != nil {
+		ev.Offset = src.Offset
+		ev.SetEcho(src.Raw)
+	} else {
+		ev.SetEcho(nil)
+	}
+	if opts.Prepare != nil {
+		if err := opts.Prepare(ev); err != nil {
+			return nil, err
+		}
+	}
+	return ev, nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// jw writes an event's JSON: what is written by hand (raw), a Gemini
+// line's own token (val) and a string of the reader's (str).
+type jw struct{ b []byte }
+
+func (w *jw) start(s string) *jw { w.b = append(w.b[:0], s...); return w }
+
+func (w *jw) raw(s string) *jw { w.b = append(w.b, s...); return w }
+
+// val writes v's JSON as it is, or def when v is missing.
+func (w *jw) val(v jsonx.Value, def string) *jw {
+	if t := v.Trim(); len(t) > 0 {
+		w.b = append(w.b, t...)
+	} else {
+		w.b = append(w.b, def...)
+	}
+	return w
+}
+
+// str writes s as a JSON string.
+func (w *jw) str(s string) *jw {
+	plain := true
+	for i := 0; i < len(s) && plain; i++ {
+		plain = s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\'
+	}
+	if plain {
+		w.b = append(append(append(w.b, '"'), s...), '"')
+		return w
+	}
+	q, _ := json.Marshal(s)
+	w.b = append(w.b, q...)
+	return w
+}
+
+// end closes the message and the event.
+func (w *jw) end() []byte { return append(w.b, "}}"...) }
