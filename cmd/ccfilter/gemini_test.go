@@ -102,7 +102,7 @@ func TestGeminiStreamRetryTextNotDoubled(t *testing.T) {
 // capture 10's gemini-3.8-flash: input 23334 of which 11520 cached, so
 // 11814 uncached; output 27 plus the 64 thought tokens only total_tokens
 // holds (23425 - 23334 = 91); the run's total_tokens 24185 is the
-// account's.
+// account's, and its cost is estimated at list prices.
 func TestGeminiUsageIsTheRunsTotals(t *testing.T) {
 	rows := geminiRows(t, "usage", geminiData+"10-thinking.jsonl")
 	byKey := map[string]map[string]any{}
@@ -124,13 +124,22 @@ func TestGeminiUsageIsTheRunsTotals(t *testing.T) {
 		Tokens struct {
 			TotalTokens int64 `json:"total_tokens"`
 		}
-		Cost *struct{ USD float64 }
+		Cost *struct {
+			USD    float64
+			Source string
+		}
 	}
 	require.NoError(t, json.Unmarshal([]byte(acct.Stdout), &a), acct.Stdout)
 	require.Len(t, a, 1)
 	assert.Equal(t, "Gemini CLI", a[0].CLI.Name)
 	assert.EqualValues(t, 24185, a[0].Tokens.TotalTokens, "stats.total_tokens")
-	assert.Nil(t, a[0].Cost, "the stream gives no cost and no price is known: unknown, not $0")
+	// The stream gives no cost: the run is priced at the shipped list
+	// prices (pkg/spend/prices.json), marked estimated: gemini-3.8-flash
+	// $0.75/$3.75/$0.075 a million input/output/cached, 11814 + 91 +
+	// 11520; gemini-3.5-flash-lite $0.30/$2.50, 739 + 21.
+	require.NotNil(t, a[0].Cost)
+	assert.Equal(t, "estimated", a[0].Cost.Source)
+	assert.InDelta(t, (11814*0.75+91*3.75+11520*0.075+739*0.3+21*2.5)/1e6, a[0].Cost.USD, 1e-12)
 }
 
 func geminiRows(t *testing.T, args ...string) []map[string]any {
