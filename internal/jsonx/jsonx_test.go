@@ -478,6 +478,15 @@ func TestKeyEqual(t *testing.T) {
 		{`t\ype`, "type", false},
 		{``, "", true},
 		{`\u0061`, "", false},
+		// Longer than the name: told apart by the first byte when it is
+		// ASCII and no backslash, else decoded.
+		{`input_tokens\u0000`, "input_tokens", false},
+		{`cache_read_input_tokens`, "input_tokens", false},
+		{`i\u006eput_tokens`, "input_tokens", true},
+		{`inp\u0075t_tokens`, "input_tokens", true},
+		{`\u0069nput_tokens`, "input_tokens", true},
+		{`x\u006eput_tokens`, "input_tokens", false},
+		{"\xc3\xa9\u0074ype", "type", false},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, keyEqual([]byte(tt.raw), tt.key), "%s vs %s", tt.raw, tt.key)

@@ -431,6 +431,16 @@ func indexedDiscriminators(top []jsonx.Member) (typ, subtype string) {
 	var tv, sv jsonx.Value
 	for i := range top {
 		k := top[i].Key
+		if len(k) == 0 {
+			continue
+		}
+		switch k[0] {
+		case 't', 's', '\\':
+		default:
+			// A key that starts with another byte (ASCII or not)
+			// decodes to a name that does not start with t or s.
+			continue
+		}
 		switch {
 		case string(k) == "type":
 			tv = top[i].Val
