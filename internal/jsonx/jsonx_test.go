@@ -532,3 +532,44 @@ func TestAppendStrAsStr(t *testing.T) {
 		check(Value(raw), raw[:min(len(raw), 40)])
 	}
 }
+
+// TestPlainQuoteAgreesWithTheLoops holds the word-at-a-time look for a
+// short plain string's closing quote to the general loops: wherever it
+// answers, its quote is stringEnd's, and (looking for control bytes too)
+// the string is one validString accepts; it answers nothing for a string
+// with a backslash or control byte before its quote. Strings of every
+// length up to past its reach, with a backslash, a control byte, an
+// escaped quote or a multibyte rune at every place, and the end of the
+// input at every place.
+func TestPlainQuoteAgreesWithTheLoops(t *testing.T) {
+	specials := []string{`\\`, `\"`, "\x01", "\t", "é", `\u0041`}
+	var inputs []string
+	for n := 0; n <= 8*plainWords+9; n++ {
+		body := strings.Repeat("a", n)
+		inputs = append(inputs, `"`+body+`"`, `"`+body+`":1}`, `"`+body)
+		for at := 0; at <= n; at++ {
+			for _, sp := range specials {
+				s := body[:at] + sp + body[at:]
+				inputs = append(inputs, `"`+s+`","x":2}`, `"`+s+`"`)
+			}
+		}
+	}
+	for _, in := range inputs {
+		b := []byte(in)
+		for _, ctl := range []bool{false, true} {
+			q := plainQuote(b, 1, ctl)
+			if q < 0 {
+				continue
+			}
+			require.Equal(t, stringEnd(b, 0), q+1, "%q ctl=%v", in, ctl)
+			body := b[1:q]
+			require.NotContains(t, string(body), `\`, "%q", in)
+			if ctl {
+				end, err := validString(b, 0)
+				require.NoError(t, err, "%q", in)
+				require.Equal(t, q+1, end, "%q", in)
+				require.Equal(t, -1, controlAt(body), "%q", in)
+			}
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // MaxDepth bounds nesting so that a hostile line such as "[[[[…" cannot
@@ -247,6 +248,9 @@ func stringEnd(b []byte, i int) int {
 }
 
 func validString(b []byte, i int) (int, error) {
+	if q := plainQuote(b, i+1, true); q >= 0 {
+		return q + 1, nil // short and plain: no escape, no control byte
+	}
 	if k := bytes.IndexByte(b[i+1:], '"'); useBlocks && (k < 0 || k >= blockStrLenMin || b[i+k] == '\\') {
 		// Not a short string whose first quote closes it: one pass of the
 		// block scanner finds its end and checks its escapes.
@@ -279,6 +283,41 @@ func validString(b []byte, i int) (int, error) {
 	// (After the escapes, as the block scanner's path: both give the
 	// same message.)
 	return end, rawControl(b, i+1, end-1)
+}
+
+// plainWords is how far plainQuote looks: most keys and short values
+// close within it; a longer string goes to the loops that jump.
+const plainWords = 4
+
+// isQuote is isBackslash for '"'.
+func isQuote(x uint64) uint64 { x ^= 0x22 * ones; return (x - ones) &^ x & highs }
+
+// plainQuote returns the offset of the quote that closes a string whose
+// body starts at b[j], when it comes within plainWords words of j with no
+// backslash before it (nor, with ctl, a byte below 0x20), else -1 (the
+// caller's general loop decides). One pass over a few words, eight bytes
+// at a time, where the general loops set up a search and a check each:
+// the keys and ids of every line were a sixth of the framing walk.
+func plainQuote(b []byte, j int, ctl bool) int {
+	for w := 0; w < plainWords && j+8 <= len(b); w++ {
+		x := binary.LittleEndian.Uint64(b[j:])
+		// The lowest bit set of each mask is exact (a false hit lies
+		// above a true one), so the lowest of their union is the first
+		// quote, backslash or control byte.
+		m := isQuote(x) | isBackslash(x)
+		if ctl {
+			m |= belowSpace(x)
+		}
+		if m != 0 {
+			k := j + bits.TrailingZeros64(m)/8
+			if b[k] == '"' {
+				return k
+			}
+			return -1
+		}
+		j += 8
+	}
+	return -1
 }
 
 // rawControl reports a control character (U+0000 to U+001F) written raw
@@ -486,6 +525,8 @@ func walkMembers(b []byte, dst []Member, full bool) ([]Member, error) {
 				if ke, err = validString(b, i); err != nil {
 					return dst, err
 				}
+			} else if ke = plainQuote(b, i+1, false) + 1; ke > 0 {
+				// (a key: short, plain)
 			} else if ke = stringEnd(b, i); ke < 0 {
 				return dst, errAt(b, len(b), "'\"'")
 			}
