@@ -285,22 +285,19 @@ func validString(b []byte, i int) (int, error) {
 	return end, rawControl(b, i+1, end-1)
 }
 
-// plainWords is how far plainQuote looks: most keys and short values
-// close within it; a longer string goes to the loops that jump.
-const plainWords = 4
-
-// isQuote is isBackslash for '"'.
-func isQuote(x uint64) uint64 { x ^= 0x22 * ones; return (x - ones) &^ x & highs }
-
 // plainQuote returns the offset of the quote that closes a string whose
-// body starts at b[j], when it comes within plainWords words of j with no
+// body starts at b[j], when it comes within 32 bytes of j with no
 // backslash before it (nor, with ctl, a byte below 0x20), else -1 (the
 // caller's general loop decides). One pass over a few words, eight bytes
 // at a time, where the general loops set up a search and a check each:
-// the keys and ids of every line were a sixth of the framing walk.
+// most keys and short values close within it.
 func plainQuote(b []byte, j int, ctl bool) int {
-	for w := 0; w < plainWords && j+8 <= len(b); w++ {
-		x := binary.LittleEndian.Uint64(b[j:])
+	if j+32 > len(b) {
+		return -1 // (near the line's end: the general loop)
+	}
+	w := b[j : j+32 : j+32] // one bounds check for the four words
+	for k := 0; k < 32; k += 8 {
+		x := binary.LittleEndian.Uint64(w[k:])
 		// The lowest bit set of each mask is exact (a false hit lies
 		// above a true one), so the lowest of their union is the first
 		// quote, backslash or control byte.
@@ -309,16 +306,27 @@ func plainQuote(b []byte, j int, ctl bool) int {
 			m |= belowSpace(x)
 		}
 		if m != 0 {
-			k := j + bits.TrailingZeros64(m)/8
-			if b[k] == '"' {
-				return k
+			if k += bits.TrailingZeros64(m) / 8; w[k] == '"' {
+				return j + k
 			}
 			return -1
 		}
-		j += 8
 	}
 	return -1
 }
+
+// keyEnd is stringEnd for an object key, short and plain nearly always
+// (a value, often long, goes straight to stringEnd's search: the words
+// looked at first cost it more than they save).
+func keyEnd(b []byte, i int) int {
+	if q := plainQuote(b, i+1, false); q >= 0 {
+		return q + 1
+	}
+	return stringEnd(b, i)
+}
+
+// isQuote is isBackslash for '"'.
+func isQuote(x uint64) uint64 { x ^= 0x22 * ones; return (x - ones) &^ x & highs }
 
 // rawControl reports a control character (U+0000 to U+001F) written raw
 // in the string body b[from:to], which JSON forbids and jq rejects: a line
@@ -525,9 +533,7 @@ func walkMembers(b []byte, dst []Member, full bool) ([]Member, error) {
 				if ke, err = validString(b, i); err != nil {
 					return dst, err
 				}
-			} else if ke = plainQuote(b, i+1, false) + 1; ke > 0 {
-				// (a key: short, plain)
-			} else if ke = stringEnd(b, i); ke < 0 {
+			} else if ke = keyEnd(b, i); ke < 0 {
 				return dst, errAt(b, len(b), "'\"'")
 			}
 			key := b[i+1 : ke-1]

@@ -128,7 +128,7 @@ func (v Value) Find(key string) Value {
 	b := []byte(v)
 	i := skipSpace(b, 1)
 	for i < len(b) && b[i] == '"' {
-		ke := stringEnd(b, i)
+		ke := keyEnd(b, i)
 		if ke < 0 {
 			return nil
 		}
@@ -263,7 +263,7 @@ func eachMember(b []byte, fn func(key []byte, val Value) bool, size *int) int {
 		return i + 1
 	}
 	for i < len(b) && b[i] == '"' {
-		ke := stringEnd(b, i)
+		ke := keyEnd(b, i)
 		if ke < 0 {
 			return -1
 		}
