@@ -429,6 +429,8 @@ func intern(v jsonx.Value) string {
 		return "stream_event"
 	case "system":
 		return "system"
+	case "thinking_tokens": // (the subtype of two lines in five of a real run)
+		return "thinking_tokens"
 	}
 	if s, ok := internTable[string(body)]; ok {
 		return s
