@@ -573,3 +573,41 @@ func TestPlainQuoteAgreesWithTheLoops(t *testing.T) {
 		}
 	}
 }
+
+// TestFrameMembersMatchesWalkMembers holds the framing walk's happy path
+// (frameMembers, what Members runs) to the general walk it hands anything
+// else to: the same members and the same error, on every line of every
+// capture, and on each line cut at a spread of places, glued to the next
+// line (a lost newline), with spaces around its tokens, and with a stray
+// byte after it.
+func TestFrameMembersMatchesWalkMembers(t *testing.T) {
+	check := func(what string, b []byte) {
+		want, wantErr := walkMembers(b, nil, false)
+		got, gotErr := frameMembers(b, nil)
+		require.Equal(t, wantErr, gotErr, what)
+		require.Equal(t, len(want), len(got), what)
+		for i := range want {
+			require.Equal(t, string(want[i].Key), string(got[i].Key), what)
+			require.Equal(t, string(want[i].Val), string(got[i].Val), what)
+		}
+	}
+	var prev []byte
+	eachCaptureLine(t, func(file string, n int, line []byte) {
+		what := fmt.Sprintf("%s:%d", file, n)
+		check(what, line)
+		for _, at := range []int{1, 2, 7, len(line) / 3, len(line) / 2, len(line) - 2, len(line) - 1} {
+			if at > 0 && at < len(line) {
+				check(fmt.Sprintf("%s cut at %d", what, at), line[:at])
+			}
+		}
+		if prev != nil {
+			check(what+" glued to the one before", append(append([]byte{}, prev...), line...))
+		}
+		check(what+" spaced", bytes.ReplaceAll(bytes.ReplaceAll(line, []byte(`":`), []byte(`" : `)), []byte(`,"`), []byte(` , "`)))
+		check(what+" and a stray byte", append(append([]byte{}, line...), 'x'))
+		prev = append(prev[:0], line...)
+	})
+	for _, b := range []string{``, `{`, `}`, `{}`, `{ }`, ` {"a":1}`, `{"a":1} `, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":1 "b":2}`, `{"a\"b":1}`, `[1]`, `{"a":[}`, `{"a":"\`} {
+		check(b, []byte(b))
+	}
+}

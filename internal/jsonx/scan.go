@@ -498,12 +498,60 @@ func (m Member) Is(key string) bool { return keyEqual(m.Key, key) }
 // lookup without walking again: the keys claude-code writes after a
 // megabyte "message" (parent_tool_use_id, timestamp, ...) would otherwise
 // cost a walk over the megabyte each.
-func Members(b []byte, dst []Member) ([]Member, error) { return walkMembers(b, dst, false) }
+func Members(b []byte, dst []Member) ([]Member, error) { return frameMembers(b, dst) }
 
 // ValidMembers validates b in full, as Validate does (the same errors),
 // and appends the members of the object b to dst on the way: one pass for
 // a line that is checked in full and then read by its members.
 func ValidMembers(b []byte, dst []Member) ([]Member, error) { return walkMembers(b, dst, true) }
+
+// frameMembers is walkMembers(b, dst, false) on a well-framed object (the
+// walk of every line, and of the tracker's messages and blocks): the
+// happy path alone, small enough for its state to stay in registers
+// (walkMembers, with both checks and their errors, kept it on the
+// stack). Anything else is handed to walkMembers from the start, which
+// makes the same index and the error.
+func frameMembers(b []byte, dst []Member) ([]Member, error) {
+	n0, i := len(dst), 0
+	if len(b) < 2 || b[0] != '{' {
+		return walkMembers(b, dst, false)
+	}
+	if i = skipSpace(b, 1); i < len(b) && b[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return walkMembers(b, dst[:n0], false)
+			}
+			ks, ke := i+1, keyEnd(b, i)
+			if ke < 0 {
+				return walkMembers(b, dst[:n0], false)
+			}
+			if i = skipSpace(b, ke); i >= len(b) || b[i] != ':' {
+				return walkMembers(b, dst[:n0], false)
+			}
+			i = skipSpace(b, i+1)
+			ve := skip(b, i)
+			if ve <= i {
+				return walkMembers(b, dst[:n0], false)
+			}
+			dst = append(dst, Member{Key: b[ks : ke-1], Val: Value(b[i:ve])})
+			if i = skipSpace(b, ve); i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == '}' {
+				i++
+				break
+			}
+			return walkMembers(b, dst[:n0], false)
+		}
+	}
+	if skipSpace(b, i) != len(b) {
+		return walkMembers(b, dst[:n0], false)
+	}
+	return dst, nil
+}
 
 // walkMembers is Members, checking b's framing, or with full ValidMembers,
 // validating every byte.
