@@ -202,10 +202,18 @@ func (v Value) Path(keys ...string) Value {
 // look at the rest (Lookup of "input_tokens" among a usage object's longer
 // keys looked through every one of them for a backslash, a twelfth of
 // tools -F csv).
+//
+// Small enough to be inlined where keys are compared (Lookup, Find, Get):
+// the call was most of a comparison.
 func keyEqual(raw []byte, key string) bool {
 	if len(raw) <= len(key) {
 		return string(raw) == key
 	}
+	return escapedKeyEqual(raw, key)
+}
+
+// escapedKeyEqual is keyEqual for a raw key longer than key.
+func escapedKeyEqual(raw []byte, key string) bool {
 	if c := raw[0]; len(key) > 0 && c != key[0] && c != '\\' && c < 0x80 {
 		return false
 	}
