@@ -104,7 +104,9 @@ func validValue(b []byte, i, depth int) (int, error) {
 				return i, errAt(b, i, "a string key")
 			}
 			var err error
-			if i, err = validString(b, i); err != nil {
+			if q := plainQuote(b, i+1, true); q >= 0 {
+				i = q + 1 // (validString's first look, without its call)
+			} else if i, err = validString(b, i); err != nil {
 				return i, err
 			}
 			i = skipSpace(b, i)
