@@ -797,12 +797,13 @@ func (p *eventPath) events(ctx context.Context, evs []*stream.Event) (code int, 
 }
 
 func (p *eventPath) event(ctx context.Context, ev *stream.Event) (code int, done bool, err error) {
-	err = p.run.Event(ctx, ev, p.tr.Observe(ev))
-	var h *filter.Halt
-	switch {
-	case err == nil:
+	if err = p.run.Event(ctx, ev, p.tr.Observe(ev)); err == nil {
 		return 0, false, nil
-	case errors.As(err, &h):
+	}
+	// (Declared here: errors.As takes its address, which put it on the
+	// heap for every event.)
+	var h *filter.Halt
+	if errors.As(err, &h) {
 		p.run.Flush()
 		return p.o.halt(h), true, nil
 	}

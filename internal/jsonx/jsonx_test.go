@@ -478,6 +478,15 @@ func TestKeyEqual(t *testing.T) {
 		{`t\ype`, "type", false},
 		{``, "", true},
 		{`\u0061`, "", false},
+		// Longer than the name: told apart by the first byte when it is
+		// ASCII and no backslash, else decoded.
+		{`input_tokens\u0000`, "input_tokens", false},
+		{`cache_read_input_tokens`, "input_tokens", false},
+		{`i\u006eput_tokens`, "input_tokens", true},
+		{`inp\u0075t_tokens`, "input_tokens", true},
+		{`\u0069nput_tokens`, "input_tokens", true},
+		{`x\u006eput_tokens`, "input_tokens", false},
+		{"\xc3\xa9\u0074ype", "type", false},
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, keyEqual([]byte(tt.raw), tt.key), "%s vs %s", tt.raw, tt.key)
@@ -521,5 +530,84 @@ func TestAppendStrAsStr(t *testing.T) {
 		`"` + strings.Repeat(`x\"`, 5000) + `"`, `12`, `null`, `{"a":"b"}`, `["a"]`, `"`,
 	} {
 		check(Value(raw), raw[:min(len(raw), 40)])
+	}
+}
+
+// TestPlainQuoteAgreesWithTheLoops holds the word-at-a-time look for a
+// short plain string's closing quote to the general loops: wherever it
+// answers, its quote is stringEnd's, and (looking for control bytes too)
+// the string is one validString accepts; it answers nothing for a string
+// with a backslash or control byte before its quote. Strings of every
+// length up to past its reach, with a backslash, a control byte, an
+// escaped quote or a multibyte rune at every place, and the end of the
+// input at every place.
+func TestPlainQuoteAgreesWithTheLoops(t *testing.T) {
+	specials := []string{`\\`, `\"`, "\x01", "\t", "é", `\u0041`}
+	var inputs []string
+	for n := 0; n <= 41; n++ {
+		body := strings.Repeat("a", n)
+		inputs = append(inputs, `"`+body+`"`, `"`+body+`":1}`, `"`+body)
+		for at := 0; at <= n; at++ {
+			for _, sp := range specials {
+				s := body[:at] + sp + body[at:]
+				inputs = append(inputs, `"`+s+`","x":2}`, `"`+s+`"`)
+			}
+		}
+	}
+	for _, in := range inputs {
+		b := []byte(in)
+		for _, ctl := range []bool{false, true} {
+			q := plainQuote(b, 1, ctl)
+			if q < 0 {
+				continue
+			}
+			require.Equal(t, stringEnd(b, 0), q+1, "%q ctl=%v", in, ctl)
+			body := b[1:q]
+			require.NotContains(t, string(body), `\`, "%q", in)
+			if ctl {
+				end, err := validString(b, 0)
+				require.NoError(t, err, "%q", in)
+				require.Equal(t, q+1, end, "%q", in)
+				require.Equal(t, -1, controlAt(body), "%q", in)
+			}
+		}
+	}
+}
+
+// TestFrameMembersMatchesWalkMembers holds the framing walk's happy path
+// (frameMembers, what Members runs) to the general walk it hands anything
+// else to: the same members and the same error, on every line of every
+// capture, and on each line cut at a spread of places, glued to the next
+// line (a lost newline), with spaces around its tokens, and with a stray
+// byte after it.
+func TestFrameMembersMatchesWalkMembers(t *testing.T) {
+	check := func(what string, b []byte) {
+		want, wantErr := walkMembers(b, nil, false)
+		got, gotErr := frameMembers(b, nil)
+		require.Equal(t, wantErr, gotErr, what)
+		require.Equal(t, len(want), len(got), what)
+		for i := range want {
+			require.Equal(t, string(want[i].Key), string(got[i].Key), what)
+			require.Equal(t, string(want[i].Val), string(got[i].Val), what)
+		}
+	}
+	var prev []byte
+	eachCaptureLine(t, func(file string, n int, line []byte) {
+		what := fmt.Sprintf("%s:%d", file, n)
+		check(what, line)
+		for _, at := range []int{1, 2, 7, len(line) / 3, len(line) / 2, len(line) - 2, len(line) - 1} {
+			if at > 0 && at < len(line) {
+				check(fmt.Sprintf("%s cut at %d", what, at), line[:at])
+			}
+		}
+		if prev != nil {
+			check(what+" glued to the one before", append(append([]byte{}, prev...), line...))
+		}
+		check(what+" spaced", bytes.ReplaceAll(bytes.ReplaceAll(line, []byte(`":`), []byte(`" : `)), []byte(`,"`), []byte(` , "`)))
+		check(what+" and a stray byte", append(append([]byte{}, line...), 'x'))
+		prev = append(prev[:0], line...)
+	})
+	for _, b := range []string{``, `{`, `}`, `{}`, `{ }`, ` {"a":1}`, `{"a":1} `, `{"a"}`, `{"a":}`, `{"a":1,}`, `{"a":1 "b":2}`, `{"a\"b":1}`, `[1]`, `{"a":[}`, `{"a":"\`} {
+		check(b, []byte(b))
 	}
 }

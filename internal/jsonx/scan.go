@@ -19,6 +19,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 )
 
 // MaxDepth bounds nesting so that a hostile line such as "[[[[…" cannot
@@ -42,6 +43,12 @@ var ErrUnexpectedEnd = errors.New("unexpected end of input")
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 func skipSpace(b []byte, i int) int {
+	if i < len(b) && b[i] > ' ' {
+		// claude-code writes no space between tokens: one compare, not
+		// four (skipSpace runs four times a member; a twentieth of
+		// final's time went to its compares).
+		return i
+	}
 	for i < len(b) && isSpace(b[i]) {
 		i++
 	}
@@ -97,7 +104,9 @@ func validValue(b []byte, i, depth int) (int, error) {
 				return i, errAt(b, i, "a string key")
 			}
 			var err error
-			if i, err = validString(b, i); err != nil {
+			if q := plainQuote(b, i+1, true); q >= 0 {
+				i = q + 1 // (validString's first look, without its call)
+			} else if i, err = validString(b, i); err != nil {
 				return i, err
 			}
 			i = skipSpace(b, i)
@@ -241,6 +250,9 @@ func stringEnd(b []byte, i int) int {
 }
 
 func validString(b []byte, i int) (int, error) {
+	if q := plainQuote(b, i+1, true); q >= 0 {
+		return q + 1, nil // short and plain: no escape, no control byte
+	}
 	if k := bytes.IndexByte(b[i+1:], '"'); useBlocks && (k < 0 || k >= blockStrLenMin || b[i+k] == '\\') {
 		// Not a short string whose first quote closes it: one pass of the
 		// block scanner finds its end and checks its escapes.
@@ -274,6 +286,49 @@ func validString(b []byte, i int) (int, error) {
 	// same message.)
 	return end, rawControl(b, i+1, end-1)
 }
+
+// plainQuote returns the offset of the quote that closes a string whose
+// body starts at b[j], when it comes within 32 bytes of j with no
+// backslash before it (nor, with ctl, a byte below 0x20), else -1 (the
+// caller's general loop decides). One pass over a few words, eight bytes
+// at a time, where the general loops set up a search and a check each:
+// most keys and short values close within it.
+func plainQuote(b []byte, j int, ctl bool) int {
+	if j+32 > len(b) {
+		return -1 // (near the line's end: the general loop)
+	}
+	w := b[j : j+32 : j+32] // one bounds check for the four words
+	for k := 0; k < 32; k += 8 {
+		x := binary.LittleEndian.Uint64(w[k:])
+		// The lowest bit set of each mask is exact (a false hit lies
+		// above a true one), so the lowest of their union is the first
+		// quote, backslash or control byte.
+		m := isQuote(x) | isBackslash(x)
+		if ctl {
+			m |= belowSpace(x)
+		}
+		if m != 0 {
+			if k += bits.TrailingZeros64(m) / 8; w[k] == '"' {
+				return j + k
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// keyEnd is stringEnd for an object key, short and plain nearly always
+// (a value, often long, goes straight to stringEnd's search: the words
+// looked at first cost it more than they save).
+func keyEnd(b []byte, i int) int {
+	if q := plainQuote(b, i+1, false); q >= 0 {
+		return q + 1
+	}
+	return stringEnd(b, i)
+}
+
+// isQuote is isBackslash for '"'.
+func isQuote(x uint64) uint64 { x ^= 0x22 * ones; return (x - ones) &^ x & highs }
 
 // rawControl reports a control character (U+0000 to U+001F) written raw
 // in the string body b[from:to], which JSON forbids and jq rejects: a line
@@ -445,12 +500,60 @@ func (m Member) Is(key string) bool { return keyEqual(m.Key, key) }
 // lookup without walking again: the keys claude-code writes after a
 // megabyte "message" (parent_tool_use_id, timestamp, ...) would otherwise
 // cost a walk over the megabyte each.
-func Members(b []byte, dst []Member) ([]Member, error) { return walkMembers(b, dst, false) }
+func Members(b []byte, dst []Member) ([]Member, error) { return frameMembers(b, dst) }
 
 // ValidMembers validates b in full, as Validate does (the same errors),
 // and appends the members of the object b to dst on the way: one pass for
 // a line that is checked in full and then read by its members.
 func ValidMembers(b []byte, dst []Member) ([]Member, error) { return walkMembers(b, dst, true) }
+
+// frameMembers is walkMembers(b, dst, false) on a well-framed object (the
+// walk of every line, and of the tracker's messages and blocks): the
+// happy path alone, small enough for its state to stay in registers
+// (walkMembers, with both checks and their errors, kept it on the
+// stack). Anything else is handed to walkMembers from the start, which
+// makes the same index and the error.
+func frameMembers(b []byte, dst []Member) ([]Member, error) {
+	n0, i := len(dst), 0
+	if len(b) < 2 || b[0] != '{' {
+		return walkMembers(b, dst, false)
+	}
+	if i = skipSpace(b, 1); i < len(b) && b[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(b) || b[i] != '"' {
+				return walkMembers(b, dst[:n0], false)
+			}
+			ks, ke := i+1, keyEnd(b, i)
+			if ke < 0 {
+				return walkMembers(b, dst[:n0], false)
+			}
+			if i = skipSpace(b, ke); i >= len(b) || b[i] != ':' {
+				return walkMembers(b, dst[:n0], false)
+			}
+			i = skipSpace(b, i+1)
+			ve := skip(b, i)
+			if ve <= i {
+				return walkMembers(b, dst[:n0], false)
+			}
+			dst = append(dst, Member{Key: b[ks : ke-1], Val: Value(b[i:ve])})
+			if i = skipSpace(b, ve); i < len(b) && b[i] == ',' {
+				i = skipSpace(b, i+1)
+				continue
+			}
+			if i < len(b) && b[i] == '}' {
+				i++
+				break
+			}
+			return walkMembers(b, dst[:n0], false)
+		}
+	}
+	if skipSpace(b, i) != len(b) {
+		return walkMembers(b, dst[:n0], false)
+	}
+	return dst, nil
+}
 
 // walkMembers is Members, checking b's framing, or with full ValidMembers,
 // validating every byte.
@@ -480,7 +583,7 @@ func walkMembers(b []byte, dst []Member, full bool) ([]Member, error) {
 				if ke, err = validString(b, i); err != nil {
 					return dst, err
 				}
-			} else if ke = stringEnd(b, i); ke < 0 {
+			} else if ke = keyEnd(b, i); ke < 0 {
 				return dst, errAt(b, len(b), "'\"'")
 			}
 			key := b[i+1 : ke-1]

@@ -128,7 +128,7 @@ func (v Value) Find(key string) Value {
 	b := []byte(v)
 	i := skipSpace(b, 1)
 	for i < len(b) && b[i] == '"' {
-		ke := stringEnd(b, i)
+		ke := keyEnd(b, i)
 		if ke < 0 {
 			return nil
 		}
@@ -196,17 +196,32 @@ func (v Value) Path(keys ...string) Value {
 // only byte for byte, and a longer one only when it holds an escape: most
 // keys compared are told apart by their length, without a search (which
 // was a tenth of the tool-result walk).
+//
+// A longer raw key whose first byte is ASCII and not a backslash decodes
+// to a string that starts with that byte: when it is not key's, they differ, without a
+// look at the rest (Lookup of "input_tokens" among a usage object's longer
+// keys looked through every one of them for a backslash, a twelfth of
+// tools -F csv).
+//
+// Small enough to be inlined where keys are compared (Lookup, Find, Get):
+// the call was most of a comparison.
 func keyEqual(raw []byte, key string) bool {
 	if len(raw) <= len(key) {
 		return string(raw) == key
 	}
-	for _, c := range raw {
-		if c == '\\' {
-			s, ok := unquote(raw)
-			return ok && s == key
-		}
+	return escapedKeyEqual(raw, key)
+}
+
+// escapedKeyEqual is keyEqual for a raw key longer than key.
+func escapedKeyEqual(raw []byte, key string) bool {
+	if c := raw[0]; len(key) > 0 && c != key[0] && c != '\\' && c < 0x80 {
+		return false
 	}
-	return false
+	if bytes.IndexByte(raw, '\\') < 0 {
+		return false
+	}
+	s, ok := unquote(raw)
+	return ok && s == key
 }
 
 // strEndLen is stringEnd and StrLen of the string at b[i] (b[i] == '"')
@@ -256,7 +271,7 @@ func eachMember(b []byte, fn func(key []byte, val Value) bool, size *int) int {
 		return i + 1
 	}
 	for i < len(b) && b[i] == '"' {
-		ke := stringEnd(b, i)
+		ke := keyEnd(b, i)
 		if ke < 0 {
 			return -1
 		}

@@ -1,7 +1,5 @@
 package stream
 
-import "github.com/ccfilter/ccfilter/internal/jsonx"
-
 // callers remembers, for tool calls that do not start a subagent, the agent
 // that made each (its parent_tool_use_id, "" for the main agent). An event
 // whose parent_tool_use_id names such a call (a hook's tool_progress
@@ -59,16 +57,13 @@ const geminiSubagent = "invoke_agent"
 // events to the right agent.
 func (t *Tracker) noteCallers(e *Event) {
 	parent := e.ParentToolUseID()
-	var buf [8]jsonx.Member
-	e.keys().Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
-		block := members(b, buf[:0])
-		if jsonx.Lookup(block, "type").StrEqual("tool_use") {
-			if name := jsonx.Lookup(block, "name").Str(); !startsSubagent(name) {
-				t.callers.add(jsonx.Lookup(block, "id").Str(), parent)
+	for _, b := range e.blockHeads() {
+		if b.Type.StrEqual("tool_use") {
+			if name := b.Name.Str(); !startsSubagent(name) {
+				t.callers.add(b.ID.Str(), parent)
 			}
 		}
-		return true
-	})
+	}
 }
 
 // attributeProgress gives a tool_progress event whose parent_tool_use_id

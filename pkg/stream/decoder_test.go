@@ -809,3 +809,35 @@ func TestLongLineBufferReuse(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscriminatorsReadEscapedAndLastKeys holds classification to jq's
+// reading of the top-level "type" and "subtype" (a key spelled with
+// escapes is the same key; the last of two wins), through the member index
+// the framing walk builds, whose look at each key first tells apart keys
+// that cannot be either by their first byte. The lines are a result and an
+// init of 01-simple-qa (testdata/events) with their keys respelled.
+func TestDiscriminatorsReadEscapedAndLastKeys(t *testing.T) {
+	tests := []struct {
+		name, line string
+		typ, sub   string
+		kind       stream.Kind
+	}{
+		{"escaped type", `{"\u0074ype":"result","subtype":"success","is_error":false,"result":"4"}`, "result", "success", stream.KindResult},
+		{"escaped inside", `{"t\u0079pe":"system","s\u0075btype":"init","session_id":"s"}`, "system", "init", stream.KindInit},
+		{"escaped first byte of subtype", `{"type":"system","\u0073ubtype":"init","session_id":"s"}`, "system", "init", stream.KindInit},
+		{"last wins", `{"type":"user","timestamp":"t","tool_use_result":{},"\u0074ype":"result","subtype":"success"}`, "result", "success", stream.KindResult},
+		{"keys that start like type are not it", `{"typ":"x","types":"y","tool_use_result":"z","type":"result","subtypes":"q","subtype":"success"}`, "result", "success", stream.KindResult},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, check := range []stream.Check{stream.CheckFraming, stream.CheckAll} {
+				d := stream.NewDecoder(strings.NewReader(tt.line+"\n"), stream.DecoderOptions{Check: check})
+				ev, err := d.Next()
+				require.NoError(t, err)
+				assert.Equal(t, tt.typ, ev.Type)
+				assert.Equal(t, tt.sub, ev.Subtype)
+				assert.Equal(t, tt.kind, ev.Kind)
+			}
+		})
+	}
+}

@@ -67,12 +67,20 @@ type Event struct {
 	echoSet bool
 	// own is the buffer Remake copies lines into, kept across them.
 	own []byte
+	// msg indexes the members of "message" (message), blocks the heads
+	// of its content blocks (blockHeads): the classifier, the tracker, the
+	// tally and the text views read the same message, and each walked it
+	// from its start (past a tool's whole input) before.
+	msg        []jsonx.Member
+	haveMsg    bool
+	blocks     []blockHead
+	haveBlocks bool
 }
 
 // point aims the reused event at a new line; the member index keeps its
 // capacity, so a reused event allocates nothing.
 func (e *Event) point(raw []byte, source string, line, off int64) {
-	*e = Event{Raw: raw, Source: source, Line: line, Offset: off, top: e.top[:0], results: e.results[:0]}
+	*e = Event{Raw: raw, Source: source, Line: line, Offset: off, top: e.top[:0], results: e.results[:0], msg: e.msg[:0], blocks: e.blocks[:0]}
 }
 
 func (e *Event) classify() {
@@ -186,6 +194,7 @@ func (e *Event) Clone() *Event {
 	c.cut, c.cutFor, c.cutValid = nil, nil, false
 	c.top, c.haveTop = nil, false
 	c.results, c.haveResults = nil, false
+	c.msg, c.haveMsg, c.blocks, c.haveBlocks = nil, false, nil, false
 	return &c
 }
 
@@ -278,6 +287,45 @@ func (t topLevel) Path(keys ...string) jsonx.Value {
 		return t.e.v()
 	}
 	return t.e.field(keys[0]).Path(keys[1:]...)
+}
+
+// message returns the members of the event's "message" object (none when
+// it has none), indexed on the first call: its usage and stop_reason come
+// after a content that can be megabytes.
+func (e *Event) message() []jsonx.Member {
+	if !e.haveMsg {
+		e.msg = members(e.field("message"), e.msg[:0])
+		e.haveMsg = true
+	}
+	return e.msg
+}
+
+// messageField returns a member of the event's message (the last of a
+// key written twice, as Get), or nil.
+func (e *Event) messageField(key string) jsonx.Value { return jsonx.Lookup(e.message(), key) }
+
+// blockHead is what the tracker and the tally read of a content block.
+type blockHead struct{ Type, ID, Name, Input jsonx.Value }
+
+// blockHeads returns the type, id, name and input of each block of the
+// message's content, each block walked once (on the first call) for
+// every reader of its calls.
+func (e *Event) blockHeads() []blockHead {
+	if !e.haveBlocks {
+		var buf [8]jsonx.Member
+		e.messageField("content").Each(func(_ int, b jsonx.Value) bool {
+			m := members(b, buf[:0])
+			e.blocks = append(e.blocks, blockHead{jsonx.Lookup(m, "type"), jsonx.Lookup(m, "id"), jsonx.Lookup(m, "name"), jsonx.Lookup(m, "input")})
+			return true
+		})
+		e.haveBlocks = true
+	}
+	return e.blocks
+}
+
+// isToolUse reports whether a block's type is a tool call's.
+func isToolUse(typ jsonx.Value) bool {
+	return typ.StrEqual("tool_use") || typ.StrEqual("server_tool_use") || typ.StrEqual("mcp_tool_use")
 }
 
 // ParentToolUseID returns the id of the Agent tool call whose subagent
@@ -425,6 +473,8 @@ func intern(v jsonx.Value) string {
 		return "stream_event"
 	case "system":
 		return "system"
+	case "thinking_tokens": // (the subtype of two lines in five of a real run)
+		return "thinking_tokens"
 	}
 	if s, ok := internTable[string(body)]; ok {
 		return s
@@ -475,6 +525,16 @@ func indexedDiscriminators(top []jsonx.Member) (typ, subtype string) {
 	var tv, sv jsonx.Value
 	for i := range top {
 		k := top[i].Key
+		if len(k) == 0 {
+			continue
+		}
+		switch k[0] {
+		case 't', 's', '\\':
+		default:
+			// A key that starts with another byte (ASCII or not)
+			// decodes to a name that does not start with t or s.
+			continue
+		}
 		switch {
 		case string(k) == "type":
 			tv = top[i].Val

@@ -197,8 +197,7 @@ func (e *Event) AssistantHead() Assistant {
 
 func (e *Event) assistantHead() (Assistant, []jsonx.Member) {
 	v := e.keys()
-	var buf [16]jsonx.Member
-	msg := members(v.Get("message"), buf[:0]) // (stop_reason and usage follow a long content)
+	msg := e.message() // (stop_reason and usage follow a long content)
 	return Assistant{
 		MessageID:      jsonx.Lookup(msg, "id").Str(),
 		Model:          jsonx.Lookup(msg, "model").Str(),
@@ -221,13 +220,13 @@ func (e *Event) appendText(dst []byte) []byte { return e.appendTextMax(dst, noLi
 // more of the line than they take: a text block of 150 MB kept for a 1 MiB
 // fallback was decoded whole, twice (its bytes, then a string).
 func (e *Event) appendTextMax(dst []byte, max int) []byte {
-	return appendContentText(dst, e.keys().Path("message", "content"), "", max)
+	return appendContentText(dst, e.messageField("content"), "", max)
 }
 
 // textLen is the length of the text appendTextMax appends without a max,
 // measured without decoding it.
 func (e *Event) textLen() int {
-	content := e.keys().Path("message", "content")
+	content := e.messageField("content")
 	if content.Type() == jsonx.String {
 		return content.StrLen()
 	}

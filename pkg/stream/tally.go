@@ -2,8 +2,6 @@ package stream
 
 import (
 	"sort"
-
-	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
 
 // MaxToolNames caps the tool names a Tally counts one by one; calls of
@@ -96,13 +94,11 @@ func (t *Tally) addToolUses(e *Event) {
 	if e.Kind != KindToolUse && e.Kind != KindUnknown && e.Kind != KindText && e.Kind != KindThinking {
 		return
 	}
-	e.keys().Path("message", "content").Each(func(_ int, b jsonx.Value) bool {
-		switch typ := b.Get("type"); {
-		case typ.StrEqual("tool_use"), typ.StrEqual("server_tool_use"), typ.StrEqual("mcp_tool_use"):
-			t.addTool(b.Get("name").Str())
+	for _, b := range e.blockHeads() {
+		if isToolUse(b.Type) {
+			t.addTool(b.Name.Str())
 		}
-		return true
-	})
+	}
 }
 
 func (t *Tally) addTool(name string) {

@@ -431,7 +431,7 @@ func (t *Tracker) observeOutcome(e *Event) {
 	switch e.Kind {
 	case KindText:
 		if e.Type == "assistant" && !e.IsSubagent() {
-			t.lastText.add(e.keys().Path("message", "id"), e, t.o.MaxTextBytes)
+			t.lastText.add(e.messageField("id"), e, t.o.MaxTextBytes)
 		}
 	case KindToolUse:
 		if e.Type == "assistant" && !t.o.Needs.NoOwners {
@@ -491,8 +491,7 @@ func (t *Tracker) addAgent(s *Subagent) *Subagent {
 func (t *Tracker) observeAssistant(e *Event) {
 	// The message indexed once: "usage" follows the content, which each
 	// Get would walk over again (a Write call's input is a whole file).
-	var buf [16]jsonx.Member
-	msg := members(e.field("message"), buf[:0])
+	msg := e.message()
 	parent := e.ParentToolUseID()
 	agent := t.agentOf(parent, e.AgentID())
 	idv := jsonx.Lookup(msg, "id")
@@ -519,19 +518,14 @@ func (t *Tracker) observeAssistant(e *Event) {
 		}
 		return
 	}
-	var blockBuf [8]jsonx.Member
-	jsonx.Lookup(msg, "content").Each(func(_ int, b jsonx.Value) bool {
-		// The block indexed once, for its type, id, name and input.
-		block := members(b, blockBuf[:0])
-		switch typ := jsonx.Lookup(block, "type"); {
-		case typ.StrEqual("tool_use"), typ.StrEqual("server_tool_use"), typ.StrEqual("mcp_tool_use"):
-		default:
-			return true
+	for _, b := range e.blockHeads() {
+		if !isToolUse(b.Type) {
+			continue
 		}
 		c := &ToolCall{
-			ID:              jsonx.Lookup(block, "id").Str(),
-			Name:            t.toolName(jsonx.Lookup(block, "name")),
-			Input:           json.RawMessage(bytes.Clone(jsonx.Lookup(block, "input"))),
+			ID:              b.ID.Str(),
+			Name:            t.toolName(b.Name),
+			Input:           json.RawMessage(bytes.Clone(b.Input)),
 			ParentToolUseID: parent,
 			Agent:           agent,
 			Line:            e.Line,
@@ -569,8 +563,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 			s.Background = c.Name == "Workflow" || bg.Bool() || (bg.IsNull() && c.Name == "Agent")
 			s.StartLine, s.Start = e.Line, c.Timestamp
 		}
-		return true
-	})
+	}
 }
 
 // add appends the text of e, an assistant text event of message msgID (a
