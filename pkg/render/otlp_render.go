@@ -1,17 +1,11 @@
 package render
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
-	"regexp"
 	"time"
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -122,37 +116,4 @@ func (t *otlpRenderer) Close([]*stream.ToolCall) error {
 		return err
 	}
 	return t.out.Flush()
-}
-
-// OTLPJSON encodes a request as OTLP/JSON on one line: protojson's
-// mapping of the protobuf messages (lowerCamelCase names, 64-bit integers
-// as strings, enums as numbers), compacted (protojson varies its spacing
-// from build to build), with the one difference OTLP/JSON makes: trace
-// and span ids are hex, not base64.
-func OTLPJSON(req *tracepb.TracesData) ([]byte, error) {
-	b, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	var c bytes.Buffer
-	if err := json.Compact(&c, b); err != nil {
-		return nil, err
-	}
-	return idField.ReplaceAllFunc(c.Bytes(), hexID), nil
-}
-
-// idField is an id member of compact JSON. The text cannot occur inside
-// a string value, where every quote is escaped.
-var idField = regexp.MustCompile(`"(?:traceId|spanId|parentSpanId)":"[A-Za-z0-9+/=]*"`)
-
-// hexID rewrites one id member's base64 value as hex.
-func hexID(m []byte) []byte {
-	i := bytes.IndexByte(m, ':')
-	raw, err := base64.StdEncoding.DecodeString(string(m[i+2 : len(m)-1]))
-	if err != nil {
-		return m
-	}
-	out := append([]byte{}, m[:i+2]...)
-	out = hex.AppendEncode(out, raw)
-	return append(out, '"')
 }
