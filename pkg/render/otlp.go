@@ -79,8 +79,9 @@ type otlpRun struct {
 	clock       stream.Clock    // the times without a tracker
 	times       string
 	result      *stream.Result
-	session     string // the session's id: every span's session.id
-	prompt      string // the prompt the calls answer (a transcript's promptId): prompt.id
+	session     string          // the session's id: every span's session.id
+	prompt      string          // the prompt the calls answer (a transcript's promptId): prompt.id
+	keys        stream.JoinKeys // the join keys of the event being laid out (read once)
 }
 
 // otlpChat is a model call under way.
@@ -177,7 +178,7 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	if r.root != nil {
 		return
 	}
-	keys := ev.JoinKeys()
+	keys := r.keys
 	session := keys.SessionID
 	r.session = session
 	// Only what the run recorded: not the input's name, which changes with
@@ -223,8 +224,8 @@ func (r *otlpRun) stamp(s *tracepb.Span) {
 // yet: the API request's id (request_id, on a model call), the record's
 // uuid (message.uuid: a call's first record), the prompt it answers
 // (prompt.id).
-func (r *otlpRun) joinKeys(s *tracepb.Span, ev *stream.Event, request bool) {
-	k := ev.JoinKeys()
+func (r *otlpRun) joinKeys(s *tracepb.Span, request bool) {
+	k := r.keys
 	if request && k.RequestID != "" && !hasAttr(s, "request_id") {
 		s.Attributes = append(s.Attributes, strAttr("request_id", k.RequestID))
 	}
@@ -334,10 +335,10 @@ func (r *otlpRun) event(s *tracepb.Span, name string, at time.Time, attrs ...*co
 // message id ends the call before it and starts one, from the agent's
 // last event (when the request went out) to this block.
 func (r *otlpRun) chat(ev *stream.Event, agent string, at time.Time) {
-	a := ev.Assistant()
+	a := ev.AssistantHead() // (not its blocks: the calls come from the description)
 	if c := r.callOf(ev, agent, a.MessageID, a.Model, at); c != nil {
 		r.chatError(c.span, a)
-		r.joinKeys(c.span, ev, true)
+		r.joinKeys(c.span, true)
 	}
 }
 
@@ -461,7 +462,7 @@ func (r *otlpRun) call(ev *stream.Event, p *Part, at time.Time) {
 	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "execute_tool"),
 		strAttr("gen_ai.tool.name", p.Use.Name), strAttr("gen_ai.tool.call.id", p.Use.ID),
 		strAttr("tool_use_id", p.Use.ID), strAttr("gen_ai.tool.type", typ))
-	r.joinKeys(s, ev, false)
+	r.joinKeys(s, false)
 	if p.Target != "" {
 		s.Attributes = append(s.Attributes, strAttr("claude_code.tool.target", p.Target))
 	}
@@ -508,9 +509,19 @@ func launched(ev *stream.Event, r *stream.ToolResult) bool {
 	if ev.ToolUseResultStatus() == "async_launched" {
 		return true
 	}
-	t := strings.TrimSpace(r.Text()) // a subagent's own results carry no tool_use_result
+	// A subagent's own results carry no tool_use_result: the text says it.
+	// Only its start is looked at, not the whole result built (a read of a
+	// large file is a large result).
+	t := strings.TrimSpace(r.TextPrefix(launchedPrefix))
+	if t == "" && r.Size() > launchedPrefix {
+		t = strings.TrimSpace(r.Text()) // (only blank in its start)
+	}
 	return strings.HasPrefix(t, "Async agent launched") || strings.HasPrefix(t, "Workflow launched")
 }
+
+// launchedPrefix is how much of a result's text launched reads: blanks
+// and the longest of its phrases fit.
+const launchedPrefix = 256
 
 // notice adds what happened to the span it belongs to, as an event.
 func (r *otlpRun) notice(ev *stream.Event, p *Part, at time.Time) {

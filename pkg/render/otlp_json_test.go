@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -144,4 +145,31 @@ func TestOTLPJSONIsOneBufferPerRequest(t *testing.T) {
 		require.NoError(t, err)
 	})
 	assert.LessOrEqual(t, allocs, 12.0, "allocations of one request's encoding")
+}
+
+// TestOTLPLaunchedReadsTheResultsStart: a subagent's launch is told by
+// the start of its result's text (05-subagents-async's "Async agent
+// launched successfully..." results, which carry no tool_use_result),
+// read from a prefix of the text, also past a blank start longer than
+// the prefix, and from text blocks as from a string.
+func TestOTLPLaunchedReadsTheResultsStart(t *testing.T) {
+	blank := strings.Repeat(" \n", launchedPrefix)
+	for _, c := range []struct {
+		name, content string
+		want          bool
+	}{
+		{"string", `"Async agent launched successfully.\nagentId: a1"`, true},
+		{"blocks", `[{"type":"text","text":"\n Workflow launched: w"},{"type":"text","text":"more"}]`, true},
+		{"blank start past the prefix", `"` + strings.ReplaceAll(blank, "\n", `\n`) + `Async agent launched"`, true},
+		{"other", `"the file was read"`, false},
+		{"empty", `""`, false},
+		{"blank past the prefix only", `"` + strings.ReplaceAll(blank, "\n", `\n`) + `"`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dec := stream.NewDecoder(strings.NewReader(`{"type":"user","message":{"role":"user","content":[]}}`+"\n"), stream.DecoderOptions{})
+			ev, err := dec.Next()
+			require.NoError(t, err)
+			assert.Equal(t, c.want, launched(ev, &stream.ToolResult{Content: []byte(c.content)}))
+		})
+	}
 }

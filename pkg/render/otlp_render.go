@@ -36,10 +36,18 @@ func (t *otlpRenderer) Render(rec Record) error {
 	}
 	r := t.run
 	at := r.at(ev)
+	r.keys = ev.JoinKeys()
 	r.begin(ev, at)
 	agent := ev.ParentToolUseID()
-	if p := ev.JoinKeys().PromptID; p != "" {
+	if p := r.keys.PromptID; p != "" {
 		r.prompt = p // the user's prompt: the calls that follow answer it
+	}
+	// Described first: an assistant event's head (its message id and
+	// model, which the model call below needs) is read once, by the
+	// description's reading of the message.
+	var parts []Part
+	if !otlpIgnores[ev.Kind] {
+		parts = t.describe(ev, rec.Calls)
 	}
 	// A model call ends at its last block: when the agent's next call
 	// starts (its tool results may come between its blocks), or the run or
@@ -50,7 +58,6 @@ func (t *otlpRenderer) Render(rec Record) error {
 	case ev.Kind == stream.KindDelta:
 		r.partial(ev, agent, at)
 	}
-	parts := t.describe(ev, rec.Calls)
 	for i := range parts {
 		t.part(ev, &parts[i], at)
 	}
@@ -62,6 +69,14 @@ func (t *otlpRenderer) Render(rec Record) error {
 	}
 	return t.err
 }
+
+// otlpIgnores are the kinds whose parts the trace lays out nothing of
+// (part: none is an init, a call, a tool result, an outcome, nor a
+// notice's kind): they are not described, which for prompts, deltas and
+// progress was most of the description's work (issue 41). What the trace
+// takes from them it reads before (a delta's model call, a prompt's id).
+var otlpIgnores = [len(stream.Kinds)]bool{stream.KindPrompt: true, stream.KindSubagentPrompt: true,
+	stream.KindSynthetic: true, stream.KindDelta: true, stream.KindProgress: true, stream.KindInfo: true, stream.KindRecord: true}
 
 func (t *otlpRenderer) part(ev *stream.Event, p *Part, at time.Time) {
 	r := t.run
