@@ -6,27 +6,62 @@ import (
 )
 
 // The scan for triggers: where, in a text, a pair of bytes may start a
-// rule's trigger. nextTriggers is the one entry; the plain scan below is
+// rule's trigger. triggerScan is the one entry; the plain scan below is
 // the reference, and on amd64 with AVX2 a vector kernel (scan_amd64.s)
 // passes over 32 positions at a time, finding the same triggers among a
 // few more candidates (TestVectorScanSameAsPlain, FuzzScan).
 
-// nextTriggers returns the first block of 32 positions, at or after i,
-// where a trigger may start: its start, base, and a mask whose bit k says
-// one may start at b[base+k] (the caller checks it in the table). mask is
-// 0 when none is left.
-func nextTriggers(b []byte, i int) (base int, mask uint32) {
-	if useVectorScan && len(b)-i >= 33 {
-		off, m := vectorScan(b[i:], (len(b)-i-1)/32)
-		if m != 0 {
-			return i + off, m
-		}
-		i += off
-	}
-	return nextTriggersPlain(b, i)
+// maxBatch is how many blocks of 32 positions one call of the vector
+// kernel passes over (2 KiB). The kernel was called once per block with a
+// candidate, which is every third block or so of a real run (prose is
+// full of "ok", "ey", "cr"): its call and its tables' loads were a third
+// of the prefilter's instructions (issue 41).
+const maxBatch = 64
+
+// triggerScan reads the blocks of b where a trigger may start, in order,
+// the kernel's found a batch at a time.
+type triggerScan struct {
+	b    []byte
+	pos  int // where the kernel or the plain scan goes on from
+	k, n int // the next of buf, and how many it holds
+	buf  [maxBatch]uint64
 }
 
-// nextTriggersPlain is nextTriggers over the table alone, eight pairs at
+// next returns the first block of 32 positions, starting at or after i
+// or holding i, where a trigger may start: its start, base, and a mask
+// whose bit k says one may start at b[base+k] (the caller checks it in
+// the table, and passes over the bits before i). mask is 0 when none is
+// left. i never goes back.
+func (s *triggerScan) next(i int) (base int, mask uint32) {
+	b := s.b
+	for {
+		for s.k < s.n {
+			e := s.buf[s.k]
+			s.k++
+			if base := int(e >> 32); base+32 > i {
+				return base, uint32(e)
+			}
+		}
+		s.pos = max(s.pos, i)
+		if useVectorScan && len(b)-s.pos >= 33 {
+			n := min((len(b)-s.pos-1)/32, maxBatch)
+			s.n, s.k = vectorMasks(b[s.pos:], n, &s.buf), 0
+			for k := range s.n {
+				s.buf[k] += uint64(s.pos) << 32
+			}
+			s.pos += 32 * n
+			continue
+		}
+		if s.pos >= len(b) {
+			return len(b), 0
+		}
+		base, mask := nextTriggersPlain(b, s.pos)
+		s.pos = base + 32
+		return base, mask
+	}
+}
+
+// nextTriggersPlain is triggerScan.next over the table alone, eight pairs at
 // a time past the stretches where no trigger is (most of a run): on the
 // real long session 2.4x faster than the loop over single anchor bytes it
 // replaced, which stopped too often (':', '_' and '-' are in every JSON
