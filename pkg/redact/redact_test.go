@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -201,4 +202,47 @@ func secretNameRef(b []byte, i int) bool {
 	}
 	name := []byte(strings.ToLower(string(b[ns:n])))
 	return (containsAny(name, secretWords) || endsAny(name, secretEnds)) && !endsAny(name, notSecretNames) && !containsAny(name, notSecretWords)
+}
+
+// containsAny reports whether s contains one of words (wordSet's
+// reference: secretName searched a name so until issue 41).
+func containsAny(s []byte, words []string) bool {
+	for _, w := range words {
+		if len(w) <= len(s) && bytes.Contains(s, unsafeBytes(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestWordSetSameAsContainsAny: the one-pass search finds a word in every
+// name run (lowercased, as secretName reads it) of the captures exactly
+// where bytes.Contains of each word did, for the secret words and the
+// words of an example; and at a name's start, end, cut short, doubled.
+func TestWordSetSameAsContainsAny(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	names := [][]byte{nil, []byte("x"), []byte("tok"), []byte("token"), []byte("xtoken"), []byte("tokenx"),
+		[]byte("api_ke"), []byte("auth_keyauth_key"), []byte("secre"), []byte("my_dummy_secret")}
+	for _, f := range append(files, "../../testdata/real/60-long-session.jsonl") {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, run := range bytes.FieldsFunc(bytes.ToLower(b), func(r rune) bool { return r > 127 || !nameChar[byte(r)] }) {
+			names = append(names, run)
+		}
+	}
+	found := 0
+	for _, name := range names {
+		for _, c := range []struct {
+			ws    *wordSet
+			words []string
+		}{{secretWordSet, secretWords}, {notSecretWordSet, notSecretWords}} {
+			want := containsAny(name, c.words)
+			require.Equal(t, want, c.ws.in(name), "%q", name)
+			if want {
+				found++
+			}
+		}
+	}
+	assert.Greater(t, found, 100, "words were found")
 }
