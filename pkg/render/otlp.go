@@ -481,8 +481,10 @@ func (r *otlpRun) call(ev *stream.Event, p *Part, at time.Time) {
 }
 
 // toolResult ends a tool call's span: an error result is the span's
-// error. The subagent a foreground Agent call started ends with it.
-func (r *otlpRun) toolResult(p *Part, async bool, at time.Time) {
+// error. The subagent a foreground Agent call started ends with it (one
+// launched in the background runs on: its result is read for that only
+// when the call started a subagent, not for every result of a run).
+func (r *otlpRun) toolResult(ev *stream.Event, p *Part, at time.Time) {
 	id := p.Result.ToolUseID
 	s, ok := r.tools[id]
 	if !ok {
@@ -497,7 +499,7 @@ func (r *otlpRun) toolResult(p *Part, async bool, at time.Time) {
 	if p.Call != nil && p.Call.HasDuration && r.times == TimesReconstructed {
 		at = time.Unix(0, int64(s.StartTimeUnixNano)).Add(p.Call.Duration)
 	}
-	if !async {
+	if _, open := r.agents[id]; open && !launched(ev, p.Result) {
 		r.endAgent(id, at, "")
 	}
 	r.end(s, at)

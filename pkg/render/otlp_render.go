@@ -86,7 +86,7 @@ func (t *otlpRenderer) part(ev *stream.Event, p *Part, at time.Time) {
 	case FormCall:
 		r.call(ev, p, at)
 	case FormToolResult:
-		r.toolResult(p, launched(ev, p.Result), at)
+		r.toolResult(ev, p, at)
 	case FormOutcome:
 		r.outcome(p.Outcome, at)
 	case FormLine, FormFold:
