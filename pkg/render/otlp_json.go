@@ -23,7 +23,15 @@ import (
 // ones the trace format sets (otlp.go); TestOTLPJSONMatchesProtojson holds
 // the bytes equal to protojson's on every capture's trace.
 func OTLPJSON(req *tracepb.TracesData) ([]byte, error) {
-	e := otlpEncoder{b: make([]byte, 0, 4096)}
+	return appendOTLPJSON(make([]byte, 0, 4096), req)
+}
+
+// appendOTLPJSON appends OTLPJSON(req) to dst: the otlp format encodes
+// each batch into the buffer of the one before (a batch is about a
+// hundred kilobytes, grown from nothing every time it was half the
+// format's allocations).
+func appendOTLPJSON(dst []byte, req *tracepb.TracesData) ([]byte, error) {
+	e := otlpEncoder{b: dst}
 	e.traces(req)
 	if e.err != nil {
 		return nil, e.err

@@ -18,7 +18,8 @@ type otlpRenderer struct {
 	out
 	o Options
 	describer
-	run *otlpRun
+	run  *otlpRun
+	json []byte // the last batch's encoding: the next one's buffer
 }
 
 func newOTLP(w io.Writer, o Options) *otlpRenderer {
@@ -104,13 +105,13 @@ func (t *otlpRenderer) export() error {
 		t.err = t.o.Spans(req)
 		return t.err
 	}
-	b, err := OTLPJSON(req)
+	b, err := appendOTLPJSON(t.json[:0], req)
 	if err != nil {
 		t.err = err
 		return err
 	}
-	t.raw(b)
-	t.raw([]byte{'\n'})
+	t.json = append(b, '\n')
+	t.raw(t.json)
 	return t.err
 }
 
