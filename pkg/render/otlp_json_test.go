@@ -173,3 +173,31 @@ func TestOTLPLaunchedReadsTheResultsStart(t *testing.T) {
 		})
 	}
 }
+
+// TestMayEscapeMissesNoByte: the eight-byte test of the encoder's quote
+// finds every byte that needs an escape at every place of a word, among
+// ASCII letters and among bytes past ASCII, and stops at no other byte
+// among letters.
+func TestMayEscapeMissesNoByte(t *testing.T) {
+	for _, fill := range []byte{'a', 0xc3, 0xff, ' ', '~'} {
+		for at := range 8 {
+			for c := range 256 {
+				var w [8]byte
+				for k := range w {
+					w[k] = fill
+				}
+				w[at] = byte(c)
+				x := uint64(0)
+				for k := range w {
+					x |= uint64(w[k]) << (8 * k)
+				}
+				need := c < ' ' || c == '"' || c == '\\'
+				if need {
+					require.True(t, mayEscape(x), "byte %#x at %d among %#x", c, at, fill)
+				} else if fill < 0x80 && c < 0x80 {
+					require.False(t, mayEscape(x), "byte %#x at %d among %#x", c, at, fill)
+				}
+			}
+		}
+	}
+}
