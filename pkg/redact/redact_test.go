@@ -246,3 +246,70 @@ func TestWordSetSameAsContainsAny(t *testing.T) {
 	}
 	assert.Greater(t, found, 100, "words were found")
 }
+
+// TestAssignedAtSameAsBefore holds assignedAt, which now passes over a
+// name on its last letter before it looks for an '=' or a ':' (issue 41),
+// to the order it had (assignedAtRef): the same answer at every trigger
+// of assigned-secret in the captures, the real long session, and the
+// rules' examples and decoys.
+func TestAssignedAtSameAsBefore(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	var texts [][]byte
+	for _, f := range append(files, "../../testdata/real/60-long-session.jsonl") {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		texts = append(texts, b)
+	}
+	for _, r := range Rules {
+		texts = append(texts, []byte(r.Example), []byte("my_"+r.Example+"_TOKEN="+r.Example))
+		for _, d := range r.Decoys {
+			texts = append(texts, []byte(d))
+		}
+	}
+	triggered := map[string]bool{}
+	for _, tr := range secretWordTriggers {
+		triggered[tr] = true
+	}
+	calls, found := 0, 0
+	for _, b := range texts {
+		for i := range len(b) - 1 {
+			if !triggered[string(b[i:i+2])] {
+				continue
+			}
+			calls++
+			ws, we, wok := assignedAtRef(b, i)
+			s, e, ok := assignedAt(b, i)
+			require.Equal(t, [3]any{ws, we, wok}, [3]any{s, e, ok}, "%q", b[max(0, i-40):min(len(b), i+40)])
+			if wok {
+				found++
+			}
+		}
+	}
+	assert.Greater(t, calls, 10000)
+	assert.Positive(t, found, "assignments of secrets were among them")
+}
+
+// assignedAtRef is assignedAt as it was before it read a name's last
+// letter first, with the name read whole (secretNameRef).
+func assignedAtRef(b []byte, i int) (int, int, bool) {
+	n := i
+	for n < len(b) && n-i < 64 && nameChar[b[n]] {
+		n++
+	}
+	sep := n
+	for sep < len(b) && sep-n < 6 && quoteOrSpace(b[sep]) {
+		sep++
+	}
+	if sep >= len(b) || (b[sep] != '=' && b[sep] != ':') {
+		return 0, 0, false
+	}
+	if !secretNameRef(b, sep) || (sep+1 < len(b) && b[sep] == ':' && b[sep+1] == ':') {
+		return 0, 0, false
+	}
+	v, end, quoted, ok := assignedValue(b, sep)
+	if !ok || !secretLike(b[v:end], quoted) {
+		return 0, 0, false
+	}
+	return v, end, true
+}
