@@ -179,10 +179,7 @@ func (r *Redactor) scan(b []byte, dst []match, escapes *bool) []match {
 			if j < i { // inside the secret just found
 				continue
 			}
-			k := set[pairAt(b, j)]
-			if k == 0 {
-				continue // (most of the vector kernel's candidates)
-			}
+			k := set[pairAt(b, j)] // (not 0: triggerScan hands out the table's triggers only)
 			if k == triggers.escape {
 				if escapes != nil && asciiEscapeAt(b, j) {
 					*escapes = true

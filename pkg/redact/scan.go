@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 )
 
 // The scan for triggers: where, in a text, a pair of bytes may start a
@@ -28,10 +29,9 @@ type triggerScan struct {
 }
 
 // next returns the first block of 32 positions, starting at or after i
-// or holding i, where a trigger may start: its start, base, and a mask
-// whose bit k says one may start at b[base+k] (the caller checks it in
-// the table, and passes over the bits before i). mask is 0 when none is
-// left. i never goes back.
+// or holding i, where a trigger starts: its start, base, and a mask whose
+// bit k says one starts at b[base+k] (the caller passes over the bits
+// before i). mask is 0 when none is left. i never goes back.
 func (s *triggerScan) next(i int) (base int, mask uint32) {
 	b := s.b
 	for {
@@ -45,10 +45,7 @@ func (s *triggerScan) next(i int) (base int, mask uint32) {
 		s.pos = max(s.pos, i)
 		if useVectorScan && len(b)-s.pos >= 33 {
 			n := min((len(b)-s.pos-1)/32, maxBatch)
-			s.n, s.k = vectorMasks(b[s.pos:], n, &s.buf), 0
-			for k := range s.n {
-				s.buf[k] += uint64(s.pos) << 32
-			}
+			s.n, s.k = s.keep(vectorMasks(b[s.pos:], n, &s.buf)), 0
 			s.pos += 32 * n
 			continue
 		}
@@ -59,6 +56,31 @@ func (s *triggerScan) next(i int) (base int, mask uint32) {
 		s.pos = base + 32
 		return base, mask
 	}
+}
+
+// keep turns the kernel's k blocks in buf, offsets from s.pos, into
+// blocks of b with the candidates the table turns down taken out, and
+// returns how many are left: two in three of the kernel's blocks hold
+// only such candidates on real runs (its groups of triggers let pairs
+// through that are none of them: "ex" by "ey"'s group, "lu" by "lp"'s),
+// and each cost a return to the scan's loop (issue 41).
+func (s *triggerScan) keep(k int) int {
+	set := &triggers.set
+	kept := 0
+	for _, e := range s.buf[:k] {
+		base := s.pos + int(e>>32)
+		var m uint32
+		for c := uint32(e); c != 0; c &= c - 1 {
+			if bit := bits.TrailingZeros32(c); set[pairAt(s.b, base+bit)] != 0 {
+				m |= 1 << bit
+			}
+		}
+		if m != 0 {
+			s.buf[kept] = uint64(base)<<32 | uint64(m)
+			kept++
+		}
+	}
+	return kept
 }
 
 // nextTriggersPlain is triggerScan.next over the table alone, eight pairs at
