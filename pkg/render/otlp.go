@@ -2,6 +2,8 @@ package render
 
 import (
 	"crypto/sha256"
+	"encoding"
+	"hash"
 	"strings"
 	"time"
 
@@ -59,8 +61,14 @@ const (
 
 // otlpRun builds one run's trace.
 type otlpRun struct {
-	o       Options
-	seed    string // what every id is derived from: the session and the run's first event
+	o    Options
+	seed string // what every id is derived from: the session and the run's first event
+	// seeded is the state of sha256 after the seed and its separator,
+	// which every span id starts with: hashed once, not once an id
+	// (issue 41: it is a block of the two most ids take); idHash is the
+	// hash each id is finished in.
+	seeded  []byte
+	idHash  hash.Hash
 	traceID []byte
 	root    *tracepb.Span
 	version string
@@ -165,10 +173,19 @@ func (r *otlpRun) spanned(t time.Time) {
 	}
 }
 
-// id derives a span id from the run's seed and a key.
+// id derives a span id from the run's seed and a key: the first 8 bytes
+// of sha256(seed "\x00" key).
 func (r *otlpRun) id(key string) []byte {
-	h := sha256.Sum256([]byte(r.seed + "\x00" + key))
-	return h[:8]
+	if r.idHash == nil {
+		r.idHash = sha256.New()
+		r.idHash.Write([]byte(r.seed + "\x00"))
+		r.seeded, _ = r.idHash.(encoding.BinaryMarshaler).MarshalBinary()
+	} else if err := r.idHash.(encoding.BinaryUnmarshaler).UnmarshalBinary(r.seeded); err != nil {
+		panic(err) // (its own state)
+	}
+	r.idHash.Write([]byte(key))
+	var sum [sha256.Size]byte
+	return append(make([]byte, 0, 8), r.idHash.Sum(sum[:0])[:8]...)
 }
 
 // begin starts the trace at the run's first event: its ids come from the
