@@ -148,6 +148,25 @@ func TestDocsListEveryRule(t *testing.T) {
 // same answer at every '=' and ':' of the captures, of the real long
 // session, and of the rules' examples and decoys.
 func TestSecretNameSameAsReadingTheNameFirst(t *testing.T) {
+	said := 0
+	texts := realTexts(t)
+	for _, b := range texts {
+		for i, c := range b {
+			if c == '=' || c == ':' {
+				want := secretNameRef(b, i)
+				require.Equal(t, want, secretName(b, i), "%q", b[max(0, i-40):i+1])
+				if want {
+					said++
+				}
+			}
+		}
+	}
+	assert.Positive(t, said, "names that say secret were among them")
+}
+
+// realTexts are the captures, the real long session, and the rules'
+// examples and decoys.
+func realTexts(t *testing.T) [][]byte {
 	files, err := filepath.Glob("../../testdata/events/*.jsonl")
 	require.NoError(t, err)
 	var texts [][]byte
@@ -162,19 +181,7 @@ func TestSecretNameSameAsReadingTheNameFirst(t *testing.T) {
 			texts = append(texts, []byte(d))
 		}
 	}
-	said := 0
-	for _, b := range texts {
-		for i, c := range b {
-			if c == '=' || c == ':' {
-				want := secretNameRef(b, i)
-				require.Equal(t, want, secretName(b, i), "%q", b[max(0, i-40):i+1])
-				if want {
-					said++
-				}
-			}
-		}
-	}
-	assert.Positive(t, said, "names that say secret were among them")
+	return texts
 }
 
 // secretNameRef is secretName as it was before it read a name's last
@@ -253,19 +260,9 @@ func TestWordSetSameAsContainsAny(t *testing.T) {
 // of assigned-secret in the captures, the real long session, and the
 // rules' examples and decoys.
 func TestAssignedAtSameAsBefore(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/events/*.jsonl")
-	require.NoError(t, err)
-	var texts [][]byte
-	for _, f := range append(files, "../../testdata/real/60-long-session.jsonl") {
-		b, err := os.ReadFile(f)
-		require.NoError(t, err)
-		texts = append(texts, b)
-	}
+	texts := realTexts(t)
 	for _, r := range Rules {
-		texts = append(texts, []byte(r.Example), []byte("my_"+r.Example+"_TOKEN="+r.Example))
-		for _, d := range r.Decoys {
-			texts = append(texts, []byte(d))
-		}
+		texts = append(texts, []byte("my_"+r.Example+"_TOKEN="+r.Example))
 	}
 	triggered := map[string]bool{}
 	for _, tr := range secretWordTriggers {

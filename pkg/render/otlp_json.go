@@ -103,18 +103,25 @@ func (e *otlpEncoder) u32(first *bool, n string, v int64) {
 func (e *otlpEncoder) traces(req *tracepb.TracesData) {
 	e.b = append(e.b, '{')
 	first := true
-	if len(req.ResourceSpans) > 0 {
-		e.name(&first, "resourceSpans")
-		e.b = append(e.b, '[')
-		for i, rs := range req.ResourceSpans {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.resourceSpans(rs)
-		}
-		e.b = append(e.b, ']')
-	}
+	list(e, &first, "resourceSpans", req.ResourceSpans, e.resourceSpans)
 	e.b = append(e.b, '}')
+}
+
+// list writes the member n, the array of items (each written by each),
+// unless there are none.
+func list[T any](e *otlpEncoder, first *bool, n string, items []T, each func(T)) {
+	if len(items) == 0 {
+		return
+	}
+	e.name(first, n)
+	e.b = append(e.b, '[')
+	for i, it := range items {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		each(it)
+	}
+	e.b = append(e.b, ']')
 }
 
 func (e *otlpEncoder) resourceSpans(rs *tracepb.ResourceSpans) {
@@ -124,17 +131,7 @@ func (e *otlpEncoder) resourceSpans(rs *tracepb.ResourceSpans) {
 		e.name(&first, "resource")
 		e.resource(rs.Resource)
 	}
-	if len(rs.ScopeSpans) > 0 {
-		e.name(&first, "scopeSpans")
-		e.b = append(e.b, '[')
-		for i, ss := range rs.ScopeSpans {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.scopeSpans(ss)
-		}
-		e.b = append(e.b, ']')
-	}
+	list(e, &first, "scopeSpans", rs.ScopeSpans, e.scopeSpans)
 	e.str(&first, "schemaUrl", rs.SchemaUrl)
 	e.b = append(e.b, '}')
 }
@@ -160,17 +157,7 @@ func (e *otlpEncoder) scopeSpans(ss *tracepb.ScopeSpans) {
 		e.u32(&f, "droppedAttributesCount", int64(s.DroppedAttributesCount))
 		e.b = append(e.b, '}')
 	}
-	if len(ss.Spans) > 0 {
-		e.name(&first, "spans")
-		e.b = append(e.b, '[')
-		for i, s := range ss.Spans {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.span(s)
-		}
-		e.b = append(e.b, ']')
-	}
+	list(e, &first, "spans", ss.Spans, e.span)
 	e.str(&first, "schemaUrl", ss.SchemaUrl)
 	e.b = append(e.b, '}')
 }
@@ -189,23 +176,7 @@ func (e *otlpEncoder) span(s *tracepb.Span) {
 	e.u64(&first, "endTimeUnixNano", s.EndTimeUnixNano)
 	e.attrs(&first, s.Attributes)
 	e.u32(&first, "droppedAttributesCount", int64(s.DroppedAttributesCount))
-	if len(s.Events) > 0 {
-		e.name(&first, "events")
-		e.b = append(e.b, '[')
-		for i, ev := range s.Events {
-			if i > 0 {
-				e.b = append(e.b, ',')
-			}
-			e.b = append(e.b, '{')
-			f := true
-			e.u64(&f, "timeUnixNano", ev.TimeUnixNano)
-			e.str(&f, "name", ev.Name)
-			e.attrs(&f, ev.Attributes)
-			e.u32(&f, "droppedAttributesCount", int64(ev.DroppedAttributesCount))
-			e.b = append(e.b, '}')
-		}
-		e.b = append(e.b, ']')
-	}
+	list(e, &first, "events", s.Events, e.event)
 	e.u32(&first, "droppedEventsCount", int64(s.DroppedEventsCount))
 	if len(s.Links) > 0 && e.err == nil {
 		e.err = errors.New("render: otlp: span links are not encoded") // the trace format makes none
@@ -222,26 +193,29 @@ func (e *otlpEncoder) span(s *tracepb.Span) {
 	e.b = append(e.b, '}')
 }
 
+func (e *otlpEncoder) event(ev *tracepb.Span_Event) {
+	e.b = append(e.b, '{')
+	f := true
+	e.u64(&f, "timeUnixNano", ev.TimeUnixNano)
+	e.str(&f, "name", ev.Name)
+	e.attrs(&f, ev.Attributes)
+	e.u32(&f, "droppedAttributesCount", int64(ev.DroppedAttributesCount))
+	e.b = append(e.b, '}')
+}
+
 func (e *otlpEncoder) attrs(first *bool, kvs []*commonpb.KeyValue) {
-	if len(kvs) == 0 {
-		return
+	list(e, first, "attributes", kvs, e.attr)
+}
+
+func (e *otlpEncoder) attr(kv *commonpb.KeyValue) {
+	e.b = append(e.b, '{')
+	f := true
+	e.str(&f, "key", kv.Key)
+	if kv.Value != nil {
+		e.name(&f, "value")
+		e.value(kv.Value)
 	}
-	e.name(first, "attributes")
-	e.b = append(e.b, '[')
-	for i, kv := range kvs {
-		if i > 0 {
-			e.b = append(e.b, ',')
-		}
-		e.b = append(e.b, '{')
-		f := true
-		e.str(&f, "key", kv.Key)
-		if kv.Value != nil {
-			e.name(&f, "value")
-			e.value(kv.Value)
-		}
-		e.b = append(e.b, '}')
-	}
-	e.b = append(e.b, ']')
+	e.b = append(e.b, '}')
 }
 
 // value writes an AnyValue: its one member is written even when zero (a

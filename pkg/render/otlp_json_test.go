@@ -58,19 +58,7 @@ func TestOTLPJSONMatchesProtojson(t *testing.T) {
 	require.NotEmpty(t, more)
 	spans := 0
 	for _, f := range append(captureFiles(t), more...) {
-		input, err := os.ReadFile(f)
-		require.NoError(t, err)
-		var reqs []*tracepb.TracesData
-		tr := stream.NewTracker(stream.TrackerOptions{})
-		o := goldenOptions(tr)
-		o.Spans = func(req *tracepb.TracesData) error { reqs = append(reqs, req); return nil }
-		r, err := New(OTLP, &bytes.Buffer{}, o)
-		require.NoError(t, err)
-		observeEach(t, input, tr, func(ev *stream.Event, done []*stream.ToolCall) {
-			require.NoError(t, r.Render(Record{Event: ev, Calls: done}))
-		})
-		require.NoError(t, r.Close(tr.OpenCalls()))
-		for i, req := range reqs {
+		for i, req := range otlpRequests(t, f) {
 			want, err := protojsonOTLP(req)
 			require.NoError(t, err)
 			got, err := OTLPJSON(req)
@@ -80,6 +68,24 @@ func TestOTLPJSONMatchesProtojson(t *testing.T) {
 		}
 	}
 	assert.Greater(t, spans, 250, "the captures' traces were encoded")
+}
+
+// otlpRequests are the requests of the trace of a capture or transcript,
+// as an exporter (Options.Spans) takes them.
+func otlpRequests(t *testing.T, file string) []*tracepb.TracesData {
+	input, err := os.ReadFile(file)
+	require.NoError(t, err)
+	var reqs []*tracepb.TracesData
+	tr := stream.NewTracker(stream.TrackerOptions{})
+	o := goldenOptions(tr)
+	o.Spans = func(req *tracepb.TracesData) error { reqs = append(reqs, req); return nil }
+	r, err := New(OTLP, &bytes.Buffer{}, o)
+	require.NoError(t, err)
+	observeEach(t, input, tr, func(ev *stream.Event, done []*stream.ToolCall) {
+		require.NoError(t, r.Render(Record{Event: ev, Calls: done}))
+	})
+	require.NoError(t, r.Close(tr.OpenCalls()))
+	return reqs
 }
 
 // TestOTLPJSONMatchesProtojsonOnHardValues: what the captures may not
@@ -126,18 +132,7 @@ func TestOTLPJSONMatchesProtojsonOnHardValues(t *testing.T) {
 // compaction and the id rewriting allocated per field (thousands: most
 // of --format otlp's time, issue 41).
 func TestOTLPJSONIsOneBufferPerRequest(t *testing.T) {
-	input, err := os.ReadFile("../../testdata/events/05-subagents-async.jsonl")
-	require.NoError(t, err)
-	var reqs []*tracepb.TracesData
-	tr := stream.NewTracker(stream.TrackerOptions{})
-	o := goldenOptions(tr)
-	o.Spans = func(req *tracepb.TracesData) error { reqs = append(reqs, req); return nil }
-	r, err := New(OTLP, &bytes.Buffer{}, o)
-	require.NoError(t, err)
-	observeEach(t, input, tr, func(ev *stream.Event, done []*stream.ToolCall) {
-		require.NoError(t, r.Render(Record{Event: ev, Calls: done}))
-	})
-	require.NoError(t, r.Close(tr.OpenCalls()))
+	reqs := otlpRequests(t, "../../testdata/events/05-subagents-async.jsonl")
 	require.Len(t, reqs, 1)
 	require.Greater(t, len(reqs[0].ResourceSpans[0].ScopeSpans[0].Spans), 10)
 	allocs := testing.AllocsPerRun(5, func() {
