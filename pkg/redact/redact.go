@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math/bits"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -167,8 +168,9 @@ func (r *Redactor) scan(b []byte, dst []match, escapes *bool) []match {
 	// The rules are checked only where the scan finds one of their
 	// triggers (scan.go).
 	set := &triggers.set
+	ts := triggerScan{b: b}
 	for i := 0; i < len(b); {
-		base, mask := nextTriggers(b, i)
+		base, mask := ts.next(i)
 		if mask == 0 {
 			break
 		}
@@ -177,10 +179,7 @@ func (r *Redactor) scan(b []byte, dst []match, escapes *bool) []match {
 			if j < i { // inside the secret just found
 				continue
 			}
-			k := set[pairAt(b, j)]
-			if k == 0 {
-				continue // (most of the vector kernel's candidates)
-			}
+			k := set[pairAt(b, j)] // (not 0: triggerScan hands out the table's triggers only)
 			if k == triggers.escape {
 				if escapes != nil && asciiEscapeAt(b, j) {
 					*escapes = true
@@ -205,7 +204,9 @@ func (r *Redactor) scan(b []byte, dst []match, escapes *bool) []match {
 		i = max(i, base+32)
 	}
 	if len(dst) > 1 {
-		sort.SliceStable(dst, func(a, c int) bool { return dst[a].start < dst[c].start })
+		// (slices', not sort's: sort.SliceStable's closure made dst, and the
+		// array of every caller's matches, escape: an allocation a line.)
+		slices.SortStableFunc(dst, func(a, c match) int { return a.start - c.start })
 		// Drop overlaps, the earlier first.
 		out := dst[:0]
 		end := -1

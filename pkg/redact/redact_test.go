@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -147,6 +148,25 @@ func TestDocsListEveryRule(t *testing.T) {
 // same answer at every '=' and ':' of the captures, of the real long
 // session, and of the rules' examples and decoys.
 func TestSecretNameSameAsReadingTheNameFirst(t *testing.T) {
+	said := 0
+	texts := realTexts(t)
+	for _, b := range texts {
+		for i, c := range b {
+			if c == '=' || c == ':' {
+				want := secretNameRef(b, i)
+				require.Equal(t, want, secretName(b, i), "%q", b[max(0, i-40):i+1])
+				if want {
+					said++
+				}
+			}
+		}
+	}
+	assert.Positive(t, said, "names that say secret were among them")
+}
+
+// realTexts are the captures, the real long session, and the rules'
+// examples and decoys.
+func realTexts(t *testing.T) [][]byte {
 	files, err := filepath.Glob("../../testdata/events/*.jsonl")
 	require.NoError(t, err)
 	var texts [][]byte
@@ -161,19 +181,7 @@ func TestSecretNameSameAsReadingTheNameFirst(t *testing.T) {
 			texts = append(texts, []byte(d))
 		}
 	}
-	said := 0
-	for _, b := range texts {
-		for i, c := range b {
-			if c == '=' || c == ':' {
-				want := secretNameRef(b, i)
-				require.Equal(t, want, secretName(b, i), "%q", b[max(0, i-40):i+1])
-				if want {
-					said++
-				}
-			}
-		}
-	}
-	assert.Positive(t, said, "names that say secret were among them")
+	return texts
 }
 
 // secretNameRef is secretName as it was before it read a name's last
@@ -201,4 +209,104 @@ func secretNameRef(b []byte, i int) bool {
 	}
 	name := []byte(strings.ToLower(string(b[ns:n])))
 	return (containsAny(name, secretWords) || endsAny(name, secretEnds)) && !endsAny(name, notSecretNames) && !containsAny(name, notSecretWords)
+}
+
+// containsAny reports whether s contains one of words (wordSet's
+// reference: secretName searched a name so until issue 41).
+func containsAny(s []byte, words []string) bool {
+	for _, w := range words {
+		if len(w) <= len(s) && bytes.Contains(s, unsafeBytes(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestWordSetSameAsContainsAny: the one-pass search finds a word in every
+// name run (lowercased, as secretName reads it) of the captures exactly
+// where bytes.Contains of each word did, for the secret words and the
+// words of an example; and at a name's start, end, cut short, doubled.
+func TestWordSetSameAsContainsAny(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	names := [][]byte{nil, []byte("x"), []byte("tok"), []byte("token"), []byte("xtoken"), []byte("tokenx"),
+		[]byte("api_ke"), []byte("auth_keyauth_key"), []byte("secre"), []byte("my_dummy_secret")}
+	for _, f := range append(files, "../../testdata/real/60-long-session.jsonl") {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, run := range bytes.FieldsFunc(bytes.ToLower(b), func(r rune) bool { return r > 127 || !nameChar[byte(r)] }) {
+			names = append(names, run)
+		}
+	}
+	found := 0
+	for _, name := range names {
+		for _, c := range []struct {
+			ws    *wordSet
+			words []string
+		}{{secretWordSet, secretWords}, {notSecretWordSet, notSecretWords}} {
+			want := containsAny(name, c.words)
+			require.Equal(t, want, c.ws.in(name), "%q", name)
+			if want {
+				found++
+			}
+		}
+	}
+	assert.Greater(t, found, 100, "words were found")
+}
+
+// TestAssignedAtSameAsBefore holds assignedAt, which now passes over a
+// name on its last letter before it looks for an '=' or a ':' (issue 41),
+// to the order it had (assignedAtRef): the same answer at every trigger
+// of assigned-secret in the captures, the real long session, and the
+// rules' examples and decoys.
+func TestAssignedAtSameAsBefore(t *testing.T) {
+	texts := realTexts(t)
+	for _, r := range Rules {
+		texts = append(texts, []byte("my_"+r.Example+"_TOKEN="+r.Example))
+	}
+	triggered := map[string]bool{}
+	for _, tr := range secretWordTriggers {
+		triggered[tr] = true
+	}
+	calls, found := 0, 0
+	for _, b := range texts {
+		for i := range len(b) - 1 {
+			if !triggered[string(b[i:i+2])] {
+				continue
+			}
+			calls++
+			ws, we, wok := assignedAtRef(b, i)
+			s, e, ok := assignedAt(b, i)
+			require.Equal(t, [3]any{ws, we, wok}, [3]any{s, e, ok}, "%q", b[max(0, i-40):min(len(b), i+40)])
+			if wok {
+				found++
+			}
+		}
+	}
+	assert.Greater(t, calls, 10000)
+	assert.Positive(t, found, "assignments of secrets were among them")
+}
+
+// assignedAtRef is assignedAt as it was before it read a name's last
+// letter first, with the name read whole (secretNameRef).
+func assignedAtRef(b []byte, i int) (int, int, bool) {
+	n := i
+	for n < len(b) && n-i < 64 && nameChar[b[n]] {
+		n++
+	}
+	sep := n
+	for sep < len(b) && sep-n < 6 && quoteOrSpace(b[sep]) {
+		sep++
+	}
+	if sep >= len(b) || (b[sep] != '=' && b[sep] != ':') {
+		return 0, 0, false
+	}
+	if !secretNameRef(b, sep) || (sep+1 < len(b) && b[sep] == ':' && b[sep+1] == ':') {
+		return 0, 0, false
+	}
+	v, end, quoted, ok := assignedValue(b, sep)
+	if !ok || !secretLike(b[v:end], quoted) {
+		return 0, 0, false
+	}
+	return v, end, true
 }

@@ -634,9 +634,15 @@ var nameChar = class("A-Za-z0-9_.-")
 
 // assignedAt: at a trigger inside a name, the assignment to it, if any.
 func assignedAt(b []byte, i int) (int, int, bool) {
-	n := i
-	for n < len(b) && n-i < 64 && nameChar[b[n]] {
+	// (The class and the bound held in locals: the loop runs over every
+	// name and base64 run a trigger falls in, most of assigned-secret's
+	// cost.)
+	nc, n, end := nameChar, i, min(len(b), i+64)
+	for n < end && nc[b[n]] {
 		n++
+	}
+	if !nameEndMaySay(b, n) {
+		return 0, 0, false // (what secretName would say at its end, first)
 	}
 	sep := n
 	for sep < len(b) && sep-n < 6 && quoteOrSpace(b[sep]) {
@@ -667,6 +673,26 @@ func assigned(b []byte, i int) (int, int, bool) {
 // doubled (inside a CSV cell).
 func quoteOrSpace(c byte) bool { return c == ' ' || c == '"' || c == '\'' || c == '\\' }
 
+// nameEndMaySay reports whether a name that ends at b[n] may say secret
+// by its last letter. Every secret word ends in one of these: most names
+// are passed over on their last letter, before the name is read back to
+// its start; of those in s, all but …pass (the many input_tokens and
+// output_tokens are passed over here, and by assignedAt before it looks
+// for an '=' or a ':'). (A name is 5 letters or more, checked after: a
+// shorter n is no name anyway.)
+func nameEndMaySay(b []byte, n int) bool {
+	if n < 5 {
+		return false
+	}
+	switch b[n-1] | 0x20 {
+	case 'n', 't', 'd', 'y', 'l':
+		return true
+	case 's':
+		return b[n-2]|0x20 == 's' && b[n-3]|0x20 == 'a'
+	}
+	return false
+}
+
 // secretName reports whether the name before the '=' or ':' at i says
 // secret.
 func secretName(b []byte, i int) bool {
@@ -674,21 +700,7 @@ func secretName(b []byte, i int) bool {
 	for n > 0 && i-n < 6 && quoteOrSpace(b[n-1]) {
 		n--
 	}
-	// Every secret word ends in one of these: most names are passed over
-	// on their last letter, before the name is read back to its start;
-	// of those in s, all but …pass (the many input_tokens and
-	// output_tokens are passed over here). (A name is 5 letters or more,
-	// checked below: a shorter n is no name anyway.)
-	if n < 5 {
-		return false
-	}
-	switch b[n-1] | 0x20 {
-	case 'n', 't', 'd', 'y', 'l':
-	case 's':
-		if b[n-2]|0x20 != 's' || b[n-3]|0x20 != 'a' {
-			return false
-		}
-	default:
+	if !nameEndMaySay(b, n) {
 		return false
 	}
 	ns := n
@@ -706,7 +718,7 @@ func secretName(b []byte, i int) bool {
 		}
 		name[k] = c
 	}
-	return (containsAny(name, secretWords) || endsAny(name, secretEnds)) && !endsAny(name, notSecretNames) && !containsAny(name, notSecretWords)
+	return (secretWordSet.in(name) || endsAny(name, secretEnds)) && !endsAny(name, notSecretNames) && !notSecretWordSet.in(name)
 }
 
 // assignedValue returns where the value after the '=' or ':' (or '=>')
@@ -939,17 +951,38 @@ func placeholder(v []byte) bool {
 		}
 		l[k] = c
 	}
-	return containsAny(l, notSecretWords)
+	return notSecretWordSet.in(l)
 }
 
-func containsAny(s []byte, words []string) bool {
+// wordSet is a list of words indexed by their first byte, so that a
+// name is searched for all of them in one pass over it: bytes.Contains
+// once a word cost about 130 instructions each, 1,400 a name, on the
+// names of every real run's usage ("cache_creation", "description"),
+// which a trigger of assigned-secret ("cr") brings here (issue 41).
+// TestSecretNameSameAsReadingTheNameFirst holds it to containsAny.
+type wordSet [256][]string
+
+func newWordSet(words []string) *wordSet {
+	var ws wordSet
 	for _, w := range words {
-		if len(w) <= len(s) && bytes.Contains(s, unsafeBytes(w)) {
-			return true
+		ws[w[0]] = append(ws[w[0]], w)
+	}
+	return &ws
+}
+
+// in reports whether s contains one of the words.
+func (ws *wordSet) in(s []byte) bool {
+	for p, c := range s {
+		for _, w := range ws[c] {
+			if len(s)-p >= len(w) && string(s[p:p+len(w)]) == w {
+				return true
+			}
 		}
 	}
 	return false
 }
+
+var secretWordSet, notSecretWordSet = newWordSet(secretWords), newWordSet(notSecretWords)
 
 func endsAny(s []byte, words []string) bool {
 	for _, w := range words {

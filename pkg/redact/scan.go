@@ -3,30 +3,87 @@ package redact
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 )
 
 // The scan for triggers: where, in a text, a pair of bytes may start a
-// rule's trigger. nextTriggers is the one entry; the plain scan below is
+// rule's trigger. triggerScan is the one entry; the plain scan below is
 // the reference, and on amd64 with AVX2 a vector kernel (scan_amd64.s)
 // passes over 32 positions at a time, finding the same triggers among a
 // few more candidates (TestVectorScanSameAsPlain, FuzzScan).
 
-// nextTriggers returns the first block of 32 positions, at or after i,
-// where a trigger may start: its start, base, and a mask whose bit k says
-// one may start at b[base+k] (the caller checks it in the table). mask is
-// 0 when none is left.
-func nextTriggers(b []byte, i int) (base int, mask uint32) {
-	if useVectorScan && len(b)-i >= 33 {
-		off, m := vectorScan(b[i:], (len(b)-i-1)/32)
-		if m != 0 {
-			return i + off, m
-		}
-		i += off
-	}
-	return nextTriggersPlain(b, i)
+// maxBatch is how many blocks of 32 positions one call of the vector
+// kernel passes over (2 KiB). The kernel was called once per block with a
+// candidate, which is every third block or so of a real run (prose is
+// full of "ok", "ey", "cr"): its call and its tables' loads were a third
+// of the prefilter's instructions (issue 41).
+const maxBatch = 64
+
+// triggerScan reads the blocks of b where a trigger may start, in order,
+// the kernel's found a batch at a time.
+type triggerScan struct {
+	b    []byte
+	pos  int // where the kernel or the plain scan goes on from
+	k, n int // the next of buf, and how many it holds
+	buf  [maxBatch]uint64
 }
 
-// nextTriggersPlain is nextTriggers over the table alone, eight pairs at
+// next returns the first block of 32 positions, starting at or after i
+// or holding i, where a trigger starts: its start, base, and a mask whose
+// bit k says one starts at b[base+k] (the caller passes over the bits
+// before i). mask is 0 when none is left. i never goes back.
+func (s *triggerScan) next(i int) (base int, mask uint32) {
+	b := s.b
+	for {
+		for s.k < s.n {
+			e := s.buf[s.k]
+			s.k++
+			if base := int(e >> 32); base+32 > i {
+				return base, uint32(e)
+			}
+		}
+		s.pos = max(s.pos, i)
+		if useVectorScan && len(b)-s.pos >= 33 {
+			n := min((len(b)-s.pos-1)/32, maxBatch)
+			s.n, s.k = s.keep(vectorMasks(b[s.pos:], n, &s.buf)), 0
+			s.pos += 32 * n
+			continue
+		}
+		if s.pos >= len(b) {
+			return len(b), 0
+		}
+		base, mask := nextTriggersPlain(b, s.pos)
+		s.pos = base + 32
+		return base, mask
+	}
+}
+
+// keep turns the kernel's k blocks in buf, offsets from s.pos, into
+// blocks of b with the candidates the table turns down taken out, and
+// returns how many are left: two in three of the kernel's blocks hold
+// only such candidates on real runs (its groups of triggers let pairs
+// through that are none of them: "ex" by "ey"'s group, "lu" by "lp"'s),
+// and each cost a return to the scan's loop (issue 41).
+func (s *triggerScan) keep(k int) int {
+	set := &triggers.set
+	kept := 0
+	for _, e := range s.buf[:k] {
+		base := s.pos + int(e>>32)
+		var m uint32
+		for c := uint32(e); c != 0; c &= c - 1 {
+			if bit := bits.TrailingZeros32(c); set[pairAt(s.b, base+bit)] != 0 {
+				m |= 1 << bit
+			}
+		}
+		if m != 0 {
+			s.buf[kept] = uint64(base)<<32 | uint64(m)
+			kept++
+		}
+	}
+	return kept
+}
+
+// nextTriggersPlain is triggerScan.next over the table alone, eight pairs at
 // a time past the stretches where no trigger is (most of a run): on the
 // real long session 2.4x faster than the loop over single anchor bytes it
 // replaced, which stopped too often (':', '_' and '-' are in every JSON

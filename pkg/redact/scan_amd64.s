@@ -2,30 +2,35 @@
 
 #include "textflag.h"
 
-// func pairBlocksAVX2(src *byte, n int, t *[5][32]byte) (off int, mask uint32)
+// func pairMasksAVX2(src *byte, n int, t *[5][32]byte, out *[maxBatch]uint64) (k int)
 //
-// For each block of 32 positions: A is the block, B the same shifted by
-// one byte (each position's pair is A's byte then B's). Each byte is cut
-// into its two halves, each half looks its groups up in a table (VPSHUFB,
-// per 16-byte lane: the tables are there twice), and a position is a
-// candidate where the groups of A's halves and of B's have a bit in
-// common.
-TEXT ·pairBlocksAVX2(SB), NOSPLIT, $0-36
+// For each of n blocks of 32 positions (n <= maxBatch): A is the block,
+// B the same shifted by one byte (each position's pair is A's byte then
+// B's). Each byte is cut into its two halves, each half looks its groups
+// up in a table (VPSHUFB, per 16-byte lane: the tables are there twice),
+// and a position is a candidate where the groups of A's halves and of B's
+// have a bit in common. Each block with a candidate is written to out as
+// its offset<<32 | its mask, in order; k is how many were. All n blocks
+// in one call, the tables loaded once (VMOVDQU from memory, the 0x0f too:
+// a legacy SSE instruction after the loads would cost a transition of the
+// vector state, 250 ns a call).
+TEXT ·pairMasksAVX2(SB), NOSPLIT, $0-40
 	MOVQ src+0(FP), SI
 	MOVQ n+8(FP), CX
 	MOVQ t+16(FP), DI
-	VMOVDQU 0(DI), Y0  // groups of the first byte's low half
-	VMOVDQU 32(DI), Y1 // of its high half
-	VMOVDQU 64(DI), Y2 // of the second byte's low half
-	VMOVDQU 96(DI), Y3 // of its high half
-	VMOVDQU 128(DI), Y4 // 0x0f in every byte (from memory: a legacy SSE
-	                    // instruction here, after the loads above, costs a
-	                    // transition of the vector state: 250 ns a call)
-	XORQ DX, DX
+	MOVQ out+24(FP), R8
+	VMOVDQU 0(DI), Y0
+	VMOVDQU 32(DI), Y1
+	VMOVDQU 64(DI), Y2
+	VMOVDQU 96(DI), Y3
+	VMOVDQU 128(DI), Y4
+	VPXOR Y9, Y9, Y9
+	XORQ DX, DX // the block's offset
+	XORQ BX, BX // k
 
-loop:
+mloop:
 	TESTQ CX, CX
-	JEQ none
+	JEQ mdone
 	VMOVDQU (SI)(DX*1), Y5
 	VMOVDQU 1(SI)(DX*1), Y6
 	VPSRLW $4, Y5, Y7
@@ -42,23 +47,22 @@ loop:
 	VPAND Y6, Y8, Y8
 	VPAND Y7, Y8, Y8
 	VPTEST Y8, Y8
-	JNZ found
-	ADDQ $32, DX
-	DECQ CX
-	JMP loop
-
-found:
-	VPXOR Y9, Y9, Y9
+	JZ mnext
 	VPCMPEQB Y9, Y8, Y8
 	VPMOVMSKB Y8, AX
 	NOTL AX
-	MOVQ DX, off+24(FP)
-	MOVL AX, mask+32(FP)
-	VZEROUPPER
-	RET
+	MOVQ DX, R9
+	SHLQ $32, R9
+	ORQ AX, R9
+	MOVQ R9, (R8)(BX*8)
+	INCQ BX
 
-none:
-	MOVQ DX, off+24(FP)
-	MOVL $0, mask+32(FP)
+mnext:
+	ADDQ $32, DX
+	DECQ CX
+	JMP mloop
+
+mdone:
+	MOVQ BX, k+32(FP)
 	VZEROUPPER
 	RET

@@ -16,8 +16,9 @@ import (
 func triggersOf(b []byte, vector bool) (found []int, candidates int) {
 	defer func(v bool) { useVectorScan = v }(useVectorScan)
 	useVectorScan = useVectorScan && vector
+	ts := triggerScan{b: b}
 	for i := 0; i < len(b); {
-		base, mask := nextTriggers(b, i)
+		base, mask := ts.next(i)
 		if mask == 0 {
 			break
 		}

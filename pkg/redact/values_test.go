@@ -215,3 +215,27 @@ func usesASCIIEscape(b []byte) bool {
 	}
 	return false
 }
+
+// TestPrefilterAllocatesNothing: the screen's prefilter (mayHold) runs on
+// every line of a run, on the lines of the real long session here, and
+// allocates nothing: its matches stay on its stack (sort.SliceStable's
+// closure made them escape: an allocation a line, and the collector's
+// work it brings, issue 41).
+func TestPrefilterAllocatesNothing(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "real", "60-long-session.jsonl"))
+	require.NoError(t, err)
+	lines := bytes.Split(data, []byte("\n"))[:200]
+	r := New(nil)
+	held := 0
+	for _, l := range lines {
+		if r.mayHold(l) {
+			held++
+		}
+	}
+	allocs := testing.AllocsPerRun(3, func() {
+		for _, l := range lines {
+			r.mayHold(l)
+		}
+	})
+	assert.Zero(t, allocs, "allocations of the prefilter over %d lines (%d may hold a secret)", len(lines), held)
+}

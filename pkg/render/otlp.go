@@ -2,6 +2,8 @@ package render
 
 import (
 	"crypto/sha256"
+	"encoding"
+	"hash"
 	"strings"
 	"time"
 
@@ -59,8 +61,14 @@ const (
 
 // otlpRun builds one run's trace.
 type otlpRun struct {
-	o       Options
-	seed    string // what every id is derived from: the session and the run's first event
+	o    Options
+	seed string // what every id is derived from: the session and the run's first event
+	// seeded is the state of sha256 after the seed and its separator,
+	// which every span id starts with: hashed once, not once an id
+	// (issue 41: it is a block of the two most ids take); idHash is the
+	// hash each id is finished in.
+	seeded  []byte
+	idHash  hash.Hash
 	traceID []byte
 	root    *tracepb.Span
 	version string
@@ -79,8 +87,9 @@ type otlpRun struct {
 	clock       stream.Clock    // the times without a tracker
 	times       string
 	result      *stream.Result
-	session     string // the session's id: every span's session.id
-	prompt      string // the prompt the calls answer (a transcript's promptId): prompt.id
+	session     string          // the session's id: every span's session.id
+	prompt      string          // the prompt the calls answer (a transcript's promptId): prompt.id
+	keys        stream.JoinKeys // the join keys of the event being laid out (read once)
 	// cli is the run's agent CLI (its init's "cli"): the root's agent
 	// name and every span's gen_ai.provider.name.
 	cli stream.CLI
@@ -167,10 +176,19 @@ func (r *otlpRun) spanned(t time.Time) {
 	}
 }
 
-// id derives a span id from the run's seed and a key.
+// id derives a span id from the run's seed and a key: the first 8 bytes
+// of sha256(seed "\x00" key).
 func (r *otlpRun) id(key string) []byte {
-	h := sha256.Sum256([]byte(r.seed + "\x00" + key))
-	return h[:8]
+	if r.idHash == nil {
+		r.idHash = sha256.New()
+		r.idHash.Write([]byte(r.seed + "\x00"))
+		r.seeded, _ = r.idHash.(encoding.BinaryMarshaler).MarshalBinary()
+	} else if err := r.idHash.(encoding.BinaryUnmarshaler).UnmarshalBinary(r.seeded); err != nil {
+		panic(err) // (its own state)
+	}
+	r.idHash.Write([]byte(key))
+	var sum [sha256.Size]byte
+	return append(make([]byte, 0, 8), r.idHash.Sum(sum[:0])[:8]...)
 }
 
 // begin starts the trace at the run's first event: its ids come from the
@@ -180,7 +198,7 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	if r.root != nil {
 		return
 	}
-	keys := ev.JoinKeys()
+	keys := r.keys
 	session := keys.SessionID
 	r.session = session
 	// Only what the run recorded: not the input's name, which changes with
@@ -230,8 +248,8 @@ func (r *otlpRun) stamp(s *tracepb.Span) {
 // yet: the API request's id (request_id, on a model call), the record's
 // uuid (message.uuid: a call's first record), the prompt it answers
 // (prompt.id).
-func (r *otlpRun) joinKeys(s *tracepb.Span, ev *stream.Event, request bool) {
-	k := ev.JoinKeys()
+func (r *otlpRun) joinKeys(s *tracepb.Span, request bool) {
+	k := r.keys
 	if request && k.RequestID != "" && !hasAttr(s, "request_id") {
 		s.Attributes = append(s.Attributes, strAttr("request_id", k.RequestID))
 	}
@@ -341,10 +359,10 @@ func (r *otlpRun) event(s *tracepb.Span, name string, at time.Time, attrs ...*co
 // message id ends the call before it and starts one, from the agent's
 // last event (when the request went out) to this block.
 func (r *otlpRun) chat(ev *stream.Event, agent string, at time.Time) {
-	a := ev.Assistant()
+	a := ev.AssistantHead() // (not its blocks: the calls come from the description)
 	if c := r.callOf(ev, agent, a.MessageID, a.Model, at); c != nil {
 		r.chatError(c.span, a)
-		r.joinKeys(c.span, ev, true)
+		r.joinKeys(c.span, true)
 	}
 }
 
@@ -468,7 +486,7 @@ func (r *otlpRun) call(ev *stream.Event, p *Part, at time.Time) {
 	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "execute_tool"),
 		strAttr("gen_ai.tool.name", p.Use.Name), strAttr("gen_ai.tool.call.id", p.Use.ID),
 		strAttr("tool_use_id", p.Use.ID), strAttr("gen_ai.tool.type", typ))
-	r.joinKeys(s, ev, false)
+	r.joinKeys(s, false)
 	if p.Target != "" {
 		s.Attributes = append(s.Attributes, strAttr("claude_code.tool.target", p.Target))
 	}
@@ -487,8 +505,10 @@ func (r *otlpRun) call(ev *stream.Event, p *Part, at time.Time) {
 }
 
 // toolResult ends a tool call's span: an error result is the span's
-// error. The subagent a foreground Agent call started ends with it.
-func (r *otlpRun) toolResult(p *Part, async bool, at time.Time) {
+// error. The subagent a foreground Agent call started ends with it (one
+// launched in the background runs on: its result is read for that only
+// when the call started a subagent, not for every result of a run).
+func (r *otlpRun) toolResult(ev *stream.Event, p *Part, at time.Time) {
 	id := p.Result.ToolUseID
 	s, ok := r.tools[id]
 	if !ok {
@@ -503,7 +523,7 @@ func (r *otlpRun) toolResult(p *Part, async bool, at time.Time) {
 	if p.Call != nil && p.Call.HasDuration && r.times == TimesReconstructed {
 		at = time.Unix(0, int64(s.StartTimeUnixNano)).Add(p.Call.Duration)
 	}
-	if !async {
+	if _, open := r.agents[id]; open && !launched(ev, p.Result) {
 		r.endAgent(id, at, "")
 	}
 	r.end(s, at)
@@ -515,9 +535,19 @@ func launched(ev *stream.Event, r *stream.ToolResult) bool {
 	if ev.ToolUseResultStatus() == "async_launched" {
 		return true
 	}
-	t := strings.TrimSpace(r.Text()) // a subagent's own results carry no tool_use_result
+	// A subagent's own results carry no tool_use_result: the text says it.
+	// Only its start is looked at, not the whole result built (a read of a
+	// large file is a large result).
+	t := strings.TrimSpace(r.TextPrefix(launchedPrefix))
+	if t == "" && r.Size() > launchedPrefix {
+		t = strings.TrimSpace(r.Text()) // (only blank in its start)
+	}
 	return strings.HasPrefix(t, "Async agent launched") || strings.HasPrefix(t, "Workflow launched")
 }
+
+// launchedPrefix is how much of a result's text launched reads: blanks
+// and the longest of its phrases fit.
+const launchedPrefix = 256
 
 // notice adds what happened to the span it belongs to, as an event.
 func (r *otlpRun) notice(ev *stream.Event, p *Part, at time.Time) {

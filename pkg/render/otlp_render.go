@@ -1,17 +1,11 @@
 package render
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"io"
-	"regexp"
 	"time"
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -24,7 +18,8 @@ type otlpRenderer struct {
 	out
 	o Options
 	describer
-	run *otlpRun
+	run  *otlpRun
+	json []byte // the last batch's encoding: the next one's buffer
 }
 
 func newOTLP(w io.Writer, o Options) *otlpRenderer {
@@ -42,10 +37,18 @@ func (t *otlpRenderer) Render(rec Record) error {
 	}
 	r := t.run
 	at := r.at(ev)
+	r.keys = ev.JoinKeys()
 	r.begin(ev, at)
 	agent := ev.ParentToolUseID()
-	if p := ev.JoinKeys().PromptID; p != "" {
+	if p := r.keys.PromptID; p != "" {
 		r.prompt = p // the user's prompt: the calls that follow answer it
+	}
+	// Described first: an assistant event's head (its message id and
+	// model, which the model call below needs) is read once, by the
+	// description's reading of the message.
+	var parts []Part
+	if !otlpIgnores[ev.Kind] {
+		parts = t.describe(ev, rec.Calls)
 	}
 	// A model call ends at its last block: when the agent's next call
 	// starts (its tool results may come between its blocks), or the run or
@@ -56,7 +59,6 @@ func (t *otlpRenderer) Render(rec Record) error {
 	case ev.Kind == stream.KindDelta:
 		r.partial(ev, agent, at)
 	}
-	parts := t.describe(ev, rec.Calls)
 	for i := range parts {
 		t.part(ev, &parts[i], at)
 	}
@@ -69,6 +71,14 @@ func (t *otlpRenderer) Render(rec Record) error {
 	return t.err
 }
 
+// otlpIgnores are the kinds whose parts the trace lays out nothing of
+// (part: none is an init, a call, a tool result, an outcome, nor a
+// notice's kind): they are not described, which for prompts, deltas and
+// progress was most of the description's work (issue 41). What the trace
+// takes from them it reads before (a delta's model call, a prompt's id).
+var otlpIgnores = [len(stream.Kinds)]bool{stream.KindPrompt: true, stream.KindSubagentPrompt: true,
+	stream.KindSynthetic: true, stream.KindDelta: true, stream.KindProgress: true, stream.KindInfo: true, stream.KindRecord: true}
+
 func (t *otlpRenderer) part(ev *stream.Event, p *Part, at time.Time) {
 	r := t.run
 	switch p.Form {
@@ -77,7 +87,7 @@ func (t *otlpRenderer) part(ev *stream.Event, p *Part, at time.Time) {
 	case FormCall:
 		r.call(ev, p, at)
 	case FormToolResult:
-		r.toolResult(p, launched(ev, p.Result), at)
+		r.toolResult(ev, p, at)
 	case FormOutcome:
 		r.outcome(p.Outcome, at)
 	case FormLine, FormFold:
@@ -95,13 +105,13 @@ func (t *otlpRenderer) export() error {
 		t.err = t.o.Spans(req)
 		return t.err
 	}
-	b, err := OTLPJSON(req)
+	b, err := appendOTLPJSON(t.json[:0], req)
 	if err != nil {
 		t.err = err
 		return err
 	}
-	t.raw(b)
-	t.raw([]byte{'\n'})
+	t.json = append(b, '\n')
+	t.raw(t.json)
 	return t.err
 }
 
@@ -122,37 +132,4 @@ func (t *otlpRenderer) Close([]*stream.ToolCall) error {
 		return err
 	}
 	return t.out.Flush()
-}
-
-// OTLPJSON encodes a request as OTLP/JSON on one line: protojson's
-// mapping of the protobuf messages (lowerCamelCase names, 64-bit integers
-// as strings, enums as numbers), compacted (protojson varies its spacing
-// from build to build), with the one difference OTLP/JSON makes: trace
-// and span ids are hex, not base64.
-func OTLPJSON(req *tracepb.TracesData) ([]byte, error) {
-	b, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	var c bytes.Buffer
-	if err := json.Compact(&c, b); err != nil {
-		return nil, err
-	}
-	return idField.ReplaceAllFunc(c.Bytes(), hexID), nil
-}
-
-// idField is an id member of compact JSON. The text cannot occur inside
-// a string value, where every quote is escaped.
-var idField = regexp.MustCompile(`"(?:traceId|spanId|parentSpanId)":"[A-Za-z0-9+/=]*"`)
-
-// hexID rewrites one id member's base64 value as hex.
-func hexID(m []byte) []byte {
-	i := bytes.IndexByte(m, ':')
-	raw, err := base64.StdEncoding.DecodeString(string(m[i+2 : len(m)-1]))
-	if err != nil {
-		return m
-	}
-	out := append([]byte{}, m[:i+2]...)
-	out = hex.AppendEncode(out, raw)
-	return append(out, '"')
 }

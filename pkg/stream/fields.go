@@ -165,6 +165,7 @@ type Assistant struct {
 // Assistant reads the assistant view of e (zero for other types).
 func (e *Event) Assistant() Assistant {
 	a, msg := e.assistantHead()
+	e.assistHead, e.haveAssist = a, true // (a later AssistantHead reads the message no more)
 	content := jsonx.Lookup(msg, "content")
 	if content.Type() == jsonx.String {
 		a.Blocks = []Block{{Type: "text", Text: content.Str()}}
@@ -343,6 +344,12 @@ type ToolResult struct {
 // Text returns the result's text (a string content, or its text blocks
 // joined by newlines).
 func (r ToolResult) Text() string { return contentText(jsonx.Value(r.Content), "") }
+
+// TextPrefix returns the first max bytes of Text (a rune may be cut at
+// the end), decoding no more of the content than they take.
+func (r ToolResult) TextPrefix(max int) string {
+	return string(appendContentText(nil, jsonx.Value(r.Content), "", max))
+}
 
 // Size returns the length in bytes of the result's decoded text, without
 // building it.
