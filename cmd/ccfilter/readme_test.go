@@ -45,7 +45,7 @@ import (
 //
 // go test ./cmd/ccfilter -update rewrites every shown output (and [exit N]
 // line) with what the commands print now; review it with git diff.
-var docFiles = []string{"../../README.md", "../../docs/cookbook.md", "../../docs/transcripts.md", "../../docs/otel.md"}
+var docFiles = []string{"../../README.md", "../../docs/cookbook.md", "../../docs/transcripts.md", "../../docs/otel.md", "../../docs/usage.md"}
 
 // ciLacks are programs the docs may use that a fresh CI machine lacks.
 var ciLacks = []string{"sqlite3", "jq", "gojq", "zstd", "yq", "csvlook"}

@@ -327,6 +327,11 @@ type inputFile struct {
 	path  string
 	err   error
 	found bool // found in a folder, not named
+	// machine and tree: the tree a grouping found it in (usage --by
+	// machine: namedTranscripts), and that tree's place among the trees
+	// given.
+	machine string
+	tree    int
 }
 
 // sessionFiles expands the directories among the inputs into the session

@@ -2,10 +2,12 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -55,7 +57,7 @@ func (o *options) groupedFlag() string {
 // the grouping.
 func (o *options) groupingOf(p *plan) (*preset.Grouping, error) {
 	g := p.preset.Grouping
-	if g != nil && (o.grouped[g.Key] || !p.noFiles && anyProjectsTree(p.files)) {
+	if g != nil && (o.grouped[g.Key] || !p.noFiles && anyProjectsTree(treePaths(p.files))) {
 		return g, nil
 	}
 	if len(o.grouped) == 0 {
@@ -104,10 +106,10 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 		}
 		paths = []string{o.projectsDir()}
 	}
-	ledgers, code := o.readLedgers(o.transcripts(paths), spend.Options{Prices: run.Prices})
+	ledgers, code := o.readLedgers(o.namedTranscripts(paths), spend.Options{Prices: run.Prices})
 	if len(ledgers) == 0 {
 		if code == exitOK {
-			return 0, errorf(exitInput, "no session transcript under %s", strings.Join(paths, ", "))
+			return 0, errorf(exitInput, "no session transcript under %s", strings.Join(treePaths(paths), ", "))
 		}
 		return code, nil
 	}
@@ -161,6 +163,48 @@ func anyProjectsTree(paths []string) bool {
 	return false
 }
 
+// treeName reads a PATH of a grouping as a tree named for its machine:
+// NAME=PATH (laptop=~/sync/laptop/projects), or a bare PATH, named by
+// this host (hostname). An argument that exists as it is written is a
+// bare PATH, whatever it holds.
+var treeName = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)=(.+)$`)
+
+func splitTree(arg string, hostname func() (string, error)) (machine, path string) {
+	if m := treeName.FindStringSubmatch(arg); m != nil {
+		if _, err := os.Stat(arg); err != nil {
+			return m[1], m[2]
+		}
+	}
+	host, _ := hostname()
+	return cmp.Or(host, "localhost"), arg
+}
+
+// treePaths are the paths of a grouping's arguments, their names taken
+// off.
+func treePaths(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		_, out[i] = splitTree(a, func() (string, error) { return "", nil })
+	}
+	return out
+}
+
+// namedTranscripts are the session transcripts of a grouping's
+// arguments (transcripts), each with the name of the tree it was found
+// in (its machine) and the tree's place among those given: a call two
+// trees hold is the first's (spend.Options.Tree).
+func (o *options) namedTranscripts(args []string) []inputFile {
+	var out []inputFile
+	for i, arg := range args {
+		machine, path := splitTree(arg, os.Hostname)
+		for _, f := range o.transcripts([]string{path}) {
+			f.machine, f.tree = machine, i
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // transcripts are the session transcripts the names stand for, as every
 // preset reads its inputs (sessionFiles: a file, compressed or not, a
 // session's id or the start of it, a project folder's sessions, a
@@ -194,7 +238,7 @@ func (o *options) readLedgers(files []inputFile, opts spend.Options) ([]*spend.L
 	ledgers := make([]*spend.Ledger, len(files))
 	read, code := o.readSessions(files, func(buf *bufio.Reader, i int) ([]error, error) {
 		o := opts
-		o.Buffer = buf
+		o.Buffer, o.Machine, o.Tree = buf, files[i].machine, files[i].tree
 		l, err := spend.Read(files[i].path, o)
 		if err != nil {
 			return nil, err

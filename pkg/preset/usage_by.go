@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
@@ -50,10 +51,11 @@ var ErrPrices = errors.New("--prices")
 
 // usageGrouping is usage --by.
 var usageGrouping = &Grouping{
-	Key: "by", Tree: string(spend.ByModel),
+	Key: "by", Tree: spend.ByModel.Name,
 	Flags: []Flag{
-		{Name: "by", Usage: "usage: the spend of every session under PATH (a session, a project folder, the projects tree; none: the whole tree), grouped by session, day, week, month, project or model (see docs/usage.md)",
-			Complete: []string{"session", "day", "week", "month", "project", "model"}},
+		{Name: "by", Usage: "usage: the spend of every session under PATH (a session, a project folder, the projects tree; none: the whole tree; NAME=PATH names a tree, for machine), grouped by " +
+			strings.Join(spend.KeyNames(), ", ") + ", or several keys: day,model (see docs/usage.md)",
+			Complete: spend.KeyNames()},
 		{Name: "since", Usage: "usage --by: from this day on (YYYY-MM-DD, in --tz)"},
 		{Name: "until", Usage: "usage --by: up to this day (YYYY-MM-DD, in --tz)"},
 		{Name: "prices", Usage: "usage --by: a JSON file of prices per million input tokens by model name prefix, over the shipped table, for runs that recorded no cost (see docs/usage.md)"},
@@ -121,13 +123,17 @@ func spendRowsWhere(by spend.By, t *spend.Totals, where *filter.Expr) ([]spend.R
 
 // spendRowSet is the rows as CSV, NDJSON and JSON write them.
 func spendRowSet(by spend.By, rows []spend.Row) *render.RowSet {
-	set := render.NewRowSet(by.KeyName(), "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "total_tokens",
-		"cost_usd", "main_tokens", "main_cost_usd", "subagent_tokens", "subagent_cost_usd", "hidden_tokens", "unread_tokens", "estimated", "unpriced")
+	set := render.NewRowSet(append(by.Fields(), "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "total_tokens",
+		"cost_usd", "main_tokens", "main_cost_usd", "subagent_tokens", "subagent_cost_usd", "hidden_tokens", "unread_tokens", "estimated", "unpriced")...)
 	for _, r := range rows {
 		u := r.All.Usage
-		set.Add(r.Key, r.Calls, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(),
+		vals := make([]any, 0, len(r.Keys)+15)
+		for _, k := range r.Keys {
+			vals = append(vals, k)
+		}
+		set.Add(append(vals, r.Calls, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(),
 			RoundUSD(r.All.CostUSD()), r.Main.Usage.Total(), RoundUSD(r.Main.CostUSD()), r.Subagents.Usage.Total(), RoundUSD(r.Subagents.CostUSD()),
-			r.Hidden.Total(), r.Unread.Total(), r.Estimated, r.Unpriced)
+			r.Hidden.Total(), r.Unread.Total(), r.Estimated, r.Unpriced)...)
 	}
 	return set
 }
@@ -144,20 +150,31 @@ func spendReport(by spend.By, rows []spend.Row) *render.Report {
 		}
 		return render.Cell{Text: c, Style: render.Number}
 	}
-	cols := []render.Column{{Name: keyTitle(by)}, {Name: "Calls", Right: true}, {Name: "Input", Right: true}, {Name: "Output", Right: true},
+	var cols []render.Column
+	for _, k := range by {
+		cols = append(cols, render.Column{Name: k.Title})
+	}
+	cols = append(cols, []render.Column{{Name: "Calls", Right: true}, {Name: "Input", Right: true}, {Name: "Output", Right: true},
 		{Name: "Cache write", Short: "cache w", Right: true}, {Name: "Cache read", Short: "cache r", Right: true}, {Name: "Total tokens", Short: "tokens", Right: true},
 		{Name: "Cost", Right: true}, {Name: "Main cost", Short: "main", Right: true}, {Name: "Subagents cost", Short: "subagents", Right: true},
-		{Name: "Hidden tokens", Short: "hidden", Right: true}}
+		{Name: "Hidden tokens", Short: "hidden", Right: true}}...)
 	table := &render.Table{Columns: cols}
-	line := func(r spend.Row, key render.Cell) []render.Cell {
+	line := func(r spend.Row, keys []render.Cell) []render.Cell {
 		u := r.All.Usage
-		return []render.Cell{key, num(int64(r.Calls)), num(u.InputTokens), num(u.OutputTokens), num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens),
-			num(u.Total()), money(r.All, r), money(r.Main, r), money(r.Subagents, r), num(r.Hidden.Total())}
+		return append(keys, num(int64(r.Calls)), num(u.InputTokens), num(u.OutputTokens), num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens),
+			num(u.Total()), money(r.All, r), money(r.Main, r), money(r.Subagents, r), num(r.Hidden.Total()))
 	}
 	for _, r := range rows {
-		table.Rows = append(table.Rows, line(r, render.Cell{Text: r.Key, Style: keyStyle(by)}))
+		keys := make([]render.Cell, len(by))
+		for i, k := range by {
+			keys[i] = render.Cell{Text: r.Keys[i], Style: keyStyle(k)}
+		}
+		table.Rows = append(table.Rows, line(r, keys))
 	}
-	table.Rows = append(table.Rows, line(total, render.Cell{Text: "total", Style: render.Strong}))
+	// (the total's key cells: "total", then blanks)
+	keys := make([]render.Cell, len(by))
+	keys[0] = render.Cell{Text: "total", Style: render.Strong}
+	table.Rows = append(table.Rows, line(total, keys))
 	blocks := []render.Block{{Table: table}}
 	if total.Estimated || total.Unpriced {
 		blocks = append(blocks, render.Block{Line: "* estimated: runs that recorded no cost (killed) are priced at the session's recorded rate for the model, else the price table; unpriced models count 0"})
@@ -166,24 +183,14 @@ func spendReport(by spend.By, rows []spend.Row) *render.Report {
 		blocks = append(blocks, render.Block{Line: fmt.Sprintf("%d tokens the sessions recorded are not in a call read here: lines that could not be read (warned above) may hold them. They are in the totals, not in hidden.", n)})
 	}
 	blocks = append(blocks, render.Block{Line: "Each call counted once, where it was made (a fork's copies in their own session); hidden tokens: compaction and helper calls no assistant record holds. See docs/usage.md."})
-	return &render.Report{Title: "Usage by " + string(by), Blocks: blocks, Rows: spendRowSet(by, rows)}
+	return &render.Report{Title: "Usage by " + strings.ReplaceAll(by.String(), ",", ", "), Blocks: blocks, Rows: spendRowSet(by, rows)}
 }
 
-func keyTitle(by spend.By) string {
-	switch by {
-	case spend.ByDay:
-		return "Date"
-	case spend.ByWeek:
-		return "Week of"
-	}
-	return map[spend.By]string{spend.BySession: "Session", spend.ByMonth: "Month", spend.ByProject: "Project", spend.ByModel: "Model"}[by]
-}
-
-func keyStyle(by spend.By) render.Style {
-	switch by {
-	case spend.BySession:
+func keyStyle(k spend.Key) render.Style {
+	switch k.Name {
+	case spend.BySession.Name:
 		return render.Code
-	case spend.ByProject:
+	case spend.ByProject.Name:
 		return render.Prose // (a long directory is cut in a table)
 	}
 	return render.Plain
