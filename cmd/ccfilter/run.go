@@ -97,7 +97,9 @@ func (o *options) resolve() (*plan, error) {
 		}
 		args = args[1:]
 	}
-	if !p.preset.Prints(p.format) {
+	// (A grouping's formats are checked when the grouping is decided:
+	// groupingOf.)
+	if g := p.preset.Grouping; !p.preset.Prints(p.format) && (g == nil || !g.Prints(p.format)) {
 		return nil, &flagError{o.formatRefused(p.preset, p.format)}
 	}
 	p.files = args
@@ -154,8 +156,11 @@ func (o *options) formatRefused(pr preset.Preset, f render.Format) error {
 		}
 	}
 	for _, q := range o.presets.List() {
-		if q.Prints(f) {
+		switch {
+		case q.Prints(f):
 			presets = append(presets, q.Name)
+		case q.Grouping != nil && q.Grouping.Prints(f):
+			presets = append(presets, q.Name+" --"+q.Grouping.Key)
 		}
 	}
 	return fmt.Errorf("the %s preset does not print %s (it prints %s); %s is printed by %s",
@@ -202,14 +207,14 @@ func (o *options) run(ctx context.Context) (int, error) {
 // sendTraces runs p with the traces sent to --otlp-endpoint: a failure to
 // deliver ends the run with exit 5.
 func (o *options) sendTraces(ctx context.Context, p *plan) (int, error) {
-	s, err := o.startOTLP()
+	s, err := o.startOTLP(signalTraces)
 	if err != nil {
 		return 0, err
 	}
 	o.spans = func(req *tracepb.TracesData) error {
 		// Made of values already redacted (runOne's stage), as the
 		// written trace is.
-		return s.send(ctx, req)
+		return s.sendSpans(ctx, req)
 	}
 	code, err := o.runPlan(ctx, p)
 	if serr := s.stop(); serr != nil && err == nil {

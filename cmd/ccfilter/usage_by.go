@@ -12,8 +12,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/preset"
@@ -58,7 +60,13 @@ func (o *options) groupedFlag() string {
 func (o *options) groupingOf(p *plan) (*preset.Grouping, error) {
 	g := p.preset.Grouping
 	if g != nil && (o.grouped[g.Key] || !p.noFiles && anyProjectsTree(treePaths(p.files))) {
+		if !g.Prints(p.format) {
+			return nil, &flagError{fmt.Errorf("%s --%s does not print %s", p.preset.Name, g.Key, p.format)}
+		}
 		return g, nil
+	}
+	if !p.preset.Prints(p.format) {
+		return nil, &flagError{o.formatRefused(p.preset, p.format)}
 	}
 	if len(o.grouped) == 0 {
 		return nil, nil
@@ -114,7 +122,17 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 		return code, nil
 	}
 	spend.Account(ledgers, spend.Options{Prices: run.Prices}, run.Add)
-	r, err := render.New(p.format, o.stdout, render.Options{Color: o.useColor(o.terminalOut()), Terminal: o.terminalOut(), Width: o.width(o.stdout)})
+	ro := render.Options{Color: o.useColor(o.terminalOut()), Terminal: o.terminalOut(), Width: o.width(o.stdout), Producer: buildVersion(), Now: time.Now}
+	var sender *otlpSender
+	if o.OTLPEndpoint != "" {
+		// The metrics go to the collector (/v1/metrics), by the
+		// exporter the traces use.
+		if sender, err = o.startOTLP(signalMetrics); err != nil {
+			return 0, err
+		}
+		ro.Metrics = func(req *metricspb.MetricsData) error { return sender.send(o.ctx, req, metricPoints(req)) }
+	}
+	r, err := render.New(p.format, o.stdout, ro)
 	if err != nil {
 		return 0, &flagError{err}
 	}
@@ -125,7 +143,29 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 	if err := r.Summary(rep); err != nil {
 		return 0, err
 	}
-	return code, r.Close(nil)
+	if err := r.Close(nil); err != nil {
+		return 0, err
+	}
+	if sender != nil {
+		if err := sender.stop(); err != nil {
+			return 0, err
+		}
+		say(o.stderr, sender.delivered())
+	}
+	return code, nil
+}
+
+// metricPoints counts the data points of a metrics request.
+func metricPoints(req *metricspb.MetricsData) int {
+	n := 0
+	for _, rm := range req.ResourceMetrics {
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				n += len(m.GetSum().GetDataPoints())
+			}
+		}
+	}
+	return n
 }
 
 // stdinIsNothing reports whether stdin gives nothing to read: a

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,10 +26,17 @@ type Grouping struct {
 	// no flag is given and a PATH is a tree of projects (whose usage is
 	// its spend, not one run's).
 	Key, Tree string
+	// Formats lists the formats the grouping prints (nil: the preset's).
+	Formats []render.Format
 	// Start checks the flags' values (by name, as given or their
 	// defaults) and returns the grouped run; where (--where, nil
 	// without) keeps the rows it is true for, each seen as its JSON row.
 	Start func(values map[string]string, where *filter.Expr) (*GroupRun, error)
+}
+
+// Prints reports whether the grouping prints format f.
+func (g *Grouping) Prints(f render.Format) bool {
+	return g.Formats == nil || slices.Contains(g.Formats, f)
 }
 
 // Flag is a string flag a preset declares.
@@ -61,8 +69,16 @@ var usageGrouping = &Grouping{
 		{Name: "prices", Usage: "usage --by: a JSON file of prices per million input tokens by model name prefix, over the shipped table, for runs that recorded no cost (see docs/usage.md)"},
 		{Name: "tz", Value: "Local", Usage: "usage --by: the time zone days are counted in (an IANA name, UTC, Local)"},
 	},
-	Start: startUsageBy,
+	// otlp: the metrics of every session × model × subagent × machine
+	// (usageMetrics), whatever --by says.
+	Formats: []render.Format{render.Text, render.Markdown, render.NDJSON, render.CSV, render.JSON, render.HTML, render.OTLP},
+	Start:   startUsageBy,
 }
+
+// seriesBy is the grouping of usage --by's metrics: one series per
+// session, model, subagent and machine, whatever --by says, so that
+// sending them again (any --by, any day) sends the same series.
+var seriesBy = spend.By{spend.BySession, spend.ByModel, spend.BySubagent, spend.ByMachine}
 
 func startUsageBy(v map[string]string, where *filter.Expr) (*GroupRun, error) {
 	by, err := spend.ParseBy(v["by"])
@@ -85,13 +101,20 @@ func startUsageBy(v map[string]string, where *filter.Expr) (*GroupRun, error) {
 		}
 	}
 	total := spend.NewTotals(by, loc, v["since"], v["until"])
-	g.Add = total.Add
+	series := spend.NewTotals(seriesBy, loc, v["since"], v["until"])
+	g.Add = func(c spend.Call) {
+		total.Add(c)
+		series.Add(c)
+	}
 	g.Report = func() (*render.Report, error) {
 		rows, err := spendRowsWhere(by, total, where)
 		if err != nil {
 			return nil, err
 		}
-		return spendReport(by, rows), nil
+		rep := spendReport(by, rows)
+		all, _ := series.Rows()
+		rep.Metrics = usageMetrics(all)
+		return rep, nil
 	}
 	return g, nil
 }
@@ -194,6 +217,33 @@ func keyStyle(k spend.Key) render.Style {
 		return render.Prose // (a long directory is cut in a table)
 	}
 	return render.Plain
+}
+
+// usageMetrics are the rows of seriesBy as OpenTelemetry metrics, named
+// as ccfilter's own (so that they never add up with Claude Code's
+// claude_code.* by accident) with Claude Code's attribute names
+// (session.id, model, type; its token types: input, output, cacheRead,
+// cacheCreation), so that a dashboard's queries carry over by changing
+// the metric's name; each sum counts from its session's first record.
+// Tokens and cost are every call's, hidden ones too, as the rows'; calls
+// are the model calls.
+func usageMetrics(rows []spend.Row) *render.Metrics {
+	tokens := render.MetricSum{Name: "ccfilter.token.usage", Unit: "tokens", Description: "Tokens used, each call counted once where it was made (ccfilter usage --by)"}
+	cost := render.MetricSum{Name: "ccfilter.cost.usage", Unit: "USD", Description: "Cost in US dollars: the CLI's own cost-state figures, each call once (ccfilter usage --by)", Double: true}
+	calls := render.MetricSum{Name: "ccfilter.calls", Unit: "{call}", Description: "Model calls, each counted once where it was made (ccfilter usage --by)"}
+	for _, r := range rows {
+		attrs := []render.MetricAttr{{Key: "session.id", Value: r.Keys[0]}, {Key: "model", Value: r.Keys[1]}, {Key: "subagent", Value: r.Keys[2]}, {Key: "machine", Value: r.Keys[3]}}
+		u := r.All.Usage
+		for _, t := range []struct {
+			typ string
+			n   int64
+		}{{"input", u.InputTokens}, {"output", u.OutputTokens}, {"cacheRead", u.CacheReadInputTokens}, {"cacheCreation", u.CacheCreationInputTokens}} {
+			tokens.Points = append(tokens.Points, render.MetricPoint{Attrs: append(slices.Clone(attrs), render.MetricAttr{Key: "type", Value: t.typ}), Start: r.Start, Int: t.n})
+		}
+		cost.Points = append(cost.Points, render.MetricPoint{Attrs: attrs, Start: r.Start, Float: RoundUSD(r.All.CostUSD())})
+		calls.Points = append(calls.Points, render.MetricPoint{Attrs: attrs, Start: r.Start, Int: int64(r.Calls)})
+	}
+	return &render.Metrics{Sums: []render.MetricSum{tokens, cost, calls}}
 }
 
 // RoundUSD keeps a cost to the nano-dollar, as it was added up.

@@ -12,6 +12,7 @@ import (
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -31,9 +32,10 @@ func newOTLP(w io.Writer, o Options) *otlpRenderer {
 	return &otlpRenderer{out: newOut(w), o: o, describer: newDescriber("", 0, o), run: newOTLPRun(o)}
 }
 
-// errOTLPEvents: the trace format lays out a run's events; a preset's
-// report or an expression's values are no trace.
-var errOTLPEvents = errors.New("render: the otlp format writes a run's events as a trace (the all preset)")
+// errOTLPEvents: the trace format lays out a run's events, and the
+// metrics of a grouped report (Report.Metrics); a preset's other reports
+// or an expression's values are neither.
+var errOTLPEvents = errors.New("render: the otlp format writes a run's events as a trace (the all preset), or usage --by's metrics")
 
 func (t *otlpRenderer) Render(rec Record) error {
 	ev := rec.Event
@@ -105,8 +107,7 @@ func (t *otlpRenderer) export() error {
 	return t.err
 }
 
-func (t *otlpRenderer) Value(any) error       { return errOTLPEvents }
-func (t *otlpRenderer) Summary(*Report) error { return errOTLPEvents }
+func (t *otlpRenderer) Value(any) error { return errOTLPEvents }
 
 // Flush exports the spans that ended (on a live pipe: as the run goes).
 func (t *otlpRenderer) Flush() error {
@@ -124,12 +125,12 @@ func (t *otlpRenderer) Close([]*stream.ToolCall) error {
 	return t.out.Flush()
 }
 
-// OTLPJSON encodes a request as OTLP/JSON on one line: protojson's
+// OTLPJSON encodes a request (traces or metrics) as OTLP/JSON on one line: protojson's
 // mapping of the protobuf messages (lowerCamelCase names, 64-bit integers
 // as strings, enums as numbers), compacted (protojson varies its spacing
 // from build to build), with the one difference OTLP/JSON makes: trace
 // and span ids are hex, not base64.
-func OTLPJSON(req *tracepb.TracesData) ([]byte, error) {
+func OTLPJSON(req proto.Message) ([]byte, error) {
 	b, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(req)
 	if err != nil {
 		return nil, err

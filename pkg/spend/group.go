@@ -121,6 +121,9 @@ type Row struct {
 	All, Main, Subagents Side
 	Hidden               stream.Usage // tokens no assistant record holds
 	Unread               stream.Usage // the same, in sessions with lines that could not be read (Call.Unread)
+	// Start is the earliest of its calls' sessions' starts
+	// (Call.SessionStart).
+	Start time.Time
 	// Estimated: some of the cost is a rate's (a run without cost-state);
 	// Unpriced: some calls have no rate at all (their cost is not in).
 	Estimated, Unpriced bool
@@ -170,6 +173,7 @@ func (t *Totals) Add(c Call) {
 		r.Calls++
 	}
 	r.All.add(c)
+	r.Start = earliest(r.Start, c.SessionStart)
 	if c.Subagent {
 		r.Subagents.add(c)
 	} else {
@@ -199,6 +203,7 @@ func (r *Row) plus(o Row) {
 	r.Subagents = r.Subagents.plus(o.Subagents)
 	r.Hidden = r.Hidden.Add(o.Hidden)
 	r.Unread = r.Unread.Add(o.Unread)
+	r.Start = earliest(r.Start, o.Start)
 	r.Estimated = r.Estimated || o.Estimated
 	r.Unpriced = r.Unpriced || o.Unpriced
 }
@@ -223,6 +228,14 @@ func Sum(rows []Row) Row {
 		total.plus(r)
 	}
 	return total
+}
+
+// earliest is the earlier of two times, a zero one unknown.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || !b.IsZero() && b.Before(a) {
+		return b
+	}
+	return a
 }
 
 func nanos(usd float64) int64 { return int64(math.Round(usd * 1e9)) }

@@ -52,8 +52,11 @@ type Call struct {
 	Machine string
 	Model   string    //
 	Time    time.Time // its record's timestamp (hidden: the run's last record's)
-	Usage   stream.Usage
-	CostUSD float64
+	// SessionStart is its session's first record's time (Ledger.start):
+	// where a cumulative sum of the session's calls counts from.
+	SessionStart time.Time
+	Usage        stream.Usage
+	CostUSD      float64
 	// Hidden: tokens the run's cost-state holds and no assistant record
 	// does (compaction, helper models).
 	Hidden bool
@@ -714,12 +717,13 @@ func (s *scan) estimate(calls []*message) {
 
 func (s *scan) out(m *message, cost float64, estimated, unpriced bool) {
 	t, _ := time.Parse(time.RFC3339Nano, m.ts)
+	start, _ := time.Parse(time.RFC3339Nano, s.l.start)
 	s.sum.CostUSD += cost
 	var agentType string
 	if m.subagent {
 		agentType = s.l.agentType(m.agent)
 	}
-	s.emit(Call{Session: s.sum.Session, Project: s.l.project, Subagent: m.subagent, AgentType: agentType, Machine: s.l.machine, Model: m.model, Time: t,
+	s.emit(Call{Session: s.sum.Session, Project: s.l.project, Subagent: m.subagent, AgentType: agentType, Machine: s.l.machine, Model: m.model, Time: t, SessionStart: start,
 		Usage: m.usage, CostUSD: cost, Hidden: m.id == "" && !m.unread, Unread: m.unread, Estimated: estimated, Unpriced: unpriced})
 }
 
