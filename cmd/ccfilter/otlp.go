@@ -276,7 +276,11 @@ func (s *otlpSender) sendSpans(ctx context.Context, req *tracepb.TracesData) err
 			n += len(ss.Spans)
 		}
 	}
-	if err := s.send(ctx, req, n); err != nil {
+	encode := func() ([]byte, error) { return proto.Marshal(req) }
+	if s.exp.Protocol == otlphttp.JSON {
+		encode = func() ([]byte, error) { return render.OTLPJSON(req) }
+	}
+	if err := s.send(ctx, encode, n); err != nil {
 		return err
 	}
 	for _, rs := range req.ResourceSpans {
@@ -289,17 +293,20 @@ func (s *otlpSender) sendSpans(ctx context.Context, req *tracepb.TracesData) err
 	return nil
 }
 
-// send uploads one request of n items, encoded as the protocol asks:
-// protobuf, or the JSON line --format otlp writes (render.OTLPJSON). An
-// error says the endpoint and what it answered.
-func (s *otlpSender) send(ctx context.Context, req proto.Message, n int) error {
-	var body []byte
-	var err error
+// sendMetrics uploads one request of metrics (send).
+func (s *otlpSender) sendMetrics(ctx context.Context, req *render.MetricsRequest) error {
+	encode := func() ([]byte, error) { return req.Protobuf(), nil }
 	if s.exp.Protocol == otlphttp.JSON {
-		body, err = render.OTLPJSON(req)
-	} else {
-		body, err = proto.Marshal(req)
+		encode = req.JSON
 	}
+	return s.send(ctx, encode, req.Points())
+}
+
+// send uploads one request of n items, encoded as the protocol asks
+// (encode): protobuf, or the JSON line --format otlp writes. An error
+// says the endpoint and what it answered.
+func (s *otlpSender) send(ctx context.Context, encode func() ([]byte, error), n int) error {
+	body, err := encode()
 	if err != nil {
 		return err
 	}

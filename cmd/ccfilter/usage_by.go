@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/preset"
@@ -130,7 +129,7 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 		if sender, err = o.startOTLP(signalMetrics); err != nil {
 			return 0, err
 		}
-		ro.Metrics = func(req *metricspb.MetricsData) error { return sender.send(o.ctx, req, metricPoints(req)) }
+		ro.Metrics = func(req *render.MetricsRequest) error { return sender.sendMetrics(o.ctx, req) }
 	}
 	r, err := render.New(p.format, o.stdout, ro)
 	if err != nil {
@@ -153,19 +152,6 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 		say(o.stderr, sender.delivered())
 	}
 	return code, nil
-}
-
-// metricPoints counts the data points of a metrics request.
-func metricPoints(req *metricspb.MetricsData) int {
-	n := 0
-	for _, rm := range req.ResourceMetrics {
-		for _, sm := range rm.ScopeMetrics {
-			for _, m := range sm.Metrics {
-				n += len(m.GetSum().GetDataPoints())
-			}
-		}
-	}
-	return n
 }
 
 // stdinIsNothing reports whether stdin gives nothing to read: a

@@ -12,7 +12,6 @@ import (
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -125,12 +124,12 @@ func (t *otlpRenderer) Close([]*stream.ToolCall) error {
 	return t.out.Flush()
 }
 
-// OTLPJSON encodes a request (traces or metrics) as OTLP/JSON on one line: protojson's
+// OTLPJSON encodes a request as OTLP/JSON on one line: protojson's
 // mapping of the protobuf messages (lowerCamelCase names, 64-bit integers
 // as strings, enums as numbers), compacted (protojson varies its spacing
 // from build to build), with the one difference OTLP/JSON makes: trace
 // and span ids are hex, not base64.
-func OTLPJSON(req proto.Message) ([]byte, error) {
+func OTLPJSON(req *tracepb.TracesData) ([]byte, error) {
 	b, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(req)
 	if err != nil {
 		return nil, err

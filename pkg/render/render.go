@@ -30,7 +30,6 @@ import (
 	"io"
 	"time"
 
-	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/ccfilter/ccfilter/pkg/stream"
@@ -138,10 +137,10 @@ type Options struct {
 	Spans    func(*tracepb.TracesData) error
 	Producer string
 	// Metrics, when set, receives a grouped report's metrics
-	// (Report.Metrics) instead of their JSON line: a MetricsData, whose
-	// encoding is the ExportMetricsServiceRequest's. Now is the clock of
-	// their sample time (nil: time.Now).
-	Metrics func(*metricspb.MetricsData) error
+	// (Report.Metrics) instead of their JSON line: the request, in
+	// either encoding. Now is the clock of their sample time (nil:
+	// time.Now).
+	Metrics func(*MetricsRequest) error
 	Now     func() time.Time
 	// Parent, when set, is the trace context the run's trace goes under
 	// (TRACEPARENT): the root span its child, in its trace.
