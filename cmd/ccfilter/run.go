@@ -97,9 +97,9 @@ func (o *options) resolve() (*plan, error) {
 		}
 		args = args[1:]
 	}
-	// (A grouping's formats are checked when the grouping is decided:
-	// groupingOf.)
-	if g := p.preset.Grouping; !p.preset.Prints(p.format) && (g == nil || !g.Prints(p.format)) {
+	// (Which of the two prints it is checked when the grouping is
+	// decided: groupingOf.)
+	if !p.preset.PrintsOrGroups(p.format) {
 		return nil, &flagError{o.formatRefused(p.preset, p.format)}
 	}
 	p.files = args
