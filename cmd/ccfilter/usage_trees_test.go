@@ -38,8 +38,8 @@ func nestedExplore(t *testing.T) string {
 
 // TestUsageBySubagentIsTheRunsAccount proves usage --by subagent of one
 // session gives each agent type the calls and tokens the run's account
-// gives its agents of that type (ccfilter account: the figures subagents
-// shows), on the real transcripts with subagents: 60-long-session (three
+// gives its agents of that type (ccfilter account), and the tokens the
+// subagents preset shows for them, on the real transcripts with subagents: 60-long-session (three
 // general-purpose agents), 43-nested-subagent (one nested in another),
 // 37-workflow (a Workflow's two agents) and 05-subagents-async; and on
 // 43 with its nested agent an Explore one (nestedExplore), which counts
@@ -106,6 +106,22 @@ func TestUsageBySubagentIsTheRunsAccount(t *testing.T) {
 			}
 			assert.Equal(t, tc.types, types)
 			assert.Equal(t, want, got, "usage --by subagent against the account's agents, by type")
+
+			// The subagents preset's rows (its table's figures), by type.
+			res = runIn(t, []string{"subagents", "-F", "json", tc.path}, "")
+			require.Equal(t, 0, res.Code, res.Stderr)
+			var subs []map[string]any
+			require.NoError(t, json.Unmarshal([]byte(res.Stdout), &subs))
+			shown := map[string]float64{}
+			for _, s := range subs {
+				shown[s["type"].(string)] += s["total_tokens"].(float64)
+			}
+			for typ, w := range got {
+				if typ != "main" {
+					assert.Equal(t, w["total_tokens"], shown[typ], "subagents' %s tokens", typ)
+				}
+			}
+			assert.Len(t, shown, len(got)-1, "the same types as subagents shows")
 
 			split := spendRows(t, "--by", "session", tc.path)
 			require.Len(t, split, 1)
