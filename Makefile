@@ -3,7 +3,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 GO ?= go
 
-.PHONY: update-prices build install test test-all test-browser test-otel jaeger lint fuzz bench bench-go bench-table bench-compare update-golden expectations cross clean
+.PHONY: update-prices build install test test-all test-browser test-otel test-prometheus jaeger prometheus lint fuzz bench bench-go bench-table bench-compare update-golden expectations cross clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o bin/ccfilter ./cmd/ccfilter
@@ -81,6 +81,25 @@ test-otel: $(JAEGER)
 
 jaeger: $(JAEGER)
 
+# Metrics into a real Prometheus: usage --format otlp sent with
+# --otlp-endpoint to Prometheus's OTLP receiver (--web.enable-otlp-receiver)
+# twice, and PromQL's sums by model and by machine must equal usage --by
+# model and --by machine (TestPrometheus*, -tags prometheus). Prometheus is
+# a Go program built as Jaeger is: tools/prometheus, a module of its own
+# (go get -tool github.com/prometheus/prometheus/cmd/prometheus@v0.316.0),
+# its binary kept in tools/prometheus/bin, rebuilt only when that module
+# changes, not optimised (-N -l; no symbols). See docs/otel.md for how long
+# a fresh machine takes.
+PROMETHEUS := $(CURDIR)/tools/prometheus/bin/prometheus
+test-prometheus: $(PROMETHEUS)
+	CCFILTER_PROMETHEUS=$(PROMETHEUS) $(GO) test -tags prometheus -count=1 -timeout $(OTEL_TIMEOUT) -run '^TestPrometheus' ./cmd/ccfilter
+
+prometheus: $(PROMETHEUS)
+
+$(PROMETHEUS): tools/prometheus/go.mod tools/prometheus/go.sum
+	@mkdir -p tools/prometheus/bin
+	cd tools/prometheus && flock bin/.lock sh -c '[ bin/prometheus -nt go.sum ] || { echo "building prometheus (tools/prometheus; minutes the first time)"; $(GO) build -gcflags="all=-N -l" -ldflags="-s -w" -o bin/prometheus github.com/prometheus/prometheus/cmd/prometheus; }'
+
 # Under a lock: a build already under way is waited for, not started
 # again.
 $(JAEGER): tools/jaeger/go.mod tools/jaeger/go.sum
@@ -103,7 +122,7 @@ MAX_PACKAGES ?= 280
 MAX_BINARY_BYTES ?= 21500000
 lint:
 	$(GO) vet ./...
-	$(GO) vet -tags browser,jaeger,profile ./cmd/ccfilter
+	$(GO) vet -tags browser,jaeger,prometheus,profile ./cmd/ccfilter
 	@deps=$$($(GO) list -deps ./cmd/ccfilter); \
 	heavy=$$(echo "$$deps" | grep -E '^(google.golang.org/grpc|google.golang.org/genproto|github.com/grpc-ecosystem|go.opentelemetry.io/otel)' || true); \
 	if [ -n "$$heavy" ]; then echo "cmd/ccfilter must not depend on:"; echo "$$heavy"; exit 1; fi; \

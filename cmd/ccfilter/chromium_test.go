@@ -1,4 +1,4 @@
-//go:build browser || jaeger
+//go:build browser || jaeger || prometheus
 
 package main
 

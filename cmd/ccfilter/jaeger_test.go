@@ -12,26 +12,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-// freePort returns a loopback port nothing listens on now.
-func freePort(t *testing.T) int {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
 
 // jaeger is a Jaeger running for the test: its OTLP/HTTP receiver and its
 // query API.
@@ -113,19 +103,6 @@ exporters:
 		return resp.StatusCode == http.StatusOK
 	})
 	return j
-}
-
-// waitFor polls ok until it holds, for at most two minutes (a loaded
-// machine), failing then.
-func waitFor(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 2 minutes for %s", what)
-		}
-		time.Sleep(100 * time.Millisecond) // polling a server: no event to wait on
-	}
 }
 
 // jaegerSpan is a span as Jaeger's query API (/api/traces/ID) shows it.

@@ -63,22 +63,42 @@ func (o *options) traceParent() *render.TraceParent {
 	return p
 }
 
-// otlpSender sends the traces to a collector (--otlp-endpoint).
+// otlpSignal is what --otlp-endpoint sends: a run's traces, or usage
+// --by's metrics. The two differ in their path, their variables'
+// signal-specific spelling and what their items are called; the
+// exporter is the same.
+type otlpSignal struct {
+	name string // "traces": what is not delivered
+	env  string // "TRACES": OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, ...
+	item string // "span": what a request holds, counted
+}
+
+var (
+	signalTraces  = otlpSignal{name: "traces", env: "TRACES", item: "span"}
+	signalMetrics = otlpSignal{name: "metrics", env: "METRICS", item: "data point"}
+)
+
+// path is the signal's OTLP/HTTP path: /v1/traces, /v1/metrics.
+func (s otlpSignal) path() string { return "/v1/" + s.name }
+
+// otlpSender sends the traces, or the metrics, to a collector
+// (--otlp-endpoint).
 type otlpSender struct {
+	sig      otlpSignal
 	exp      *otlphttp.Exporter
 	endpoint string
 	sent     int
 	traces   map[string]bool // the trace ids of the spans sent
 	failed   bool            // a request was not delivered (and said so)
-	rejected int64           // spans the collector said it did not keep (partial success)
+	rejected int64           // items the collector said it did not keep (partial success)
 	said     []string        // what the collector said of them, or warned of
 }
 
-// otlpEnv reads an OTLP exporter variable, its traces-only spelling
+// otlpEnv reads an OTLP exporter variable, its signal's own spelling
 // first, as the specification orders them: the name it was found under,
 // and its value ("" when neither is set).
-func (o *options) otlpEnv(name string) (string, string) {
-	for _, k := range []string{"OTEL_EXPORTER_OTLP_TRACES_" + name, "OTEL_EXPORTER_OTLP_" + name} {
+func (o *options) otlpEnv(sig otlpSignal, name string) (string, string) {
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_" + sig.env + "_" + name, "OTEL_EXPORTER_OTLP_" + name} {
 		if v, ok := o.getenv(k); ok && strings.TrimSpace(v) != "" {
 			return k, strings.TrimSpace(v)
 		}
@@ -86,21 +106,24 @@ func (o *options) otlpEnv(name string) (string, string) {
 	return "", ""
 }
 
-// otlpURL is where the traces go. Only the command line sends anything:
-// a URL as given (/v1/traces added when it has no path), or "env", the
-// environment's endpoint (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given;
-// OTEL_EXPORTER_OTLP_ENDPOINT a base, /v1/traces appended, as the
-// specification says). A user whose Claude Code telemetry is set in the
-// environment does not find ccfilter posting on its own.
-func (o *options) otlpURL() (string, error) {
+// otlpURL is where the traces (or metrics) go. Only the command line
+// sends anything: a URL as given (/v1/traces, /v1/metrics added when it
+// has no path), or "env", the environment's endpoint
+// (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given; OTEL_EXPORTER_OTLP_ENDPOINT
+// a base, /v1/traces appended, as the specification says). A user whose
+// Claude Code telemetry is set in the environment does not find ccfilter
+// posting on its own. The traces' URL with its /v1/traces path given
+// for metrics is the same collector's: its /v1/metrics.
+func (o *options) otlpURL(sig otlpSignal) (string, error) {
 	raw, from, base := o.OTLPEndpoint, "--otlp-endpoint", false
+	own := "OTEL_EXPORTER_OTLP_" + sig.env + "_ENDPOINT"
 	if raw == "env" {
-		if v, ok := o.getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"); ok && v != "" {
-			raw, from = v, "--otlp-endpoint env: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
+		if v, ok := o.getenv(own); ok && v != "" {
+			raw, from = v, "--otlp-endpoint env: "+own
 		} else if v, ok := o.getenv("OTEL_EXPORTER_OTLP_ENDPOINT"); ok && v != "" {
 			raw, from, base = v, "--otlp-endpoint env: OTEL_EXPORTER_OTLP_ENDPOINT", true
 		} else {
-			return "", &flagError{errors.New("--otlp-endpoint env: neither OTEL_EXPORTER_OTLP_TRACES_ENDPOINT nor OTEL_EXPORTER_OTLP_ENDPOINT is set")}
+			return "", &flagError{fmt.Errorf("--otlp-endpoint env: neither %s nor OTEL_EXPORTER_OTLP_ENDPOINT is set", own)}
 		}
 	}
 	u, err := url.Parse(raw)
@@ -109,9 +132,11 @@ func (o *options) otlpURL() (string, error) {
 	}
 	switch {
 	case base:
-		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/traces"
+		u.Path = strings.TrimSuffix(u.Path, "/") + sig.path()
 	case from == "--otlp-endpoint" && (u.Path == "" || u.Path == "/"):
-		u.Path = "/v1/traces"
+		u.Path = sig.path()
+	case from == "--otlp-endpoint" && sig != signalTraces && strings.HasSuffix(u.Path, signalTraces.path()):
+		u.Path = strings.TrimSuffix(u.Path, signalTraces.path()) + sig.path()
 	}
 	return u.String(), nil
 }
@@ -123,22 +148,22 @@ func (o *options) otlpURL() (string, error) {
 // (..._HEADERS, key=value,... URL-encoded), the timeout (--otlp-timeout,
 // else ..._TIMEOUT in milliseconds; one request, retries included) and
 // TLS (otlpTLS).
-func (o *options) startOTLP() (*otlpSender, error) {
-	endpoint, err := o.otlpURL()
+func (o *options) startOTLP(sig otlpSignal) (*otlpSender, error) {
+	endpoint, err := o.otlpURL(sig)
 	if err != nil {
 		return nil, err
 	}
 	exp := &otlphttp.Exporter{URL: endpoint, Protocol: otlphttp.Protobuf, Timeout: o.OTLPTimeout, Header: http.Header{}}
 	from, protocol := "--otlp-protocol", o.OTLPProtocol
 	if protocol == "" {
-		from, protocol = o.otlpEnv("PROTOCOL")
+		from, protocol = o.otlpEnv(sig, "PROTOCOL")
 	}
 	if protocol != "" {
 		if exp.Protocol, err = otlphttp.ParseProtocol(protocol); err != nil {
 			return nil, &flagError{fmt.Errorf("%s %s: %v", from, protocol, err)}
 		}
 	}
-	switch k, v := o.otlpEnv("COMPRESSION"); v {
+	switch k, v := o.otlpEnv(sig, "COMPRESSION"); v {
 	case "gzip":
 		exp.Gzip = true
 	case "", "none":
@@ -146,7 +171,7 @@ func (o *options) startOTLP() (*otlpSender, error) {
 		return nil, &flagError{fmt.Errorf("%s %q: want gzip or none", k, v)}
 	}
 	if !o.otlpTimeoutChanged {
-		if k, v := o.otlpEnv("TIMEOUT"); v != "" {
+		if k, v := o.otlpEnv(sig, "TIMEOUT"); v != "" {
 			ms, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || ms <= 0 {
 				return nil, &flagError{fmt.Errorf("%s %q: want a positive number of milliseconds", k, v)}
@@ -154,14 +179,14 @@ func (o *options) startOTLP() (*otlpSender, error) {
 			exp.Timeout = time.Duration(ms) * time.Millisecond
 		}
 	}
-	for _, k := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_" + sig.env + "_HEADERS"} {
 		if v, ok := o.getenv(k); ok {
 			if err := parseOTLPHeaders(v, exp.Header); err != nil {
 				return nil, &flagError{fmt.Errorf("%s: %v", k, err)}
 			}
 		}
 	}
-	tlsConfig, err := o.otlpTLS()
+	tlsConfig, err := o.otlpTLS(sig)
 	if err != nil {
 		return nil, errorf(exitInput, "--otlp-endpoint %s: %v", endpoint, err)
 	}
@@ -171,7 +196,7 @@ func (o *options) startOTLP() (*otlpSender, error) {
 	if o.otlpExporter != nil {
 		o.otlpExporter(exp)
 	}
-	return &otlpSender{exp: exp, endpoint: endpoint, traces: map[string]bool{}}, nil
+	return &otlpSender{sig: sig, exp: exp, endpoint: endpoint, traces: map[string]bool{}}, nil
 }
 
 // parseOTLPHeaders reads key=value pairs separated by commas, each
@@ -197,11 +222,12 @@ func parseOTLPHeaders(v string, into http.Header) error {
 }
 
 // otlpTLS is the TLS of the OTLP exporter variables: the CA of
-// OTEL_EXPORTER_OTLP_[TRACES_]CERTIFICATE, the client's certificate and
-// key of ..._CLIENT_CERTIFICATE and ..._CLIENT_KEY (nil: Go's defaults).
-func (o *options) otlpTLS() (*tls.Config, error) {
+// OTEL_EXPORTER_OTLP_[TRACES_|METRICS_]CERTIFICATE, the client's
+// certificate and key of ..._CLIENT_CERTIFICATE and ..._CLIENT_KEY (nil:
+// Go's defaults).
+func (o *options) otlpTLS(sig otlpSignal) (*tls.Config, error) {
 	file := func(name string) (string, []byte, error) {
-		for _, k := range []string{"OTEL_EXPORTER_OTLP_TRACES_" + name, "OTEL_EXPORTER_OTLP_" + name} {
+		for _, k := range []string{"OTEL_EXPORTER_OTLP_" + sig.env + "_" + name, "OTEL_EXPORTER_OTLP_" + name} {
 			if v, ok := o.getenv(k); ok && v != "" {
 				b, err := os.ReadFile(v)
 				if err != nil {
@@ -241,33 +267,55 @@ func (o *options) otlpTLS() (*tls.Config, error) {
 	return &c, nil
 }
 
-// send uploads one request, encoded as the protocol asks: protobuf, or
-// the JSON line --format otlp writes (render.OTLPJSON). An error says the
-// endpoint and what it answered.
-func (s *otlpSender) send(ctx context.Context, req *tracepb.TracesData) error {
-	var body []byte
-	var err error
-	if s.exp.Protocol == otlphttp.JSON {
-		body, err = render.OTLPJSON(req)
-	} else {
-		body, err = proto.Marshal(req)
+// sendSpans uploads one request of traces (send), counting its spans and
+// their traces.
+func (s *otlpSender) sendSpans(ctx context.Context, req *tracepb.TracesData) error {
+	n := 0
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			n += len(ss.Spans)
+		}
 	}
+	encode := func() ([]byte, error) { return proto.Marshal(req) }
+	if s.exp.Protocol == otlphttp.JSON {
+		encode = func() ([]byte, error) { return render.OTLPJSON(req) }
+	}
+	if err := s.send(ctx, encode, n); err != nil {
+		return err
+	}
+	for _, rs := range req.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			for _, sp := range ss.Spans {
+				s.traces[string(sp.TraceId)] = true
+			}
+		}
+	}
+	return nil
+}
+
+// sendMetrics uploads one request of metrics (send).
+func (s *otlpSender) sendMetrics(ctx context.Context, req *render.MetricsRequest) error {
+	encode := func() ([]byte, error) { return req.Protobuf(), nil }
+	if s.exp.Protocol == otlphttp.JSON {
+		encode = req.JSON
+	}
+	return s.send(ctx, encode, req.Points())
+}
+
+// send uploads one request of n items, encoded as the protocol asks
+// (encode): protobuf, or the JSON line --format otlp writes. An error
+// says the endpoint and what it answered.
+func (s *otlpSender) send(ctx context.Context, encode func() ([]byte, error), n int) error {
+	body, err := encode()
 	if err != nil {
 		return err
 	}
 	res, err := s.exp.Export(ctx, body)
 	if err != nil {
 		s.failed = true
-		return &exitError{code: exitInput, msg: fmt.Sprintf("--otlp-endpoint %s: the traces were not delivered: %v", s.endpoint, err)}
+		return &exitError{code: exitInput, msg: fmt.Sprintf("--otlp-endpoint %s: the %s were not delivered: %v", s.endpoint, s.sig.name, err)}
 	}
-	for _, rs := range req.ResourceSpans {
-		for _, ss := range rs.ScopeSpans {
-			s.sent += len(ss.Spans)
-			for _, sp := range ss.Spans {
-				s.traces[string(sp.TraceId)] = true
-			}
-		}
-	}
+	s.sent += n
 	s.rejected += res.Rejected
 	if res.Message != "" && !slices.Contains(s.said, res.Message) {
 		s.said = append(s.said, res.Message)
@@ -284,25 +332,28 @@ func (s *otlpSender) delivered() string {
 	if s.failed {
 		return ""
 	}
-	of := render.Plural(int64(len(s.traces)), "trace")
-	if len(s.traces) == 1 {
-		for id := range s.traces {
-			of = "trace " + hex.EncodeToString([]byte(id))
+	line := fmt.Sprintf("--otlp-endpoint %s: sent %s", s.endpoint, render.Plural(int64(s.sent), s.sig.item))
+	if s.sig == signalTraces {
+		of := render.Plural(int64(len(s.traces)), "trace")
+		if len(s.traces) == 1 {
+			for id := range s.traces {
+				of = "trace " + hex.EncodeToString([]byte(id))
+			}
 		}
+		line += " of " + of
 	}
-	line := fmt.Sprintf("--otlp-endpoint %s: sent %s of %s", s.endpoint, render.Plural(int64(s.sent), "span"), of)
 	if len(s.said) > 0 {
 		line += "; the collector warned: " + strings.Join(s.said, "; ")
 	}
 	return line
 }
 
-// stop reports a partial success (the collector kept some spans and
+// stop reports a partial success (the collector kept some items and
 // rejected the rest): a failure to deliver (exit 5).
 func (s *otlpSender) stop() error {
 	if s.rejected > 0 {
-		return &exitError{code: exitInput, msg: fmt.Sprintf("--otlp-endpoint %s: partial success: the collector rejected %d of the %d spans sent: %s",
-			s.endpoint, s.rejected, s.sent, strings.Join(s.said, "; "))}
+		return &exitError{code: exitInput, msg: fmt.Sprintf("--otlp-endpoint %s: partial success: the collector rejected %d of the %d %ss sent: %s",
+			s.endpoint, s.rejected, s.sent, s.sig.item, strings.Join(s.said, "; "))}
 	}
 	return nil
 }

@@ -317,7 +317,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
 	f := cmd.Flags()
-	f.StringVarP(&o.Format, "format", "F", "text", "output format: text, markdown, ndjson, csv, json, html (one self-contained page; see docs/html.md), otlp (OpenTelemetry traces; see docs/otel.md)")
+	f.StringVarP(&o.Format, "format", "F", "text", "output format: text, markdown, ndjson, csv, json, html (one self-contained page; see docs/html.md), otlp (OpenTelemetry traces; usage --by: metrics; see docs/otel.md)")
 	f.StringVar(&o.Agent, "agent", "", "whose events pass: main, sub, all, or a subagent id (default: main for text, all otherwise)")
 	// pflag shows a `quoted` word of the usage as the value's name.
 	f.StringVar(&o.Where, "where", "", "keep only what the jq condition `EXPR` is true for (see 'ccfilter presets' for what . is)")
@@ -347,7 +347,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.DurationVar(&o.FollowGrace, "follow-grace", follow.DefaultGrace, "--follow: how long nothing is written after a stream's result before the run counts as ended")
 	f.BoolVar(&o.Status, "status", false, "show the live status line on stderr (a terminal) for any input: elapsed time, model calls, tools running, subagents, tokens and cost, retries, rate limits")
 	f.BoolVar(&o.NoStatus, "no-status", false, "no status line (shown by default with --follow or a live pipe when stderr is a terminal)")
-	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the runs as OpenTelemetry traces to this collector's OTLP/HTTP receiver (`URL`, e.g. http://localhost:4318; path /v1/traces when it has none), or to the environment's (env: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT plus /v1/traces), instead of printing them, and say on stderr how many spans of which traces were sent; an answer that is not OTLP's fails (exit 5); headers, compression, TLS from the OTEL_EXPORTER_OTLP_ variables (see docs/otel.md)")
+	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the runs as OpenTelemetry traces (usage --by: its metrics, to /v1/metrics) to this collector's OTLP/HTTP receiver (`URL`, e.g. http://localhost:4318; path /v1/traces when it has none), or to the environment's (env: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT plus /v1/traces), instead of printing them, and say on stderr how many spans of which traces were sent; an answer that is not OTLP's fails (exit 5); headers, compression, TLS from the OTEL_EXPORTER_OTLP_ variables (see docs/otel.md)")
 	f.StringVar(&o.OTLPProtocol, "otlp-protocol", "", "--otlp-endpoint: `http/protobuf` or http/json (default OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf; grpc is not sent)")
 	f.DurationVar(&o.OTLPTimeout, "otlp-timeout", 10*time.Second, "--otlp-endpoint: how long one request may take, retries included; when not given, OTEL_EXPORTER_OTLP_TIMEOUT (milliseconds) if set")
 	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line), "+inputKinds())

@@ -99,7 +99,9 @@ func (o *options) resolve() (*plan, error) {
 		}
 		args = args[1:]
 	}
-	if !p.preset.Prints(p.format) {
+	// (Which of the two prints it is checked when the grouping is
+	// decided: groupingOf.)
+	if !p.preset.PrintsOrGroups(p.format) {
 		return nil, &flagError{o.formatRefused(p.preset, p.format)}
 	}
 	p.files = args
@@ -156,8 +158,11 @@ func (o *options) formatRefused(pr preset.Preset, f render.Format) error {
 		}
 	}
 	for _, q := range o.presets.List() {
-		if q.Prints(f) {
+		switch {
+		case q.Prints(f):
 			presets = append(presets, q.Name)
+		case q.Grouping != nil && q.Grouping.Prints(f):
+			presets = append(presets, q.Name+" --"+q.Grouping.Key)
 		}
 	}
 	return fmt.Errorf("the %s preset does not print %s (it prints %s); %s is printed by %s",
@@ -204,14 +209,14 @@ func (o *options) run(ctx context.Context) (int, error) {
 // sendTraces runs p with the traces sent to --otlp-endpoint: a failure to
 // deliver ends the run with exit 5.
 func (o *options) sendTraces(ctx context.Context, p *plan) (int, error) {
-	s, err := o.startOTLP()
+	s, err := o.startOTLP(signalTraces)
 	if err != nil {
 		return 0, err
 	}
 	o.spans = func(req *tracepb.TracesData) error {
 		// Made of values already redacted (runOne's stage), as the
 		// written trace is.
-		return s.send(ctx, req)
+		return s.sendSpans(ctx, req)
 	}
 	code, err := o.runPlan(ctx, p)
 	if serr := s.stop(); serr != nil && err == nil {
@@ -334,6 +339,11 @@ type inputFile struct {
 	path  string
 	err   error
 	found bool // found in a folder, not named
+	// machine and tree: the tree a grouping found it in (usage --by
+	// machine: namedTranscripts), and that tree's place among the trees
+	// given.
+	machine string
+	tree    int
 }
 
 // sessionFiles expands the directories among the inputs into the session

@@ -132,7 +132,7 @@ func (o *options) scanSessions(files []inputFile) ([]listed, int) {
 	}
 	totals := make([]*spend.Totals, len(read))
 	for i := range read {
-		totals[i] = spend.NewTotals(spend.BySession, time.UTC, "", "")
+		totals[i] = spend.NewTotals(spend.By{spend.BySession}, time.UTC, "", "")
 	}
 	sums := spend.AccountEach(read, spend.Options{}, func(i int, c spend.Call) { totals[i].Add(c) })
 	for i := range list {

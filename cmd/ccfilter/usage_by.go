@@ -2,14 +2,17 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -55,8 +58,14 @@ func (o *options) groupedFlag() string {
 // the grouping.
 func (o *options) groupingOf(p *plan) (*preset.Grouping, error) {
 	g := p.preset.Grouping
-	if g != nil && (o.grouped[g.Key] || !p.noFiles && anyProjectsTree(p.files)) {
+	if g != nil && (o.grouped[g.Key] || !p.noFiles && anyProjectsTree(treePaths(p.files))) {
+		if !g.Prints(p.format) {
+			return nil, &flagError{fmt.Errorf("%s --%s does not print %s", p.preset.Name, g.Key, p.format)}
+		}
 		return g, nil
+	}
+	if !p.preset.Prints(p.format) {
+		return nil, &flagError{o.formatRefused(p.preset, p.format)}
 	}
 	if len(o.grouped) == 0 {
 		return nil, nil
@@ -104,15 +113,25 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 		}
 		paths = []string{o.projectsDir()}
 	}
-	ledgers, code := o.readLedgers(o.transcripts(paths), spend.Options{Prices: run.Prices})
+	ledgers, code := o.readLedgers(o.namedTranscripts(paths), spend.Options{Prices: run.Prices})
 	if len(ledgers) == 0 {
 		if code == exitOK {
-			return 0, errorf(exitInput, "no session transcript under %s", strings.Join(paths, ", "))
+			return 0, errorf(exitInput, "no session transcript under %s", strings.Join(treePaths(paths), ", "))
 		}
 		return code, nil
 	}
 	spend.Account(ledgers, spend.Options{Prices: run.Prices}, run.Add)
-	r, err := render.New(p.format, o.stdout, render.Options{Color: o.useColor(o.terminalOut()), Terminal: o.terminalOut(), Width: o.width(o.stdout)})
+	ro := render.Options{Color: o.useColor(o.terminalOut()), Terminal: o.terminalOut(), Width: o.width(o.stdout), Producer: buildVersion(), Now: time.Now}
+	var sender *otlpSender
+	if o.OTLPEndpoint != "" {
+		// The metrics go to the collector (/v1/metrics), by the
+		// exporter the traces use.
+		if sender, err = o.startOTLP(signalMetrics); err != nil {
+			return 0, err
+		}
+		ro.Metrics = func(req *render.MetricsRequest) error { return sender.sendMetrics(o.ctx, req) }
+	}
+	r, err := render.New(p.format, o.stdout, ro)
 	if err != nil {
 		return 0, &flagError{err}
 	}
@@ -123,7 +142,16 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 	if err := r.Summary(rep); err != nil {
 		return 0, err
 	}
-	return code, r.Close(nil)
+	if err := r.Close(nil); err != nil {
+		return 0, err
+	}
+	if sender != nil {
+		if err := sender.stop(); err != nil {
+			return 0, err
+		}
+		say(o.stderr, sender.delivered())
+	}
+	return code, nil
 }
 
 // stdinIsNothing reports whether stdin gives nothing to read: a
@@ -159,6 +187,48 @@ func anyProjectsTree(paths []string) bool {
 		}
 	}
 	return false
+}
+
+// treeName reads a PATH of a grouping as a tree named for its machine:
+// NAME=PATH (laptop=~/sync/laptop/projects), or a bare PATH, named by
+// this host (hostname). An argument that exists as it is written is a
+// bare PATH, whatever it holds.
+var treeName = regexp.MustCompile(`^([A-Za-z0-9][A-Za-z0-9._-]*)=(.+)$`)
+
+func splitTree(arg string, hostname func() (string, error)) (machine, path string) {
+	if m := treeName.FindStringSubmatch(arg); m != nil {
+		if _, err := os.Stat(arg); err != nil {
+			return m[1], m[2]
+		}
+	}
+	host, _ := hostname()
+	return cmp.Or(host, "localhost"), arg
+}
+
+// treePaths are the paths of a grouping's arguments, their names taken
+// off.
+func treePaths(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		_, out[i] = splitTree(a, func() (string, error) { return "", nil })
+	}
+	return out
+}
+
+// namedTranscripts are the session transcripts of a grouping's
+// arguments (transcripts), each with the name of the tree it was found
+// in (its machine) and the tree's place among those given: a call two
+// trees hold is the first's (spend.Options.Tree).
+func (o *options) namedTranscripts(args []string) []inputFile {
+	var out []inputFile
+	for i, arg := range args {
+		machine, path := splitTree(arg, os.Hostname)
+		for _, f := range o.transcripts([]string{path}) {
+			f.machine, f.tree = machine, i
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // transcripts are the session transcripts the names stand for, as every
@@ -199,7 +269,7 @@ func (o *options) readLedgers(files []inputFile, opts spend.Options) ([]*spend.L
 	ledgers := make([]*spend.Ledger, len(files))
 	read, code := o.readSessions(files, func(buf *bufio.Reader, i int) ([]error, error) {
 		o := opts
-		o.Buffer = buf
+		o.Buffer, o.Machine, o.Tree = buf, files[i].machine, files[i].tree
 		l, err := spend.Read(files[i].path, o)
 		if err != nil {
 			return nil, err

@@ -49,7 +49,7 @@ const (
 
 // Exporter sends export requests to one receiver.
 type Exporter struct {
-	URL      string // the traces URL, as resolved (.../v1/traces)
+	URL      string // the traces' or metrics' URL, as resolved (.../v1/traces, .../v1/metrics)
 	Protocol string // Protobuf or JSON
 	Gzip     bool   // Content-Encoding: gzip
 	Header   http.Header
@@ -122,7 +122,7 @@ func Retryable(code int) bool {
 }
 
 // Export sends body, an encoded ExportTraceServiceRequest (or TracesData,
-// the same encoding), until it is answered with a success or a status not
+// the same encoding; or the metrics' ExportMetricsServiceRequest), until it is answered with a success or a status not
 // retried, or e.Timeout has passed.
 func (e *Exporter) Export(ctx context.Context, body []byte) (Result, error) {
 	now, sleep, jitter := e.Now, e.Sleep, e.Jitter
@@ -264,8 +264,10 @@ func mediaType(resp *http.Response) string {
 	return mt
 }
 
-// decodeResponse reads a protobuf ExportTraceServiceResponse: field 1, its
-// partial_success, with rejected_spans (1) and error_message (2). Read by
+// decodeResponse reads a protobuf ExportTraceServiceResponse (or an
+// ExportMetricsServiceResponse, the same fields): field 1, its
+// partial_success, with rejected_spans (rejected_data_points) (1) and
+// error_message (2). Read by
 // hand: the generated type lives in the collector package, which brings
 // grpc with it.
 func decodeResponse(b []byte) (Result, bool) {
@@ -322,16 +324,18 @@ func eachField(b []byte, fn func(protowire.Number, []byte) bool) bool {
 	return true
 }
 
-// decodeJSONResponse reads an ExportTraceServiceResponse in OTLP/JSON
-// (rejectedSpans a 64-bit integer: a string, or a number).
+// decodeJSONResponse reads an ExportTraceServiceResponse (or an
+// ExportMetricsServiceResponse) in OTLP/JSON (rejectedSpans,
+// rejectedDataPoints a 64-bit integer: a string, or a number).
 func decodeJSONResponse(b []byte) (Result, bool) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return Result{}, true
 	}
 	var r struct {
 		PartialSuccess *struct {
-			RejectedSpans json.RawMessage `json:"rejectedSpans"`
-			ErrorMessage  string          `json:"errorMessage"`
+			RejectedSpans      json.RawMessage `json:"rejectedSpans"`
+			RejectedDataPoints json.RawMessage `json:"rejectedDataPoints"` // (an ExportMetricsServiceResponse's)
+			ErrorMessage       string          `json:"errorMessage"`
 		} `json:"partialSuccess"`
 	}
 	if json.Unmarshal(b, &r) != nil {
@@ -340,7 +344,11 @@ func decodeJSONResponse(b []byte) (Result, bool) {
 	if r.PartialSuccess == nil {
 		return Result{}, true
 	}
-	n, _ := strconv.ParseInt(strings.Trim(string(r.PartialSuccess.RejectedSpans), `"`), 10, 64)
+	rejected := r.PartialSuccess.RejectedSpans
+	if rejected == nil {
+		rejected = r.PartialSuccess.RejectedDataPoints
+	}
+	n, _ := strconv.ParseInt(strings.Trim(string(rejected), `"`), 10, 64)
 	return Result{Rejected: n, Message: r.PartialSuccess.ErrorMessage}, true
 }
 

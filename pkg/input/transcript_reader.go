@@ -2,6 +2,7 @@ package input
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -187,6 +188,35 @@ func SubagentMetas(dir string) []string {
 	metas, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.meta.json"))
 	wf, _ := filepath.Glob(filepath.Join(dir, "subagents", "workflows", "*", "agent-*.meta.json"))
 	return append(metas, wf...)
+}
+
+// AgentTypes are the types of a session's subagents, by agent id, in its
+// folder dir, as the run's account types them (stream.Tracker, from the
+// Agent call): a Workflow's agents are the Workflow's type, and the rest
+// are their .meta.json's agentType, which is the call's subagent_type, or
+// the general-purpose agent when it names none. A .meta.json that cannot
+// be read leaves its agent out (the caller's default).
+func AgentTypes(dir string) map[string]string {
+	out := map[string]string{}
+	for _, m := range SubagentMetas(dir) {
+		id := strings.TrimPrefix(filepath.Base(strings.TrimSuffix(m, ".meta.json")), "agent-")
+		if filepath.Base(filepath.Dir(filepath.Dir(m))) == "workflows" {
+			out[id] = stream.WorkflowAgentType
+			continue
+		}
+		var meta struct {
+			AgentType string `json:"agentType"`
+		}
+		if regular(m) != nil {
+			continue
+		}
+		b, err := readSmall(m)
+		if err != nil || json.Unmarshal(b, &meta) != nil {
+			continue
+		}
+		out[id] = cmp.Or(meta.AgentType, stream.DefaultAgentType)
+	}
+	return out
 }
 
 // sidechains reads the .meta.json files of a session's folder dir: which

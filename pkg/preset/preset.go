@@ -82,6 +82,12 @@ func (p Preset) Prints(f render.Format) bool {
 	return slices.Contains(p.Formats, f)
 }
 
+// PrintsOrGroups reports whether p prints format f, itself or as its
+// grouping (usage --by -F otlp).
+func (p Preset) PrintsOrGroups(f render.Format) bool {
+	return p.Prints(f) || p.Grouping != nil && p.Grouping.Prints(f)
+}
+
 // CheckWhere says whether --where applies to p: the presets with no Dot
 // print nothing --where could pick from.
 func (p Preset) CheckWhere() error {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
@@ -24,10 +26,17 @@ type Grouping struct {
 	// no flag is given and a PATH is a tree of projects (whose usage is
 	// its spend, not one run's).
 	Key, Tree string
+	// Formats lists the formats the grouping prints (nil: the preset's).
+	Formats []render.Format
 	// Start checks the flags' values (by name, as given or their
 	// defaults) and returns the grouped run; where (--where, nil
 	// without) keeps the rows it is true for, each seen as its JSON row.
 	Start func(values map[string]string, where *filter.Expr) (*GroupRun, error)
+}
+
+// Prints reports whether the grouping prints format f.
+func (g *Grouping) Prints(f render.Format) bool {
+	return g.Formats == nil || slices.Contains(g.Formats, f)
 }
 
 // Flag is a string flag a preset declares.
@@ -50,17 +59,26 @@ var ErrPrices = errors.New("--prices")
 
 // usageGrouping is usage --by.
 var usageGrouping = &Grouping{
-	Key: "by", Tree: string(spend.ByModel),
+	Key: "by", Tree: spend.ByModel.Name,
 	Flags: []Flag{
-		{Name: "by", Usage: "usage: the spend of every session under PATH (a session, a project folder, the projects tree; none: the whole tree), grouped by session, day, week, month, project or model (see docs/usage.md)",
-			Complete: []string{"session", "day", "week", "month", "project", "model"}},
+		{Name: "by", Usage: "usage: the spend of every session under PATH (a session, a project folder, the projects tree; none: the whole tree; NAME=PATH names a tree, for machine), grouped by " +
+			strings.Join(spend.KeyNames(), ", ") + ", or several keys: day,model (see docs/usage.md)",
+			Complete: spend.KeyNames()},
 		{Name: "since", Usage: "usage --by: from this day on (YYYY-MM-DD, in --tz)"},
 		{Name: "until", Usage: "usage --by: up to this day (YYYY-MM-DD, in --tz)"},
 		{Name: "prices", Usage: "usage --by: a JSON file of prices per million input tokens by model name prefix, over the shipped list prices (pkg/spend/prices.json), for runs that recorded no cost (see docs/usage.md)"},
 		{Name: "tz", Value: "Local", Usage: "usage --by: the time zone days are counted in (an IANA name, UTC, Local)"},
 	},
-	Start: startUsageBy,
+	// otlp: the metrics of every session × model × subagent × machine
+	// (usageMetrics), whatever --by says.
+	Formats: []render.Format{render.Text, render.Markdown, render.NDJSON, render.CSV, render.JSON, render.HTML, render.OTLP},
+	Start:   startUsageBy,
 }
+
+// seriesBy is the grouping of usage --by's metrics: one series per
+// session, model, subagent and machine, whatever --by says, so that
+// sending them again (any --by, any day) sends the same series.
+var seriesBy = spend.By{spend.BySession, spend.ByModel, spend.BySubagent, spend.ByMachine}
 
 func startUsageBy(v map[string]string, where *filter.Expr) (*GroupRun, error) {
 	by, err := spend.ParseBy(v["by"])
@@ -83,13 +101,20 @@ func startUsageBy(v map[string]string, where *filter.Expr) (*GroupRun, error) {
 		}
 	}
 	total := spend.NewTotals(by, loc, v["since"], v["until"])
-	g.Add = total.Add
+	series := spend.NewTotals(seriesBy, loc, v["since"], v["until"])
+	g.Add = func(c spend.Call) {
+		total.Add(c)
+		series.Add(c)
+	}
 	g.Report = func() (*render.Report, error) {
 		rows, err := spendRowsWhere(by, total, where)
 		if err != nil {
 			return nil, err
 		}
-		return spendReport(by, rows), nil
+		rep := spendReport(by, rows)
+		all, _ := series.Rows()
+		rep.Metrics = usageMetrics(all)
+		return rep, nil
 	}
 	return g, nil
 }
@@ -121,13 +146,17 @@ func spendRowsWhere(by spend.By, t *spend.Totals, where *filter.Expr) ([]spend.R
 
 // spendRowSet is the rows as CSV, NDJSON and JSON write them.
 func spendRowSet(by spend.By, rows []spend.Row) *render.RowSet {
-	set := render.NewRowSet(by.KeyName(), "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "total_tokens",
-		"cost_usd", "main_tokens", "main_cost_usd", "subagent_tokens", "subagent_cost_usd", "hidden_tokens", "unread_tokens", "estimated", "unpriced")
+	set := render.NewRowSet(append(by.Fields(), "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "total_tokens",
+		"cost_usd", "main_tokens", "main_cost_usd", "subagent_tokens", "subagent_cost_usd", "hidden_tokens", "unread_tokens", "estimated", "unpriced")...)
 	for _, r := range rows {
 		u := r.All.Usage
-		set.Add(r.Key, r.Calls, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(),
+		vals := make([]any, 0, len(r.Keys)+15)
+		for _, k := range r.Keys {
+			vals = append(vals, k)
+		}
+		set.Add(append(vals, r.Calls, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(),
 			RoundUSD(r.All.CostUSD()), r.Main.Usage.Total(), RoundUSD(r.Main.CostUSD()), r.Subagents.Usage.Total(), RoundUSD(r.Subagents.CostUSD()),
-			r.Hidden.Total(), r.Unread.Total(), r.Estimated, r.Unpriced)
+			r.Hidden.Total(), r.Unread.Total(), r.Estimated, r.Unpriced)...)
 	}
 	return set
 }
@@ -144,20 +173,31 @@ func spendReport(by spend.By, rows []spend.Row) *render.Report {
 		}
 		return render.Cell{Text: c, Style: render.Number}
 	}
-	cols := []render.Column{{Name: keyTitle(by)}, {Name: "Calls", Right: true}, {Name: "Input", Right: true}, {Name: "Output", Right: true},
+	var cols []render.Column
+	for _, k := range by {
+		cols = append(cols, render.Column{Name: k.Title})
+	}
+	cols = append(cols, []render.Column{{Name: "Calls", Right: true}, {Name: "Input", Right: true}, {Name: "Output", Right: true},
 		{Name: "Cache write", Short: "cache w", Right: true}, {Name: "Cache read", Short: "cache r", Right: true}, {Name: "Total tokens", Short: "tokens", Right: true},
 		{Name: "Cost", Right: true}, {Name: "Main cost", Short: "main", Right: true}, {Name: "Subagents cost", Short: "subagents", Right: true},
-		{Name: "Hidden tokens", Short: "hidden", Right: true}}
+		{Name: "Hidden tokens", Short: "hidden", Right: true}}...)
 	table := &render.Table{Columns: cols}
-	line := func(r spend.Row, key render.Cell) []render.Cell {
+	line := func(r spend.Row, keys []render.Cell) []render.Cell {
 		u := r.All.Usage
-		return []render.Cell{key, num(int64(r.Calls)), num(u.InputTokens), num(u.OutputTokens), num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens),
-			num(u.Total()), money(r.All, r), money(r.Main, r), money(r.Subagents, r), num(r.Hidden.Total())}
+		return append(keys, num(int64(r.Calls)), num(u.InputTokens), num(u.OutputTokens), num(u.CacheCreationInputTokens), num(u.CacheReadInputTokens),
+			num(u.Total()), money(r.All, r), money(r.Main, r), money(r.Subagents, r), num(r.Hidden.Total()))
 	}
 	for _, r := range rows {
-		table.Rows = append(table.Rows, line(r, render.Cell{Text: r.Key, Style: keyStyle(by)}))
+		keys := make([]render.Cell, len(by))
+		for i, k := range by {
+			keys[i] = render.Cell{Text: r.Keys[i], Style: keyStyle(k)}
+		}
+		table.Rows = append(table.Rows, line(r, keys))
 	}
-	table.Rows = append(table.Rows, line(total, render.Cell{Text: "total", Style: render.Strong}))
+	// (the total's key cells: "total", then blanks)
+	keys := make([]render.Cell, len(by))
+	keys[0] = render.Cell{Text: "total", Style: render.Strong}
+	table.Rows = append(table.Rows, line(total, keys))
 	blocks := []render.Block{{Table: table}}
 	if total.Estimated || total.Unpriced {
 		blocks = append(blocks, render.Block{Line: "* estimated: runs that recorded no cost (killed) are priced at the session's recorded rate for the model, else the price table; unpriced models count 0"})
@@ -166,27 +206,44 @@ func spendReport(by spend.By, rows []spend.Row) *render.Report {
 		blocks = append(blocks, render.Block{Line: fmt.Sprintf("%d tokens the sessions recorded are not in a call read here: lines that could not be read (warned above) may hold them. They are in the totals, not in hidden.", n)})
 	}
 	blocks = append(blocks, render.Block{Line: "Each call counted once, where it was made (a fork's copies in their own session); hidden tokens: compaction and helper calls no assistant record holds. See docs/usage.md."})
-	return &render.Report{Title: "Usage by " + string(by), Blocks: blocks, Rows: spendRowSet(by, rows)}
+	return &render.Report{Title: "Usage by " + strings.ReplaceAll(by.String(), ",", ", "), Blocks: blocks, Rows: spendRowSet(by, rows)}
 }
 
-func keyTitle(by spend.By) string {
-	switch by {
-	case spend.ByDay:
-		return "Date"
-	case spend.ByWeek:
-		return "Week of"
-	}
-	return map[spend.By]string{spend.BySession: "Session", spend.ByMonth: "Month", spend.ByProject: "Project", spend.ByModel: "Model"}[by]
-}
-
-func keyStyle(by spend.By) render.Style {
-	switch by {
-	case spend.BySession:
+func keyStyle(k spend.Key) render.Style {
+	switch k.Name {
+	case spend.BySession.Name:
 		return render.Code
-	case spend.ByProject:
+	case spend.ByProject.Name:
 		return render.Prose // (a long directory is cut in a table)
 	}
 	return render.Plain
+}
+
+// usageMetrics are the rows of seriesBy as OpenTelemetry metrics, named
+// as ccfilter's own (so that they never add up with Claude Code's
+// claude_code.* by accident) with Claude Code's attribute names
+// (session.id, model, type; its token types: input, output, cacheRead,
+// cacheCreation), so that a dashboard's queries carry over by changing
+// the metric's name; each sum counts from its session's first record.
+// Tokens and cost are every call's, hidden ones too, as the rows'; calls
+// are the model calls.
+func usageMetrics(rows []spend.Row) *render.Metrics {
+	tokens := render.MetricSum{Name: "ccfilter.token.usage", Unit: "tokens", Description: "Tokens used, each call counted once where it was made (ccfilter usage --by)"}
+	cost := render.MetricSum{Name: "ccfilter.cost.usage", Unit: "USD", Description: "Cost in US dollars: the CLI's own cost-state figures, each call once (ccfilter usage --by)", Double: true}
+	calls := render.MetricSum{Name: "ccfilter.calls", Unit: "{call}", Description: "Model calls, each counted once where it was made (ccfilter usage --by)"}
+	for _, r := range rows {
+		attrs := []render.MetricAttr{{Key: "session.id", Value: r.Keys[0]}, {Key: "model", Value: r.Keys[1]}, {Key: "subagent", Value: r.Keys[2]}, {Key: "machine", Value: r.Keys[3]}}
+		u := r.All.Usage
+		for _, t := range []struct {
+			typ string
+			n   int64
+		}{{"input", u.InputTokens}, {"output", u.OutputTokens}, {"cacheRead", u.CacheReadInputTokens}, {"cacheCreation", u.CacheCreationInputTokens}} {
+			tokens.Points = append(tokens.Points, render.MetricPoint{Attrs: append(slices.Clone(attrs), render.MetricAttr{Key: "type", Value: t.typ}), Start: r.Start, Int: t.n})
+		}
+		cost.Points = append(cost.Points, render.MetricPoint{Attrs: attrs, Start: r.Start, Float: RoundUSD(r.All.CostUSD())})
+		calls.Points = append(calls.Points, render.MetricPoint{Attrs: attrs, Start: r.Start, Int: int64(r.Calls)})
+	}
+	return &render.Metrics{Sums: []render.MetricSum{tokens, cost, calls}}
 }
 
 // RoundUSD keeps a cost to the nano-dollar, as it was added up.

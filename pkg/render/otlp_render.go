@@ -26,9 +26,10 @@ func newOTLP(w io.Writer, o Options) *otlpRenderer {
 	return &otlpRenderer{out: newOut(w), o: o, describer: newDescriber("", 0, o), run: newOTLPRun(o)}
 }
 
-// errOTLPEvents: the trace format lays out a run's events; a preset's
-// report or an expression's values are no trace.
-var errOTLPEvents = errors.New("render: the otlp format writes a run's events as a trace (the all preset)")
+// errOTLPEvents: the trace format lays out a run's events, and the
+// metrics of a grouped report (Report.Metrics); a preset's other reports
+// or an expression's values are neither.
+var errOTLPEvents = errors.New("render: the otlp format writes a run's events as a trace (the all preset), or usage --by's metrics")
 
 func (t *otlpRenderer) Render(rec Record) error {
 	ev := rec.Event
@@ -115,8 +116,7 @@ func (t *otlpRenderer) export() error {
 	return t.err
 }
 
-func (t *otlpRenderer) Value(any) error       { return errOTLPEvents }
-func (t *otlpRenderer) Summary(*Report) error { return errOTLPEvents }
+func (t *otlpRenderer) Value(any) error { return errOTLPEvents }
 
 // Flush exports the spans that ended (on a live pipe: as the run goes).
 func (t *otlpRenderer) Flush() error {

@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
@@ -138,6 +139,12 @@ type Options struct {
 	// run's own (stream.Clock), never the clock's or a file's.
 	Spans    func(*tracepb.TracesData) error
 	Producer string
+	// Metrics, when set, receives a grouped report's metrics
+	// (Report.Metrics) instead of their JSON line: the request, in
+	// either encoding. Now is the clock of their sample time (nil:
+	// time.Now).
+	Metrics func(*MetricsRequest) error
+	Now     func() time.Time
 	// Parent, when set, is the trace context the run's trace goes under
 	// (TRACEPARENT): the root span its child, in its trace.
 	Parent *TraceParent

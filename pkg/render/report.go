@@ -18,6 +18,9 @@ type Report struct {
 	Blocks []Block
 	// Rows are what CSV, NDJSON and JSON write.
 	Rows *RowSet
+	// Metrics, when set, are what the otlp format writes (a grouped
+	// report's cumulative sums); nil: the report is not written as otlp.
+	Metrics *Metrics
 	// Trouble, when set, makes the report one line of trouble in the
 	// run's flow rather than a report of its own: text prints it as a
 	// failure line, markdown as an error callout, with no heading and the

@@ -3,47 +3,100 @@ package spend
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
-// By is a grouping of calls.
-type By string
-
-// The groupings.
-const (
-	BySession By = "session"
-	ByDay     By = "day"
-	ByWeek    By = "week"
-	ByMonth   By = "month"
-	ByProject By = "project"
-	ByModel   By = "model"
-)
-
-// Groupings lists them, in the order help texts show them.
-var Groupings = []By{BySession, ByDay, ByWeek, ByMonth, ByProject, ByModel}
-
-// ParseBy checks a grouping's name.
-func ParseBy(s string) (By, error) {
-	for _, b := range Groupings {
-		if string(b) == s {
-			return b, nil
-		}
-	}
-	return "", fmt.Errorf("unknown grouping %q (want session, day, week, month, project or model)", s)
+// Key is one key calls are grouped by: its name (as --by says it), the
+// name of its field in a row (CSV, JSON), its title in a table, and its
+// value for a call. A new key is one entry of Keys.
+type Key struct {
+	Name, Field, Title string
+	// value is the call's key; day is its date in the totals' zone
+	// ("" when the call has no time).
+	value func(c Call, day string, loc *time.Location) string
 }
 
-// KeyName is the name of the grouping's key in a row (CSV, JSON).
-func (b By) KeyName() string {
-	switch b {
-	case BySession:
-		return "session_id"
-	case ByDay:
-		return "date"
+// The keys.
+var (
+	BySession  = Key{"session", "session_id", "Session", func(c Call, _ string, _ *time.Location) string { return c.Session }}
+	ByDay      = Key{"day", "date", "Date", func(_ Call, day string, _ *time.Location) string { return day }}
+	ByWeek     = Key{"week", "week", "Week of", weekOf}
+	ByMonth    = Key{"month", "month", "Month", func(_ Call, day string, _ *time.Location) string { return day[:min(len(day), 7)] }}
+	ByProject  = Key{"project", "project", "Project", func(c Call, _ string, _ *time.Location) string { return c.Project }}
+	ByModel    = Key{"model", "model", "Model", func(c Call, _ string, _ *time.Location) string { return c.Model }}
+	BySubagent = Key{"subagent", "subagent", "Subagent", func(c Call, _ string, _ *time.Location) string { return c.Agent() }}
+	ByMachine  = Key{"machine", "machine", "Machine", func(c Call, _ string, _ *time.Location) string { return c.Machine }}
+)
+
+// Keys lists them, in the order help texts show them.
+var Keys = []Key{BySession, ByDay, ByWeek, ByMonth, ByProject, ByModel, BySubagent, ByMachine}
+
+// weekOf is a call's week by its Monday: 2026-11-30.
+func weekOf(c Call, _ string, loc *time.Location) string {
+	if c.Time.IsZero() {
+		return ""
 	}
-	return string(b)
+	d := c.Time.In(loc)
+	d = d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
+	return d.Format("2006-01-02")
+}
+
+// By is a grouping: one key or several (usage --by day,model), a row
+// per combination of their values.
+type By []Key
+
+// KeyNames are the keys' names, for messages and completions.
+func KeyNames() []string {
+	names := make([]string, len(Keys))
+	for i, k := range Keys {
+		names[i] = k.Name
+	}
+	return names
+}
+
+// ParseBy reads a grouping: keys' names separated by commas, each once.
+func ParseBy(s string) (By, error) {
+	var by By
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		i := slices.IndexFunc(Keys, func(k Key) bool { return k.Name == name })
+		if i < 0 {
+			return nil, fmt.Errorf("unknown grouping %q (want %s, or several: day,model)", name, strings.Join(KeyNames(), ", "))
+		}
+		if by.Has(Keys[i]) {
+			return nil, fmt.Errorf("grouping %q: %s twice", s, name)
+		}
+		by = append(by, Keys[i])
+	}
+	return by, nil
+}
+
+// Has reports whether the grouping has the key k.
+func (b By) Has(k Key) bool {
+	return slices.ContainsFunc(b, func(o Key) bool { return o.Name == k.Name })
+}
+
+// String is the grouping as --by says it: "day,model".
+func (b By) String() string {
+	names := make([]string, len(b))
+	for i, k := range b {
+		names[i] = k.Name
+	}
+	return strings.Join(names, ",")
+}
+
+// Fields are the names of the grouping's keys in a row (CSV, JSON).
+func (b By) Fields() []string {
+	out := make([]string, len(b))
+	for i, k := range b {
+		out[i] = k.Field
+	}
+	return out
 }
 
 // Side is one agent side's figures of a row.
@@ -62,12 +115,15 @@ func (s *Side) add(c Call) {
 
 // Row is one group's spend.
 type Row struct {
-	Key   string
-	Calls int // model calls (hidden parts not counted)
+	Keys  []string // the values of the grouping's keys, in its order
+	Calls int      // model calls (hidden parts not counted)
 	// All is the row's figures; Main and Subagents split them.
 	All, Main, Subagents Side
 	Hidden               stream.Usage // tokens no assistant record holds
 	Unread               stream.Usage // the same, in sessions with lines that could not be read (Call.Unread)
+	// Start is the earliest of its calls' sessions' starts
+	// (Call.SessionStart).
+	Start time.Time
 	// Estimated: some of the cost is a rate's (a run without cost-state);
 	// Unpriced: some calls have no rate at all (their cost is not in).
 	Estimated, Unpriced bool
@@ -98,11 +154,15 @@ func (t *Totals) Add(c Call) {
 	if t.since != "" && (day == "" || day < t.since) || t.until != "" && (day == "" || day > t.until) {
 		return
 	}
-	key := t.key(c, day)
-	r := t.rows[key]
+	keys := make([]string, len(t.by))
+	for i, k := range t.by {
+		keys[i] = k.value(c, day, t.loc)
+	}
+	id := strings.Join(keys, "\x00")
+	r := t.rows[id]
 	if r == nil {
-		r = &Row{Key: key}
-		t.rows[key] = r
+		r = &Row{Keys: keys}
+		t.rows[id] = r
 	}
 	switch {
 	case c.Hidden:
@@ -113,6 +173,7 @@ func (t *Totals) Add(c Call) {
 		r.Calls++
 	}
 	r.All.add(c)
+	r.Start = earliest(r.Start, c.SessionStart)
 	if c.Subagent {
 		r.Subagents.add(c)
 	} else {
@@ -122,37 +183,12 @@ func (t *Totals) Add(c Call) {
 	r.Unpriced = r.Unpriced || c.Unpriced
 }
 
-func (t *Totals) key(c Call, day string) string {
-	switch t.by {
-	case BySession:
-		return c.Session
-	case ByDay:
-		return day
-	case ByWeek:
-		if c.Time.IsZero() {
-			return ""
-		}
-		// The week by its Monday: 2026-11-30.
-		d := c.Time.In(t.loc)
-		d = d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7))
-		return d.Format("2006-01-02")
-	case ByMonth:
-		if len(day) < 7 {
-			return ""
-		}
-		return day[:7]
-	case ByProject:
-		return c.Project
-	}
-	return c.Model
-}
-
 // Merge adds o's rows to t's (the same grouping).
 func (t *Totals) Merge(o *Totals) {
 	for k, r := range o.rows {
 		m := t.rows[k]
 		if m == nil {
-			m = &Row{Key: k}
+			m = &Row{Keys: r.Keys}
 			t.rows[k] = m
 		}
 		m.plus(*r)
@@ -167,30 +203,39 @@ func (r *Row) plus(o Row) {
 	r.Subagents = r.Subagents.plus(o.Subagents)
 	r.Hidden = r.Hidden.Add(o.Hidden)
 	r.Unread = r.Unread.Add(o.Unread)
+	r.Start = earliest(r.Start, o.Start)
 	r.Estimated = r.Estimated || o.Estimated
 	r.Unpriced = r.Unpriced || o.Unpriced
 }
 
 func (s Side) plus(o Side) Side { return Side{Usage: s.Usage.Add(o.Usage), nanos: s.nanos + o.nanos} }
 
-// Rows returns the rows, by key (a session, the order of keys; a date,
-// oldest first), and their total.
+// Rows returns the rows, by their keys (the first key's order, then the
+// next's: a date, oldest first), and their total.
 func (t *Totals) Rows() (rows []Row, total Row) {
 	for _, r := range t.rows {
 		rows = append(rows, *r)
 	}
-	sort.Slice(rows, func(i, j int) bool { return rows[i].Key < rows[j].Key })
+	sort.Slice(rows, func(i, j int) bool { return slices.Compare(rows[i].Keys, rows[j].Keys) < 0 })
 	return rows, Sum(rows)
 }
 
 // Sum is the total of rows (a part of a grouping's: the rows --where
 // kept).
 func Sum(rows []Row) Row {
-	total := Row{Key: "total"}
+	total := Row{Keys: []string{"total"}}
 	for _, r := range rows {
 		total.plus(r)
 	}
 	return total
+}
+
+// earliest is the earlier of two times, a zero one unknown.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || !b.IsZero() && b.Before(a) {
+		return b
+	}
+	return a
 }
 
 func nanos(usd float64) int64 { return int64(math.Round(usd * 1e9)) }

@@ -41,13 +41,22 @@ import (
 // Call is one model call's spend, or the part of a run no assistant
 // record holds.
 type Call struct {
-	Session  string    // the session that made it
-	Project  string    // its project: the working directory
-	Subagent bool      // made by a subagent (or a Workflow agent)
-	Model    string    //
-	Time     time.Time // its record's timestamp (hidden: the run's last record's)
-	Usage    stream.Usage
-	CostUSD  float64
+	Session  string // the session that made it
+	Project  string // its project: the working directory
+	Subagent bool   // made by a subagent (or a Workflow agent)
+	// AgentType is the subagent's type (input.AgentTypes: the one the
+	// run's account gives it), "" for the main agent's calls.
+	AgentType string
+	// Machine is the name of the tree the session was read from
+	// (Options.Machine).
+	Machine string
+	Model   string    //
+	Time    time.Time // its record's timestamp (hidden: the run's last record's)
+	// SessionStart is its session's first record's time (Ledger.start):
+	// where a cumulative sum of the session's calls counts from.
+	SessionStart time.Time
+	Usage        stream.Usage
+	CostUSD      float64
 	// Hidden: tokens the run's cost-state holds and no assistant record
 	// does (compaction, helper models).
 	Hidden bool
@@ -58,6 +67,15 @@ type Call struct {
 	// Estimated: its run wrote no cost-state; the cost is a rate's.
 	// Unpriced: no rate is known for its model; CostUSD is 0.
 	Estimated, Unpriced bool
+}
+
+// Agent is the call's agent as usage --by subagent shows it: "main", or
+// the subagent's type (a nested subagent's own, not its caller's).
+func (c Call) Agent() string {
+	if !c.Subagent {
+		return "main"
+	}
+	return c.AgentType
 }
 
 // Summary is what a scan found beside the calls.
@@ -80,6 +98,7 @@ type message struct {
 	usage    stream.Usage
 	final    bool // its record had a stop_reason
 	subagent bool
+	agent    string // the subagent's agent id (its records' agentId)
 	from     string // the session its records name as the call's origin (requestSessionId), "" when none other
 	unread   bool   // the remainder of a session with unreadable lines (Call.Unread)
 }
@@ -133,6 +152,12 @@ type Options struct {
 	// (a caller scanning many sessions reuses one; see
 	// stream.DecoderOptions.Buffer).
 	Buffer *bufio.Reader
+	// Machine names the tree the session is read from (usage --by
+	// machine: laptop=PATH), and Tree is that tree's place among the
+	// trees named: a call two trees hold (a copied or synced folder) is
+	// the first's (see Account).
+	Machine string
+	Tree    int
 }
 
 // Scan reads one session transcript and its agents' files, and calls emit
@@ -190,6 +215,11 @@ type Ledger struct {
 	path    string
 	session string
 	project string
+	machine string // Options.Machine
+	tree    int    // Options.Tree
+	// types are its subagents' types by agent id (input.AgentTypes), read
+	// at End when it has subagents' calls.
+	types map[string]string
 	// start: the earliest timestamp of its file's records. A fork copies
 	// its parent's records with their times, but its own first records
 	// (and so its earliest copy) come after its parent's first.
@@ -250,7 +280,7 @@ type Scanner struct {
 
 // NewScanner returns a Scanner of the session transcript at path.
 func NewScanner(path string, o Options) *Scanner {
-	l := &Ledger{path: path, session: input.SessionID(path), names: map[string]bool{}, calls: map[string]*message{}, states: map[string]bool{},
+	l := &Ledger{path: path, session: input.SessionID(path), machine: o.Machine, tree: o.Tree, names: map[string]bool{}, calls: map[string]*message{}, states: map[string]bool{},
 		seen: map[string]*message{}, aseen: map[string]*message{}, open: &run{}}
 	return &Scanner{o: o, l: l}
 }
@@ -318,6 +348,9 @@ func (s *Scanner) End() *Ledger {
 		l.agents = append(l.agents, m)
 	}
 	l.aseen = nil
+	if len(l.agents) > 0 {
+		l.types = input.AgentTypes(input.SessionDir(l.path))
+	}
 	sort.SliceStable(l.agents, func(i, j int) bool {
 		if l.agents[i].ts != l.agents[j].ts {
 			return l.agents[i].ts < l.agents[j].ts
@@ -396,6 +429,9 @@ func (l *Ledger) note(seen map[string]*message, ev *stream.Event, subagent bool)
 		return nil
 	}
 	m := &message{id: a.MessageID, key: key, model: a.Model, ts: ev.Timestamp(), usage: a.Usage, final: final, subagent: subagent, from: from}
+	if subagent {
+		m.agent = ev.Str("agentId")
+	}
 	seen[key] = m
 	if _, ok := l.calls[key]; !ok {
 		l.calls[key] = m
@@ -455,6 +491,11 @@ func owners(ledgers []*Ledger) map[string]*Ledger {
 		}
 		if a.session != b.session {
 			return a.session < b.session
+		}
+		// The same session in two trees (a copied folder): the first
+		// tree named.
+		if a.tree != b.tree {
+			return a.tree < b.tree
 		}
 		return a.path < b.path
 	}
@@ -676,9 +717,24 @@ func (s *scan) estimate(calls []*message) {
 
 func (s *scan) out(m *message, cost float64, estimated, unpriced bool) {
 	t, _ := time.Parse(time.RFC3339Nano, m.ts)
+	start, _ := time.Parse(time.RFC3339Nano, s.l.start)
 	s.sum.CostUSD += cost
-	s.emit(Call{Session: s.sum.Session, Project: s.l.project, Subagent: m.subagent, Model: m.model, Time: t,
+	var agentType string
+	if m.subagent {
+		agentType = s.l.agentType(m.agent)
+	}
+	s.emit(Call{Session: s.sum.Session, Project: s.l.project, Subagent: m.subagent, AgentType: agentType, Machine: s.l.machine, Model: m.model, Time: t, SessionStart: start,
 		Usage: m.usage, CostUSD: cost, Hidden: m.id == "" && !m.unread, Unread: m.unread, Estimated: estimated, Unpriced: unpriced})
+}
+
+// agentType is the type of the subagent with the agent id: its
+// .meta.json's (input.AgentTypes), else the type the CLI gives an Agent
+// call that names none.
+func (l *Ledger) agentType(id string) string {
+	if t := l.types[id]; t != "" {
+		return t
+	}
+	return stream.DefaultAgentType
 }
 
 // weight is a call's tokens weighed at Claude's price ratios (the same for

@@ -120,7 +120,8 @@ func TestGroupingsAddUpToOneTotal(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(transcripts, "*/home/.claude/projects/*/*.jsonl"))
 	require.Greater(t, len(files), 15)
 	var want Row
-	for i, b := range Groupings {
+	for i, k := range Keys {
+		b := By{k}
 		tot := NewTotals(b, time.UTC, "", "")
 		order := files
 		if i%2 == 1 { // the other way round

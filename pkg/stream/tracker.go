@@ -45,6 +45,15 @@ type Pricer interface {
 // MainAgent is the agent label of the main agent's events.
 const MainAgent = "main"
 
+// The subagent types the CLI does not name in an Agent call: a Workflow's
+// agents are its own type, and an Agent call without subagent_type
+// starts the general-purpose agent. (The transcripts' own accounting,
+// input.AgentTypes, gives them the same.)
+const (
+	WorkflowAgentType = "workflow"
+	DefaultAgentType  = "general-purpose"
+)
+
 // ToolCall is one tool_use and, once it arrives, its tool_result.
 type ToolCall struct {
 	ID    string
@@ -552,12 +561,12 @@ func (t *Tracker) observeAssistant(e *Event) {
 				s.Type, s.Description = in.Get("agent_name").Str(), in.Get("prompt").Str()
 			}
 			if c.Name == "Workflow" {
-				s.Type = "workflow"
+				s.Type = WorkflowAgentType
 				if n := in.Get("name").Str(); n != "" && s.Description == "" {
 					s.Description = n
 				}
 			} else if s.Type == "" {
-				s.Type = "general-purpose"
+				s.Type = DefaultAgentType
 			}
 			bg := in.Get("run_in_background")
 			s.Background = c.Name == "Workflow" || bg.Bool() || (bg.IsNull() && c.Name == "Agent")
