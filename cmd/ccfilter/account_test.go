@@ -42,7 +42,9 @@ func accountInputs(t *testing.T) []string {
 		captures, _ := filepath.Glob(d + "/captures/*.jsonl")
 		sessions, _ := filepath.Glob(d + "/transcripts/*/home/.claude/projects/*/*.jsonl")
 		real, _ := filepath.Glob(d + "/real/*.jsonl")
-		for _, l := range [][]string{events, captures, sessions, real} {
+		// Other agents' CLIs, read by their input kinds (issue 43).
+		codex, _ := filepath.Glob(d + "/agents/codex/*.jsonl")
+		for _, l := range [][]string{events, captures, sessions, real, codex} {
 			for i, p := range l {
 				l[i] = filepath.ToSlash(p)
 			}

@@ -48,7 +48,10 @@ func arrivalInputs(t *testing.T) []string {
 	trs, err := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*.jsonl")
 	require.NoError(t, err)
 	require.NotEmpty(t, trs)
-	return append(append(caps, "../../testdata/real/60-long-session.jsonl"), trs...)
+	codex, err := filepath.Glob("../../testdata/agents/codex/*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, codex)
+	return append(append(append(caps, "../../testdata/real/60-long-session.jsonl"), trs...), codex...)
 }
 
 // TestOutputDoesNotDependOnHowBytesArrive proves every preset that keeps

@@ -172,7 +172,17 @@ func capturesAndTranscripts(t *testing.T, always ...string) []string {
 			}
 		}
 	}
-	inputs := append(captures, transcripts...)
+	// Other agents' CLIs (issue 43): a failed, an interrupted, a
+	// subagent and a long run always; every one without -short.
+	codex, err := filepath.Glob("../../testdata/agents/codex/*.jsonl")
+	require.NoError(t, err)
+	if testing.Short() {
+		codex = slices.DeleteFunc(codex, func(f string) bool {
+			return !slices.ContainsFunc([]string{"05-auth-401", "08-long-session", "09-sigint-tool", "19-subagent"}, func(n string) bool { return strings.Contains(f, n) })
+		})
+	}
+	require.NotEmpty(t, codex)
+	inputs := append(append(captures, transcripts...), codex...)
 	require.Greater(t, len(inputs), 10)
 	return inputs
 }

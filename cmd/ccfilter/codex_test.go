@@ -1,0 +1,257 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// The Codex CLI 0.171.0 captures (`codex exec --json`, copied from
+// ../shared/agents/codex into testdata/agents/codex with their .rc).
+const codexDir = "../../testdata/agents/codex/"
+
+// codexFacts are a Codex capture's own numbers, read from its lines with
+// encoding/json (not through ccfilter): the turn.completed usage, the
+// last agent_message, the failed command executions' exit codes, the
+// terminal line.
+type codexFacts struct {
+	usage         map[string]int64
+	last          string
+	failedCodes   []int64
+	commands      int
+	terminal      string // "turn.completed", "turn.failed" or "" (none)
+	failedMessage string
+}
+
+func readCodexFacts(t *testing.T, path string) codexFacts {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var c codexFacts
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var ev struct {
+			Type  string           `json:"type"`
+			Usage map[string]int64 `json:"usage"`
+			Error struct{ Message string }
+			Item  struct {
+				Type     string `json:"type"`
+				Text     string `json:"text"`
+				ExitCode *int64 `json:"exit_code"`
+				Status   string `json:"status"`
+			} `json:"item"`
+		}
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev))
+		switch ev.Type {
+		case "turn.completed":
+			c.usage, c.terminal = ev.Usage, ev.Type
+		case "turn.failed":
+			c.terminal, c.failedMessage = ev.Type, ev.Error.Message
+		case "item.completed":
+			switch ev.Item.Type {
+			case "agent_message":
+				c.last = ev.Item.Text
+			case "command_execution":
+				c.commands++
+				if ev.Item.Status == "failed" {
+					c.failedCodes = append(c.failedCodes, *ev.Item.ExitCode)
+				}
+			}
+		}
+	}
+	require.NoError(t, sc.Err())
+	return c
+}
+
+func codexCaptures(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(codexDir + "*.jsonl")
+	require.NoError(t, err)
+	require.Len(t, files, 18)
+	return files
+}
+
+// TestCodexFinalIsTheLastAgentMessageAndExitCodeFollowsTheOutcome: on
+// every Codex capture, final prints the last agent_message and exits 0
+// after turn.completed, 1 after turn.failed (the Codex CLI's own rc is 1
+// there too), 4 when the stream just stops (09-sigint-tool: the CLI
+// exited 1 after SIGINT, but there is no terminal line: no result).
+func TestCodexFinalIsTheLastAgentMessageAndExitCodeFollowsTheOutcome(t *testing.T) {
+	for _, path := range codexCaptures(t) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			want := readCodexFacts(t, path)
+			got := runIn(t, []string{"final", path}, "")
+			switch want.terminal {
+			case "turn.completed":
+				assert.Equal(t, exitOK, got.Code, got.Stderr)
+				assert.Equal(t, want.last+"\n", got.Stdout)
+			case "turn.failed":
+				assert.Equal(t, exitFailed, got.Code, got.Stderr)
+				assert.Contains(t, got.Stderr, want.failedMessage)
+			default:
+				assert.Equal(t, exitNoResult, got.Code, got.Stderr)
+				assert.Contains(t, got.Stderr, "no result")
+			}
+			if rc, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".rc"); err == nil && want.terminal != "" {
+				// Where the run ended with a terminal line, the CLI's own
+				// exit code agrees with ours.
+				n, _ := strconv.Atoi(strings.TrimSpace(string(rc)))
+				assert.Equal(t, n, got.Code)
+			}
+		})
+	}
+}
+
+// TestCodexUsageIsTheTurnCompletedUsageInTheStreamsColumns: the usage
+// preset shows turn.completed's usage as the run's totals (no per-call
+// rows: the stream has none) in Claude Code's meanings: input_tokens
+// uncached (Codex's input_tokens minus cached_input_tokens),
+// cache_read_input_tokens the cached ones, output_tokens Codex's (which
+// include reasoning). The cost is said to be unknown, not $0: the
+// stream names no model.
+func TestCodexUsageIsTheTurnCompletedUsageInTheStreamsColumns(t *testing.T) {
+	for _, path := range codexCaptures(t) {
+		want := readCodexFacts(t, path)
+		if want.usage == nil {
+			continue
+		}
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			got := runIn(t, []string{"account", "-F", "json", path}, "")
+			require.Equal(t, exitOK, got.Code, got.Stderr)
+			var accs []stream.Account
+			require.NoError(t, json.Unmarshal([]byte(got.Stdout), &accs))
+			require.Len(t, accs, 1)
+			a := accs[0]
+			assert.Equal(t, "codex", a.CLI.ID)
+			assert.Equal(t, want.usage["input_tokens"]-want.usage["cached_input_tokens"], a.Tokens.InputTokens)
+			assert.Equal(t, want.usage["cached_input_tokens"], a.Tokens.CacheReadInputTokens)
+			assert.Equal(t, want.usage["output_tokens"], a.Tokens.OutputTokens)
+			assert.Equal(t, want.usage["input_tokens"]+want.usage["output_tokens"], a.Tokens.TotalTokens)
+			assert.Nil(t, a.Cost)
+			assert.Contains(t, a.CostNote, "the stream names no model")
+		})
+	}
+}
+
+// TestCodexToolsListEveryCommandWithItsFailures: tools lists every
+// command_execution; the failed ones (status "failed") failed, their
+// result saying the exit code (03-shell-fail: 2; 08-long-session: two).
+func TestCodexToolsListEveryCommandWithItsFailures(t *testing.T) {
+	for _, name := range []string{"03-shell-fail", "08-long-session", "02-write-read"} {
+		t.Run(name, func(t *testing.T) {
+			path := codexDir + name + ".jsonl"
+			want := readCodexFacts(t, path)
+			got := runIn(t, []string{"tools", "-F", "json", path}, "")
+			require.Equal(t, exitOK, got.Code, got.Stderr)
+			var rows []map[string]any
+			require.NoError(t, json.Unmarshal([]byte(got.Stdout), &rows))
+			var bash, failed int
+			for _, r := range rows {
+				if r["tool"] == "Bash" {
+					bash++
+					if r["is_error"] == true {
+						failed++
+					}
+				}
+			}
+			assert.Equal(t, want.commands, bash)
+			assert.Equal(t, len(want.failedCodes), failed)
+			full := runIn(t, []string{"errors", path}, "").Stdout
+			for _, code := range want.failedCodes {
+				assert.Contains(t, full, "Exit code "+strconv.FormatInt(code, 10))
+			}
+		})
+	}
+}
+
+// TestCodexInterruptedCommandIsListedAsInterrupted: 09-sigint-tool stops
+// after a command's item.started: the command is a call without a
+// result, as a killed Claude Code run's.
+func TestCodexInterruptedCommandIsListedAsInterrupted(t *testing.T) {
+	got := runIn(t, []string{"tools", codexDir + "09-sigint-tool.jsonl"}, "")
+	assert.Equal(t, exitOK, got.Code, got.Stderr) // (as on a killed Claude Code run: tools lists)
+	assert.Contains(t, got.Stdout, "(no result)")
+	assert.Contains(t, got.Stdout, "for i in $(seq 1 30)")
+}
+
+// TestCodexRetriesAndFailureAreTroubles: 05-auth-401's five
+// "Reconnecting... n/5" errors are retries n of 5 with their HTTP status,
+// and the turn.failed is the failed result.
+func TestCodexRetriesAndFailureAreTroubles(t *testing.T) {
+	got := runIn(t, []string{"errors", "-F", "json", codexDir + "05-auth-401.jsonl"}, "")
+	assert.Equal(t, exitOK, got.Code, got.Stderr) // (errors lists; final says the run failed)
+	var rows []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(got.Stdout), &rows))
+	retries := 0
+	for _, r := range rows {
+		if r["kind"] == "retry" {
+			retries++
+			assert.Contains(t, r["message"], "401")
+			assert.Contains(t, r["message"], strconv.Itoa(retries)+"/5")
+		}
+	}
+	assert.Equal(t, 5, retries, got.Stdout)
+	assert.Contains(t, got.Stdout, "error_during_execution")
+}
+
+// TestCodexSubagentIsAThreadRow: 19-subagent's spawn_agent makes a
+// subagent row, completed when a later wait says so, with its report;
+// its tokens are not in the input (Codex leaves the child's usage out of
+// the parent's).
+func TestCodexSubagentIsAThreadRow(t *testing.T) {
+	got := runIn(t, []string{"subagents", "-F", "json", codexDir + "19-subagent.jsonl"}, "")
+	require.Equal(t, exitOK, got.Code, got.Stderr)
+	var rows []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(got.Stdout), &rows))
+	require.Len(t, rows, 1)
+	assert.Equal(t, "completed", rows[0]["status"])
+	assert.Equal(t, "item_1", rows[0]["tool_use_id"])
+	assert.Contains(t, got.Stdout, "There are 3 files.")
+}
+
+// TestCodexUnknownEventsPassThroughAndAreCounted: an event type and an
+// item type Codex's stream has never had (derived from 01-plain-text
+// with two lines added) are passed through and counted by types, and the
+// run reads as before.
+func TestCodexUnknownEventsPassThroughAndAreCounted(t *testing.T) {
+	b, err := os.ReadFile(codexDir + "01-plain-text.jsonl")
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(b), "\n")
+	extra := `{"type":"turn.progress","percent":50}` + "\n" + `{"type":"item.completed","item":{"id":"item_9","type":"hologram","text":"?"}}` + "\n"
+	path := filepath.Join(t.TempDir(), "unknown.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(lines[0]+lines[1]+extra+strings.Join(lines[2:], "")), 0o600))
+	got := runIn(t, []string{"types", "-F", "json", path}, "")
+	require.Equal(t, exitOK, got.Code, got.Stderr)
+	var rows []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(got.Stdout), &rows))
+	counts := map[string]float64{}
+	for _, r := range rows {
+		counts[r["type"].(string)] += r["count"].(float64)
+	}
+	assert.Equal(t, 1.0, counts["turn.progress"])
+	assert.Equal(t, 1.0, counts["item.completed"])
+	final := runIn(t, []string{"final", path}, "")
+	assert.Equal(t, exitOK, final.Code)
+	assert.Equal(t, "Hello! I am a scripted fake model. 2 + 2 = 4.\n", final.Stdout)
+}
+
+// TestCodexReportsNameTheCLI: a Codex run's report says so in its first
+// line, and the input is detected without --input.
+func TestCodexReportsNameTheCLI(t *testing.T) {
+	got := runIn(t, []string{"all", "-F", "markdown", codexDir + "02-write-read.jsonl"}, "")
+	require.Equal(t, exitOK, got.Code, got.Stderr)
+	assert.True(t, strings.HasPrefix(got.Stdout, "# Codex CLI run"), got.Stdout[:min(80, len(got.Stdout))])
+	forced := runIn(t, []string{"final", "--input", "codex", codexDir + "02-write-read.jsonl"}, "")
+	assert.Equal(t, exitOK, forced.Code, forced.Stderr)
+}
