@@ -255,3 +255,39 @@ func TestCodexReportsNameTheCLI(t *testing.T) {
 	forced := runIn(t, []string{"final", "--input", "codex", codexDir + "02-write-read.jsonl"}, "")
 	assert.Equal(t, exitOK, forced.Code, forced.Stderr)
 }
+
+// TestCodexResumedThreadIsNotCountedTwice: after `codex exec resume`
+// (12b-resume) turn.completed's usage is the thread's running total
+// (37618 input = 18575 of 12-resume + the resumed run's). Read together
+// with 12-resume (one input, the two captures concatenated), the later
+// total replaces the earlier; with a run of another thread
+// (01-plain-text) the two threads' totals add up.
+func TestCodexResumedThreadIsNotCountedTwice(t *testing.T) {
+	first, resumed, other := readCodexFacts(t, codexDir+"12-resume.jsonl"), readCodexFacts(t, codexDir+"12b-resume.jsonl"), readCodexFacts(t, codexDir+"01-plain-text.jsonl")
+	require.Greater(t, resumed.usage["input_tokens"], first.usage["input_tokens"], "12b's usage is the thread's running total")
+	input := func(u map[string]int64) int64 { return u["input_tokens"] - u["cached_input_tokens"] }
+	for _, c := range []struct {
+		name  string
+		files []string
+		want  int64
+	}{
+		{"same thread: the later total", []string{"12-resume", "12b-resume"}, input(resumed.usage)},
+		{"two threads: added", []string{"01-plain-text", "12b-resume"}, input(other.usage) + input(resumed.usage)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var all []byte
+			for _, f := range c.files {
+				b, err := os.ReadFile(codexDir + f + ".jsonl")
+				require.NoError(t, err)
+				all = append(all, b...)
+			}
+			path := filepath.Join(t.TempDir(), "runs.jsonl")
+			require.NoError(t, os.WriteFile(path, all, 0o600))
+			got := runIn(t, []string{"account", "-F", "json", path}, "")
+			require.Equal(t, exitOK, got.Code, got.Stderr)
+			var accs []stream.Account
+			require.NoError(t, json.Unmarshal([]byte(got.Stdout), &accs))
+			assert.Equal(t, c.want, accs[0].Tokens.InputTokens)
+		})
+	}
+}

@@ -123,6 +123,34 @@ type codexTranslator struct {
 	lastText string
 	msgs     int
 	spawned  map[string]string // a subagent's thread → its spawn_agent call, until it ends
+	totals   map[string]codexTokens
+	threads  []string // the threads of totals, in the order they came
+}
+
+// codexTokens are a turn.completed's usage, in the stream's meanings.
+type codexTokens struct{ input, cached, written, output, reasoning int64 }
+
+// total keeps a thread's usage: after `codex exec resume` a thread's
+// usage is its running total, so its later total replaces the earlier.
+func (c *codexTranslator) total(t codexTokens) {
+	if c.totals == nil {
+		c.totals = map[string]codexTokens{}
+	}
+	if _, ok := c.totals[c.thread]; !ok {
+		c.threads = append(c.threads, c.thread)
+	}
+	c.totals[c.thread] = t
+}
+
+// sum is the input's usage so far: each thread's last total, added up
+// over the threads (runs of different threads read together).
+func (c *codexTranslator) sum() codexTokens {
+	var s codexTokens
+	for _, th := range c.threads {
+		t := c.totals[th]
+		s = codexTokens{s.input + t.input, s.cached + t.cached, s.written + t.written, s.output + t.output, s.reasoning + t.reasoning}
+	}
+	return s
 }
 
 // codexReconnect is the text of a turn-level retry: "Reconnecting... 2/5
@@ -159,11 +187,19 @@ func (c *codexTranslator) translate(ev *stream.Event) []map[string]any {
 		// Codex's input_tokens include the cached ones and its
 		// output_tokens the reasoning ones: the stream's meanings are
 		// uncached input, cache reads, and everything generated.
-		usage := map[string]any{"input_tokens": max(in-cached, 0), "cache_read_input_tokens": cached,
-			"cache_creation_input_tokens": u.Get("cache_write_input_tokens").Int(), "output_tokens": u.Get("output_tokens").Int(),
-			"output_tokens_details": map[string]any{"reasoning_tokens": u.Get("reasoning_output_tokens").Int()}}
-		return []map[string]any{{"type": "result", "subtype": "success", "is_error": false, "result": c.lastText,
-			"num_turns": 1, "session_id": c.thread, "usage": usage}}
+		t := codexTokens{max(in-cached, 0), cached, u.Get("cache_write_input_tokens").Int(), u.Get("output_tokens").Int(), u.Get("reasoning_output_tokens").Int()}
+		var out []map[string]any
+		if _, again := c.totals[c.thread]; again {
+			out = append(out, map[string]any{"type": "system", "subtype": "informational", "level": "info", "session_id": c.thread,
+				"content": "thread " + c.thread + " resumed: Codex's usage is the thread's running total, so the later total replaces the earlier one (not added to it)"})
+		}
+		c.total(t)
+		sum := c.sum()
+		usage := map[string]any{"input_tokens": sum.input, "cache_read_input_tokens": sum.cached,
+			"cache_creation_input_tokens": sum.written, "output_tokens": sum.output,
+			"output_tokens_details": map[string]any{"reasoning_tokens": sum.reasoning}}
+		return append(out, map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": c.lastText,
+			"num_turns": 1, "session_id": c.thread, "usage": usage})
 	case "turn.failed":
 		msg := v.Path("error", "message").Str()
 		return []map[string]any{{"type": "result", "subtype": "error_during_execution", "is_error": true,
