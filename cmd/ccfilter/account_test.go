@@ -44,6 +44,8 @@ func accountInputs(t *testing.T) []string {
 		real, _ := filepath.Glob(d + "/real/*.jsonl")
 		// Other agents' CLIs, read by their input kinds (issue 43).
 		codex, _ := filepath.Glob(d + "/agents/codex/*.jsonl")
+		codexSessions, _ := filepath.Glob(d + "/agents/codex/home/.codex/sessions/*/*/*/*.jsonl")
+		codex = append(codex, codexSessions...)
 		for _, l := range [][]string{events, captures, sessions, real, codex} {
 			for i, p := range l {
 				l[i] = filepath.ToSlash(p)

@@ -51,6 +51,9 @@ func arrivalInputs(t *testing.T) []string {
 	codex, err := filepath.Glob("../../testdata/agents/codex/*.jsonl")
 	require.NoError(t, err)
 	require.NotEmpty(t, codex)
+	codexSessions, err := filepath.Glob("../../testdata/agents/codex/home/.codex/sessions/*/*/*/*.jsonl")
+	require.NoError(t, err)
+	codex = append(codex, codexSessions...)
 	return append(append(append(caps, "../../testdata/real/60-long-session.jsonl"), trs...), codex...)
 }
 

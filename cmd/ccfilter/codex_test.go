@@ -291,3 +291,67 @@ func TestCodexResumedThreadIsNotCountedTwice(t *testing.T) {
 		})
 	}
 }
+
+// codexSessionOf is the session file (rollout) of a capture's thread, in
+// the copy of the captures' session files under testdata/agents/codex/home.
+func codexSessionOf(t *testing.T, capture string) string {
+	t.Helper()
+	b, err := os.ReadFile(codexDir + capture + ".jsonl")
+	require.NoError(t, err)
+	var first struct {
+		ThreadID string `json:"thread_id"`
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	require.NoError(t, json.Unmarshal([]byte(line), &first))
+	files, err := filepath.Glob(codexDir + "home/.codex/sessions/*/*/*/rollout-*-" + first.ThreadID + ".jsonl")
+	require.NoError(t, err)
+	require.Len(t, files, 1)
+	return files[0]
+}
+
+// TestCodexSessionHasPerCallUsageThatAddsUpToTheStreams: a Codex session
+// file (codex-session, detected without --input) gives each model call's
+// usage (token_count's last_token_usage), of the model turn_context
+// names; the calls add up to the stream's turn.completed usage of the
+// same run (03-shell-fail, 08-long-session: 25 calls); the account names
+// the CLI's version (session_meta's cli_version); final is the stream's
+// last agent message; an interrupted run (09-sigint-tool: turn_aborted)
+// and a failed one (05-auth-401) failed.
+func TestCodexSessionHasPerCallUsageThatAddsUpToTheStreams(t *testing.T) {
+	for _, c := range []struct {
+		capture string
+		calls   int
+		code    int
+	}{
+		{"03-shell-fail", 2, exitOK},
+		{"08-long-session", 25, exitOK},
+		{"09-sigint-tool", 1, exitFailed},
+		{"05-auth-401", 0, exitFailed},
+	} {
+		t.Run(c.capture, func(t *testing.T) {
+			session := codexSessionOf(t, c.capture)
+			want := readCodexFacts(t, codexDir+c.capture+".jsonl")
+			got := runIn(t, []string{"account", "-F", "json", session}, "")
+			require.Equal(t, exitOK, got.Code, got.Stderr)
+			var accs []stream.Account
+			require.NoError(t, json.Unmarshal([]byte(got.Stdout), &accs))
+			a := accs[0]
+			assert.Equal(t, stream.CLI{ID: "codex", Name: "Codex CLI", Version: "0.171.0"}, a.CLI)
+			assert.Equal(t, c.calls, a.Tokens.Calls)
+			if want.usage != nil {
+				assert.Equal(t, want.usage["input_tokens"]-want.usage["cached_input_tokens"], a.Tokens.InputTokens)
+				assert.Equal(t, want.usage["cached_input_tokens"], a.Tokens.CacheReadInputTokens)
+				assert.Equal(t, want.usage["output_tokens"], a.Tokens.OutputTokens)
+				require.Len(t, a.Models, 1)
+				assert.Equal(t, "gpt-5.5", a.Models[0].Model)
+			}
+			final := runIn(t, []string{"final", session}, "")
+			assert.Equal(t, c.code, final.Code, final.Stderr)
+			if c.code == exitOK {
+				assert.Equal(t, want.last+"\n", final.Stdout)
+			}
+			forced := runIn(t, []string{"final", "--input", "codex-session", session}, "")
+			assert.Equal(t, final, forced)
+		})
+	}
+}

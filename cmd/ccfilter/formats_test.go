@@ -182,7 +182,9 @@ func capturesAndTranscripts(t *testing.T, always ...string) []string {
 		})
 	}
 	require.NotEmpty(t, codex)
-	inputs := append(append(captures, transcripts...), codex...)
+	codexSessions, err := filepath.Glob("../../testdata/agents/codex/home/.codex/sessions/*/*/*/*.jsonl")
+	require.NoError(t, err)
+	inputs := append(append(append(captures, transcripts...), codex...), codexSessions...)
 	require.Greater(t, len(inputs), 10)
 	return inputs
 }
