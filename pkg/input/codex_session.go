@@ -72,9 +72,9 @@ type codexPending struct {
 
 type codexSessionFacts struct {
 	thread, cwd, version, model string
-	lastText, failed           string
-	turns                      int
-	durationMs                 int64
+	lastText, failed            string
+	turns                       int
+	durationMs                  int64
 }
 
 // NewCodexSessionReader returns the reader of a Codex session file.

@@ -47,7 +47,9 @@ type Format struct {
 }
 
 // Formats returns the kinds of input, in the order Open tries them.
-func Formats() []Format { return []Format{transcriptFormat, codexFormat, codexSessionFormat, streamFormat} }
+func Formats() []Format {
+	return []Format{transcriptFormat, codexFormat, codexSessionFormat, streamFormat}
+}
 
 // Kinds returns the names of the kinds, for --help and flag checks.
 func Kinds() []Kind {
