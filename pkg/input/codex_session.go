@@ -3,6 +3,7 @@ package input
 import (
 	"encoding/json"
 	"io"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,6 +24,14 @@ var codexSessionFormat = Format{
 	CLI:    codexCLI,
 	Detect: isCodexSessionLine,
 	Events: NewCodexSessionReader,
+	// $CODEX_HOME/sessions, else ~/.codex/sessions.
+	SessionsTree: func(getenv func(string) string, home string) string {
+		if dir := getenv("CODEX_HOME"); dir != "" {
+			return filepath.Join(dir, "sessions")
+		}
+		return filepath.Join(home, ".codex", "sessions")
+	},
+	SessionGlob: filepath.Join("*", "*", "*", "rollout-*.jsonl"),
 }
 
 // codexSessionTypes are the types of a session file's lines.
@@ -147,10 +156,13 @@ func (c *codexSessionReader) flush(usage map[string]any) error {
 		return nil
 	}
 	c.calls++
-	id := "codex_call_" + strconv.Itoa(c.calls)
+	// Unique across threads: a usage account over many sessions knows
+	// a call by its id (a copy of it in another session is not counted).
+	id := "codex_" + c.f.thread + "_" + strconv.Itoa(c.calls)
 	for _, p := range c.pending {
 		if msg, ok := p.v["message"].(map[string]any); ok && p.v["type"] == "assistant" {
 			msg["id"], msg["model"] = id, c.f.model
+			p.v["cwd"] = c.f.cwd
 			if usage != nil {
 				msg["usage"], msg["stop_reason"] = usage, "end_turn"
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
@@ -52,8 +53,8 @@ var ErrPrices = errors.New("--prices")
 var usageGrouping = &Grouping{
 	Key: "by", Tree: string(spend.ByModel),
 	Flags: []Flag{
-		{Name: "by", Usage: "usage: the spend of every session under PATH (a session, a project folder, the projects tree; none: the whole tree), grouped by session, day, week, month, project or model (see docs/usage.md)",
-			Complete: []string{"session", "day", "week", "month", "project", "model"}},
+		{Name: "by", Usage: "usage: the spend of every session under PATH (a session, a project folder, the projects tree; none: the whole tree), grouped by session, day, week, month, project, model or cli (the agent CLI: Claude Code, Codex; see docs/usage.md)",
+			Complete: []string{"session", "day", "week", "month", "project", "model", "cli"}},
 		{Name: "since", Usage: "usage --by: from this day on (YYYY-MM-DD, in --tz)"},
 		{Name: "until", Usage: "usage --by: up to this day (YYYY-MM-DD, in --tz)"},
 		{Name: "prices", Usage: "usage --by: a JSON file of prices per million input tokens by model name prefix, over the shipped table, for runs that recorded no cost (see docs/usage.md)"},
@@ -144,7 +145,7 @@ func spendReport(by spend.By, rows []spend.Row) *render.Report {
 		}
 		return render.Cell{Text: c, Style: render.Number}
 	}
-	cols := []render.Column{{Name: keyTitle(by)}, {Name: "Calls", Right: true}, {Name: "Input", Right: true}, {Name: "Output", Right: true},
+	cols := []render.Column{{Name: keyTitle(by), Short: strings.ToLower(keyTitle(by))}, {Name: "Calls", Right: true}, {Name: "Input", Right: true}, {Name: "Output", Right: true},
 		{Name: "Cache write", Short: "cache w", Right: true}, {Name: "Cache read", Short: "cache r", Right: true}, {Name: "Total tokens", Short: "tokens", Right: true},
 		{Name: "Cost", Right: true}, {Name: "Main cost", Short: "main", Right: true}, {Name: "Subagents cost", Short: "subagents", Right: true},
 		{Name: "Hidden tokens", Short: "hidden", Right: true}}
@@ -176,7 +177,7 @@ func keyTitle(by spend.By) string {
 	case spend.ByWeek:
 		return "Week of"
 	}
-	return map[spend.By]string{spend.BySession: "Session", spend.ByMonth: "Month", spend.ByProject: "Project", spend.ByModel: "Model"}[by]
+	return map[spend.By]string{spend.BySession: "Session", spend.ByMonth: "Month", spend.ByProject: "Project", spend.ByModel: "Model", spend.ByCLI: "CLI"}[by]
 }
 
 func keyStyle(by spend.By) render.Style {

@@ -20,10 +20,11 @@ const (
 	ByMonth   By = "month"
 	ByProject By = "project"
 	ByModel   By = "model"
+	ByCLI     By = "cli" // the agent CLI: Claude Code's, Codex's sessions in one table
 )
 
 // Groupings lists them, in the order help texts show them.
-var Groupings = []By{BySession, ByDay, ByWeek, ByMonth, ByProject, ByModel}
+var Groupings = []By{BySession, ByDay, ByWeek, ByMonth, ByProject, ByModel, ByCLI}
 
 // ParseBy checks a grouping's name.
 func ParseBy(s string) (By, error) {
@@ -32,7 +33,7 @@ func ParseBy(s string) (By, error) {
 			return b, nil
 		}
 	}
-	return "", fmt.Errorf("unknown grouping %q (want session, day, week, month, project or model)", s)
+	return "", fmt.Errorf("unknown grouping %q (want session, day, week, month, project, model or cli)", s)
 }
 
 // KeyName is the name of the grouping's key in a row (CSV, JSON).
@@ -143,6 +144,8 @@ func (t *Totals) key(c Call, day string) string {
 		return day[:7]
 	case ByProject:
 		return c.Project
+	case ByCLI:
+		return stream.CLIOf(c.CLI, "").Name
 	}
 	return c.Model
 }
