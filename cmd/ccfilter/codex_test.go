@@ -355,3 +355,55 @@ func TestCodexSessionHasPerCallUsageThatAddsUpToTheStreams(t *testing.T) {
 		})
 	}
 }
+
+// TestFollowCodexShowsEachItemAsWritten: a Codex stream followed (-f)
+// as codex exec writes it (02-write-read appended line by line) shows its
+// first agent message before the next line is written, ends on its own
+// after turn.completed, and prints what the whole file prints, with its
+// exit code; 03-shell-fail's final too.
+func TestFollowCodexShowsEachItemAsWritten(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		args []string
+	}{{"02-write-read", nil}, {"03-shell-fail", []string{"final"}}} {
+		t.Run(c.name, func(t *testing.T) {
+			full := codexDir + c.name + ".jsonl"
+			b, err := os.ReadFile(full)
+			require.NoError(t, err)
+			want := runIn(t, append(append([]string{}, c.args...), full), "")
+			path := filepath.Join(t.TempDir(), "run.jsonl")
+			run := startFollow(t, append(append([]string{"-f", "--follow-grace", "200ms"}, c.args...), path)...)
+			facts := readCodexFacts(t, full)
+			for i, line := range strings.SplitAfter(string(b), "\n") {
+				appendFile(t, path, line)
+				if c.args == nil && i == 2 {
+					// The first agent message, shown before the next line.
+					run.stdout.waitUntil(t, run.code, "the first agent message", func(s string) bool {
+						return strings.Contains(s, "I'll create the file first.")
+					})
+				}
+			}
+			assert.Equal(t, want.Code, run.end(t))
+			assert.Equal(t, want.Stdout, run.stdout.String())
+			if c.args != nil {
+				assert.Equal(t, facts.last+"\n", run.stdout.String())
+			}
+		})
+	}
+}
+
+// TestCodexTraceNamesOpenAIAsTheProvider: a Codex run's trace says
+// gen_ai.provider.name "openai" (the GenAI conventions' name) on its
+// spans, and its agent is codex; a Claude Code run's stays "anthropic".
+func TestCodexTraceNamesOpenAIAsTheProvider(t *testing.T) {
+	for _, c := range []struct{ in, provider, agent string }{
+		{codexDir + "03-shell-fail.jsonl", "openai", "codex"},
+		{"../../testdata/events/01-plain-text.jsonl", "anthropic", "claude-code"},
+	} {
+		got := runIn(t, []string{"all", "-F", "otlp", c.in}, "")
+		require.Equal(t, exitOK, got.Code, got.Stderr)
+		assert.Contains(t, got.Stdout, `"key":"gen_ai.provider.name","value":{"stringValue":"`+c.provider+`"}`)
+		assert.NotContains(t, got.Stdout, `"gen_ai.provider.name","value":{"stringValue":"`+map[string]string{"openai": "anthropic", "anthropic": "openai"}[c.provider])
+		assert.Contains(t, got.Stdout, `"key":"gen_ai.agent.name","value":{"stringValue":"`+c.agent+`"}`)
+	}
+}

@@ -197,8 +197,8 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	r.stamp(r.root)
 	r.root.Attributes = append(r.root.Attributes,
 		strAttr("gen_ai.operation.name", "invoke_agent"),
-		strAttr("gen_ai.provider.name", "anthropic"),
-		strAttr("gen_ai.agent.name", "claude-code"))
+		strAttr("gen_ai.provider.name", r.cli().Provider),
+		strAttr("gen_ai.agent.name", r.cli().ID))
 	if session != "" {
 		r.root.Attributes = append(r.root.Attributes, strAttr("gen_ai.conversation.id", session))
 	}
@@ -208,6 +208,15 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 // the caller's trace state (TRACESTATE), and the session's id under
 // Claude Code's own name for it (session.id), which joins the span to
 // Claude Code's own telemetry of the session.
+// cli is the run's agent CLI (the tracker's, from its init; Claude Code
+// without a tracker): its provider names the spans' gen_ai.provider.name.
+func (r *otlpRun) cli() stream.CLI {
+	if r.o.Tracker != nil {
+		return r.o.Tracker.CLI()
+	}
+	return stream.CLIOf("", "")
+}
+
 func (r *otlpRun) stamp(s *tracepb.Span) {
 	s.TraceId = r.traceID
 	if p := r.o.Parent; p != nil {
@@ -272,7 +281,7 @@ func (r *otlpRun) startAgent(id, typ, desc string, at time.Time) *tracepb.Span {
 		Name: "invoke_agent " + typ, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
 	r.stamp(s)
 	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "invoke_agent"),
-		strAttr("gen_ai.provider.name", "anthropic"), strAttr("gen_ai.agent.name", typ),
+		strAttr("gen_ai.provider.name", r.cli().Provider), strAttr("gen_ai.agent.name", typ),
 		strAttr("gen_ai.agent.id", id))
 	if desc != "" {
 		s.Attributes = append(s.Attributes, strAttr("gen_ai.agent.description", desc))
@@ -382,7 +391,7 @@ func (r *otlpRun) callOf(ev *stream.Event, agent, id, model string, at time.Time
 		StartTimeUnixNano: nanos(start), EndTimeUnixNano: nanos(at)}
 	r.stamp(s)
 	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "chat"),
-		strAttr("gen_ai.provider.name", "anthropic"), strAttr("gen_ai.request.model", model),
+		strAttr("gen_ai.provider.name", r.cli().Provider), strAttr("gen_ai.request.model", model),
 		strAttr("gen_ai.response.model", model))
 	if id != "" {
 		s.Attributes = append(s.Attributes, strAttr("gen_ai.response.id", id))

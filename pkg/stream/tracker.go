@@ -995,6 +995,15 @@ func (t *Tracker) Unfit() Unfits {
 	return t.unfit
 }
 
+// CLI is the agent CLI of the run, as its first init names it (Claude
+// Code when none does).
+func (t *Tracker) CLI() CLI {
+	if !t.cliSet {
+		return CLIOf("", "")
+	}
+	return t.cli
+}
+
 // LastResult returns the last result event's bytes (the tracker's own
 // copy, valid until the next result), or nil when there was none: for a
 // consumer that prints the result event itself (final --format json).
