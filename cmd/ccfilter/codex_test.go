@@ -336,7 +336,7 @@ func TestCodexSessionHasPerCallUsageThatAddsUpToTheStreams(t *testing.T) {
 			var accs []stream.Account
 			require.NoError(t, json.Unmarshal([]byte(got.Stdout), &accs))
 			a := accs[0]
-			assert.Equal(t, stream.CLI{ID: "codex", Name: "Codex CLI", Version: "0.171.0"}, a.CLI)
+			assert.Equal(t, stream.CLI{ID: "codex", Name: "Codex CLI", Version: "0.171.0"}, a.CLI) // (JSON: the provider is not in it)
 			assert.Equal(t, c.calls, a.Tokens.Calls)
 			if want.usage != nil {
 				assert.Equal(t, want.usage["input_tokens"]-want.usage["cached_input_tokens"], a.Tokens.InputTokens)
@@ -406,4 +406,29 @@ func TestCodexTraceNamesOpenAIAsTheProvider(t *testing.T) {
 		assert.NotContains(t, got.Stdout, `"gen_ai.provider.name","value":{"stringValue":"`+map[string]string{"openai": "anthropic", "anthropic": "openai"}[c.provider])
 		assert.Contains(t, got.Stdout, `"key":"gen_ai.agent.name","value":{"stringValue":"`+c.agent+`"}`)
 	}
+}
+
+// TestCodexNDJSONPassesTheCLIsLinesThrough: -F ndjson with no filter
+// prints a Codex input's own lines, byte for byte, not their
+// translation (every capture and session file here), as a stream's
+// pass-through prints its lines; --redact redacts them (01-plain-text
+// with an AWS key id put into its agent message, the rest unchanged).
+func TestCodexNDJSONPassesTheCLIsLinesThrough(t *testing.T) {
+	sessions, err := filepath.Glob(codexDir + "home/.codex/sessions/*/*/*/*.jsonl")
+	require.NoError(t, err)
+	for _, path := range append(codexCaptures(t), sessions...) {
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		got := runIn(t, []string{"-F", "ndjson", path}, "")
+		assert.Equal(t, string(b), got.Stdout, filepath.Base(path))
+	}
+	b, err := os.ReadFile(codexDir + "01-plain-text.jsonl")
+	require.NoError(t, err)
+	key := "AK" + "IA" + "Z7Q4XW2PLM3NB6VC" // (pkg/redact's example)
+	secret := strings.Replace(string(b), "2 + 2 = 4.", "my key is "+key, 1)
+	path := filepath.Join(t.TempDir(), "secret.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(secret), 0o600))
+	got := runIn(t, []string{"--redact", "-F", "ndjson", path}, "")
+	require.Equal(t, exitOK, got.Code, got.Stderr)
+	assert.Equal(t, strings.Replace(secret, key, "[REDACTED:aws-access-key-id#1]", 1), got.Stdout)
 }

@@ -49,6 +49,31 @@ type codexReader struct {
 	opts  stream.DecoderOptions
 	queue []*stream.Event
 	c     codexTranslator
+	echo  echoes
+}
+
+// echoes are the input's lines read and not yet given to an event as its
+// echo (stream.Event.SetEcho): the next event made carries them, so a
+// pass-through of the events prints the input's bytes, each line once,
+// in their order, whatever the translation made of them.
+type echoes struct{ b []byte }
+
+// add keeps a line (copied: it is the reader's buffer).
+func (e *echoes) add(line []byte) {
+	if len(e.b) > 0 {
+		e.b = append(e.b, '\n')
+	}
+	e.b = append(e.b, line...)
+}
+
+// take hands the lines kept over (nil when none).
+func (e *echoes) take() []byte {
+	if len(e.b) == 0 {
+		return nil
+	}
+	b := e.b
+	e.b = nil
+	return b
 }
 
 // NewCodexReader returns the reader of a Codex `exec --json` stream.
@@ -71,10 +96,12 @@ func (c *codexReader) Next() (*stream.Event, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.echo.add(raw.Raw)
 		made := c.c.translate(raw)
 		if made == nil {
-			// Not a line Codex's stream is known to have (or one that
-			// says nothing by itself): passed through as it is.
+			// Not a line Codex's stream is known to have: passed through
+			// as it is.
+			raw.SetEcho(c.echo.take())
 			if c.opts.Prepare != nil {
 				if err := c.opts.Prepare(raw); err != nil {
 					return nil, err
@@ -83,7 +110,7 @@ func (c *codexReader) Next() (*stream.Event, error) {
 			return raw, nil
 		}
 		for _, v := range made {
-			ev, err := synthesize(v, raw.Source, raw.Line, c.opts.Prepare)
+			ev, err := synthesize(v, raw.Source, raw.Line, c.echo.take(), c.opts.Prepare)
 			if err != nil {
 				return nil, err
 			}
@@ -98,7 +125,7 @@ func (c *codexReader) Close() error { return c.in.Close() }
 
 // synthesize makes an event of the reader's own, at the source line it
 // stands for.
-func synthesize(v map[string]any, source string, line int64, prepare func(*stream.Event) error) (*stream.Event, error) {
+func synthesize(v map[string]any, source string, line int64, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
 	v["ccfilter"] = stream.Synthetic
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -108,6 +135,7 @@ func synthesize(v map[string]any, source string, line int64, prepare func(*strea
 	if err != nil {
 		return nil, err
 	}
+	ev.SetEcho(echo)
 	if prepare != nil {
 		if err := prepare(ev); err != nil {
 			return nil, err

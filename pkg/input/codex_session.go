@@ -71,6 +71,7 @@ type codexSessionReader struct {
 	pending []codexPending
 	calls   int
 	f       codexSessionFacts
+	echo    echoes
 }
 
 type codexPending struct {
@@ -119,11 +120,13 @@ func (c *codexSessionReader) Next() (*stream.Event, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.echo.add(raw.Raw)
 		known, err := c.translate(raw)
 		if err != nil {
 			return nil, err
 		}
 		if !known {
+			raw.SetEcho(c.echo.take())
 			if c.opts.Prepare != nil {
 				if err := c.opts.Prepare(raw); err != nil {
 					return nil, err
@@ -135,7 +138,7 @@ func (c *codexSessionReader) Next() (*stream.Event, error) {
 }
 
 func (c *codexSessionReader) emit(v map[string]any, source string, line int64) error {
-	ev, err := synthesize(v, source, line, c.opts.Prepare)
+	ev, err := synthesize(v, source, line, c.echo.take(), c.opts.Prepare)
 	if err != nil {
 		return err
 	}

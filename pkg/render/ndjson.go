@@ -26,8 +26,12 @@ func (r *ndjsonRenderer) Render(rec Record) error {
 		}
 	}
 	if rec.Event != nil {
-		r.bytes(rec.Event.Raw)
-		r.byte('\n')
+		// The input's bytes: an event another CLI's record was translated
+		// into echoes that record (stream.Event.Echo), once.
+		if echo := rec.Event.Echo(); len(echo) > 0 {
+			r.bytes(echo)
+			r.byte('\n')
+		}
 		return r.err
 	}
 	r.callsSeen = true

@@ -61,6 +61,10 @@ type Event struct {
 	haveDelta   bool
 	assistHead  Assistant // AssistantHead's
 	haveAssist  bool
+	// echo, when echoSet, is what a pass-through of the input prints for
+	// the event instead of Raw (SetEcho).
+	echo    []byte
+	echoSet bool
 }
 
 // point aims the reused event at a new line; the member index keeps its
@@ -296,15 +300,35 @@ func (e *Event) Screened() bool { return e.screened }
 // and whether its JSON was validated stay; what was read of the old bytes
 // is read again from the new. raw must stay valid as long as the event.
 func (e *Event) SetRaw(raw []byte) {
-	parent, hasParent, spellings, valid := e.parent, e.hasParent, e.spellings, e.valid
+	parent, hasParent, spellings, valid, echo, echoSet := e.parent, e.hasParent, e.spellings, e.valid, e.echo, e.echoSet
 	e.point(raw, e.Source, e.Line, e.Offset)
-	e.spellings, e.valid = spellings, valid
+	e.spellings, e.valid, e.echo, e.echoSet = spellings, valid, echo, echoSet
 	e.frame()
 	e.classify()
 	if hasParent {
 		e.setParent(parent)
 	}
 }
+
+// SetEcho sets what a pass-through of the input (NDJSON with no filter)
+// prints for the event: the input's own lines it was made from, for a
+// kind whose reader translates another CLI's records into events (their
+// bytes, not the translation, are the input); empty for an event whose
+// lines an earlier one carries. The lines are joined by '\n', without a
+// last one.
+func (e *Event) SetEcho(lines []byte) { e.echo, e.echoSet = lines, true }
+
+// Echo is what a pass-through of the input prints for the event: its
+// echo when set (SetEcho), else Raw.
+func (e *Event) Echo() []byte {
+	if e.echoSet {
+		return e.echo
+	}
+	return e.Raw
+}
+
+// Echoed reports the echo set by SetEcho, and whether one was.
+func (e *Event) Echoed() ([]byte, bool) { return e.echo, e.echoSet }
 
 // SetParent says whose an event is: the Agent call whose subagent made it,
 // for a reader that knows it other than from the event's own
