@@ -1,9 +1,11 @@
 package input
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -127,11 +129,8 @@ func (c *codexReader) Close() error { return c.in.Close() }
 // stands for.
 func synthesize(v map[string]any, source string, line int64, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
 	v["ccfilter"] = stream.Synthetic
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	ev, err := stream.NewEvent(b, source, line)
+	// (sized for the line it stands for, which holds its long strings)
+	ev, err := stream.NewEvent(appendJSON(make([]byte, 0, len(echo)+512), v), source, line)
 	if err != nil {
 		return nil, err
 	}
@@ -144,41 +143,143 @@ func synthesize(v map[string]any, source string, line int64, echo []byte, prepar
 	return ev, nil
 }
 
+// appendJSON appends v as JSON: the few shapes the readers build (maps
+// with their keys sorted, as encoding/json writes them; lists; strings;
+// numbers; booleans; null), and json.RawMessage as it is: a value spliced
+// from the input's line, whose long strings (a command's output, a
+// message) are copied, not decoded and encoded again. NewEvent validates
+// the whole. (encoding/json's reflection and key sorting were most of a
+// Codex stream's reading time.)
+func appendJSON(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case string:
+		return appendJSONString(dst, v)
+	case bool:
+		return strconv.AppendBool(dst, v)
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case int64:
+		return strconv.AppendInt(dst, v, 10)
+	case json.RawMessage:
+		if len(v) == 0 {
+			return append(dst, "null"...)
+		}
+		return append(dst, v...)
+	case []string:
+		dst = append(dst, '[')
+		for i, s := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, s)
+		}
+		return append(dst, ']')
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSON(dst, e)
+		}
+		return append(dst, ']')
+	case map[string]any:
+		var buf [16]string
+		keys := buf[:0]
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, k)
+			dst = append(dst, ':')
+			dst = appendJSON(dst, v[k])
+		}
+		return append(dst, '}')
+	case map[string]int64:
+		m := make(map[string]any, len(v))
+		for k, n := range v {
+			m[k] = n
+		}
+		return appendJSON(dst, m)
+	}
+	b, err := json.Marshal(v) // (a shape the readers do not build)
+	if err != nil {
+		return append(dst, "null"...)
+	}
+	return append(dst, b...)
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		dst = append(dst, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			dst = append(dst, '\\', c)
+		case '\n':
+			dst = append(dst, '\\', 'n')
+		case '\t':
+			dst = append(dst, '\\', 't')
+		case '\r':
+			dst = append(dst, '\\', 'r')
+		default:
+			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// rawString is a string value of the input's line as it is (quotes and
+// escapes), for appendJSON to copy; null when it is not a string.
+func rawString(v jsonx.Value) json.RawMessage {
+	if v.Type() != jsonx.String {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(v.Trim())
+}
+
 // codexTranslator turns Codex's events into Claude Code's, keeping what
 // the run's result is made of (the last agent message; the thread).
 type codexTranslator struct {
 	thread   string
-	lastText string
+	lastText json.RawMessage // the last agent message, as the line spells it (a copy)
 	msgs     int
-	spawned  map[string]string // a subagent's thread → its spawn_agent call, until it ends
-	totals   map[string]codexTokens
-	threads  []string // the threads of totals, in the order they came
+	spawned  map[string]string      // a subagent's thread → its spawn_agent call, until it ends
+	totals   map[string]codexTokens // each thread's last total
+	sum      codexTokens            // the input's: the threads' last totals added up
 }
 
 // codexTokens are a turn.completed's usage, in the stream's meanings.
 type codexTokens struct{ input, cached, written, output, reasoning int64 }
 
 // total keeps a thread's usage: after `codex exec resume` a thread's
-// usage is its running total, so its later total replaces the earlier.
+// usage is its running total, so its later total replaces the earlier;
+// the sum over the threads is kept as it goes (a corpus of many runs).
 func (c *codexTranslator) total(t codexTokens) {
 	if c.totals == nil {
 		c.totals = map[string]codexTokens{}
 	}
-	if _, ok := c.totals[c.thread]; !ok {
-		c.threads = append(c.threads, c.thread)
-	}
+	old := c.totals[c.thread]
 	c.totals[c.thread] = t
-}
-
-// sum is the input's usage so far: each thread's last total, added up
-// over the threads (runs of different threads read together).
-func (c *codexTranslator) sum() codexTokens {
-	var s codexTokens
-	for _, th := range c.threads {
-		t := c.totals[th]
-		s = codexTokens{s.input + t.input, s.cached + t.cached, s.written + t.written, s.output + t.output, s.reasoning + t.reasoning}
-	}
-	return s
+	s := c.sum
+	c.sum = codexTokens{s.input - old.input + t.input, s.cached - old.cached + t.cached, s.written - old.written + t.written,
+		s.output - old.output + t.output, s.reasoning - old.reasoning + t.reasoning}
 }
 
 // codexReconnect is the text of a turn-level retry: "Reconnecting... 2/5
@@ -222,16 +323,19 @@ func (c *codexTranslator) translate(ev *stream.Event) []map[string]any {
 				"content": "thread " + c.thread + " resumed: Codex's usage is the thread's running total, so the later total replaces the earlier one (not added to it)"})
 		}
 		c.total(t)
-		sum := c.sum()
+		sum := c.sum
 		usage := map[string]any{"input_tokens": sum.input, "cache_read_input_tokens": sum.cached,
 			"cache_creation_input_tokens": sum.written, "output_tokens": sum.output,
 			"output_tokens_details": map[string]any{"reasoning_tokens": sum.reasoning}}
-		return append(out, map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": c.lastText,
+		last := c.lastText
+		if last == nil {
+			last = json.RawMessage(`""`)
+		}
+		return append(out, map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": last,
 			"num_turns": 1, "session_id": c.thread, "usage": usage})
 	case "turn.failed":
-		msg := v.Path("error", "message").Str()
 		return []map[string]any{{"type": "result", "subtype": "error_during_execution", "is_error": true,
-			"result": msg, "num_turns": 1, "session_id": c.thread}}
+			"result": rawString(v.Path("error", "message")), "num_turns": 1, "session_id": c.thread}}
 	}
 	return nil
 }
@@ -339,11 +443,11 @@ func (c *codexTranslator) toolUse(item jsonx.Value) map[string]any {
 func (c *codexTranslator) item(item jsonx.Value, completed bool) []map[string]any {
 	switch item.Get("type").Str() {
 	case "agent_message":
-		c.lastText = item.Get("text").Str()
-		return []map[string]any{c.assistant(map[string]any{"type": "text", "text": c.lastText})}
+		c.lastText = append(c.lastText[:0], rawString(item.Get("text"))...)
+		return []map[string]any{c.assistant(map[string]any{"type": "text", "text": json.RawMessage(bytes.Clone(c.lastText))})}
 	case "reasoning":
 		// The reasoning summaries (Codex shows no raw reasoning).
-		return []map[string]any{c.assistant(map[string]any{"type": "thinking", "thinking": item.Get("text").Str()})}
+		return []map[string]any{c.assistant(map[string]any{"type": "thinking", "thinking": rawString(item.Get("text"))})}
 	case "todo_list":
 		// The plan (update_plan): a notice, not a tool call; its
 		// completion comes at the turn's end, after the answer.
@@ -403,18 +507,19 @@ func (c *codexTranslator) subagentEnds(item jsonx.Value) []map[string]any {
 // item: its output, failed when the item's status is "failed".
 func (c *codexTranslator) toolResult(item jsonx.Value) map[string]any {
 	failed := item.Get("status").StrEqual("failed")
-	var content string
+	var content any
 	var extra map[string]any
 	switch item.Get("type").Str() {
 	case "command_execution":
-		content = item.Get("aggregated_output").Str()
+		out := rawString(item.Get("aggregated_output"))
+		content = out
 		code := item.Get("exit_code")
 		if code.Type() == jsonx.Number {
 			extra = map[string]any{"exit_code": code.Int()}
-			if code.Int() != 0 {
+			if code.Int() != 0 && len(out) > 1 && out[0] == '"' {
 				// As Claude Code's Bash result says a failing command's
-				// exit code.
-				content = "Exit code " + strconv.FormatInt(code.Int(), 10) + "\n" + content
+				// exit code (spliced into the output's JSON string).
+				content = json.RawMessage(append([]byte(`"Exit code `+strconv.FormatInt(code.Int(), 10)+`\n`), out[1:]...))
 				failed = true
 			}
 		}
