@@ -155,7 +155,7 @@ func appendJSON(dst []byte, v any) []byte {
 	case nil:
 		return append(dst, "null"...)
 	case string:
-		return appendJSONString(dst, v)
+		return jsonx.AppendQuoted(dst, v)
 	case bool:
 		return strconv.AppendBool(dst, v)
 	case int:
@@ -173,7 +173,7 @@ func appendJSON(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, s)
+			dst = jsonx.AppendQuoted(dst, s)
 		}
 		return append(dst, ']')
 	case []any:
@@ -197,7 +197,7 @@ func appendJSON(dst []byte, v any) []byte {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, k)
+			dst = jsonx.AppendQuoted(dst, k)
 			dst = append(dst, ':')
 			dst = appendJSON(dst, v[k])
 		}
@@ -214,35 +214,6 @@ func appendJSON(dst []byte, v any) []byte {
 		return append(dst, "null"...)
 	}
 	return append(dst, b...)
-}
-
-// appendJSONString appends s as a JSON string.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		start = i + 1
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // rawString is a string value of the input's line as it is (quotes and
