@@ -44,7 +44,10 @@ func accountInputs(t *testing.T) []string {
 		real, _ := filepath.Glob(d + "/real/*.jsonl")
 		gemini, _ := filepath.Glob(d + "/agents/gemini/*.jsonl")
 		chats, _ := filepath.Glob(d + "/agents/gemini/*.chats/session-*.jsonl")
-		for _, l := range [][]string{events, captures, sessions, real, gemini, chats} {
+		// Other agents' CLIs, read by their input kinds (issue 43).
+		codex, _ := filepath.Glob(d + "/agents/codex/*.jsonl")
+		codexSessions, _ := filepath.Glob(d + "/agents/codex/home/.codex/sessions/*/*/*/*.jsonl")
+		for _, l := range [][]string{events, captures, sessions, real, gemini, chats, codex, codexSessions} {
 			for i, p := range l {
 				l[i] = filepath.ToSlash(p)
 			}

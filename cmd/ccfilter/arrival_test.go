@@ -48,7 +48,7 @@ func arrivalInputs(t *testing.T) []string {
 	trs, err := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*.jsonl")
 	require.NoError(t, err)
 	require.NotEmpty(t, trs)
-	return append(append(append(caps, "../../testdata/real/60-long-session.jsonl"), trs...), geminiInputs(t)...)
+	return append(append(append(append(caps, "../../testdata/real/60-long-session.jsonl"), trs...), geminiInputs(t)...), codexInputs(t)...)
 }
 
 // TestOutputDoesNotDependOnHowBytesArrive proves every preset that keeps

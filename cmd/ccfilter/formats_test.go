@@ -172,7 +172,7 @@ func capturesAndTranscripts(t *testing.T, always ...string) []string {
 			}
 		}
 	}
-	inputs := append(append(captures, transcripts...), geminiInputs(t)...)
+	inputs := append(append(append(captures, transcripts...), geminiInputs(t)...), codexInputs(t)...)
 	require.Greater(t, len(inputs), 10)
 	return inputs
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -23,7 +24,7 @@ func newSessionsCmd(o *options) *cobra.Command {
 	format := "text"
 	cmd := &cobra.Command{
 		Use:   "sessions [PATH...]",
-		Short: "List the session transcripts under ~/.claude/projects (or the paths given), oldest first",
+		Short: "List the sessions under ~/.claude/projects and ~/.codex/sessions (or the paths given), oldest first",
 		Long: `List the sessions Claude Code keeps: when each started and was last active,
 its project's directory, its id, its title (the first prompt), the runs that
 wrote to it (a resumed or continued session is one file), its turns, tool
@@ -33,7 +34,10 @@ made: a fork's copies are its parent's; see docs/usage.md); the cost its
 last cost-state records (what /cost shows: a fork's includes its
 parent's), and the session a --fork-session copied. PATH is what a preset
 reads: a session file (.gz and .zst too), a session's id or the start of it,
-a project folder or a folder of them; none means ~/.claude/projects. Then: ccfilter SESSION-ID (or a unique
+a project folder or a folder of them, a Codex sessions folder; none means every
+agent CLI's default tree that exists: ~/.claude/projects ($CLAUDE_CONFIG_DIR/projects)
+and Codex's ~/.codex/sessions ($CODEX_HOME/sessions), the CLI column telling
+them apart. Then: ccfilter SESSION-ID (or a unique
 prefix of it) reads one session; ccfilter DIR reads every session of a
 project folder.`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
@@ -42,7 +46,7 @@ project folder.`,
 				return &flagError{err}
 			}
 			if len(dirs) == 0 {
-				dirs = []string{o.projectsDir()}
+				dirs = o.sessionTrees()
 			}
 			return o.listSessions(dirs, f)
 		},
@@ -62,6 +66,28 @@ func (o *options) projectsDir() string {
 	}
 	home, _ := o.getenv("HOME")
 	return filepath.Join(home, ".claude", "projects")
+}
+
+// sessionTrees are the default trees of sessions of every agent CLI
+// whose kind declares one (input.SessionTrees: Claude Code's projects,
+// Codex's sessions), those that exist; Claude Code's when none does (to
+// say where nothing was found).
+func (o *options) sessionTrees() []string {
+	getenv := func(k string) string { v, _ := o.getenv(k); return v }
+	home, _ := o.getenv("HOME")
+	var out []string
+	for _, t := range input.SessionTrees(getenv, home) {
+		if t.Kind == input.Transcript {
+			t.Dir = o.projectsDir() // (the one place that decides it)
+		}
+		if fi, err := os.Stat(t.Dir); err == nil && fi.IsDir() {
+			out = append(out, t.Dir)
+		}
+	}
+	if len(out) == 0 {
+		out = []string{o.projectsDir()}
+	}
+	return out
 }
 
 func (o *options) listSessions(dirs []string, f render.Format) error {
@@ -160,7 +186,7 @@ func sessionsReport(list []listed) *render.Report {
 		}
 		return fmt.Sprintf("$%.4f", s.CostUSD)
 	}
-	cols := []render.Column{{Name: "Start"}, {Name: "Last activity", Short: "last"}, {Name: "Session"}, {Name: "Project"},
+	cols := []render.Column{{Name: "Start"}, {Name: "Last activity", Short: "last"}, {Name: "CLI", Short: "cli"}, {Name: "Session"}, {Name: "Project"},
 		{Name: "Title"}, {Name: "Runs", Right: true}, {Name: "Turns", Right: true}, {Name: "Tool calls", Short: "tools", Right: true},
 		{Name: "Subagents", Short: "agents", Right: true}, {Name: "Main tokens", Short: "main tok", Right: true}, {Name: "Tokens", Right: true},
 		{Name: "Cost", Right: true}, {Name: "Recorded cost", Short: "/cost", Right: true}, {Name: "Forked from", Short: "from"}}
@@ -171,18 +197,18 @@ func sessionsReport(list []listed) *render.Report {
 	// where it was made (usage --by session's figures); recorded_cost_usd:
 	// the last cost-state's figure, what /cost shows (a fork's includes
 	// its parent's; null when the file has none).
-	rows := render.NewRowSet("session_id", "path", "cwd", "start", "last_activity", "runs", "turns", "tool_calls", "subagents", "main_tokens",
+	rows := render.NewRowSet("session_id", "cli", "path", "cwd", "start", "last_activity", "runs", "turns", "tool_calls", "subagents", "main_tokens",
 		"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "total_tokens", "cost_usd", "recorded_cost_usd", "forked_from", "title")
 	for _, s := range list {
 		u := s.spend.Usage
-		table.Rows = append(table.Rows, []render.Cell{plain(when(s.Start)), plain(when(s.Last)), {Text: s.ID, Style: render.Code}, {Text: s.CWD, Style: render.Prose},
+		table.Rows = append(table.Rows, []render.Cell{plain(when(s.Start)), plain(when(s.Last)), plain(input.CLIName(s.CLI)), {Text: s.ID, Style: render.Code}, {Text: s.CWD, Style: render.Prose},
 			{Text: s.Title, Style: render.Prose}, num(int64(s.Runs)), num(int64(s.Turns)), num(int64(s.ToolCalls)), num(int64(s.Subagents)), num(s.Tokens),
 			num(u.Total()), plain(fmt.Sprintf("$%.4f%s", s.spend.CostUSD(), s.flags)), plain(recorded(s)), {Text: s.ForkedFrom, Style: render.Code}})
 		var c any
 		if s.HaveCost {
 			c = s.CostUSD
 		}
-		rows.Add(s.ID, s.Path, s.CWD, s.Start, s.Last, s.Runs, s.Turns, s.ToolCalls, s.Subagents, s.Tokens,
+		rows.Add(s.ID, s.CLI, s.Path, s.CWD, s.Start, s.Last, s.Runs, s.Turns, s.ToolCalls, s.Subagents, s.Tokens,
 			u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(), preset.RoundUSD(s.spend.CostUSD()), c, s.ForkedFrom, s.Title)
 	}
 	return &render.Report{Title: "Sessions", Blocks: []render.Block{{Table: table}}, Rows: rows}

@@ -111,7 +111,7 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 			return 0, errorf(exitInput, "%s --%s: stdin is not read: --%s groups session transcripts; name them (a session file or id, a project folder, the projects tree), or leave stdin a terminal or empty for the whole tree (%s)",
 				p.preset.Name, g.Key, g.Key, o.projectsDir())
 		}
-		paths = []string{o.projectsDir()}
+		paths = o.sessionTrees()
 	}
 	ledgers, code := o.readLedgers(o.namedTranscripts(paths), spend.Options{Prices: run.Prices})
 	if len(ledgers) == 0 {
@@ -246,6 +246,10 @@ func (o *options) transcripts(names []string) []inputFile {
 		}
 		fi, err := os.Stat(name)
 		switch {
+		case err == nil && fi.IsDir() && treeSessions(name) != nil:
+			for _, f := range treeSessions(name) {
+				out = append(out, inputFile{path: f, found: true})
+			}
 		case err == nil && fi.IsDir() && anyProjectsTree([]string{name}):
 			files, err := input.Projects([]string{name})
 			if err != nil {
@@ -261,6 +265,13 @@ func (o *options) transcripts(names []string) []inputFile {
 		}
 	}
 	return out
+}
+
+// treeSessions are the session files of another agent CLI's tree of
+// sessions (Codex's YYYY/MM/DD/rollout-*.jsonl), nil for any other folder.
+func treeSessions(dir string) []string {
+	files, _ := input.TreeSessions(dir)
+	return files
 }
 
 // readLedgers reads the sessions on every core (pkg/spend), each into

@@ -44,11 +44,20 @@ type Format struct {
 	// Live, when set, returns the reader of an input that is still being
 	// written (followed: Input.Live); nil: Events reads it as well.
 	Live func(r io.Reader, path string, opts stream.DecoderOptions) stream.Reader
+	// SessionsTree, when set, is where the CLI keeps its sessions by
+	// default (getenv reads the environment, "" for unset; home is the
+	// user's home folder): `sessions` and `usage --by` read every kind's
+	// tree when given no PATH (SessionTrees).
+	SessionsTree func(getenv func(string) string, home string) string
+	// SessionGlob, when set, finds the kind's session files in its tree
+	// (relative to it), for a tree laid out otherwise than Claude Code's
+	// projects (TreeSessions).
+	SessionGlob string
 }
 
 // Formats returns the kinds of input, in the order Open tries them.
 func Formats() []Format {
-	return []Format{geminiFormat, geminiSessionFormat, transcriptFormat, streamFormat}
+	return []Format{geminiFormat, geminiSessionFormat, transcriptFormat, codexFormat, codexSessionFormat, streamFormat}
 }
 
 // Kinds returns the names of the kinds, for --help and flag checks.

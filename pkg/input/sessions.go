@@ -151,6 +151,9 @@ type Session struct {
 	CostUSD    float64 `json:"cost_usd"`
 	HaveCost   bool    `json:"have_cost"`
 	ForkedFrom string  `json:"forked_from,omitempty"` // the session a --fork-session copied
+	// CLI is the id of the agent CLI that wrote it (stream.CLIOf):
+	// Claude Code's, or another's read by its kind (Codex's rollout).
+	CLI string `json:"cli"`
 	// Bad are the lines of its files that may hold what the listing
 	// reads and are not one whole record (passed over), with their
 	// numbers, for the caller to say.
@@ -218,6 +221,13 @@ func ScanSessionWith(path string, buf *bufio.Reader, also *Also) (Session, error
 	if err != nil {
 		return s, err
 	}
+	if first != nil && !isTranscriptRecord(first) {
+		// Another agent CLI's session file (Codex's): read by its kind.
+		if o, err := scanOtherSession(path, also); err == nil {
+			return o, nil
+		}
+	}
+	s.CLI = stream.ClaudeCodeID
 	if first == nil || !isTranscriptRecord(first) {
 		what := "empty"
 		if first != nil {

@@ -1,6 +1,8 @@
 package input
 
 import (
+	"path/filepath"
+
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -18,6 +20,13 @@ var transcriptFormat = Format{
 	Detect: isTranscriptRecord,
 	Events: NewTranscriptReader,
 	Live:   NewLiveTranscriptReader,
+	// $CLAUDE_CONFIG_DIR/projects, else ~/.claude/projects.
+	SessionsTree: func(getenv func(string) string, home string) string {
+		if dir := getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+			return filepath.Join(dir, "projects")
+		}
+		return filepath.Join(home, ".claude", "projects")
+	},
 }
 
 // transcriptTypes are the types a transcript's first record can have.

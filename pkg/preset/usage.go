@@ -67,6 +67,10 @@ func usageReport(b *base) (*render.Report, error) {
 			b.c.Source, int64(math.MaxInt64)))
 	}
 	head := render.Plural(int64(d.Calls), "model call")
+	if d.Calls == 0 && d.OutputFrom == "result" && len(d.ByModel) > 0 {
+		// (the tracker's Usage: an input with only the run's totals)
+		head = "the run's totals: the input gives no per-call usage"
+	}
 	if d.HaveCost {
 		head += fmt.Sprintf(", cost $%.4f", d.CostUSD)
 	} else if d.CostWritten != "" {

@@ -36,6 +36,25 @@ func (r *Redactor) Event(ev *stream.Event) bool {
 	if changed {
 		ev.SetRaw(raw)
 	}
+	if echo, ok := ev.Echoed(); ok && len(echo) > 0 {
+		// The input's own lines the event was translated from (another
+		// CLI's), which a pass-through prints: redacted line by line,
+		// uncounted (the event's translation counted its secrets).
+		q, out, any := r.Quiet(), make([]byte, 0, len(echo)), false
+		for i, line := range bytes.Split(echo, []byte{'\n'}) {
+			if i > 0 {
+				out = append(out, '\n')
+			}
+			red, ch := q.Line(out, line)
+			if !ch {
+				red = append(out, line...)
+			}
+			out, any = red, any || ch
+		}
+		if any {
+			ev.SetEcho(out)
+		}
+	}
 	return changed
 }
 

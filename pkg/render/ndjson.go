@@ -26,8 +26,9 @@ func (r *ndjsonRenderer) Render(rec Record) error {
 		}
 	}
 	if rec.Event != nil {
-		// The input's own line (Echo): another CLI's record as it was
-		// read, not the stream event its kind's reader made of it.
+		// The input's own lines (stream.Event.Echo): another CLI's record
+		// as it was read, not the stream event its kind's reader made of
+		// it, once.
 		if b, ok := rec.Event.Echo(); ok {
 			r.bytes(b)
 			r.byte('\n')

@@ -222,7 +222,7 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	r.stamp(r.root)
 	r.root.Attributes = append(r.root.Attributes,
 		strAttr("gen_ai.operation.name", "invoke_agent"),
-		strAttr("gen_ai.provider.name", r.cli.Provider()),
+		strAttr("gen_ai.provider.name", r.cli.Provider),
 		strAttr("gen_ai.agent.name", r.cli.ID))
 	if session != "" {
 		r.root.Attributes = append(r.root.Attributes, strAttr("gen_ai.conversation.id", session))
@@ -297,7 +297,7 @@ func (r *otlpRun) startAgent(id, typ, desc string, at time.Time) *tracepb.Span {
 		Name: "invoke_agent " + typ, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
 	r.stamp(s)
 	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "invoke_agent"),
-		strAttr("gen_ai.provider.name", r.cli.Provider()), strAttr("gen_ai.agent.name", typ),
+		strAttr("gen_ai.provider.name", r.cli.Provider), strAttr("gen_ai.agent.name", typ),
 		strAttr("gen_ai.agent.id", id))
 	if desc != "" {
 		s.Attributes = append(s.Attributes, strAttr("gen_ai.agent.description", desc))
@@ -407,7 +407,7 @@ func (r *otlpRun) callOf(ev *stream.Event, agent, id, model string, at time.Time
 		StartTimeUnixNano: nanos(start), EndTimeUnixNano: nanos(at)}
 	r.stamp(s)
 	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "chat"),
-		strAttr("gen_ai.provider.name", r.cli.Provider()), strAttr("gen_ai.request.model", model),
+		strAttr("gen_ai.provider.name", r.cli.Provider), strAttr("gen_ai.request.model", model),
 		strAttr("gen_ai.response.model", model))
 	if id != "" {
 		s.Attributes = append(s.Attributes, strAttr("gen_ai.response.id", id))

@@ -31,10 +31,13 @@ var (
 	ByModel    = Key{"model", "model", "Model", func(c Call, _ string, _ *time.Location) string { return c.Model }}
 	BySubagent = Key{"subagent", "subagent", "Subagent", func(c Call, _ string, _ *time.Location) string { return c.Agent() }}
 	ByMachine  = Key{"machine", "machine", "Machine", func(c Call, _ string, _ *time.Location) string { return c.Machine }}
+	// ByCLI is the agent CLI that made the call: Claude Code's, Codex's
+	// and Gemini's sessions in one table.
+	ByCLI = Key{"cli", "cli", "CLI", func(c Call, _ string, _ *time.Location) string { return stream.CLIOf(c.CLI, "").Name }}
 )
 
 // Keys lists them, in the order help texts show them.
-var Keys = []Key{BySession, ByDay, ByWeek, ByMonth, ByProject, ByModel, BySubagent, ByMachine}
+var Keys = []Key{BySession, ByDay, ByWeek, ByMonth, ByProject, ByModel, BySubagent, ByMachine, ByCLI}
 
 // weekOf is a call's week by its Monday: 2026-11-30.
 func weekOf(c Call, _ string, loc *time.Location) string {

@@ -43,6 +43,7 @@ import (
 type Call struct {
 	Session  string // the session that made it
 	Project  string // its project: the working directory
+	CLI      string // the id of the agent CLI that made it (stream.CLI)
 	Subagent bool   // made by a subagent (or a Workflow agent)
 	// AgentType is the subagent's type (input.AgentTypes: the one the
 	// run's account gives it), "" for the main agent's calls.
@@ -197,6 +198,21 @@ func Read(path string, o Options) (*Ledger, error) {
 	if err != nil {
 		return nil, err
 	}
+	if !transcript && !first {
+		// Another agent CLI's session file (Codex's rollout), read by
+		// its input kind as Claude Code's events.
+		o2 := NewScanner(path, o)
+		cli, bad, err := input.EachOtherSessionEvent(path, func(ev *stream.Event) {
+			if ev.Kind == stream.KindInit && ev.Str("session_id") != "" {
+				o2.l.session = ev.Str("session_id")
+			}
+			o2.Record(ev)
+		})
+		if err == nil {
+			o2.l.cli, o2.l.bad = cli.ID, bad
+			return o2.End(), nil
+		}
+	}
 	if !transcript {
 		what := "empty"
 		if !first {
@@ -239,6 +255,7 @@ type Ledger struct {
 	runsN  int                 // cost-states
 	cost   float64             // the last cost-state's figure
 	lastTS string              // the time of the last call read
+	cli    string              // the id of the agent CLI that wrote it (stream.CLI)
 }
 
 // run is one run of the CLI in a session's file: the calls first seen in
@@ -281,7 +298,7 @@ type Scanner struct {
 // NewScanner returns a Scanner of the session transcript at path.
 func NewScanner(path string, o Options) *Scanner {
 	l := &Ledger{path: path, session: input.SessionID(path), machine: o.Machine, tree: o.Tree, names: map[string]bool{}, calls: map[string]*message{}, states: map[string]bool{},
-		seen: map[string]*message{}, aseen: map[string]*message{}, open: &run{}}
+		seen: map[string]*message{}, aseen: map[string]*message{}, open: &run{}, cli: stream.ClaudeCodeID}
 	return &Scanner{o: o, l: l}
 }
 
@@ -723,7 +740,7 @@ func (s *scan) out(m *message, cost float64, estimated, unpriced bool) {
 	if m.subagent {
 		agentType = s.l.agentType(m.agent)
 	}
-	s.emit(Call{Session: s.sum.Session, Project: s.l.project, Subagent: m.subagent, AgentType: agentType, Machine: s.l.machine, Model: m.model, Time: t, SessionStart: start,
+	s.emit(Call{Session: s.sum.Session, Project: s.l.project, CLI: s.l.cli, Subagent: m.subagent, AgentType: agentType, Machine: s.l.machine, Model: m.model, Time: t, SessionStart: start,
 		Usage: m.usage, CostUSD: cost, Hidden: m.id == "" && !m.unread, Unread: m.unread, Estimated: estimated, Unpriced: unpriced})
 }
 

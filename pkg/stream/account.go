@@ -128,6 +128,13 @@ func (t *Tracker) cost(u UsageReport) (*Cost, string) {
 	if t.outcome.Results == 0 {
 		why = "no result: the input does not say what the run cost"
 	}
+	for _, m := range u.ByModel {
+		if m.Model == "" && m.Usage != (Usage{}) {
+			// Tokens of no model the input names (Codex's stream): not
+			// priced, never at $0.
+			return nil, why + "; the stream names no model"
+		}
+	}
 	if t.o.Prices == nil || len(u.ByModel) == 0 {
 		return nil, why
 	}

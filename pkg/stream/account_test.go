@@ -187,8 +187,8 @@ func TestAccountNamesTheCLIItsInitSays(t *testing.T) {
 		keep func(string) bool
 		want stream.CLI
 	}{
-		{"claude code's init", nil, stream.CLI{ID: "claude-code", Name: "Claude Code", Version: "2.1.328"}},
-		{"no init", func(l string) bool { return !isInit(l) }, stream.CLI{ID: "claude-code", Name: "Claude Code"}},
+		{"claude code's init", nil, stream.CLI{ID: "claude-code", Name: "Claude Code", Version: "2.1.328", Provider: "anthropic"}},
+		{"no init", func(l string) bool { return !isInit(l) }, stream.CLI{ID: "claude-code", Name: "Claude Code", Provider: "anthropic"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -208,7 +208,7 @@ func TestAccountNamesTheCLIItsInitSays(t *testing.T) {
 		}
 		f := t.TempDir() + "/codex-init.jsonl"
 		require.NoError(t, os.WriteFile(f, []byte(b.String()), 0o644))
-		assert.Equal(t, stream.CLI{ID: "codex", Name: "Codex CLI", Version: "0.171.0"}, accountOf(t, f, nil).CLI)
+		assert.Equal(t, stream.CLI{ID: "codex", Name: "Codex CLI", Version: "0.171.0", Provider: "openai"}, accountOf(t, f, nil).CLI)
 	})
 }
 

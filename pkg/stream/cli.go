@@ -13,6 +13,10 @@ type CLI struct {
 	// Version is the CLI's version where the input gives it (an init's
 	// claude_code_version, or the cli_version an input kind writes).
 	Version string `json:"version,omitempty"`
+	// Provider is the model provider the CLI calls, as the OpenTelemetry
+	// GenAI conventions name it (gen_ai.provider.name): "anthropic",
+	// "openai", "gcp.gemini".
+	Provider string `json:"-"`
 }
 
 // ClaudeCodeID is the id of Claude Code, the CLI of an input whose init
@@ -27,6 +31,13 @@ var cliNames = map[string]string{
 	"gemini":     "Gemini CLI",
 }
 
+// cliProviders are the providers of the CLIs, by id (gen_ai.provider.name).
+var cliProviders = map[string]string{
+	ClaudeCodeID: "anthropic",
+	"codex":      "openai",
+	"gemini":     "gcp.gemini",
+}
+
 // CLIOf returns the CLI of id (ClaudeCodeID when id is empty) with version.
 func CLIOf(id, version string) CLI {
 	if id == "" {
@@ -36,17 +47,5 @@ func CLIOf(id, version string) CLI {
 	if !ok {
 		name = id
 	}
-	return CLI{ID: id, Name: name, Version: version}
+	return CLI{ID: id, Name: name, Version: version, Provider: cliProviders[id]}
 }
-
-// providers are the gen_ai.provider.name (OpenTelemetry GenAI semantic
-// conventions) of each CLI's models, by id: what a trace of its run says.
-var providers = map[string]string{
-	ClaudeCodeID: "anthropic",
-	"codex":      "openai",
-	"gemini":     "gcp.gemini",
-}
-
-// Provider is the gen_ai.provider.name of the CLI's models ("" for a CLI
-// not known).
-func (c CLI) Provider() string { return providers[c.ID] }

@@ -351,11 +351,9 @@ func (e *Event) Screened() bool { return e.screened }
 // and whether its JSON was validated stay; what was read of the old bytes
 // is read again from the new. raw must stay valid as long as the event.
 func (e *Event) SetRaw(raw []byte) {
-	parent, hasParent, spellings, valid := e.parent, e.hasParent, e.spellings, e.valid
-	echo, echoSet := e.echo, e.echoSet
+	parent, hasParent, spellings, valid, echo, echoSet := e.parent, e.hasParent, e.spellings, e.valid, e.echo, e.echoSet
 	e.point(raw, e.Source, e.Line, e.Offset)
-	e.spellings, e.valid = spellings, valid
-	e.echo, e.echoSet = echo, echoSet
+	e.spellings, e.valid, e.echo, e.echoSet = spellings, valid, echo, echoSet
 	e.frame()
 	e.classify()
 	if hasParent {
@@ -363,14 +361,15 @@ func (e *Event) SetRaw(raw []byte) {
 	}
 }
 
-// SetEcho says which of the input's own bytes the event stands for, for a
-// reader that translates another CLI's records into the stream's events
-// (pkg/input's gemini): NDJSON's passthrough writes those, so that it
-// echoes the input byte for byte whatever the events are made of. nil: the
-// event stands for no line of its own (a text joined from several). b is
-// not copied: it must stay valid as long as the event (a reader's line:
-// until its next Next; Clone copies it).
-func (e *Event) SetEcho(b []byte) { e.echo, e.echoSet = b, true }
+// SetEcho sets what a pass-through of the input (NDJSON with no filter)
+// prints for the event: the input's own lines it was made from, for a
+// kind whose reader translates another CLI's records into events (their
+// bytes, not the translation, are the input), joined by '\n' without a
+// last one; nil or empty for an event that stands for no line of its own
+// (a text joined from several, or lines an earlier event carries). The
+// bytes are not copied: they must stay valid as long as the event (a
+// reader's line: until its next Next; Clone copies them).
+func (e *Event) SetEcho(lines []byte) { e.echo, e.echoSet = lines, true }
 
 // Remake aims e, an event made by NewEvent that its reader handed out
 // before (and so may reuse at its next Next), at the line raw, copied into
@@ -389,14 +388,17 @@ func (e *Event) Remake(raw []byte, source string, line int64) error {
 	return nil
 }
 
-// Echo returns the input's own bytes the event stands for (Raw, unless its
-// reader said otherwise with SetEcho) and false when it stands for none.
+// Echo is what a pass-through of the input prints for the event: its echo
+// when set (SetEcho), else Raw; false when it stands for no line.
 func (e *Event) Echo() ([]byte, bool) {
 	if e.echoSet {
-		return e.echo, e.echo != nil
+		return e.echo, len(e.echo) > 0
 	}
 	return e.Raw, true
 }
+
+// Echoed reports the echo set by SetEcho, and whether one was.
+func (e *Event) Echoed() ([]byte, bool) { return e.echo, e.echoSet }
 
 // SetParent says whose an event is: the Agent call whose subagent made it,
 // for a reader that knows it other than from the event's own

@@ -506,8 +506,12 @@ func (t *Tracker) observeAssistant(e *Event) {
 	idv := jsonx.Lookup(msg, "id")
 	id := idv.Str()
 	model := jsonx.Lookup(msg, "model").Str()
-	u := t.usageOf(jsonx.Lookup(msg, "usage"), e.Line)
-	if model != "<synthetic>" {
+	usage := jsonx.Lookup(msg, "usage")
+	u := t.usageOf(usage, e.Line)
+	// A message with no usage at all is no model call the input counts:
+	// another agent CLI's stream (Codex's) gives only the run's totals,
+	// which its result carries (Usage).
+	if model != "<synthetic>" && usage.Type() == jsonx.Object {
 		// A message with its stop_reason carries its final usage (a
 		// transcript's records); the stream's assistant events are the
 		// snapshot at message_start, stop_reason null and output_tokens a
@@ -996,6 +1000,15 @@ func (t *Tracker) Unfit() Unfits {
 	return t.unfit
 }
 
+// CLI is the agent CLI of the run, as its first init names it (Claude
+// Code when none does).
+func (t *Tracker) CLI() CLI {
+	if !t.cliSet {
+		return CLIOf("", "")
+	}
+	return t.cli
+}
+
 // LastResult returns the last result event's bytes (the tracker's own
 // copy, valid until the next result), or nil when there was none: for a
 // consumer that prints the result event itself (final --format json).
@@ -1026,6 +1039,18 @@ func (t *Tracker) Usage() UsageReport {
 		all[k] = &c
 	}
 	t.msgOrder.each(func(m *msgUsage) { addTokens(all, m) })
+	totalsOnly := false
+	if len(all) == 0 && t.outcome.Results > 0 {
+		// No call carried usage (an input that gives only the run's
+		// totals, as Codex's stream does): the last result's usage is
+		// the run's, in no per-call row (Calls 0) and of no model the
+		// input names.
+		t.parseLast()
+		if ru := t.outcome.Last.Usage; ru != (Usage{}) {
+			all[usageKey{}] = &ModelTokens{Usage: ru}
+			totalsOnly = true
+		}
+	}
 	// Lists are [] when empty, never null, in JSON.
 	rep := UsageReport{OutputFrom: "events", PartialMessages: t.partials,
 		ByModel: []ModelTokens{}, ModelCosts: []ModelUsage{}, Helper: []ModelUsage{}}
@@ -1035,6 +1060,9 @@ func (t *Tracker) Usage() UsageReport {
 		seen[v.Model] = true
 	}
 	rep.EventsOutputTokens = rep.Total.OutputTokens
+	if totalsOnly {
+		rep.OutputFrom, rep.EventsOutputTokens = "result", 0
+	}
 	sort.Slice(rep.ByModel, func(i, j int) bool {
 		a, b := rep.ByModel[i], rep.ByModel[j]
 		if a.Model != b.Model {

@@ -1,0 +1,552 @@
+package input
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// Codex is the output of OpenAI's Codex CLI `codex exec --json`: one
+// event per line (thread.started, turn.started, item.started /
+// item.updated / item.completed, error, turn.completed, turn.failed).
+const Codex Kind = "codex"
+
+// codexCLI is the id the init this kind's reader makes carries
+// (stream.CLIOf names it "Codex CLI").
+const codexCLI = "codex"
+
+// codexFormat recognises Codex's stream by its first event's type: the
+// "thread." / "turn." / "item." families, which Claude Code's stream has
+// none of.
+var codexFormat = Format{
+	Kind:   Codex,
+	CLI:    codexCLI,
+	Detect: isCodexEvent,
+	Events: NewCodexReader,
+}
+
+func isCodexEvent(head []byte) bool {
+	if jsonx.Validate(head) != nil {
+		return false
+	}
+	typ := jsonx.Value(head).Get("type").Str()
+	return strings.HasPrefix(typ, "thread.") || strings.HasPrefix(typ, "turn.") || strings.HasPrefix(typ, "item.")
+}
+
+// codexReader yields Codex's stream as Claude Code's: each line is
+// translated into the events Claude Code's stream has for the same thing
+// (see codexTranslate), marked "ccfilter":"synthetic", with the line's
+// number. A line it does not know is passed through as it is: an event of
+// unknown kind, counted by types, never an error (Codex renames its
+// events between releases without a version marker).
+type codexReader struct {
+	in    stream.Reader
+	opts  stream.DecoderOptions
+	queue []*stream.Event
+	c     codexTranslator
+	echo  echoes
+}
+
+// echoes are the input's lines read and not yet given to an event as its
+// echo (stream.Event.SetEcho): the next event made carries them, so a
+// pass-through of the events prints the input's bytes, each line once,
+// in their order, whatever the translation made of them.
+type echoes struct{ b []byte }
+
+// add keeps a line (copied: it is the reader's buffer).
+func (e *echoes) add(line []byte) {
+	if len(e.b) > 0 {
+		e.b = append(e.b, '\n')
+	}
+	e.b = append(e.b, line...)
+}
+
+// take hands the lines kept over (nil when none).
+func (e *echoes) take() []byte {
+	if len(e.b) == 0 {
+		return nil
+	}
+	b := e.b
+	e.b = nil
+	return b
+}
+
+// NewCodexReader returns the reader of a Codex `exec --json` stream.
+func NewCodexReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Reader {
+	inner := opts
+	// The translated events, not the CLI's lines, are what the run
+	// validates, screens and keeps.
+	inner.Prepare, inner.Screen, inner.Want, inner.Spellings = nil, nil, nil, nil
+	return &codexReader{in: stream.NewReader(r, inner), opts: opts}
+}
+
+func (c *codexReader) Next() (*stream.Event, error) {
+	for {
+		if len(c.queue) > 0 {
+			ev := c.queue[0]
+			c.queue = c.queue[1:]
+			return ev, nil
+		}
+		raw, err := c.in.Next()
+		if err != nil {
+			return nil, err
+		}
+		c.echo.add(raw.Raw)
+		made := c.c.translate(raw)
+		if made == nil {
+			// Not a line Codex's stream is known to have: passed through
+			// as it is.
+			raw.SetEcho(c.echo.take())
+			if c.opts.Prepare != nil {
+				if err := c.opts.Prepare(raw); err != nil {
+					return nil, err
+				}
+			}
+			return raw, nil
+		}
+		for _, v := range made {
+			ev, err := synthesize(v, raw.Source, raw.Line, c.echo.take(), c.opts.Prepare)
+			if err != nil {
+				return nil, err
+			}
+			c.queue = append(c.queue, ev)
+		}
+	}
+}
+
+func (c *codexReader) Buffered() bool { return len(c.queue) > 0 || c.in.Buffered() }
+
+func (c *codexReader) Close() error { return c.in.Close() }
+
+// synthesize makes an event of the reader's own, at the source line it
+// stands for.
+func synthesize(v map[string]any, source string, line int64, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
+	v["ccfilter"] = stream.Synthetic
+	// (sized for the line it stands for, which holds its long strings)
+	ev, err := stream.NewEvent(appendJSON(make([]byte, 0, len(echo)+512), v), source, line)
+	if err != nil {
+		return nil, err
+	}
+	ev.SetEcho(echo)
+	if prepare != nil {
+		if err := prepare(ev); err != nil {
+			return nil, err
+		}
+	}
+	return ev, nil
+}
+
+// appendJSON appends v as JSON: the few shapes the readers build (maps
+// with their keys sorted, as encoding/json writes them; lists; strings;
+// numbers; booleans; null), and json.RawMessage as it is: a value spliced
+// from the input's line, whose long strings (a command's output, a
+// message) are copied, not decoded and encoded again. NewEvent validates
+// the whole. (encoding/json's reflection and key sorting were most of a
+// Codex stream's reading time.)
+func appendJSON(dst []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...)
+	case string:
+		return jsonx.AppendQuoted(dst, v)
+	case bool:
+		return strconv.AppendBool(dst, v)
+	case int:
+		return strconv.AppendInt(dst, int64(v), 10)
+	case int64:
+		return strconv.AppendInt(dst, v, 10)
+	case json.RawMessage:
+		if len(v) == 0 {
+			return append(dst, "null"...)
+		}
+		return append(dst, v...)
+	case []string:
+		dst = append(dst, '[')
+		for i, s := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonx.AppendQuoted(dst, s)
+		}
+		return append(dst, ']')
+	case []any:
+		dst = append(dst, '[')
+		for i, e := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSON(dst, e)
+		}
+		return append(dst, ']')
+	case map[string]any:
+		var buf [16]string
+		keys := buf[:0]
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = jsonx.AppendQuoted(dst, k)
+			dst = append(dst, ':')
+			dst = appendJSON(dst, v[k])
+		}
+		return append(dst, '}')
+	case map[string]int64:
+		m := make(map[string]any, len(v))
+		for k, n := range v {
+			m[k] = n
+		}
+		return appendJSON(dst, m)
+	}
+	b, err := json.Marshal(v) // (a shape the readers do not build)
+	if err != nil {
+		return append(dst, "null"...)
+	}
+	return append(dst, b...)
+}
+
+// rawString is a string value of the input's line as it is (quotes and
+// escapes), for appendJSON to copy; null when it is not a string.
+func rawString(v jsonx.Value) json.RawMessage {
+	if v.Type() != jsonx.String {
+		return json.RawMessage("null")
+	}
+	return json.RawMessage(v.Trim())
+}
+
+// codexTranslator turns Codex's events into Claude Code's, keeping what
+// the run's result is made of (the last agent message; the thread).
+type codexTranslator struct {
+	thread   string
+	lastText json.RawMessage // the last agent message, as the line spells it (a copy)
+	msgs     int
+	spawned  map[string]string      // a subagent's thread → its spawn_agent call, until it ends
+	totals   map[string]codexTokens // each thread's last total
+	sum      codexTokens            // the input's: the threads' last totals added up
+}
+
+// codexTokens are a turn.completed's usage, in the stream's meanings.
+type codexTokens struct{ input, cached, written, output, reasoning int64 }
+
+// total keeps a thread's usage: after `codex exec resume` a thread's
+// usage is its running total, so its later total replaces the earlier;
+// the sum over the threads is kept as it goes (a corpus of many runs).
+func (c *codexTranslator) total(t codexTokens) {
+	if c.totals == nil {
+		c.totals = map[string]codexTokens{}
+	}
+	old := c.totals[c.thread]
+	c.totals[c.thread] = t
+	s := c.sum
+	c.sum = codexTokens{s.input - old.input + t.input, s.cached - old.cached + t.cached, s.written - old.written + t.written,
+		s.output - old.output + t.output, s.reasoning - old.reasoning + t.reasoning}
+}
+
+// codexReconnect is the text of a turn-level retry: "Reconnecting... 2/5
+// (unexpected status 401 Unauthorized: …)".
+var codexReconnect = regexp.MustCompile(`^Reconnecting\.\.\. (\d+)/(\d+) \((.*)\)$`)
+
+// codexStatus finds an HTTP status in an error's text ("unexpected status
+// 401", "last status: 429").
+var codexStatus = regexp.MustCompile(`status:? (\d{3})\b`)
+
+// translate returns the events ev stands for, nil to pass ev through.
+func (c *codexTranslator) translate(ev *stream.Event) []map[string]any {
+	v := jsonx.Value(ev.Raw)
+	switch ev.Type {
+	case "thread.started":
+		c.thread = v.Get("thread_id").Str()
+		return []map[string]any{{"type": "system", "subtype": "init", "cli": codexCLI, "session_id": c.thread,
+			"tools": []string{}, "mcp_servers": []string{}}}
+	case "turn.started":
+		// Carries nothing: codex exec is one turn, its end the result.
+		return []map[string]any{}
+	case "item.started":
+		if call := c.toolUse(v.Get("item")); call != nil {
+			return []map[string]any{call}
+		}
+		return c.item(v.Get("item"), false)
+	case "item.updated", "item.completed":
+		return c.item(v.Get("item"), ev.Type == "item.completed")
+	case "error":
+		return []map[string]any{c.errorEvent(v.Get("message").Str())}
+	case "turn.completed":
+		u := v.Get("usage")
+		in, cached := u.Get("input_tokens").Int(), u.Get("cached_input_tokens").Int()
+		// Codex's input_tokens include the cached ones and its
+		// output_tokens the reasoning ones: the stream's meanings are
+		// uncached input, cache reads, and everything generated.
+		t := codexTokens{max(in-cached, 0), cached, u.Get("cache_write_input_tokens").Int(), u.Get("output_tokens").Int(), u.Get("reasoning_output_tokens").Int()}
+		var out []map[string]any
+		if _, again := c.totals[c.thread]; again {
+			out = append(out, map[string]any{"type": "system", "subtype": "informational", "level": "info", "session_id": c.thread,
+				"content": "thread " + c.thread + " resumed: Codex's usage is the thread's running total, so the later total replaces the earlier one (not added to it)"})
+		}
+		c.total(t)
+		sum := c.sum
+		usage := map[string]any{"input_tokens": sum.input, "cache_read_input_tokens": sum.cached,
+			"cache_creation_input_tokens": sum.written, "output_tokens": sum.output,
+			"output_tokens_details": map[string]any{"reasoning_tokens": sum.reasoning}}
+		last := c.lastText
+		if last == nil {
+			last = json.RawMessage(`""`)
+		}
+		return append(out, map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": last,
+			"num_turns": 1, "session_id": c.thread, "usage": usage})
+	case "turn.failed":
+		return []map[string]any{{"type": "result", "subtype": "error_during_execution", "is_error": true,
+			"result": rawString(v.Path("error", "message")), "num_turns": 1, "session_id": c.thread}}
+	}
+	return nil
+}
+
+// errorEvent is a top-level error's event: a turn-level retry
+// ("Reconnecting... n/5 (…)") is the stream's api_retry; any other is a
+// notice (the fatal error, which turn.failed repeats as the result).
+func (c *codexTranslator) errorEvent(msg string) map[string]any {
+	if m := codexReconnect.FindStringSubmatch(msg); m != nil {
+		attempt, _ := strconv.Atoi(m[1])
+		most, _ := strconv.Atoi(m[2])
+		r := map[string]any{"type": "system", "subtype": "api_retry", "attempt": attempt, "max_retries": most,
+			"error": m[3], "session_id": c.thread}
+		if s := codexStatus.FindStringSubmatch(m[3]); s != nil {
+			r["error_status"], _ = strconv.Atoi(s[1])
+		}
+		return r
+	}
+	return map[string]any{"type": "system", "subtype": "informational", "level": "error", "content": msg, "session_id": c.thread}
+}
+
+// assistant is an assistant event of one content block.
+func (c *codexTranslator) assistant(block map[string]any) map[string]any {
+	c.msgs++
+	return map[string]any{"type": "assistant", "session_id": c.thread, "parent_tool_use_id": nil,
+		"message": map[string]any{"id": "codex_msg_" + strconv.Itoa(c.msgs), "type": "message", "role": "assistant",
+			"content": []any{block}}}
+}
+
+// codexToolName is the name a tool call of each item type is shown by:
+// the stream's own tool where one does the same (a shell command is
+// Bash; spawn_agent starts a subagent as Agent does), else Codex's.
+func codexToolName(item jsonx.Value) (string, any) {
+	switch item.Get("type").Str() {
+	case "command_execution":
+		return "Bash", map[string]any{"command": item.Get("command").Str()}
+	case "file_change":
+		var paths []string
+		item.Get("changes").Each(func(_ int, ch jsonx.Value) bool {
+			paths = append(paths, ch.Get("kind").Str()+" "+ch.Get("path").Str())
+			return true
+		})
+		in := map[string]any{"changes": json.RawMessage(item.Get("changes").Trim())}
+		if len(paths) > 0 {
+			_, in["file_path"], _ = strings.Cut(paths[0], " ")
+			in["description"] = strings.Join(paths, ", ")
+		}
+		return "apply_patch", in
+	case "mcp_tool_call":
+		args := json.RawMessage(item.Get("arguments").Trim())
+		if len(args) == 0 {
+			args = json.RawMessage("{}")
+		}
+		// Named as Claude Code names an MCP server's tool.
+		return "mcp__" + item.Get("server").Str() + "__" + item.Get("tool").Str(), args
+	case "web_search":
+		return "WebSearch", map[string]any{"query": item.Get("query").Str()}
+	case "collab_tool_call":
+		tool := item.Get("tool").Str()
+		if tool == "spawn_agent" {
+			p := item.Get("prompt").Str()
+			return "Agent", map[string]any{"subagent_type": "codex", "description": codexHeadline(p, 60), "prompt": p, "run_in_background": true}
+		}
+		var ids []string
+		item.Get("receiver_thread_ids").Each(func(_ int, id jsonx.Value) bool { ids = append(ids, id.Str()); return true })
+		return tool, map[string]any{"description": strings.Join(ids, ", ")}
+	}
+	return "", nil
+}
+
+func codexHeadline(s string, n int) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// itemID is an item's exec id: the first "id" of the item (a web_search
+// item has two, its exec id item_N first and the Responses id after it,
+// which a JSON decoder that keeps the last would read).
+func itemID(item jsonx.Value) string {
+	id := ""
+	item.EachMember(func(k []byte, v jsonx.Value) bool {
+		if string(k) == "id" {
+			id = v.Str()
+			return false
+		}
+		return true
+	})
+	return id
+}
+
+// toolUse is the tool_use event an item that is a tool call starts with;
+// nil for other items.
+func (c *codexTranslator) toolUse(item jsonx.Value) map[string]any {
+	name, input := codexToolName(item)
+	if name == "" {
+		return nil
+	}
+	return c.assistant(map[string]any{"type": "tool_use", "id": itemID(item), "name": name, "input": input})
+}
+
+// item translates a completed (or updated) item.
+func (c *codexTranslator) item(item jsonx.Value, completed bool) []map[string]any {
+	switch item.Get("type").Str() {
+	case "agent_message":
+		c.lastText = append(c.lastText[:0], rawString(item.Get("text"))...)
+		return []map[string]any{c.assistant(map[string]any{"type": "text", "text": json.RawMessage(bytes.Clone(c.lastText))})}
+	case "reasoning":
+		// The reasoning summaries (Codex shows no raw reasoning).
+		return []map[string]any{c.assistant(map[string]any{"type": "thinking", "thinking": rawString(item.Get("text"))})}
+	case "todo_list":
+		// The plan (update_plan): a notice, not a tool call; its
+		// completion comes at the turn's end, after the answer.
+		var lines []string
+		item.Get("items").Each(func(_ int, t jsonx.Value) bool {
+			mark := "[ ] "
+			if t.Get("completed").Bool() {
+				mark = "[x] "
+			}
+			lines = append(lines, mark+t.Get("text").Str())
+			return true
+		})
+		return []map[string]any{{"type": "system", "subtype": "informational", "level": "info",
+			"content": "plan: " + strings.Join(lines, "; "), "session_id": c.thread}}
+	case "error":
+		// A warning (configuration, deprecation): the run goes on.
+		return []map[string]any{{"type": "system", "subtype": "informational", "level": "warning",
+			"content": item.Get("message").Str(), "session_id": c.thread}}
+	}
+	if !completed {
+		return nil
+	}
+	name, _ := codexToolName(item)
+	if name == "" {
+		return nil
+	}
+	return append([]map[string]any{c.toolResult(item)}, c.subagentEnds(item)...)
+}
+
+// subagentEnds are the task notifications of the subagents a
+// collab_tool_call (wait, close_agent) says have ended: Codex's subagent
+// runs beside its parent (spawn_agent returns at once), as a background
+// Agent of Claude Code's does, and its end is known only from its state
+// in a later call. Its own calls and usage are in its own session file,
+// not in the parent's stream.
+func (c *codexTranslator) subagentEnds(item jsonx.Value) []map[string]any {
+	if !item.Get("type").StrEqual("collab_tool_call") {
+		return nil
+	}
+	var out []map[string]any
+	item.Get("agents_states").EachMember(func(k []byte, st jsonx.Value) bool {
+		thread, status := string(k), st.Get("status").Str()
+		call, ok := c.spawned[thread]
+		if !ok || status == "pending_init" || status == "running" || status == "" {
+			return true
+		}
+		delete(c.spawned, thread)
+		out = append(out, map[string]any{"type": "system", "subtype": "task_notification", "task_id": thread,
+			"tool_use_id": call, "status": status, "summary": st.Get("message").Str(), "summary_is_report": true,
+			"session_id": c.thread})
+		return true
+	})
+	return out
+}
+
+// toolResult is the user event with the tool_result of a completed tool
+// item: its output, failed when the item's status is "failed".
+func (c *codexTranslator) toolResult(item jsonx.Value) map[string]any {
+	failed := item.Get("status").StrEqual("failed")
+	var content any
+	var extra map[string]any
+	switch item.Get("type").Str() {
+	case "command_execution":
+		out := rawString(item.Get("aggregated_output"))
+		content = out
+		code := item.Get("exit_code")
+		if code.Type() == jsonx.Number {
+			extra = map[string]any{"exit_code": code.Int()}
+			if code.Int() != 0 && len(out) > 1 && out[0] == '"' {
+				// As Claude Code's Bash result says a failing command's
+				// exit code (spliced into the output's JSON string).
+				content = json.RawMessage(append([]byte(`"Exit code `+strconv.FormatInt(code.Int(), 10)+`\n`), out[1:]...))
+				failed = true
+			}
+		}
+	case "file_change":
+		var lines []string
+		item.Get("changes").Each(func(_ int, ch jsonx.Value) bool {
+			lines = append(lines, ch.Get("kind").Str()+" "+ch.Get("path").Str())
+			return true
+		})
+		content = strings.Join(lines, "\n")
+	case "mcp_tool_call":
+		var parts []string
+		item.Path("result", "content").Each(func(_ int, b jsonx.Value) bool {
+			parts = append(parts, b.Get("text").Str())
+			return true
+		})
+		if e := item.Get("error"); e.Type() != jsonx.Null && len(e) > 0 {
+			failed = true
+			if msg := e.Get("message").Str(); msg != "" {
+				parts = append(parts, msg)
+			} else {
+				parts = append(parts, e.Str())
+			}
+		}
+		content = strings.Join(parts, "\n")
+	case "web_search":
+		content = item.Get("query").Str()
+	case "collab_tool_call":
+		var parts []string
+		item.Get("agents_states").EachMember(func(k []byte, st jsonx.Value) bool {
+			s := string(k) + ": " + st.Get("status").Str()
+			if m := st.Get("message").Str(); m != "" {
+				s += ": " + m
+			}
+			parts = append(parts, s)
+			return true
+		})
+		content = strings.Join(parts, "\n")
+	}
+	u := map[string]any{"type": "user", "session_id": c.thread, "parent_tool_use_id": nil,
+		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
+			"tool_use_id": itemID(item), "content": content, "is_error": failed}}}}
+	if item.Get("type").StrEqual("collab_tool_call") && item.Get("tool").StrEqual("spawn_agent") {
+		// Launched, as a background Agent call is: its end comes later.
+		agent := ""
+		item.Get("receiver_thread_ids").Each(func(_ int, id jsonx.Value) bool { agent = id.Str(); return false })
+		extra = map[string]any{"status": "async_launched", "agentId": agent}
+		if agent != "" {
+			if c.spawned == nil {
+				c.spawned = map[string]string{}
+			}
+			c.spawned[agent] = itemID(item)
+		}
+	}
+	if extra != nil {
+		u["tool_use_result"] = extra
+	}
+	return u
+}
