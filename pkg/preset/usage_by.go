@@ -175,7 +175,7 @@ func spendReport(by spend.By, rows []spend.Row) *render.Report {
 	}
 	var cols []render.Column
 	for _, k := range by {
-		cols = append(cols, render.Column{Name: k.Title})
+		cols = append(cols, render.Column{Name: k.Title, Short: strings.ToLower(k.Title)})
 	}
 	cols = append(cols, []render.Column{{Name: "Calls", Right: true}, {Name: "Input", Right: true}, {Name: "Output", Right: true},
 		{Name: "Cache write", Short: "cache w", Right: true}, {Name: "Cache read", Short: "cache r", Right: true}, {Name: "Total tokens", Short: "tokens", Right: true},
@@ -200,7 +200,7 @@ func spendReport(by spend.By, rows []spend.Row) *render.Report {
 	table.Rows = append(table.Rows, line(total, keys))
 	blocks := []render.Block{{Table: table}}
 	if total.Estimated || total.Unpriced {
-		blocks = append(blocks, render.Block{Line: "* estimated: runs that recorded no cost (killed) are priced at the session's recorded rate for the model, else the price table; unpriced models count 0"})
+		blocks = append(blocks, render.Block{Line: "* estimated: runs that recorded no cost (killed, or of a CLI that reports none) are priced at the session's recorded rate for the model, else at list prices; unpriced models count 0"})
 	}
 	if n := total.Unread.Total(); n > 0 {
 		blocks = append(blocks, render.Block{Line: fmt.Sprintf("%d tokens the sessions recorded are not in a call read here: lines that could not be read (warned above) may hold them. They are in the totals, not in hidden.", n)})

@@ -1044,9 +1044,10 @@ func (t *Tracker) Usage() UsageReport {
 		// No call carried usage (an input that gives only the run's
 		// totals, as Codex's stream does): the last result's usage is
 		// the run's, in no per-call row (Calls 0) and of no model the
-		// input names.
+		// input names. A result that gives its totals by model (Gemini's
+		// stats.models) has them made rows below instead, by model.
 		t.parseLast()
-		if ru := t.outcome.Last.Usage; ru != (Usage{}) {
+		if ru := t.outcome.Last.Usage; ru != (Usage{}) && len(t.outcome.Last.ModelUsage) == 0 {
 			all[usageKey{}] = &ModelTokens{Usage: ru}
 			totalsOnly = true
 		}
