@@ -113,13 +113,14 @@ $(JAEGER): tools/jaeger/go.mod tools/jaeger/go.sum
 # too, so a name two test files declare breaks make test, not CI's last step.
 #
 # The weight of the command (issue 42): no RPC framework or SDK, at most
-# 280 packages, a binary of at most 21,300,000 bytes from a plain go build
+# 280 packages, a binary of at most 21,700,000 bytes from a plain go build
 # (21,000,000 until `ccfilter archive`, issue 44: its zstd encoder, of the
 # klauspost/compress module the reader already used, is 430 KB of it;
 # then 21,500,000 for the shipped list prices, pkg/spend/prices.json,
-# 47 KB of JSON and its matcher, issue 43).
+# 47 KB of JSON and its matcher, issue 43; then 21,700,000 for the Codex
+# and Gemini input kinds, about 180 KB, issue 43).
 MAX_PACKAGES ?= 280
-MAX_BINARY_BYTES ?= 21500000
+MAX_BINARY_BYTES ?= 21700000
 lint:
 	$(GO) vet ./...
 	$(GO) vet -tags browser,jaeger,prometheus,profile ./cmd/ccfilter
