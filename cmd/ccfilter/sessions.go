@@ -34,10 +34,11 @@ made: a fork's copies are its parent's; see docs/usage.md); the cost its
 last cost-state records (what /cost shows: a fork's includes its
 parent's), and the session a --fork-session copied. PATH is what a preset
 reads: a session file (.gz and .zst too), a session's id or the start of it,
-a project folder or a folder of them, a Codex sessions folder; none means every
-agent CLI's default tree that exists: ~/.claude/projects ($CLAUDE_CONFIG_DIR/projects)
-and Codex's ~/.codex/sessions ($CODEX_HOME/sessions), the CLI column telling
-them apart. Then: ccfilter SESSION-ID (or a unique
+a project folder or a folder of them, a Codex sessions folder, a Gemini chats
+folder; none means every agent CLI's default tree that exists:
+~/.claude/projects ($CLAUDE_CONFIG_DIR/projects), Codex's ~/.codex/sessions
+($CODEX_HOME/sessions) and Gemini's ~/.gemini/tmp ($GEMINI_CLI_HOME/.gemini/tmp),
+the CLI column telling them apart. Then: ccfilter SESSION-ID (or a unique
 prefix of it) reads one session; ccfilter DIR reads every session of a
 project folder.`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {

@@ -79,3 +79,60 @@ func TestSessionsAndUsageByReadEveryAgentCLIsDefaultTree(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionsAndUsageByReadGeminisDefaultTree proves Gemini CLI's tree
+// of chat files (~/.gemini/tmp/<project>/chats, or under
+// $GEMINI_CLI_HOME) is one of the default trees `sessions` and `usage
+// --by` read with no PATH, told apart by the cli column: the chats of
+// testdata/agents/gemini's 10-thinking and 16-subagent (its subagent's
+// file in chats/<session id>/) beside 02-write-read's Claude Code tree;
+// Gemini's row is the two sessions' tokens, 23425 + 47415.
+func TestSessionsAndUsageByReadGeminisDefaultTree(t *testing.T) {
+	lay := func(t *testing.T, gemini string) {
+		chats := filepath.Join(gemini, ".gemini", "tmp", "proj", "chats")
+		copyTree(t, "../../testdata/agents/gemini/16-subagent.chats", chats)
+		copyTree(t, "../../testdata/agents/gemini/10-thinking.chats", chats)
+	}
+	for _, c := range []struct {
+		name string
+		env  func(home string) []string
+		dir  func(home string) string
+	}{
+		{"~/.gemini/tmp", func(home string) []string { return []string{"HOME=" + home, "NO_COLOR=1"} }, func(home string) string { return home }},
+		{"$GEMINI_CLI_HOME/.gemini/tmp", func(home string) []string {
+			return []string{"HOME=" + home, "GEMINI_CLI_HOME=" + filepath.Join(home, "elsewhere"), "NO_COLOR=1"}
+		}, func(home string) string { return filepath.Join(home, "elsewhere") }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			home := t.TempDir()
+			copyTree(t, "../../testdata/transcripts/02-write-read/home", home)
+			lay(t, c.dir(home))
+			env := c.env(home)
+			r := runEnv(t, env, "sessions", "-F", "json")
+			require.Equal(t, exitOK, r.Code, r.Stderr)
+			var list []map[string]any
+			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &list))
+			byCLI := map[string]int{}
+			var geminiTokens float64
+			for _, s := range list {
+				byCLI[s["cli"].(string)]++
+				if s["cli"] == "gemini" {
+					geminiTokens += s["total_tokens"].(float64)
+				}
+			}
+			assert.Equal(t, map[string]int{"claude-code": 1, "gemini": 2}, byCLI)
+			assert.Equal(t, 23425.0+47415.0, geminiTokens)
+
+			r = runEnv(t, env, "usage", "--by", "cli", "-F", "json")
+			require.Equal(t, exitOK, r.Code, r.Stderr)
+			var rows []map[string]any
+			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rows))
+			got := map[string]float64{}
+			for _, row := range rows {
+				got[row["cli"].(string)] = row["total_tokens"].(float64)
+			}
+			assert.Equal(t, geminiTokens, got["Gemini CLI"])
+			assert.Equal(t, 37288.0, got["Claude Code"], "02-write-read")
+		})
+	}
+}

@@ -3,6 +3,7 @@ package input
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strconv"
 
@@ -38,6 +39,10 @@ var geminiSessionFormat = Format{
 	CLI:    geminiCLI,
 	Detect: isGeminiChat,
 	Events: NewGeminiSessionReader,
+	// ~/.gemini/tmp/<project>/chats/session-*.jsonl; a subagent's chat,
+	// chats/<session id>/<agent id>.jsonl, is read with its session's.
+	SessionsTree: GeminiSessionsTree,
+	SessionGlob:  filepath.Join("*", "chats", "session-*.jsonl"),
 }
 
 // isGeminiStream recognises the stream by its first line, Gemini's init:

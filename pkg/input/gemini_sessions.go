@@ -74,6 +74,7 @@ func scanGeminiChat(path string, s Session, also *Also) (Session, error) {
 	bad, err := EachGeminiChatEvent(path, func(ev *stream.Event, agent bool) {
 		if ev.Kind == stream.KindInit {
 			s.ID, s.named = ev.Str("session_id"), true
+			s.CLI = stream.CLIOf(ev.Str("cli"), "").ID
 		}
 		if ev.Type == "assistant" {
 			if ev.Kind == stream.KindToolUse {

@@ -769,6 +769,7 @@ func (s *Scanner) gemini(path string) (*Ledger, error) {
 		switch {
 		case ev.Kind == stream.KindInit:
 			s.l.session, s.l.named = ev.Str("session_id"), true
+			s.l.cli = stream.CLIOf(ev.Str("cli"), "").ID
 		case agent:
 			s.AgentRecord(ev)
 		default:
