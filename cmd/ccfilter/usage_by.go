@@ -180,9 +180,7 @@ func anyProjectsTree(paths []string) bool {
 		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
 			continue
 		}
-		own, _ := input.GlobJSONL(filepath.Join(p, "*.jsonl"))
-		below, _ := input.GlobJSONL(filepath.Join(p, "*", "*.jsonl"))
-		if len(own) == 0 && len(below) > 0 {
+		if !input.HasJSONL(filepath.Join(p, "*.jsonl")) && input.HasJSONL(filepath.Join(p, "*", "*.jsonl")) {
 			return true
 		}
 	}
