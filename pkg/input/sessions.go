@@ -173,7 +173,7 @@ var ErrNotTranscript = errors.New("not a session transcript")
 // tool calls, so the count is the session's, as its report shows it.
 // A file that is not a regular file or not a transcript is an error
 // (ErrNotRegular, ErrNotTranscript), for the listing to pass over.
-func ScanSession(path string) (Session, error) { return ScanSessionWith(path, nil, nil) }
+func ScanSession(path string) (Session, error) { return ScanSessionWith(path, nil, nil, nil) }
 
 // Also is what a caller reads beside a listing, in the same pass over the
 // files (of the lines listed picks: calls and cost-states among them):
@@ -186,12 +186,13 @@ type Also struct {
 	Line func([]byte)
 }
 
-// ScanSessionWith is ScanSession reading with buf (reused across files;
-// nil: a buffer of the file's size), and also, when not nil, feeding a
+// ScanSessionWith is ScanSession reading with buf and scratch (reused
+// across files, see stream.DecoderOptions; nil: a buffer of the file's
+// size, and long lines' buffers of its own), and also, when not nil, feeding a
 // caller's own account in the same pass. It reads only the records a
 // listing needs (see listed): the session's start and last activity are
 // its first and last prompt, call or cost-state.
-func ScanSessionWith(path string, buf *bufio.Reader, also *Also) (Session, error) {
+func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, also *Also) (Session, error) {
 	s := Session{Path: path, ID: SessionID(path)}
 	if also == nil {
 		also = &Also{}
@@ -202,13 +203,13 @@ func ScanSessionWith(path string, buf *bufio.Reader, also *Also) (Session, error
 	// The agents' files first: a caller's account places their calls in
 	// the session's runs as it reads the session's own file.
 	for _, f := range SubagentFiles(SessionDir(path)) {
-		n, _, _, bad, err := scanRecords(f, buf, nil, also.Agent)
+		n, _, _, bad, err := scanRecords(f, buf, scratch, nil, also.Agent)
 		if err == nil {
 			s.ToolCalls += n
 		}
 		s.Bad = append(s.Bad, bad...)
 	}
-	calls, usage, first, bad, err := scanRecords(path, buf, also.Line, func(ev *stream.Event) {
+	calls, usage, first, bad, err := scanRecords(path, buf, scratch, also.Line, func(ev *stream.Event) {
 		s.add(ev)
 		if also.Main != nil {
 			also.Main(ev)
@@ -242,7 +243,7 @@ func SubagentFiles(dir string) []string {
 // scanRecords counts one file's tool calls and adds up its usage (each
 // message once), and returns a copy of its first record; also, when not
 // nil, sees each record too.
-func scanRecords(path string, buf *bufio.Reader, line func([]byte), also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, bad []error, err error) {
+func scanRecords(path string, buf *bufio.Reader, scratch *stream.Scratch, line func([]byte), also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, bad []error, err error) {
 	// Each message once, from its final record (with a stop_reason, else
 	// the largest): a transcript writes one record per block.
 	type msg struct {
@@ -258,7 +259,7 @@ func scanRecords(path string, buf *bufio.Reader, line func([]byte), also func(*s
 		}
 		return lines == 1 || listed(l) // (the first: what kind of file it is)
 	}
-	bad, err = EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming, Want: want, Buffer: buf}, func(ev *stream.Event) {
+	bad, err = EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming, Want: want, Buffer: buf, Scratch: scratch}, func(ev *stream.Event) {
 		if first == nil {
 			first = append([]byte(nil), ev.Raw...) // Raw's bytes are the reader's until the next read
 		}
