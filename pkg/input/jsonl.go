@@ -46,17 +46,13 @@ func HasJSONL(pattern string) bool {
 // filepath.Globs listed a tree of projects three times over, which was a
 // seventh of usage --by day on one (issue 41).
 func eachJSONL(pattern string, found func(string) bool) error {
-	dir, base := filepath.Split(pattern)
+	base := filepath.Base(pattern)
 	if _, err := filepath.Match(base, ""); err != nil {
 		return err
 	}
-	dir = cleanGlobDir(dir)
-	dirs := []string{dir}
-	if hasGlobMeta(dir) {
-		var err error
-		if dirs, err = filepath.Glob(dir); err != nil {
-			return err
-		}
+	dirs, err := filepath.Glob(filepath.Dir(pattern)) // (no pattern in it: the folder, when it is there)
+	if err != nil {
+		return err
 	}
 	for _, d := range dirs {
 		names, err := readNames(d)
@@ -68,10 +64,7 @@ func eachJSONL(pattern string, found func(string) bool) error {
 			has[n] = true
 		}
 		for _, n := range names {
-			if !matchJSONL(base, n, has) {
-				continue
-			}
-			if !found(filepath.Join(d, n)) {
+			if matchJSONL(base, n, has) && !found(filepath.Join(d, n)) {
 				return nil
 			}
 		}
@@ -98,27 +91,6 @@ func matchJSONL(base, name string, has map[string]bool) bool {
 		return !slices.ContainsFunc(compressedExts[:i], func(e string) bool { return has[plain+e] })
 	}
 	return false
-}
-
-// cleanGlobDir is a pattern's folder part as filepath.Glob reads it.
-func cleanGlobDir(dir string) string {
-	switch dir {
-	case "":
-		return "."
-	case string(filepath.Separator):
-		return dir
-	}
-	return dir[:len(dir)-1] // (the separator Split left)
-}
-
-// hasGlobMeta reports whether a pattern part holds one of filepath.Match's
-// special characters.
-func hasGlobMeta(path string) bool {
-	magic := `*?[`
-	if filepath.Separator != '\\' {
-		magic = `*?[\`
-	}
-	return strings.ContainsAny(path, magic)
 }
 
 // readNames lists a folder's entries' names (no stat of each).
