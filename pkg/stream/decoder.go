@@ -119,9 +119,14 @@ type Decoder struct {
 	opts DecoderOptions
 	ra   io.ReaderAt // the input, when it is a file we can look ahead in (lineSize)
 	raAt int64       // the input's offset where the decoder began reading
-	off  int64       // input offset of the next unread byte
-	line int64       // number of the last line returned or skipped
-	err  error       // sticky read error (also io.EOF)
+	// sk and src: the input as br reads it, when ra is set, so that a
+	// long line read by looking ahead (readLongInPlace) is passed over
+	// by a seek.
+	sk   io.Seeker
+	src  io.Reader
+	off  int64 // input offset of the next unread byte
+	line int64 // number of the last line returned or skipped
+	err  error // sticky read error (also io.EOF)
 
 	began  bool
 	array  bool // the input is one JSON array
@@ -191,7 +196,7 @@ func (d *Decoder) lookAheadIn(in io.Reader) {
 	if ra, ok := in.(io.ReaderAt); ok {
 		if sk, ok := in.(io.Seeker); ok {
 			if pos, err := sk.Seek(0, io.SeekCurrent); err == nil {
-				d.ra, d.raAt = ra, pos
+				d.ra, d.raAt, d.sk, d.src = ra, pos, sk, in
 			}
 		}
 	}
@@ -378,6 +383,9 @@ func (d *Decoder) tooLong(n, off int64) error {
 func (d *Decoder) readLongLine(head []byte, off int64) ([]byte, error) {
 	max := int64(d.opts.MaxLineBytes) + 1 // with its '\n'
 	if d.ra != nil {
+		if line, ok := d.readLongInPlace(head, max-int64(len(head))); ok {
+			return line, nil
+		}
 		size := d.lineSize(max - int64(len(head)))
 		if size < 0 {
 			return nil, d.skipLine(int64(len(head)), off, head, bufio.ErrBufferFull)
@@ -463,6 +471,45 @@ func (d *Decoder) readSizedLine(head []byte, size, off int64) ([]byte, error) {
 	}
 	d.line++
 	return line, nil
+}
+
+// readLongInPlace reads the rest of a long line from a file straight
+// into the long lines' buffer, when that is already large enough (an
+// earlier long line's, of this input or, with a Scratch, of one before),
+// and moves the input past the line by a seek: its bytes are read once,
+// where lineSize's look-ahead and then readSizedLine read them twice (half
+// of a tree of sessions' bytes are lines of a few MB: issue 41). ok is
+// false, with nothing consumed, when the buffer is too small, the line
+// does not end within it and max (the bytes it may still have, with its
+// '\n'), a read fails or the file ends first: the caller reads it the
+// other way.
+func (d *Decoder) readLongInPlace(head []byte, max int64) (line []byte, ok bool) {
+	if d.sk == nil || cap(d.s.long) <= len(head) {
+		return nil, false
+	}
+	const chunk = 256 << 10 // (lineSize's reads)
+	buf := d.s.long[:cap(d.s.long)]
+	limit := min(int64(len(buf)), int64(len(head))+max)
+	pos := d.raAt + d.off // nothing is buffered after a full ReadSlice
+	n := copy(buf, head)
+	for int64(n) < limit {
+		m, err := d.ra.ReadAt(buf[n:min(int64(n)+chunk, limit)], pos+int64(n-len(head)))
+		if i := bytes.IndexByte(buf[n:n+m], '\n'); i >= 0 {
+			size := int64(n-len(head)+i) + 1
+			if _, err := d.sk.Seek(pos+size, io.SeekStart); err != nil {
+				return nil, false
+			}
+			d.br.Reset(d.src) // (empty: nothing of the input after the head was in it)
+			d.off += size
+			d.line++
+			return buf[:n+i], true
+		}
+		n += m
+		if err != nil {
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 // longBuffer returns an empty buffer with room for n bytes: the last long
