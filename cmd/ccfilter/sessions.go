@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -140,11 +139,11 @@ type listed struct {
 func (o *options) scanSessions(files []inputFile) ([]listed, int) {
 	out := make([]listed, len(files))
 	ledgers := make([]*spend.Ledger, len(files))
-	ok, code := o.readSessions(files, func(buf *bufio.Reader, i int) ([]error, error) {
+	ok, code := o.readSessions(files, func(w *worker, i int) ([]error, error) {
 		// The spend in the same pass as the listing: one read (the
 		// listing's lines hold every line the spend reads).
 		sc := spend.NewScanner(files[i].path, spend.Options{})
-		s, err := input.ScanSessionWith(files[i].path, buf, &input.Also{Agent: sc.AgentRecord, Main: sc.Record, Line: sc.Line})
+		s, err := input.ScanSessionWith(files[i].path, w.buf, w.scratch, &input.Also{Agent: sc.AgentRecord, Main: sc.Record, Line: sc.Line})
 		if err != nil {
 			return nil, err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/spend"
+	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
 // groupingFlags declares the flags the presets' groupings declare (usage
@@ -180,9 +181,7 @@ func anyProjectsTree(paths []string) bool {
 		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
 			continue
 		}
-		own, _ := input.GlobJSONL(filepath.Join(p, "*.jsonl"))
-		below, _ := input.GlobJSONL(filepath.Join(p, "*", "*.jsonl"))
-		if len(own) == 0 && len(below) > 0 {
+		if !input.HasJSONL(filepath.Join(p, "*.jsonl")) && input.HasJSONL(filepath.Join(p, "*", "*.jsonl")) {
 			return true
 		}
 	}
@@ -278,9 +277,9 @@ func treeSessions(dir string) []string {
 // its ledger, keeping their order (see readSessions).
 func (o *options) readLedgers(files []inputFile, opts spend.Options) ([]*spend.Ledger, int) {
 	ledgers := make([]*spend.Ledger, len(files))
-	read, code := o.readSessions(files, func(buf *bufio.Reader, i int) ([]error, error) {
+	read, code := o.readSessions(files, func(w *worker, i int) ([]error, error) {
 		o := opts
-		o.Buffer, o.Machine, o.Tree = buf, files[i].machine, files[i].tree
+		o.Buffer, o.Scratch, o.Machine, o.Tree = w.buf, w.scratch, files[i].machine, files[i].tree
 		l, err := spend.Read(files[i].path, o)
 		if err != nil {
 			return nil, err
@@ -302,12 +301,12 @@ func (o *options) readLedgers(files []inputFile, opts spend.Options) ([]*spend.L
 // passed over with a warning; and each line that may hold what the file
 // is read for and is not one whole record, with its number. It returns
 // the indexes of the files read.
-func (o *options) readSessions(files []inputFile, read func(buf *bufio.Reader, i int) (bad []error, err error)) ([]int, int) {
+func (o *options) readSessions(files []inputFile, read func(w *worker, i int) (bad []error, err error)) ([]int, int) {
 	bad := make([][]error, len(files))
 	errs := make([]error, len(files))
-	onEveryCore(len(files), func(buf *bufio.Reader, i int) {
+	onEveryCore(len(files), func(w *worker, i int) {
 		if errs[i] = files[i].err; errs[i] == nil {
-			bad[i], errs[i] = read(buf, i)
+			bad[i], errs[i] = read(w, i)
 		}
 	})
 	code := exitOK
@@ -329,19 +328,28 @@ func (o *options) readSessions(files []inputFile, read func(buf *bufio.Reader, i
 	return ok, code
 }
 
-// onEveryCore calls read(buf, i) for every i below n, one goroutine per
-// core at a time, each with a read buffer of its own reused from file to
-// file (a fresh one per file made the collector run every few files).
-func onEveryCore(n int, read func(buf *bufio.Reader, i int)) {
+// worker is what one of onEveryCore's goroutines reads its files with,
+// reused from file to file: a read buffer (a fresh one per file made the
+// collector run every few files) and the long lines' buffers (a fresh
+// one per file with a line of a few MB was three quarters of the bytes
+// usage --by day allocated: issue 41).
+type worker struct {
+	buf     *bufio.Reader
+	scratch *stream.Scratch
+}
+
+// onEveryCore calls read(w, i) for every i below n, one goroutine per
+// core at a time, each with a worker of its own.
+func onEveryCore(n int, read func(w *worker, i int)) {
 	jobs := make(chan int)
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := bufio.NewReaderSize(nil, 1<<20)
+			w := &worker{buf: bufio.NewReaderSize(nil, 1<<20), scratch: &stream.Scratch{}}
 			for i := range jobs {
-				read(buf, i)
+				read(w, i)
 			}
 		}()
 	}

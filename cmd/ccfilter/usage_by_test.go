@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -179,4 +180,33 @@ func TestUsageByPricesAKilledRun(t *testing.T) {
 	bad := runIn(t, []string{"usage", "--by", "day", "--prices", filepath.Join(dir, "none.json"), path}, "")
 	assert.Equal(t, exitInput, bad.Code)
 	assert.Contains(t, bad.Stderr, "--prices")
+}
+
+// TestTreeReadOnOneCoreSameAsOnMany proves the sessions read on every
+// core (onEveryCore: a worker per core, each keeping its read buffer and
+// long lines' scratch from file to file) give, byte for byte, what one
+// worker reading every file in turn gives, for usage --by and sessions:
+// on a tree of every real transcript (testdata's, and
+// ../shared/transcripts' with 19-big-tool-result's 3 MB lines where that
+// is there).
+func TestTreeReadOnOneCoreSameAsOnMany(t *testing.T) {
+	tree := projectsTree(t)
+	shared, _ := filepath.Glob("../../../shared/transcripts/*/home/.claude/projects/*")
+	for _, d := range shared {
+		run := filepath.Base(filepath.Dir(filepath.Dir(filepath.Dir(filepath.Dir(d)))))
+		require.NoError(t, os.CopyFS(filepath.Join(tree, "shared-"+run+filepath.Base(d)), os.DirFS(d)))
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, args := range [][]string{
+		{"usage", "--by", "session,day,model,subagent", "-F", "json", "--tz", "UTC", tree},
+		{"sessions", "-F", "json", tree},
+	} {
+		runtime.GOMAXPROCS(1)
+		one := runIn(t, args, "")
+		runtime.GOMAXPROCS(4)
+		many := runIn(t, args, "")
+		require.Equal(t, 0, one.Code, one.Stderr)
+		assert.NotEmpty(t, one.Stdout)
+		assert.Equal(t, one, many, "%v", args)
+	}
 }

@@ -176,7 +176,7 @@ var ErrNotTranscript = errors.New("not a session transcript")
 // tool calls, so the count is the session's, as its report shows it.
 // A file that is not a regular file or not a transcript is an error
 // (ErrNotRegular, ErrNotTranscript), for the listing to pass over.
-func ScanSession(path string) (Session, error) { return ScanSessionWith(path, nil, nil) }
+func ScanSession(path string) (Session, error) { return ScanSessionWith(path, nil, nil, nil) }
 
 // Also is what a caller reads beside a listing, in the same pass over the
 // files (of the lines listed picks: calls and cost-states among them):
@@ -189,12 +189,13 @@ type Also struct {
 	Line func([]byte)
 }
 
-// ScanSessionWith is ScanSession reading with buf (reused across files;
-// nil: a buffer of the file's size), and also, when not nil, feeding a
+// ScanSessionWith is ScanSession reading with buf and scratch (reused
+// across files, see stream.DecoderOptions; nil: a buffer of the file's
+// size, and long lines' buffers of its own), and also, when not nil, feeding a
 // caller's own account in the same pass. It reads only the records a
 // listing needs (see listed): the session's start and last activity are
 // its first and last prompt, call or cost-state.
-func ScanSessionWith(path string, buf *bufio.Reader, also *Also) (Session, error) {
+func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, also *Also) (Session, error) {
 	s := Session{Path: path, ID: SessionID(path)}
 	if also == nil {
 		also = &Also{}
@@ -205,13 +206,13 @@ func ScanSessionWith(path string, buf *bufio.Reader, also *Also) (Session, error
 	// The agents' files first: a caller's account places their calls in
 	// the session's runs as it reads the session's own file.
 	for _, f := range SubagentFiles(SessionDir(path)) {
-		n, _, _, bad, err := scanRecords(f, buf, nil, also.Agent)
+		n, _, _, bad, err := scanRecords(f, buf, scratch, nil, also.Agent)
 		if err == nil {
 			s.ToolCalls += n
 		}
 		s.Bad = append(s.Bad, bad...)
 	}
-	calls, usage, first, bad, err := scanRecords(path, buf, also.Line, func(ev *stream.Event) {
+	calls, usage, first, bad, err := scanRecords(path, buf, scratch, also.Line, func(ev *stream.Event) {
 		s.add(ev)
 		if also.Main != nil {
 			also.Main(ev)
@@ -252,7 +253,7 @@ func SubagentFiles(dir string) []string {
 // scanRecords counts one file's tool calls and adds up its usage (each
 // message once), and returns a copy of its first record; also, when not
 // nil, sees each record too.
-func scanRecords(path string, buf *bufio.Reader, line func([]byte), also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, bad []error, err error) {
+func scanRecords(path string, buf *bufio.Reader, scratch *stream.Scratch, line func([]byte), also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, bad []error, err error) {
 	// Each message once, from its final record (with a stop_reason, else
 	// the largest): a transcript writes one record per block.
 	type msg struct {
@@ -268,7 +269,7 @@ func scanRecords(path string, buf *bufio.Reader, line func([]byte), also func(*s
 		}
 		return lines == 1 || listed(l) // (the first: what kind of file it is)
 	}
-	bad, err = EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming, Want: want, Buffer: buf}, func(ev *stream.Event) {
+	bad, err = EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming, Want: want, Buffer: buf, Scratch: scratch}, func(ev *stream.Event) {
 		if first == nil {
 			first = append([]byte(nil), ev.Raw...) // Raw's bytes are the reader's until the next read
 		}
@@ -368,7 +369,7 @@ func Unsure(line []byte) bool {
 func RecordTime(line []byte) []byte {
 	const key = `"timestamp":"`
 	for _, part := range [][]byte{line[:min(len(line), 512)], line[max(0, len(line)-1024):]} {
-		if k := bytes.Index(part, []byte(key)); k >= 0 {
+		if k := indexKey(part, key, 3); k >= 0 { // (at its 'm')
 			v := part[k+len(key):]
 			if end := bytes.IndexByte(v[:min(len(v), 40)], '"'); end > 0 {
 				return v[:end]
@@ -376,6 +377,32 @@ func RecordTime(line []byte) []byte {
 		}
 	}
 	return nil
+}
+
+// indexKey is bytes.Index(s, key) for a JSON key such as `"type":"`,
+// found by a search for one of its rarer bytes (key[at]) instead of its
+// first: a '"' is every eleventh byte of a transcript's heads and tails,
+// and bytes.Index stops at each and compares, while a 'y' is one byte in
+// 130 there and an 'm' one in 70. RecordTime and DeclaredType look at
+// every line of every session this way; with bytes.Index they were a
+// fifth of usage --by day's instructions (issue 41).
+func indexKey(s []byte, key string, at int) int {
+	c := key[at]
+	for i := at; i < len(s); i++ {
+		k := bytes.IndexByte(s[i:], c)
+		if k < 0 {
+			return -1
+		}
+		i += k
+		start := i - at
+		if start+len(key) > len(s) {
+			return -1
+		}
+		if string(s[start:start+len(key)]) == key {
+			return start
+		}
+	}
+	return -1
 }
 
 // listed picks the lines a listing reads: the records that say they are
@@ -409,7 +436,7 @@ func listed(line []byte) bool {
 // not miss a record reads the lines whose declared type it does not know.
 func DeclaredType(line []byte) (typ, rest []byte) {
 	head := line[:min(len(line), 512)]
-	if k := bytes.Index(head, []byte(`"type":"`)); k >= 0 {
+	if k := indexKey(head, `"type":"`, 2); k >= 0 { // (at its 'y')
 		v := head[k+len(`"type":"`):]
 		if end := bytes.IndexByte(v[:min(len(v), 32)], '"'); end > 0 {
 			switch t := v[:end]; string(t) {
@@ -418,7 +445,7 @@ func DeclaredType(line []byte) (typ, rest []byte) {
 			}
 		}
 	}
-	if bytes.Contains(line[max(0, len(line)-1024):], []byte(`"type":"assistant"`)) {
+	if indexKey(line[max(0, len(line)-1024):], `"type":"assistant"`, 2) >= 0 {
 		return []byte("assistant"), nil
 	}
 	return nil, nil

@@ -153,6 +153,9 @@ type Options struct {
 	// (a caller scanning many sessions reuses one; see
 	// stream.DecoderOptions.Buffer).
 	Buffer *bufio.Reader
+	// Scratch, when set, holds the buffers of long lines from file to
+	// file as Buffer does (stream.DecoderOptions.Scratch).
+	Scratch *stream.Scratch
 	// Machine names the tree the session is read from (usage --by
 	// machine: laptop=PATH), and Tree is that tree's place among the
 	// trees named: a call two trees hold (a copied or synced folder) is
@@ -385,7 +388,7 @@ func (s *Scanner) End() *Ledger {
 // Options.Plain, every record is read. line, when set, sees every line,
 // and the first is read (it says what kind of file this is).
 func (s *Scanner) each(path string, line func([]byte), fn func(*stream.Event)) error {
-	opts := stream.DecoderOptions{Check: stream.CheckFraming, Want: wanted, Buffer: s.o.Buffer}
+	opts := stream.DecoderOptions{Check: stream.CheckFraming, Want: wanted, Buffer: s.o.Buffer, Scratch: s.o.Scratch}
 	if line != nil {
 		n := 0
 		opts.Want = func(l []byte) bool {
@@ -620,7 +623,7 @@ func (s *scan) forkBase() costState {
 		// (Read with a buffer of its own: the shared one may be another
 		// file's.)
 		o := s.o
-		o.Buffer = nil
+		o.Buffer, o.Scratch = nil, nil
 		l, err := Read(input.JSONLFile(filepath.Join(filepath.Dir(s.l.path), s.sum.ForkedFrom+".jsonl")), o)
 		if err != nil {
 			return nil

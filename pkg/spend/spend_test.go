@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -234,13 +235,17 @@ func TestKilledRunIsEstimatedNotBorrowed(t *testing.T) {
 }
 
 // TestFastScanSameAsPlain proves the fast scan (lines picked by where
-// they say their type, one read buffer shared by every file) finds the
-// same calls, in the same order, as the plain one that reads every record
-// of every real transcript.
+// they say their type, one read buffer and one long lines' scratch shared
+// by every file) finds the same calls, in the same order, as the plain
+// one that reads every record of every real transcript (testdata's, and
+// ../shared/transcripts' with 19-big-tool-result's 3 MB lines, where
+// that is there).
 func TestFastScanSameAsPlain(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(transcripts, "*/home/.claude/projects/*/*.jsonl"))
 	require.Greater(t, len(files), 15)
-	shared := Options{Buffer: bufio.NewReaderSize(nil, 1<<20)}
+	more, _ := filepath.Glob("../../../shared/transcripts/*/home/.claude/projects/*/*.jsonl")
+	files = append(files, more...)
+	shared := Options{Buffer: bufio.NewReaderSize(nil, 1<<20), Scratch: &stream.Scratch{}}
 	for _, f := range files {
 		var plain, fast []Call
 		ps, err := ScanWith(f, Options{Plain: true}, func(c Call) { plain = append(plain, c) })
@@ -330,4 +335,40 @@ func TestAccountOwnsASharedCallOnceWhateverTheOrder(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSharedScratchReadsLongLinesWithoutAllocating proves a scan that
+// shares its read buffer and long lines' scratch from file to file (as
+// usage --by day's workers do) allocates no new buffer for a long line it
+// has room for: on 02-write-read's session with a tool result made 3 MB
+// long (as 19-big-tool-result's are: longer than the 1 MiB read buffer),
+// the second read allocates less than a tenth of the line. A buffer per
+// file was three quarters of the bytes usage --by day allocated on the
+// bench tree (issue 41). Bytes allocated, not time: the same on a busy
+// machine.
+func TestSharedScratchReadsLongLinesWithoutAllocating(t *testing.T) {
+	const long = 3 << 20
+	src := filepath.Join(transcripts, "02-write-read/home/.claude/projects/-home-user-project/0db2634f-ae79-455c-9f0e-6a3434377177.jsonl")
+	path := derived(t, src, func(lines []string) []string {
+		for i, l := range lines {
+			if k := strings.Index(l, `"type":"tool_result","content":"`); k >= 0 {
+				k += len(`"type":"tool_result","content":"`)
+				lines[i] = l[:k] + strings.Repeat("x", long) + l[k:]
+				break
+			}
+		}
+		return lines
+	})
+	o := Options{Buffer: bufio.NewReaderSize(nil, 1<<20), Scratch: &stream.Scratch{}}
+	first, err := Read(path, o)
+	require.NoError(t, err)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	second, err := Read(path, o)
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	assert.Equal(t, first.runs, second.runs, "the same ledger")
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("second read: %d bytes allocated, line of %d", allocated, long)
+	assert.Less(t, allocated, uint64(long/10))
 }

@@ -42,7 +42,7 @@ func (d *Decoder) nextElement() (*Event, error) {
 			break
 		}
 	}
-	d.long = elem
+	d.s.long = elem
 	d.line++ // elements are numbered like lines
 	if size > int64(d.opts.MaxLineBytes) {
 		return nil, d.tooLong(size, off)

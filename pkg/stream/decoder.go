@@ -38,6 +38,13 @@ type DecoderOptions struct {
 	// sessions: a new buffer per file made the collector run every few
 	// files). The Decoder is then the buffer's until it is done.
 	Buffer *bufio.Reader
+	// Scratch, when set, holds the buffers of lines longer than the read
+	// buffer, kept from input to input as Buffer is: in a tree of
+	// sessions, a fresh one for each file with a line of a few MB was
+	// three quarters of the bytes usage --by day allocated, each zeroed
+	// and collected (issue 41). Its memory stays at the longest line read
+	// (and its look-ahead's 256 KiB) until the caller drops it.
+	Scratch *Scratch
 	// Want, when set, sees each line's bytes before anything else is done
 	// with it: a line it turns down is passed over unread (not checked,
 	// not classified; its line number still counts). For a consumer that
@@ -112,9 +119,14 @@ type Decoder struct {
 	opts DecoderOptions
 	ra   io.ReaderAt // the input, when it is a file we can look ahead in (lineSize)
 	raAt int64       // the input's offset where the decoder began reading
-	off  int64       // input offset of the next unread byte
-	line int64       // number of the last line returned or skipped
-	err  error       // sticky read error (also io.EOF)
+	// sk and src: the input as br reads it, when ra is set, so that a
+	// long line read by looking ahead (readLongInPlace) is passed over
+	// by a seek.
+	sk   io.Seeker
+	src  io.Reader
+	off  int64 // input offset of the next unread byte
+	line int64 // number of the last line returned or skipped
+	err  error // sticky read error (also io.EOF)
 
 	began  bool
 	array  bool // the input is one JSON array
@@ -129,12 +141,18 @@ type Decoder struct {
 	// skipping: an over-long line was reported before its end, which the
 	// next read passes over.
 	skipping bool
-	long     []byte   // the buffer of lines longer than the read buffer, reused
 	pieces   [][]byte // a long line read from a pipe, piece by piece
-	ahead    []byte   // lineSize's read buffer
+	s        *Scratch // the long lines' buffers: DecoderOptions.Scratch, else the Decoder's own
 	ev       Event
 	closer   io.Closer // what Close stops (NewReader's read-ahead)
 	screen   Screen    // NewReader's, for a Decoder fed by a read-ahead
+}
+
+// Scratch is a Decoder's long-line buffers (DecoderOptions.Scratch):
+// the zero value is ready to use, one Decoder at a time.
+type Scratch struct {
+	long  []byte // the buffer of lines longer than the read buffer, reused
+	ahead []byte // lineSize's read buffer
 }
 
 // NewDecoder returns a Decoder reading from r.
@@ -155,7 +173,10 @@ func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
 	if br == nil {
 		br = bufio.NewReaderSize(r, opts.BufferSize)
 	}
-	d := &Decoder{br: br, opts: opts}
+	d := &Decoder{br: br, opts: opts, s: opts.Scratch}
+	if d.s == nil {
+		d.s = &Scratch{}
+	}
 	d.lookAheadIn(r)
 	return d
 }
@@ -175,7 +196,7 @@ func (d *Decoder) lookAheadIn(in io.Reader) {
 	if ra, ok := in.(io.ReaderAt); ok {
 		if sk, ok := in.(io.Seeker); ok {
 			if pos, err := sk.Seek(0, io.SeekCurrent); err == nil {
-				d.ra, d.raAt = ra, pos
+				d.ra, d.raAt, d.sk, d.src = ra, pos, sk, in
 			}
 		}
 	}
@@ -239,7 +260,11 @@ func (d *Decoder) Next() (*Event, error) {
 			// The long line's buffer goes at the end: the consumer's work
 			// after the last line (a final answer decoded, say) can have
 			// its memory.
-			d.long, d.ahead, d.ev = nil, nil, Event{}
+			// (A caller's Scratch is kept for its next input.)
+			if d.opts.Scratch == nil {
+				d.s.long, d.s.ahead = nil, nil
+			}
+			d.ev = Event{}
 		}
 		if err != nil {
 			return nil, err
@@ -358,6 +383,9 @@ func (d *Decoder) tooLong(n, off int64) error {
 func (d *Decoder) readLongLine(head []byte, off int64) ([]byte, error) {
 	max := int64(d.opts.MaxLineBytes) + 1 // with its '\n'
 	if d.ra != nil {
+		if line, ok := d.readLongInPlace(head, max-int64(len(head))); ok {
+			return line, nil
+		}
 		size := d.lineSize(max - int64(len(head)))
 		if size < 0 {
 			return nil, d.skipLine(int64(len(head)), off, head, bufio.ErrBufferFull)
@@ -371,7 +399,7 @@ func (d *Decoder) readLongLine(head []byte, off int64) ([]byte, error) {
 	// into one buffer of the line's size at the end (an append that grows
 	// would hold the old and the new buffer at once, up to 2.25 times the
 	// line).
-	line := d.long[:0]
+	line := d.s.long[:0]
 	add := func(b []byte) {
 		if len(d.pieces) == 0 && len(line)+len(b) <= cap(line) {
 			line = append(line, b...)
@@ -403,11 +431,11 @@ func (d *Decoder) readLongLine(head []byte, off int64) ([]byte, error) {
 	if len(d.pieces) > 0 {
 		whole := make([]byte, 0, total)
 		whole = append(whole, line...)
-		d.long, line = nil, nil // the GC may take it before the pieces are joined
+		d.s.long, line = nil, nil // the GC may take it before the pieces are joined
 		for _, p := range d.pieces {
 			whole = append(whole, p...)
 		}
-		d.long, line = whole, whole
+		d.s.long, line = whole, whole
 	}
 	d.line++
 	if line[len(line)-1] == '\n' {
@@ -445,16 +473,55 @@ func (d *Decoder) readSizedLine(head []byte, size, off int64) ([]byte, error) {
 	return line, nil
 }
 
+// readLongInPlace reads the rest of a long line from a file straight
+// into the long lines' buffer, when that is already large enough (an
+// earlier long line's, of this input or, with a Scratch, of one before),
+// and moves the input past the line by a seek: its bytes are read once,
+// where lineSize's look-ahead and then readSizedLine read them twice (half
+// of a tree of sessions' bytes are lines of a few MB: issue 41). ok is
+// false, with nothing consumed, when the buffer is too small, the line
+// does not end within it and max (the bytes it may still have, with its
+// '\n'), a read fails or the file ends first: the caller reads it the
+// other way.
+func (d *Decoder) readLongInPlace(head []byte, max int64) (line []byte, ok bool) {
+	if d.sk == nil || cap(d.s.long) <= len(head) {
+		return nil, false
+	}
+	const chunk = 256 << 10 // (lineSize's reads)
+	buf := d.s.long[:cap(d.s.long)]
+	limit := min(int64(len(buf)), int64(len(head))+max)
+	pos := d.raAt + d.off // nothing is buffered after a full ReadSlice
+	n := copy(buf, head)
+	for int64(n) < limit {
+		m, err := d.ra.ReadAt(buf[n:min(int64(n)+chunk, limit)], pos+int64(n-len(head)))
+		if i := bytes.IndexByte(buf[n:n+m], '\n'); i >= 0 {
+			size := int64(n-len(head)+i) + 1
+			if _, err := d.sk.Seek(pos+size, io.SeekStart); err != nil {
+				return nil, false
+			}
+			d.br.Reset(d.src) // (empty: nothing of the input after the head was in it)
+			d.off += size
+			d.line++
+			return buf[:n+i], true
+		}
+		n += m
+		if err != nil {
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
 // longBuffer returns an empty buffer with room for n bytes: the last long
 // line's, when it is large enough. Reusing it spares the page faults and
 // the zeroing of fresh memory for each long line; memory stays at the
 // longest line, which the decoder holds anyway while it reads that line.
 func (d *Decoder) longBuffer(n int) []byte {
-	if cap(d.long) < n {
-		d.long = nil // the GC may take the old one before the new one is made
-		d.long = make([]byte, 0, n)
+	if cap(d.s.long) < n {
+		d.s.long = nil // the GC may take the old one before the new one is made
+		d.s.long = make([]byte, 0, n)
 	}
-	return d.long[:0]
+	return d.s.long[:0]
 }
 
 // skipLine reports an over-long line, of which total bytes were read, the
@@ -504,13 +571,13 @@ func (d *Decoder) skipRest() error {
 // -1 when that is more than max, 0 when it cannot tell (a read error,
 // which the real read that follows reports).
 func (d *Decoder) lineSize(max int64) int64 {
-	if d.ahead == nil {
-		d.ahead = make([]byte, 256<<10)
+	if d.s.ahead == nil {
+		d.s.ahead = make([]byte, 256<<10)
 	}
 	pos := d.raAt + d.off // nothing is buffered after a full ReadSlice
 	for k := int64(0); k <= max; {
-		n, err := d.ra.ReadAt(d.ahead, pos+k)
-		if i := bytes.IndexByte(d.ahead[:n], '\n'); i >= 0 {
+		n, err := d.ra.ReadAt(d.s.ahead, pos+k)
+		if i := bytes.IndexByte(d.s.ahead[:n], '\n'); i >= 0 {
 			k += int64(i) + 1
 			if k > max {
 				return -1
