@@ -439,8 +439,11 @@ func makeEvent(v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Ev
 // remakeEvent is makeEvent remaking ev, an event handed out before (nil:
 // a new one).
 func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Event, error) {
-	b, ok := v.([]byte)
-	if !ok {
+	// Marshalled, v is valid JSON; written by hand (jw), it is as valid as
+	// the values of src it copies (the reader's own text is written valid).
+	b, written := v.([]byte)
+	valid := !written || src == nil || src.Checked()
+	if !written {
 		var err error
 		if b, err = json.Marshal(v); err != nil {
 			return nil, err
@@ -450,13 +453,10 @@ func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *strea
 	if src != nil {
 		line = src.Line
 	}
-	var err error
 	if ev == nil {
-		ev, err = stream.NewEvent(b, opts.Source, line)
-	} else {
-		err = ev.Remake(b, opts.Source, line)
+		ev = &stream.Event{}
 	}
-	if err != nil {
+	if err := ev.RemakeWritten(b, opts.Source, line, valid); err != nil {
 		return nil, err
 	}
 	if src != nil {
