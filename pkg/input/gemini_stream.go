@@ -123,6 +123,9 @@ func (g *geminiReader) translate(ev *stream.Event) {
 	switch ev.Type {
 	case "init":
 		g.session = v.Get("session_id").Str()
+		if !g.wants(stream.KindInit) {
+			return
+		}
 		g.emit(ev, gmInit{Type: "system", Subtype: "init", CCFilter: stream.Synthetic, CLI: geminiCLI,
 			SessionID: g.session, Model: v.Get("model").Str(), Timestamp: ts, Tools: []string{}, MCPServers: []string{}})
 		return
@@ -131,6 +134,9 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		case role.StrEqual("user"):
 			g.flush()
 			g.answered = false
+			if !g.wants(stream.KindPrompt) {
+				return
+			}
 			g.emit(ev, g.line("user", v.Get("timestamp"), "", "").raw(`"content":`).val(v.Get("content"), `""`).end())
 			return
 		case role.StrEqual("assistant") && v.Get("delta").Bool():
@@ -147,6 +153,9 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		g.respond()
 		id, name := v.Get("tool_id").Str(), v.Get("tool_name").Str()
 		g.remember(id, name)
+		if !g.wants(stream.KindToolUse) {
+			return
+		}
 		g.emit(ev, g.line("assistant", v.Get("timestamp"), id, `"content":[{"type":"tool_use","id":`).val(v.Get("tool_id"), `""`).
 			raw(`,"name":`).val(v.Get("tool_name"), `""`).raw(`,"input":`).val(v.Get("parameters"), `{}`).raw(`}]`).end())
 		return
@@ -155,6 +164,10 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		g.answered = false
 		g.lastText = ""
 		id := v.Get("tool_id").Str()
+		if !g.wants(stream.KindToolResult) {
+			g.forget(id)
+			return
+		}
 		content, failed := geminiOutcome(g.tools[id], v.Get("status").Str(), v.Get("output").Str(),
 			v.Path("error", "type").Str(), v.Path("error", "message").Str())
 		w := g.line("user", v.Get("timestamp"), "", `"content":[{"type":"tool_result","tool_use_id":`).val(v.Get("tool_id"), `""`).
@@ -175,11 +188,17 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		g.flush()
 		msg := v.Get("message").Str()
 		if v.Get("severity").StrEqual("warning") {
+			if !g.wants(stream.KindNotice) {
+				return
+			}
 			g.emit(ev, map[string]any{"type": "system", "subtype": "informational", "ccfilter": stream.Synthetic,
 				"content": msg, "level": "warning", "session_id": g.session, "timestamp": ts})
 			return
 		}
 		g.lastError = msg
+		if !g.wants(stream.KindAPIError) {
+			return
+		}
 		m := g.message("assistant", ts, "", "")
 		m.Message.Model, m.Message.Content = "<synthetic>", []gmBlock{{Type: "text", Text: str(msg)}}
 		g.emit(ev, struct {
@@ -190,6 +209,9 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		return
 	case "result":
 		g.flush()
+		if !g.wants(stream.KindResult) {
+			return
+		}
 		g.emit(ev, g.result(v, ts))
 		return
 	}
@@ -198,6 +220,9 @@ func (g *geminiReader) translate(ev *stream.Event) {
 	// "result" is not).
 	// (A copy: the queue's events are the reader's own, remade once
 	// handed out; the decoder's is its own.)
+	if !g.wants(stream.KindUnknown) {
+		return
+	}
 	ev = ev.Clone()
 	ev.Kind = stream.KindUnknown
 	g.queue = append(g.queue, ev)
@@ -229,6 +254,16 @@ func geminiOutcome(tool, status, output, errType, errMsg string) (string, bool) 
 // restart (the attempt's first piece again, what Gemini sends after a
 // stream retry) from more text.
 func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
+	// The pieces are the answer final and text print: each is validated
+	// in full, as a Claude Code line those runs use is (the events made
+	// of it are not validated again, and the joined text is written
+	// anew); a bad one is reported as its line's error.
+	if !ev.Checked() && jsonx.Validate(content.Trim()) != nil {
+		if err := ev.Validate(); err != nil {
+			g.err = err
+			return
+		}
+	}
 	ts := tsv.Str()
 	g.respond()
 	piece := content.AppendStr(nil)
@@ -248,7 +283,7 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 		// Sent again: the stream was retried. The pieces sent so far are
 		// abandoned (as Claude Code marks a broken stream's), the retry's
 		// are the text.
-		if stop := g.make(nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
+		if stop := g.makeIf(stream.KindDelta, nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
 			"event":            map[string]any{"type": "message_stop"},
 			"abandoned_blocks": map[string]any{"api_message_id": g.msgID, "from_block_index": 0},
 			"session_id":       g.session, "timestamp": ts}); stop != nil {
@@ -267,6 +302,9 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	if len(g.first) == 0 {
 		g.first = piece
 	}
+	if !g.wants(stream.KindDelta) {
+		return
+	}
 	w := g.w.start(`{"type":"stream_event","ccfilter":"synthetic","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`)
 	w.val(content, `""`).raw(`}},"api_message_id":`).str(g.msgID).raw(`,"session_id":`).str(g.session)
 	if len(tsv) > 0 {
@@ -274,6 +312,10 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	}
 	g.emit(ev, w.raw(`}`).b)
 }
+
+// wants reports whether the consumer reads events of kind k: the reader
+// makes no other (their lines still change its state), DecoderOptions.Kinds.
+func (g *geminiReader) wants(k stream.Kind) bool { return g.opts.Kinds.Has(k) }
 
 // respond counts a model response at its first text or call.
 func (g *geminiReader) respond() {
@@ -304,14 +346,16 @@ func (g *geminiReader) flush() {
 	}
 	text := string(g.text)
 	g.lastText = text
-	var ts jsonx.Value
-	if g.textTS != "" {
-		ts, _ = json.Marshal(g.textTS)
-	}
-	w := g.line("assistant", ts, g.msgID, `"content":[{"type":"text","text":`).str(text).raw(`}]`)
-	if ev := g.make(nil, w.end()); ev != nil {
-		ev.Line = g.textAt // where the text starts
-		g.queue = append(g.queue, ev)
+	if g.wants(stream.KindText) {
+		var ts jsonx.Value
+		if g.textTS != "" {
+			ts, _ = json.Marshal(g.textTS)
+		}
+		w := g.line("assistant", ts, g.msgID, `"content":[{"type":"text","text":`).str(text).raw(`}]`)
+		if ev := g.make(nil, w.end()); ev != nil {
+			ev.Line = g.textAt // where the text starts
+			g.queue = append(g.queue, ev)
+		}
 	}
 	g.msgID, g.text, g.first, g.replay = "", g.text[:0], nil, -1
 }
@@ -412,6 +456,14 @@ func (g *geminiReader) emit(src *stream.Event, v any) {
 	if ev := g.make(src, v); ev != nil {
 		g.queue = append(g.queue, ev)
 	}
+}
+
+// makeIf is make when the consumer reads events of kind k, else nil.
+func (g *geminiReader) makeIf(k stream.Kind, src *stream.Event, v any) *stream.Event {
+	if !g.wants(k) {
+		return nil
+	}
+	return g.make(src, v)
 }
 
 // make is the event of v, at src's line, echoing src's bytes (none when
