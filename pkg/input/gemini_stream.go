@@ -119,7 +119,9 @@ func (g *geminiReader) Close() error { return g.in.Close() }
 // translate queues the events the Gemini line ev stands for.
 func (g *geminiReader) translate(ev *stream.Event) {
 	v := topKeys{ev} // (the decoder's index of the line's members: each key found once)
-	ts := v.Get("timestamp").Str()
+	// (the timestamp as a string only where one is written from it: a
+	// string made for every line was a tenth of the allocations)
+	ts := func() string { return v.Get("timestamp").Str() }
 	switch ev.Type {
 	case "init":
 		g.session = v.Get("session_id").Str()
@@ -127,7 +129,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 			return
 		}
 		g.emit(ev, gmInit{Type: "system", Subtype: "init", CCFilter: stream.Synthetic, CLI: geminiCLI,
-			SessionID: g.session, Model: v.Get("model").Str(), Timestamp: ts, Tools: []string{}, MCPServers: []string{}})
+			SessionID: g.session, Model: v.Get("model").Str(), Timestamp: ts(), Tools: []string{}, MCPServers: []string{}})
 		return
 	case "message":
 		switch role := v.Get("role"); {
@@ -192,14 +194,14 @@ func (g *geminiReader) translate(ev *stream.Event) {
 				return
 			}
 			g.emit(ev, map[string]any{"type": "system", "subtype": "informational", "ccfilter": stream.Synthetic,
-				"content": msg, "level": "warning", "session_id": g.session, "timestamp": ts})
+				"content": msg, "level": "warning", "session_id": g.session, "timestamp": ts()})
 			return
 		}
 		g.lastError = msg
 		if !g.wants(stream.KindAPIError) {
 			return
 		}
-		m := g.message("assistant", ts, "", "")
+		m := g.message("assistant", ts(), "", "")
 		m.Message.Model, m.Message.Content = "<synthetic>", []gmBlock{{Type: "text", Text: str(msg)}}
 		g.emit(ev, struct {
 			gmEvent
@@ -212,7 +214,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		if !g.wants(stream.KindResult) {
 			return
 		}
-		g.emit(ev, g.result(v, ts))
+		g.emit(ev, g.result(v, ts()))
 		return
 	}
 	// A type (or role) this reader does not know: passed through as it
@@ -264,12 +266,11 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 			return
 		}
 	}
-	ts := tsv.Str()
 	g.respond()
 	piece := content.AppendStr(nil)
 	switch {
 	case g.msgID == "":
-		g.open(ev.Line, ts)
+		g.open(ev.Line, tsv.Str())
 		g.text = append(g.text, piece...)
 	case g.replay >= 0:
 		if rest := g.text[g.replay:]; bytes.HasPrefix(rest, piece) {
@@ -286,7 +287,7 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 		if stop := g.makeIf(stream.KindDelta, nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
 			"event":            map[string]any{"type": "message_stop"},
 			"abandoned_blocks": map[string]any{"api_message_id": g.msgID, "from_block_index": 0},
-			"session_id":       g.session, "timestamp": ts}); stop != nil {
+			"session_id":       g.session, "timestamp": tsv.Str()}); stop != nil {
 			stop.Line = ev.Line
 			g.queue = append(g.queue, stop)
 		}
