@@ -45,18 +45,9 @@ func TestGeminiFastPathMatchesFullTranslation(t *testing.T) {
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
 		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
-		lines := bytes.SplitAfter(data, []byte("\n"))
-		longest := 0
-		for i, l := range lines {
-			if len(l) > len(lines[longest]) {
-				longest = i
-			}
-		}
-		l := lines[longest]
-		before, after := bytes.Join(lines[:longest], nil), bytes.Join(lines[longest+1:], nil)
-		cut := append(append(bytes.Clone(before), l[:len(l)/2]...), '\n')
-		glued := append(bytes.Clone(before), bytes.TrimSuffix(l, []byte("\n"))...)
-		hostile = append(hostile, write(name+"-cut", append(cut, after...)), write(name+"-glued", append(glued, after...)))
+		cut, glued, ok := cutAndGlued(data)
+		require.True(t, ok, name)
+		hostile = append(hostile, write(name+"-cut", cut), write(name+"-glued", glued))
 		piece := []byte(`"role":"assistant","content":"`)
 		if i := bytes.Index(data, piece); i >= 0 {
 			at := i + len(piece)
