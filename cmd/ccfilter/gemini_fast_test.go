@@ -25,7 +25,7 @@ import (
 // chat file, and on each stream cut in the middle of its longest line and
 // with that line glued to the next, and with a bad escape (\q) in its
 // first assistant piece (framing intact), which final and text print and
-// so must report with its line.
+// so must report with its line (and --strict stop at).
 func TestGeminiFastPathMatchesFullTranslation(t *testing.T) {
 	streams, err := filepath.Glob(geminiData + "*.jsonl")
 	require.NoError(t, err)
@@ -65,7 +65,7 @@ func TestGeminiFastPathMatchesFullTranslation(t *testing.T) {
 	}
 	runs = append(runs, []string{"-c", "."}, []string{"-c", `[kind, agent, line]`}, []string{"final", "-e"}, []string{"text", "--agent", "all"})
 	short := [][]string{{"types"}, {"final"}, {"final", "--format", "json"}, {"text"}, {"tools", "--format", "csv"},
-		{"usage", "--format", "json"}, {"errors", "--format", "ndjson"}, {"-c", "."}}
+		{"usage", "--format", "json"}, {"errors", "--format", "ndjson"}, {"-c", "."}, {"final", "--strict"}, {"text", "--strict"}}
 	everything := func(stream.Needs) stream.Needs { return stream.Needs{} }
 	differ := 0
 	check := func(in string, runs [][]string) {
@@ -93,8 +93,10 @@ func TestGeminiFastPathMatchesFullTranslation(t *testing.T) {
 	// The hostile variants really are caught: each reports its bad line.
 	bad := runIn(t, []string{"types", filepath.Join(dir, "08-long-session-glued.jsonl")}, dir)
 	assert.Regexp(t, `08-long-session-glued.jsonl:\d+: `, bad.Stderr)
-	for _, args := range [][]string{{"text"}, {"final"}} {
+	for _, args := range [][]string{{"text"}, {"final"}, {"final", "--strict"}} {
 		bad = runIn(t, append(args, filepath.Join(dir, "08-long-session-badescape.jsonl")), dir)
-		assert.Regexp(t, `badescape.jsonl:\d+: .*escape`, bad.Stderr, args[0])
+		assert.Regexp(t, `badescape.jsonl:\d+: .*escape`, bad.Stderr, args)
 	}
+	// --strict stops there: the input error's exit code.
+	assert.Equal(t, exitInput, bad.Code)
 }
