@@ -153,8 +153,11 @@ func (g *geminiReader) translate(ev *stream.Event) {
 	case "tool_use":
 		g.flush()
 		g.respond()
-		id, name := v.Get("tool_id").Str(), v.Get("tool_name").Str()
-		g.remember(id, name)
+		id := v.Get("tool_id").Str()
+		if g.wants(stream.KindToolResult) {
+			// (only a tool result's event reads the name)
+			g.remember(id, v.Get("tool_name").Str())
+		}
 		if !g.wants(stream.KindToolUse) {
 			return
 		}
