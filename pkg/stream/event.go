@@ -372,17 +372,6 @@ func (e *Event) SetRaw(raw []byte) {
 // until its next Next; Clone copies it).
 func (e *Event) SetEcho(b []byte) { e.echo, e.echoSet = b, true }
 
-// Remake aims e, an event made by NewEvent that its reader handed out
-// before (and so may reuse at its next Next), at the line raw, copied into
-// e's own buffer: what NewEvent does, without its allocations, for a
-// reader that makes an event of each line it translates.
-func (e *Event) Remake(raw []byte, source string, line int64) error {
-	if err := jsonx.Validate(raw); err != nil {
-		return newSyntaxError(source, line, 0, raw, err)
-	}
-	return e.RemakeWritten(raw, source, line, true)
-}
-
 // RemakeWritten is Remake for JSON its reader wrote itself, not validated
 // again: a second pass over every byte of each event was a fifth of the
 // time of a Gemini stream's small lines. valid says raw is valid JSON (the
@@ -406,6 +395,17 @@ func (e *Event) RemakeWritten(raw []byte, source string, line int64, valid bool)
 // (a CheckAll decoder's, or validated since), for a reader that copies
 // its values into events of its own (RemakeWritten).
 func (e *Event) Checked() bool { return e.valid }
+
+// Remake aims e, an event made by NewEvent that its reader handed out
+// before (and so may reuse at its next Next), at the line raw, copied into
+// e's own buffer: what NewEvent does, without its allocations, for a
+// reader that makes an event of each line it translates.
+func (e *Event) Remake(raw []byte, source string, line int64) error {
+	if err := jsonx.Validate(raw); err != nil {
+		return newSyntaxError(source, line, 0, raw, err)
+	}
+	return e.RemakeWritten(raw, source, line, true)
+}
 
 // Echo returns the input's own bytes the event stands for (Raw, unless its
 // reader said otherwise with SetEcho) and false when it stands for none.
