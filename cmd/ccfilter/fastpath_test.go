@@ -69,24 +69,10 @@ func TestFastPathMatchesFullCheck(t *testing.T) {
 	// variants writes the stream cut in the middle of its longest line, and
 	// with that line glued to the next.
 	variants := func(name string, data []byte) {
-		lines := bytes.SplitAfter(data, []byte("\n"))
-		if len(lines) < 2 {
-			return
+		if cut, glued, ok := cutAndGlued(data); ok {
+			write(name+"-cut", cut)
+			write(name+"-glued", glued)
 		}
-		longest := 0
-		for i, l := range lines {
-			if len(l) > len(lines[longest]) {
-				longest = i
-			}
-		}
-		l := lines[longest]
-		cut := append(bytes.Clone(bytes.Join(lines[:longest], nil)), l[:len(l)/2]...)
-		cut = append(cut, '\n')
-		cut = append(cut, bytes.Join(lines[longest+1:], nil)...)
-		glued := append(bytes.Clone(bytes.Join(lines[:longest], nil)), bytes.TrimSuffix(l, []byte("\n"))...)
-		glued = append(glued, bytes.Join(lines[longest+1:], nil)...)
-		write(name+"-cut", cut)
-		write(name+"-glued", glued)
 	}
 	// badEscapes holds the captures with a bad escape (\q) in the text of
 	// their first text block and of their last result: framing intact, so
@@ -173,6 +159,29 @@ func TestFastPathMatchesFullCheck(t *testing.T) {
 		bad = runIn(t, append(args, badEscapes[0]), dir)
 		assert.Regexp(t, `badescape.jsonl:\d+: .*escape`, bad.Stderr, args[0])
 	}
+}
+
+// cutAndGlued returns the stream data cut in the middle of its longest
+// line (a killed producer) and with that line glued to the next one (a
+// lost newline); false for a stream of one line.
+func cutAndGlued(data []byte) (cut, glued []byte, ok bool) {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	if len(lines) < 2 {
+		return nil, nil, false
+	}
+	longest := 0
+	for i, l := range lines {
+		if len(l) > len(lines[longest]) {
+			longest = i
+		}
+	}
+	l := lines[longest]
+	cut = append(bytes.Clone(bytes.Join(lines[:longest], nil)), l[:len(l)/2]...)
+	cut = append(cut, '\n')
+	cut = append(cut, bytes.Join(lines[longest+1:], nil)...)
+	glued = append(bytes.Clone(bytes.Join(lines[:longest], nil)), bytes.TrimSuffix(l, []byte("\n"))...)
+	glued = append(glued, bytes.Join(lines[longest+1:], nil)...)
+	return cut, glued, true
 }
 
 // TestNeedsChangeNothing proves that what each preset says it needs

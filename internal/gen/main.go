@@ -3,6 +3,7 @@
 //
 //	go run ./internal/gen -size 1GiB -seed 1 -o /tmp/gen-1GiB.jsonl           # generated (package streamgen)
 //	go run ./internal/gen -real -size 300MB -o /tmp/real-300MB.jsonl FILE...  # real streams concatenated, ids renamed
+//	go run ./internal/gen -real -gemini -size 300MB -o /tmp/gemini-300MB.jsonl ../shared/agents/gemini/[01]*.jsonl  # Gemini CLI streams
 //	go run ./internal/gen -unanswered 1000000 -o /tmp/unanswered.jsonl        # tool calls never answered
 //
 // Without -o the stream goes to standard output. Sizes accept a plain byte
@@ -29,6 +30,7 @@ func main() {
 	placeholder := flag.Bool("placeholder-usage", false, "write output_tokens:1 on every assistant event, as claude-code 2.1.328 does (default: final count on the last block of each message)")
 	replay := flag.Bool("replay-user-messages", false, "emit each turn's prompt as a user event with string content (isReplay:true)")
 	real := flag.Bool("real", false, "concatenate the real streams named as arguments, ids renamed per round, to -size")
+	gemini := flag.Bool("gemini", false, "with -real: the FILEs are Gemini CLI streams (their tool ids renamed too)")
 	unanswered := flag.Int("unanswered", 0, "write this many tool calls that are never answered (ignores -size)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: gen [-size SIZE] [-seed N] [-o FILE] [-real FILE... | -unanswered N]\n")
@@ -57,7 +59,11 @@ func main() {
 			if err != nil {
 				fail(1, err)
 			}
-			sources = append(sources, realcorpus.NewSource(name, data))
+			if *gemini {
+				sources = append(sources, realcorpus.NewGeminiSource(name, data))
+			} else {
+				sources = append(sources, realcorpus.NewSource(name, data))
+			}
 		}
 		_, err = realcorpus.Concat(w, sources, size)
 	case *unanswered > 0:

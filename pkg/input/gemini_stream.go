@@ -119,18 +119,26 @@ func (g *geminiReader) Close() error { return g.in.Close() }
 // translate queues the events the Gemini line ev stands for.
 func (g *geminiReader) translate(ev *stream.Event) {
 	v := topKeys{ev} // (the decoder's index of the line's members: each key found once)
-	ts := v.Get("timestamp").Str()
+	// (the timestamp as a string only where one is written from it: a
+	// string made for every line was a tenth of the allocations)
+	ts := func() string { return v.Get("timestamp").Str() }
 	switch ev.Type {
 	case "init":
 		g.session = v.Get("session_id").Str()
+		if !g.wants(stream.KindInit) {
+			return
+		}
 		g.emit(ev, gmInit{Type: "system", Subtype: "init", CCFilter: stream.Synthetic, CLI: geminiCLI,
-			SessionID: g.session, Model: v.Get("model").Str(), Timestamp: ts, Tools: []string{}, MCPServers: []string{}})
+			SessionID: g.session, Model: v.Get("model").Str(), Timestamp: ts(), Tools: []string{}, MCPServers: []string{}})
 		return
 	case "message":
 		switch role := v.Get("role"); {
 		case role.StrEqual("user"):
 			g.flush()
 			g.answered = false
+			if !g.wants(stream.KindPrompt) {
+				return
+			}
 			g.emit(ev, g.line("user", v.Get("timestamp"), "", "").raw(`"content":`).val(v.Get("content"), `""`).end())
 			return
 		case role.StrEqual("assistant") && v.Get("delta").Bool():
@@ -145,8 +153,14 @@ func (g *geminiReader) translate(ev *stream.Event) {
 	case "tool_use":
 		g.flush()
 		g.respond()
-		id, name := v.Get("tool_id").Str(), v.Get("tool_name").Str()
-		g.remember(id, name)
+		id := v.Get("tool_id").Str()
+		if g.wants(stream.KindToolResult) {
+			// (only a tool result's event reads the name)
+			g.remember(id, v.Get("tool_name").Str())
+		}
+		if !g.wants(stream.KindToolUse) {
+			return
+		}
 		g.emit(ev, g.line("assistant", v.Get("timestamp"), id, `"content":[{"type":"tool_use","id":`).val(v.Get("tool_id"), `""`).
 			raw(`,"name":`).val(v.Get("tool_name"), `""`).raw(`,"input":`).val(v.Get("parameters"), `{}`).raw(`}]`).end())
 		return
@@ -155,6 +169,10 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		g.answered = false
 		g.lastText = ""
 		id := v.Get("tool_id").Str()
+		if !g.wants(stream.KindToolResult) {
+			g.forget(id)
+			return
+		}
 		content, failed := geminiOutcome(g.tools[id], v.Get("status").Str(), v.Get("output").Str(),
 			v.Path("error", "type").Str(), v.Path("error", "message").Str())
 		w := g.line("user", v.Get("timestamp"), "", `"content":[{"type":"tool_result","tool_use_id":`).val(v.Get("tool_id"), `""`).
@@ -175,12 +193,18 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		g.flush()
 		msg := v.Get("message").Str()
 		if v.Get("severity").StrEqual("warning") {
+			if !g.wants(stream.KindNotice) {
+				return
+			}
 			g.emit(ev, map[string]any{"type": "system", "subtype": "informational", "ccfilter": stream.Synthetic,
-				"content": msg, "level": "warning", "session_id": g.session, "timestamp": ts})
+				"content": msg, "level": "warning", "session_id": g.session, "timestamp": ts()})
 			return
 		}
 		g.lastError = msg
-		m := g.message("assistant", ts, "", "")
+		if !g.wants(stream.KindAPIError) {
+			return
+		}
+		m := g.message("assistant", ts(), "", "")
 		m.Message.Model, m.Message.Content = "<synthetic>", []gmBlock{{Type: "text", Text: str(msg)}}
 		g.emit(ev, struct {
 			gmEvent
@@ -190,7 +214,10 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		return
 	case "result":
 		g.flush()
-		g.emit(ev, g.result(v, ts))
+		if !g.wants(stream.KindResult) {
+			return
+		}
+		g.emit(ev, g.result(v, ts()))
 		return
 	}
 	// A type (or role) this reader does not know: passed through as it
@@ -198,6 +225,9 @@ func (g *geminiReader) translate(ev *stream.Event) {
 	// "result" is not).
 	// (A copy: the queue's events are the reader's own, remade once
 	// handed out; the decoder's is its own.)
+	if !g.wants(stream.KindUnknown) {
+		return
+	}
 	ev = ev.Clone()
 	ev.Kind = stream.KindUnknown
 	g.queue = append(g.queue, ev)
@@ -229,12 +259,21 @@ func geminiOutcome(tool, status, output, errType, errMsg string) (string, bool) 
 // restart (the attempt's first piece again, what Gemini sends after a
 // stream retry) from more text.
 func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
-	ts := tsv.Str()
+	// The pieces are the answer final and text print: each is validated
+	// in full, as a Claude Code line those runs use is (the events made
+	// of it are not validated again, and the joined text is written
+	// anew); a bad one is reported as its line's error.
+	if !ev.Checked() && jsonx.Validate(content.Trim()) != nil {
+		if err := ev.Validate(); err != nil {
+			g.err = err
+			return
+		}
+	}
 	g.respond()
 	piece := content.AppendStr(nil)
 	switch {
 	case g.msgID == "":
-		g.open(ev.Line, ts)
+		g.open(ev.Line, tsv.Str())
 		g.text = append(g.text, piece...)
 	case g.replay >= 0:
 		if rest := g.text[g.replay:]; bytes.HasPrefix(rest, piece) {
@@ -248,10 +287,10 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 		// Sent again: the stream was retried. The pieces sent so far are
 		// abandoned (as Claude Code marks a broken stream's), the retry's
 		// are the text.
-		if stop := g.make(nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
+		if stop := g.makeIf(stream.KindDelta, nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
 			"event":            map[string]any{"type": "message_stop"},
 			"abandoned_blocks": map[string]any{"api_message_id": g.msgID, "from_block_index": 0},
-			"session_id":       g.session, "timestamp": ts}); stop != nil {
+			"session_id":       g.session, "timestamp": tsv.Str()}); stop != nil {
 			stop.Line = ev.Line
 			g.queue = append(g.queue, stop)
 		}
@@ -267,6 +306,9 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	if len(g.first) == 0 {
 		g.first = piece
 	}
+	if !g.wants(stream.KindDelta) {
+		return
+	}
 	w := g.w.start(`{"type":"stream_event","ccfilter":"synthetic","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`)
 	w.val(content, `""`).raw(`}},"api_message_id":`).str(g.msgID).raw(`,"session_id":`).str(g.session)
 	if len(tsv) > 0 {
@@ -274,6 +316,10 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	}
 	g.emit(ev, w.raw(`}`).b)
 }
+
+// wants reports whether the consumer reads events of kind k: the reader
+// makes no other (their lines still change its state), DecoderOptions.Kinds.
+func (g *geminiReader) wants(k stream.Kind) bool { return g.opts.Kinds.Has(k) }
 
 // respond counts a model response at its first text or call.
 func (g *geminiReader) respond() {
@@ -304,14 +350,16 @@ func (g *geminiReader) flush() {
 	}
 	text := string(g.text)
 	g.lastText = text
-	var ts jsonx.Value
-	if g.textTS != "" {
-		ts, _ = json.Marshal(g.textTS)
-	}
-	w := g.line("assistant", ts, g.msgID, `"content":[{"type":"text","text":`).str(text).raw(`}]`)
-	if ev := g.make(nil, w.end()); ev != nil {
-		ev.Line = g.textAt // where the text starts
-		g.queue = append(g.queue, ev)
+	if g.wants(stream.KindText) {
+		var ts jsonx.Value
+		if g.textTS != "" {
+			ts, _ = json.Marshal(g.textTS)
+		}
+		w := g.line("assistant", ts, g.msgID, `"content":[{"type":"text","text":`).str(text).raw(`}]`)
+		if ev := g.make(nil, w.end()); ev != nil {
+			ev.Line = g.textAt // where the text starts
+			g.queue = append(g.queue, ev)
+		}
 	}
 	g.msgID, g.text, g.first, g.replay = "", g.text[:0], nil, -1
 }
@@ -363,10 +411,10 @@ func (g *geminiReader) result(v topKeys, ts string) gmResult {
 		r.DurationMs = &n
 	}
 	if st.Type() == jsonx.Object {
-		u := geminiTokens(st.Get("input_tokens").Int(), st.Get("cached").Int(), st.Get("output_tokens").Int(), st.Get("total_tokens").Int())
+		u := geminiCounts(st)
 		r.Usage = &u
 		st.Get("models").EachMember(func(k []byte, m jsonx.Value) bool {
-			u := geminiTokens(m.Get("input_tokens").Int(), m.Get("cached").Int(), m.Get("output_tokens").Int(), m.Get("total_tokens").Int())
+			u := geminiCounts(m)
 			if r.ModelUsage == nil {
 				r.ModelUsage = map[string]gmModelUsage{}
 			}
@@ -394,6 +442,28 @@ func (g *geminiReader) result(v topKeys, ts string) gmResult {
 	return r
 }
 
+// geminiCounts reads a Gemini token count object (the run's stats or a
+// model's) in one walk, geminiTokens of its counts: a Get per count walked
+// it four times, a tenth of final's time on a stream of short runs. As
+// with Get, a key written twice counts its last value.
+func geminiCounts(v jsonx.Value) gmUsage {
+	var input, cached, output, total int64
+	v.EachMember(func(k []byte, n jsonx.Value) bool {
+		switch m := (jsonx.Member{Key: k}); {
+		case m.Is("input_tokens"):
+			input = n.Int()
+		case m.Is("cached"):
+			cached = n.Int()
+		case m.Is("output_tokens"):
+			output = n.Int()
+		case m.Is("total_tokens"):
+			total = n.Int()
+		}
+		return true
+	})
+	return geminiTokens(input, cached, output, total)
+}
+
 func (g *geminiReader) remember(id, name string) {
 	if _, ok := g.tools[id]; !ok {
 		g.toolOrder = append(g.toolOrder, id)
@@ -412,6 +482,14 @@ func (g *geminiReader) emit(src *stream.Event, v any) {
 	if ev := g.make(src, v); ev != nil {
 		g.queue = append(g.queue, ev)
 	}
+}
+
+// makeIf is make when the consumer reads events of kind k, else nil.
+func (g *geminiReader) makeIf(k stream.Kind, src *stream.Event, v any) *stream.Event {
+	if !g.wants(k) {
+		return nil
+	}
+	return g.make(src, v)
 }
 
 // make is the event of v, at src's line, echoing src's bytes (none when
@@ -439,8 +517,11 @@ func makeEvent(v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Ev
 // remakeEvent is makeEvent remaking ev, an event handed out before (nil:
 // a new one).
 func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Event, error) {
-	b, ok := v.([]byte)
-	if !ok {
+	// Marshalled, v is valid JSON; written by hand (jw), it is as valid as
+	// the values of src it copies (the reader's own text is written valid).
+	b, written := v.([]byte)
+	valid := !written || src == nil || src.Checked()
+	if !written {
 		var err error
 		if b, err = json.Marshal(v); err != nil {
 			return nil, err
@@ -450,13 +531,10 @@ func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *strea
 	if src != nil {
 		line = src.Line
 	}
-	var err error
 	if ev == nil {
-		ev, err = stream.NewEvent(b, opts.Source, line)
-	} else {
-		err = ev.Remake(b, opts.Source, line)
+		ev = &stream.Event{}
 	}
-	if err != nil {
+	if err := ev.RemakeWritten(b, opts.Source, line, valid); err != nil {
 		return nil, err
 	}
 	if src != nil {

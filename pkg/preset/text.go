@@ -24,7 +24,8 @@ var text = Preset{
 		case c.Format != render.Text:
 			return eventsNeeds(c)
 		case wordsOnly(c):
-			return stream.Needs{Follow: stream.FollowOutcome, NoOwners: true} // (no tool_progress is words)
+			// (no tool_progress is words; the words are texts and their deltas)
+			return stream.Needs{Follow: stream.FollowOutcome, NoOwners: true, Kinds: outcomeKinds | stream.KindsOf(stream.KindDelta)}
 		}
 		return stream.Needs{NoResultSizes: true}
 	},

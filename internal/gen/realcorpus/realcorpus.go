@@ -25,6 +25,11 @@ import (
 // wrong call (tools).
 var idPattern = regexp.MustCompile(`\b(?:toolu_|srvtoolu_|msg_|req_)[A-Za-z0-9]+|\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b|\b[ab][0-9a-f]{11,16}\b`)
 
+// geminiIDPattern adds a Gemini CLI stream's tool ids to idPattern (its
+// session ids are uuids): "read_file__read_file_1796523000320_0", matched
+// up to its closing quote so that the suffix goes inside the string.
+var geminiIDPattern = regexp.MustCompile(idPattern.String() + `|"tool_id":"[^"\\]+`)
+
 // Source is one stream with the places of its ids found once, so that each
 // copy is written at copy speed.
 type Source struct {
@@ -34,9 +39,16 @@ type Source struct {
 }
 
 // NewSource indexes data's ids.
-func NewSource(name string, data []byte) *Source {
+func NewSource(name string, data []byte) *Source { return newSource(name, data, idPattern) }
+
+// NewGeminiSource indexes the ids of data, a Gemini CLI stream.
+func NewGeminiSource(name string, data []byte) *Source {
+	return newSource(name, data, geminiIDPattern)
+}
+
+func newSource(name string, data []byte, ids *regexp.Regexp) *Source {
 	s := &Source{Name: name, data: data}
-	for _, m := range idPattern.FindAllIndex(data, -1) {
+	for _, m := range ids.FindAllIndex(data, -1) {
 		s.ends = append(s.ends, m[1])
 	}
 	return s
