@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,6 +44,10 @@ func accountInputs(t *testing.T) []string {
 		sessions, _ := filepath.Glob(d + "/transcripts/*/home/.claude/projects/*/*.jsonl")
 		real, _ := filepath.Glob(d + "/real/*.jsonl")
 		gemini, _ := filepath.Glob(d + "/agents/gemini/*.jsonl")
+		// (15-json-output is Gemini's --output-format json: one
+		// pretty-printed document, no stream; refused, as
+		// TestGeminiJSONOutputIsRefusedWithWhatToDo proves.)
+		gemini = slices.DeleteFunc(gemini, func(p string) bool { return strings.HasSuffix(p, "/15-json-output.jsonl") })
 		chats, _ := filepath.Glob(d + "/agents/gemini/*.chats/session-*.jsonl")
 		// Other agents' CLIs, read by their input kinds (issue 43).
 		codex, _ := filepath.Glob(d + "/agents/codex/*.jsonl")

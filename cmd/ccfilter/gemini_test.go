@@ -307,3 +307,15 @@ func TestGeminiTraceNamesTheProvider(t *testing.T) {
 		assert.Equal(t, strings.Count(got.Stdout, `"gen_ai.provider.name"`), strings.Count(got.Stdout, `"gen_ai.provider.name","value":{"stringValue":"`+want+`"`), in)
 	}
 }
+
+// TestGeminiJSONOutputIsRefusedWithWhatToDo proves Gemini CLI's
+// --output-format json (capture 15: one pretty-printed document, no
+// stream) is refused with a line saying what it looks like and what to
+// do, exit 5, not read as a run: every preset and format sweep leaves it
+// out for that reason.
+func TestGeminiJSONOutputIsRefusedWithWhatToDo(t *testing.T) {
+	got := runIn(t, []string{"final", "../../../shared/agents/gemini/15-json-output.jsonl"}, "")
+	assert.Equal(t, exitInput, got.Code)
+	assert.Empty(t, got.Stdout)
+	assert.Contains(t, got.Stderr, "pretty-printed JSON, not one event per line")
+}
