@@ -15,9 +15,6 @@ import (
 	"strings"
 	"time"
 
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
-
 	"github.com/ccfilter/ccfilter/internal/otlphttp"
 	"github.com/ccfilter/ccfilter/pkg/render"
 )
@@ -26,8 +23,9 @@ import (
 // (pkg/render/otlp.go lays them out), written as OTLP/JSON lines or sent
 // to a collector over OTLP/HTTP (internal/otlphttp: net/http and the
 // OpenTelemetry project's proto packages, no SDK, no grpc), in the
-// encoding the environment or --otlp-protocol asks for: the protobuf of
-// the messages the layout makes, or the very JSON --format otlp writes.
+// encoding the environment or --otlp-protocol asks for: protobuf, or the
+// very JSON --format otlp writes, each written straight from the spans
+// (render.OTLPBatch).
 
 // traceOptions sets what the trace takes from the command: its producer
 // and where its requests go. Nothing of how the input was given: its
@@ -72,6 +70,7 @@ type otlpSender struct {
 	failed   bool            // a request was not delivered (and said so)
 	rejected int64           // spans the collector said it did not keep (partial success)
 	said     []string        // what the collector said of them, or warned of
+	size     int             // the last request's size: the next one's buffer's
 }
 
 // otlpEnv reads an OTLP exporter variable, its traces-only spelling
@@ -242,32 +241,28 @@ func (o *options) otlpTLS() (*tls.Config, error) {
 }
 
 // send uploads one request, encoded as the protocol asks: protobuf, or
-// the JSON line --format otlp writes (render.OTLPJSON). An error says the
-// endpoint and what it answered.
-func (s *otlpSender) send(ctx context.Context, req *tracepb.TracesData) error {
-	var body []byte
-	var err error
+// the JSON line --format otlp writes. An error says the endpoint and what
+// it answered.
+func (s *otlpSender) send(ctx context.Context, req *render.OTLPBatch) error {
+	// A new buffer each time, of the last one's size: the HTTP transport
+	// may still read a request's body after its answer came.
+	body, err := make([]byte, 0, s.size), error(nil)
 	if s.exp.Protocol == otlphttp.JSON {
-		body, err = render.OTLPJSON(req)
+		body, err = req.AppendJSON(body)
 	} else {
-		body, err = proto.Marshal(req)
+		body, err = req.AppendProtobuf(body)
 	}
 	if err != nil {
 		return err
 	}
+	s.size = len(body)
 	res, err := s.exp.Export(ctx, body)
 	if err != nil {
 		s.failed = true
 		return &exitError{code: exitInput, msg: fmt.Sprintf("--otlp-endpoint %s: the traces were not delivered: %v", s.endpoint, err)}
 	}
-	for _, rs := range req.ResourceSpans {
-		for _, ss := range rs.ScopeSpans {
-			s.sent += len(ss.Spans)
-			for _, sp := range ss.Spans {
-				s.traces[string(sp.TraceId)] = true
-			}
-		}
-	}
+	s.sent += req.Len()
+	s.traces[string(req.TraceID())] = true
 	s.rejected += res.Rejected
 	if res.Message != "" && !slices.Contains(s.said, res.Message) {
 		s.said = append(s.said, res.Message)

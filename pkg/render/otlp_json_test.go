@@ -2,144 +2,190 @@ package render
 
 import (
 	"bytes"
-	"encoding/base64"
+	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/ccfilter/ccfilter/internal/otlpref"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
-// protojsonOTLP is how OTLPJSON encoded a request until issue 41 (main at
-// aa5e20c), kept as the reference its direct encoder is held to:
-// protojson's mapping, compacted, then every base64 id rewritten as hex.
-func protojsonOTLP(req *tracepb.TracesData) ([]byte, error) {
-	b, err := protojson.MarshalOptions{UseEnumNumbers: true}.Marshal(req)
-	if err != nil {
-		return nil, err
-	}
-	var c bytes.Buffer
-	if err := json.Compact(&c, b); err != nil {
-		return nil, err
-	}
-	return refIDField.ReplaceAllFunc(c.Bytes(), func(m []byte) []byte {
-		i := bytes.IndexByte(m, ':')
-		raw, err := base64.StdEncoding.DecodeString(string(m[i+2 : len(m)-1]))
-		if err != nil {
-			return m
-		}
-		out := append([]byte{}, m[:i+2]...)
-		out = hex.AppendEncode(out, raw)
-		return append(out, '"')
-	}), nil
+// otlpRequest is one request of a trace, in both encodings, as an
+// exporter (Options.Spans) takes them.
+type otlpRequest struct {
+	json, protobuf []byte
+	spans          int
 }
 
-var refIDField = regexp.MustCompile(`"(?:traceId|spanId|parentSpanId)":"[A-Za-z0-9+/=]*"`)
-
-// TestOTLPJSONMatchesProtojson: the direct encoder writes, byte for byte,
-// what protojson wrote, for every request of every capture's trace (each
-// batch the otlp format exports, taken as an exporter takes it), with
-// the transcripts' traces too (their join keys, prompt ids).
-func TestOTLPJSONMatchesProtojson(t *testing.T) {
-	more, err := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*.jsonl")
-	require.NoError(t, err)
-	require.NotEmpty(t, more)
-	spans := 0
-	for _, f := range append(captureFiles(t), more...) {
-		for i, req := range otlpRequests(t, f) {
-			want, err := protojsonOTLP(req)
-			require.NoError(t, err)
-			got, err := OTLPJSON(req)
-			require.NoError(t, err)
-			require.Equal(t, string(want), string(got), "%s: request %d", captureName(f), i)
-			spans += len(req.ResourceSpans[0].ScopeSpans[0].Spans)
-		}
-	}
-	assert.Greater(t, spans, 250, "the captures' traces were encoded")
+// otlpRequests are the requests of the trace of a capture or transcript.
+func otlpRequests(t *testing.T, file string) []otlpRequest {
+	var reqs []otlpRequest
+	exportEach(t, file, func(b *OTLPBatch) {
+		j, err := b.AppendJSON(nil)
+		require.NoError(t, err)
+		pb, err := b.AppendProtobuf(nil)
+		require.NoError(t, err)
+		reqs = append(reqs, otlpRequest{json: j, protobuf: pb, spans: b.Len()})
+	})
+	return reqs
 }
 
-// otlpRequests are the requests of the trace of a capture or transcript,
-// as an exporter (Options.Spans) takes them.
-func otlpRequests(t *testing.T, file string) []*tracepb.TracesData {
+// exportEach lays out the trace of a capture or transcript, each batch
+// handed to fn as an exporter takes it (Options.Spans).
+func exportEach(t *testing.T, file string, fn func(*OTLPBatch)) {
 	input, err := os.ReadFile(file)
 	require.NoError(t, err)
-	var reqs []*tracepb.TracesData
 	tr := stream.NewTracker(stream.TrackerOptions{})
 	o := goldenOptions(tr)
-	o.Spans = func(req *tracepb.TracesData) error { reqs = append(reqs, req); return nil }
+	o.Spans = func(b *OTLPBatch) error { fn(b); return nil }
 	r, err := New(OTLP, &bytes.Buffer{}, o)
 	require.NoError(t, err)
 	observeEach(t, input, tr, func(ev *stream.Event, done []*stream.ToolCall) {
 		require.NoError(t, r.Render(Record{Event: ev, Calls: done}))
 	})
 	require.NoError(t, r.Close(tr.OpenCalls()))
-	return reqs
 }
 
-// TestOTLPJSONMatchesProtojsonOnHardValues: what the captures may not
-// hold: every control character, quotes and backslashes, HTML's
-// characters, text beyond ASCII, extreme and special floats, zero values
-// (an empty string, false, 0 in an attribute are still written), a
-// status with no code, dropped counts, a trace state.
-func TestOTLPJSONMatchesProtojsonOnHardValues(t *testing.T) {
+// traceInputs are every capture and every transcript of testdata.
+func traceInputs(t *testing.T) []string {
+	more, err := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, more)
+	return append(captureFiles(t), more...)
+}
+
+// TestOTLPJSONMatchesProtojson: the two encodings of every request of
+// every capture's and transcript's trace agree with protojson: the
+// protobuf, decoded by the proto package into the OpenTelemetry
+// project's messages, is what protojson writes, byte for byte, as the
+// JSON the format writes.
+func TestOTLPJSONMatchesProtojson(t *testing.T) {
+	spans := 0
+	for _, f := range traceInputs(t) {
+		for i, req := range otlpRequests(t, f) {
+			msg, want, err := otlpref.FromProtobuf(req.protobuf)
+			require.NoError(t, err, "%s: request %d", captureName(f), i)
+			require.Equal(t, string(want), string(req.json), "%s: request %d", captureName(f), i)
+			spans += len(msg.ResourceSpans[0].ScopeSpans[0].Spans)
+			require.Equal(t, req.spans, len(msg.ResourceSpans[0].ScopeSpans[0].Spans))
+		}
+	}
+	assert.Greater(t, spans, 250, "the captures' traces were encoded")
+}
+
+// TestOTLPProtobufDecodesToTheOldTrace: the protobuf the trace format now
+// writes straight from its spans (no tracepb tree) decodes to the trace
+// the tree made, on every capture and transcript: decoded into tracepb's
+// messages and written by protojson (internal/otlpref, the reference encoding), each
+// trace's lines are the old path's, whose digests
+// testdata/otlp/trace.sha256 records (written by --format otlp's
+// renderer at main c8c501a, when the spans were tracepb messages and
+// the JSON was held equal to protojson's of them).
+func TestOTLPProtobufDecodesToTheOldTrace(t *testing.T) {
+	raw, err := os.ReadFile("../../testdata/otlp/trace.sha256")
+	require.NoError(t, err)
+	old := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		sum, name, ok := strings.Cut(line, "  ")
+		require.True(t, ok, line)
+		old[name] = sum
+	}
+	inputs := traceInputs(t)
+	require.Len(t, old, len(inputs), "a digest for every capture and transcript")
+	for _, f := range inputs {
+		var lines bytes.Buffer
+		for _, req := range otlpRequests(t, f) {
+			_, b, err := otlpref.FromProtobuf(req.protobuf)
+			require.NoError(t, err)
+			lines.Write(append(b, '\n'))
+		}
+		rel, err := filepath.Rel("../../testdata", f)
+		require.NoError(t, err)
+		sum := sha256.Sum256(lines.Bytes())
+		assert.Equal(t, old[filepath.ToSlash(rel)], hex.EncodeToString(sum[:]), "%s: the trace decoded from the protobuf", rel)
+	}
+}
+
+// hardBatch is a batch of what the captures may not hold: every control
+// character, quotes and backslashes, HTML's characters, text beyond
+// ASCII, extreme and special floats, zero values (an empty string, false,
+// 0 in an attribute are still written), an empty key, a set status with
+// no code, dropped events, a trace state, a resource's version, a span
+// of more than 127 bytes and one less (a protobuf length of two bytes
+// and of one).
+func hardBatch(name string) *OTLPBatch {
 	var ctl []byte
 	for c := 0; c < 0x20; c++ {
 		ctl = append(ctl, byte(c))
 	}
 	ctl = append(ctl, "\"\\/<>&\u2028\u2029\x7fé😀"...)
-	span := &tracepb.Span{TraceId: bytes.Repeat([]byte{0xab}, 16), SpanId: []byte{1, 2, 3, 4, 5, 6, 7, 8},
-		TraceState: "k=v", Name: string(ctl), Kind: tracepb.Span_SPAN_KIND_CLIENT,
-		StartTimeUnixNano: uint64(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC).UnixNano()), EndTimeUnixNano: math.MaxUint64,
-		Status: &tracepb.Status{}, DroppedEventsCount: 7}
+	if name == "" {
+		name = string(ctl)
+	}
+	run := &otlpRun{o: Options{Producer: "v1", Parent: &TraceParent{State: "k=v"}}, traceID: bytes.Repeat([]byte{0xab}, 16), version: "2.1"}
+	span := &otlpSpan{id: otlpID{1, 2, 3, 4, 5, 6, 7, 8}, parent: otlpID{9}, name: name, kind: otlpKindClient,
+		start: uint64(time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC).UnixNano()), end: math.MaxUint64,
+		status: otlpStatus{set: true}, droppedEvents: 7}
 	for i, f := range []float64{0, 1, -1.5, 1e-7, 1e21, 1e20, 123456789.125, math.SmallestNonzeroFloat64, math.MaxFloat64, math.NaN(), math.Inf(1), math.Inf(-1)} {
-		span.Attributes = append(span.Attributes, floatAttr("f"+string(rune('a'+i)), f))
+		span.attrs = append(span.attrs, floatAttr("f"+string(rune('a'+i)), f))
 	}
-	span.Attributes = append(span.Attributes, strAttr("", ""), boolAttr("b", false), boolAttr("t", true),
-		intAttr("i", 0), intAttr("min", math.MinInt64), &commonpb.KeyValue{Key: "unset"})
-	span.Events = []*tracepb.Span_Event{{Name: "e", TimeUnixNano: 1, Attributes: []*commonpb.KeyValue{strAttr("m", string(ctl))}}, {}}
-	done := &tracepb.Span{Status: &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: "x"}}
-	for _, req := range []*tracepb.TracesData{{}, {ResourceSpans: []*tracepb.ResourceSpans{{}}},
-		{ResourceSpans: []*tracepb.ResourceSpans{{ScopeSpans: []*tracepb.ScopeSpans{{Scope: &commonpb.InstrumentationScope{}, Spans: []*tracepb.Span{span, done}}}}}}} {
-		want, err := protojsonOTLP(req)
-		require.NoError(t, err)
-		got, err := OTLPJSON(req)
-		require.NoError(t, err)
-		assert.Equal(t, string(want), string(got))
-	}
-	// A string that is not UTF-8 is refused by both.
-	bad := &tracepb.TracesData{ResourceSpans: []*tracepb.ResourceSpans{{SchemaUrl: "a\xffb"}}}
-	_, err := protojsonOTLP(bad)
-	require.Error(t, err)
-	_, err = OTLPJSON(bad)
+	span.attrs = append(span.attrs, strAttr("", ""), boolAttr("b", false), boolAttr("t", true),
+		intAttr("i", 0), intAttr("min", math.MinInt64), strAttr(strings.Repeat("k", 300), string(ctl)))
+	span.events = []otlpEvent{{name: "e", at: 1, attrs: []otlpAttr{strAttr("m", string(ctl))}}, {}}
+	done := &otlpSpan{id: otlpID{8}, status: otlpStatus{set: true, code: otlpStatusError, msg: "x"}}
+	return &OTLPBatch{run: run, spans: []*otlpSpan{span, done, {}}}
+}
+
+// TestOTLPJSONMatchesProtojsonOnHardValues: on what the captures may not
+// hold (hardBatch), the JSON is protojson's of the protobuf, decoded.
+func TestOTLPJSONMatchesProtojsonOnHardValues(t *testing.T) {
+	b := hardBatch("")
+	got, err := b.AppendJSON(nil)
+	require.NoError(t, err)
+	pb, err := b.AppendProtobuf(nil)
+	require.NoError(t, err)
+	msg, want, err := otlpref.FromProtobuf(pb)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
+	assert.Len(t, msg.ResourceSpans[0].ScopeSpans[0].Spans, 3)
+	// A string that is not UTF-8 is refused by both encodings, as
+	// protojson and proto.Marshal refuse it.
+	bad := hardBatch("a\xffb")
+	_, err = bad.AppendJSON(nil)
+	assert.ErrorContains(t, err, "invalid UTF-8")
+	_, err = bad.AppendProtobuf(nil)
 	assert.ErrorContains(t, err, "invalid UTF-8")
 }
 
 // TestOTLPJSONIsOneBufferPerRequest: encoding a batch of the trace of
-// 05-subagents-async allocates only its output buffer as it grows (a few
-// allocations, whatever the spans), where protojson's reflection, the
-// compaction and the id rewriting allocated per field (thousands: most
-// of --format otlp's time, issue 41).
+// 05-subagents-async into the buffer of the batch before (as the format
+// and the exporter do) allocates next to nothing, in either encoding
+// (protojson's reflection, the compaction and the id rewriting allocated
+// per field: thousands, most of --format otlp's time, issue 41).
 func TestOTLPJSONIsOneBufferPerRequest(t *testing.T) {
-	reqs := otlpRequests(t, "../../testdata/events/05-subagents-async.jsonl")
-	require.Len(t, reqs, 1)
-	require.Greater(t, len(reqs[0].ResourceSpans[0].ScopeSpans[0].Spans), 10)
-	allocs := testing.AllocsPerRun(5, func() {
-		_, err := OTLPJSON(reqs[0])
-		require.NoError(t, err)
+	batches := 0
+	exportEach(t, "../../testdata/events/05-subagents-async.jsonl", func(b *OTLPBatch) {
+		batches++
+		require.Greater(t, b.Len(), 10)
+		for _, enc := range []func([]byte) ([]byte, error){b.AppendJSON, b.AppendProtobuf} {
+			buf, err := enc(nil)
+			require.NoError(t, err)
+			allocs := testing.AllocsPerRun(5, func() {
+				_, err := enc(buf[:0])
+				require.NoError(t, err)
+			})
+			assert.LessOrEqual(t, allocs, 2.0, "allocations of one request's encoding")
+		}
 	})
-	assert.LessOrEqual(t, allocs, 12.0, "allocations of one request's encoding")
+	assert.Equal(t, 1, batches)
 }
 
 // TestOTLPLaunchedReadsTheResultsStart: a subagent's launch is told by
@@ -195,4 +241,24 @@ func TestMayEscapeMissesNoByte(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestOTLPSpansAreNoMessageTrees: the trace of 21-sixty-tool-calls
+// (122 spans) costs at most 40 allocations a span, reading the capture
+// and describing its events included (27 now): a span is one flat
+// record, its attributes values in one slice, the record reused once
+// exported. As tracepb messages (main at c8c501a) each attribute was
+// three objects (a KeyValue, an AnyValue, its member) and each span a
+// fresh tree: 62 a span.
+func TestOTLPSpansAreNoMessageTrees(t *testing.T) {
+	input, err := os.ReadFile("../../testdata/events/21-sixty-tool-calls.jsonl")
+	require.NoError(t, err)
+	var out bytes.Buffer
+	allocs := testing.AllocsPerRun(3, func() {
+		out.Reset()
+		drive(t, OTLP, input, false, &out)
+	})
+	spans := bytes.Count(out.Bytes(), []byte(`"spanId"`))
+	require.Greater(t, spans, 100)
+	assert.LessOrEqual(t, allocs/float64(spans), 40.0, "allocations a span (%v for %d spans)", allocs, spans)
 }
