@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -261,4 +262,34 @@ func TestOTLPSpansAreNoMessageTrees(t *testing.T) {
 	spans := bytes.Count(out.Bytes(), []byte(`"spanId"`))
 	require.Greater(t, spans, 100)
 	assert.LessOrEqual(t, allocs/float64(spans), 40.0, "allocations a span (%v for %d spans)", allocs, spans)
+}
+
+// TestOTLPReadsNoAssistantText: the trace lays out an assistant event's
+// tool calls and its model call's head, never its text: the event of
+// 02-write-read's line 2 ("I'll write the file first.", a text block),
+// its text made 1 MiB long, is laid out allocating far less than the
+// text (the description's view of the message decoded every text and
+// thinking block into a string).
+func TestOTLPReadsNoAssistantText(t *testing.T) {
+	input, err := os.ReadFile("../../testdata/events/02-write-read.jsonl")
+	require.NoError(t, err)
+	lines := bytes.SplitAfter(input, []byte("\n"))
+	const said = `"text":"I'll write the file first."`
+	require.Contains(t, string(lines[1]), said)
+	big := strings.Replace(string(lines[1]), said, `"text":"`+strings.Repeat("x", 1<<20)+`"`, 1)
+	tr := stream.NewTracker(stream.TrackerOptions{})
+	r, err := New(OTLP, &bytes.Buffer{}, goldenOptions(tr))
+	require.NoError(t, err)
+	var allocated uint64
+	observeEach(t, []byte(string(lines[0])+big), tr, func(ev *stream.Event, done []*stream.ToolCall) {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		require.NoError(t, r.Render(Record{Event: ev, Calls: done}))
+		runtime.ReadMemStats(&after)
+		if ev.Type == "assistant" {
+			allocated = after.TotalAlloc - before.TotalAlloc
+		}
+	})
+	require.NotZero(t, allocated, "the assistant event was laid out")
+	assert.Less(t, allocated, uint64(64<<10), "bytes allocated laying out an assistant event of 1 MiB of text")
 }

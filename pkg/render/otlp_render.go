@@ -17,7 +17,8 @@ type otlpRenderer struct {
 	o Options
 	describer
 	run  *otlpRun
-	json []byte // the last batch's encoding: the next one's buffer
+	json []byte         // the last batch's encoding: the next one's buffer
+	uses []stream.Block // the tool calls of the event laid out
 }
 
 func newOTLP(w io.Writer, o Options) *otlpRenderer {
@@ -45,7 +46,11 @@ func (t *otlpRenderer) Render(rec Record) error {
 	// model, which the model call below needs) is read once, by the
 	// description's reading of the message.
 	var parts []Part
-	if !otlpIgnores[ev.Kind] {
+	switch {
+	case otlpIgnores[ev.Kind]:
+	case otlpCalls[ev.Kind]:
+		parts = t.calls(ev, agent)
+	default:
 		parts = t.describe(ev, rec.Calls)
 	}
 	// A model call ends at its last block: when the agent's next call
@@ -76,6 +81,27 @@ func (t *otlpRenderer) Render(rec Record) error {
 // takes from them it reads before (a delta's model call, a prompt's id).
 var otlpIgnores = [len(stream.Kinds)]bool{stream.KindPrompt: true, stream.KindSubagentPrompt: true,
 	stream.KindSynthetic: true, stream.KindDelta: true, stream.KindProgress: true, stream.KindInfo: true, stream.KindRecord: true}
+
+// otlpCalls are the assistant's kinds: of their parts the trace lays out
+// the calls alone (a model call's span is read off the event's head), so
+// only the tool-use blocks are read, not the text and thinking the
+// description decodes (issue 41: a tenth of the format's instructions
+// on real captures). An API error's event has no call.
+var otlpCalls = [len(stream.Kinds)]bool{stream.KindText: true, stream.KindThinking: true, stream.KindToolUse: true, stream.KindAPIError: true}
+
+// calls are the call parts of an assistant event (otlpCalls); the slice
+// is the describer's, reused by the next event.
+func (t *otlpRenderer) calls(ev *stream.Event, agent string) []Part {
+	t.parts = t.parts[:0]
+	if ev.Kind == stream.KindAPIError {
+		return nil
+	}
+	t.uses = ev.ToolUses()
+	for i := range t.uses {
+		t.parts = append(t.parts, callPart(AgentRef{ID: agent}, &t.uses[i]))
+	}
+	return t.parts
+}
 
 func (t *otlpRenderer) part(ev *stream.Event, p *Part, at time.Time) {
 	r := t.run

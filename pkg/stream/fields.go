@@ -185,6 +185,20 @@ func (e *Event) Assistant() Assistant {
 	return a
 }
 
+// ToolUses are the tool calls of an assistant event: its tool-use blocks
+// (type, id, name, input) and no other, read from the heads of its
+// blocks the tracker walked already: a view that lays out the calls
+// alone (the trace format) decodes none of the message's text.
+func (e *Event) ToolUses() []Block {
+	var uses []Block
+	for _, b := range e.blockHeads() {
+		if isToolUse(b.Type) {
+			uses = append(uses, Block{Type: b.Type.Str(), ID: b.ID.Str(), Name: b.Name.Str(), Input: json.RawMessage(b.Input)})
+		}
+	}
+	return uses
+}
+
 // AssistantHead is Assistant without the blocks: what an account of
 // usage reads, without decoding a message's content (once: a listing and
 // a spend account read it from the same event).
