@@ -240,7 +240,7 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	r.seed = session + "\x00" + keys.UUID
 	r.cli = stream.CLIOf("", "")
 	if ev.Kind == stream.KindInit {
-		r.cli = stream.CLIOf(ev.Init().CLI, "")
+		r.cli = stream.CLIOf(ev.InitHead().CLI, "")
 	}
 	h := sha256.Sum256([]byte("trace\x00" + r.seed))
 	r.traceID = h[:16]

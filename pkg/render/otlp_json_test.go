@@ -264,32 +264,44 @@ func TestOTLPSpansAreNoMessageTrees(t *testing.T) {
 	assert.LessOrEqual(t, allocs/float64(spans), 40.0, "allocations a span (%v for %d spans)", allocs, spans)
 }
 
-// TestOTLPReadsNoAssistantText: the trace lays out an assistant event's
-// tool calls and its model call's head, never its text: the event of
-// 02-write-read's line 2 ("I'll write the file first.", a text block),
-// its text made 1 MiB long, is laid out allocating far less than the
-// text (the description's view of the message decoded every text and
-// thinking block into a string).
-func TestOTLPReadsNoAssistantText(t *testing.T) {
+// TestOTLPReadsOnlyWhatTheTraceLaysOut: the trace lays out an assistant
+// event's tool calls and its model call's head, never its text, and an
+// init's facts, never its lists of tools: 02-write-read's init (line 1)
+// with its tools list grown by 1 MiB of names, and its line 2 ("I'll
+// write the file first.", a text block) with the text made 1 MiB long,
+// are each laid out allocating far less than what was added (the
+// description's views decoded every text and thinking block, every tool
+// name, into strings).
+func TestOTLPReadsOnlyWhatTheTraceLaysOut(t *testing.T) {
 	input, err := os.ReadFile("../../testdata/events/02-write-read.jsonl")
 	require.NoError(t, err)
 	lines := bytes.SplitAfter(input, []byte("\n"))
-	const said = `"text":"I'll write the file first."`
-	require.Contains(t, string(lines[1]), said)
-	big := strings.Replace(string(lines[1]), said, `"text":"`+strings.Repeat("x", 1<<20)+`"`, 1)
-	tr := stream.NewTracker(stream.TrackerOptions{})
-	r, err := New(OTLP, &bytes.Buffer{}, goldenOptions(tr))
-	require.NoError(t, err)
-	var allocated uint64
-	observeEach(t, []byte(string(lines[0])+big), tr, func(ev *stream.Event, done []*stream.ToolCall) {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		require.NoError(t, r.Render(Record{Event: ev, Calls: done}))
-		runtime.ReadMemStats(&after)
-		if ev.Type == "assistant" {
-			allocated = after.TotalAlloc - before.TotalAlloc
-		}
-	})
-	require.NotZero(t, allocated, "the assistant event was laid out")
-	assert.Less(t, allocated, uint64(64<<10), "bytes allocated laying out an assistant event of 1 MiB of text")
+	for _, c := range []struct {
+		name      string
+		line      int // of the capture, from 1
+		said, big string
+	}{
+		{"an init's tools", 1, `"tools":["Task",`, `"tools":[` + strings.Repeat(`"mcp__some_server__some_tool",`, 1<<20/30) + `"Task",`},
+		{"an assistant's text", 2, `"text":"I'll write the file first."`, `"text":"` + strings.Repeat("x", 1<<20) + `"`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			require.Contains(t, string(lines[c.line-1]), c.said)
+			grown := append(bytes.Join(lines[:c.line-1], nil), strings.Replace(string(lines[c.line-1]), c.said, c.big, 1)...)
+			tr := stream.NewTracker(stream.TrackerOptions{})
+			r, err := New(OTLP, &bytes.Buffer{}, goldenOptions(tr))
+			require.NoError(t, err)
+			var allocated uint64
+			observeEach(t, grown, tr, func(ev *stream.Event, done []*stream.ToolCall) {
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				require.NoError(t, r.Render(Record{Event: ev, Calls: done}))
+				runtime.ReadMemStats(&after)
+				if ev.Line == int64(c.line) {
+					allocated = after.TotalAlloc - before.TotalAlloc
+				}
+			})
+			require.NotZero(t, allocated, "the event was laid out")
+			assert.Less(t, allocated, uint64(64<<10), "bytes allocated laying out the event grown by 1 MiB")
+		})
+	}
 }

@@ -50,6 +50,11 @@ func (t *otlpRenderer) Render(rec Record) error {
 	case otlpIgnores[ev.Kind]:
 	case otlpCalls[ev.Kind]:
 		parts = t.calls(ev, agent)
+	case ev.Kind == stream.KindInit:
+		// The run's facts, not its lists of tools and commands.
+		in := ev.InitHead()
+		t.parts = append(t.parts[:0], Part{Form: FormInit, Init: &in})
+		parts = t.parts
 	default:
 		parts = t.describe(ev, rec.Calls)
 	}
