@@ -598,9 +598,6 @@ func (r *otlpRun) notice(ev *stream.Event, p *Part, at time.Time) {
 		name = "compaction"
 	case stream.KindNotice, stream.KindInterrupt:
 		name = "notice"
-	case stream.KindTask:
-		r.task(ev, at)
-		return
 	default:
 		return
 	}
@@ -610,7 +607,8 @@ func (r *otlpRun) notice(ev *stream.Event, p *Part, at time.Time) {
 	r.event(r.agentEventSpan(p.Agent.ID), name, at, attrs...)
 }
 
-// task ends a background subagent's span at its task notification.
+// task ends a background subagent's span at its task notification (the
+// renderer's: a task event has no part the trace lays out).
 func (r *otlpRun) task(ev *stream.Event, at time.Time) {
 	if ev.Subtype != "task_notification" {
 		return

@@ -266,12 +266,14 @@ func TestOTLPSpansAreNoMessageTrees(t *testing.T) {
 
 // TestOTLPReadsOnlyWhatTheTraceLaysOut: the trace lays out an assistant
 // event's tool calls and its model call's head, never its text, and an
-// init's facts, never its lists of tools: 02-write-read's init (line 1)
-// with its tools list grown by 1 MiB of names, and its line 2 ("I'll
-// write the file first.", a text block) with the text made 1 MiB long,
-// are each laid out allocating far less than what was added (the
+// init's facts, never its lists of tools, and a tool result's status,
+// never the edit it made: 02-write-read's init (line 1) with its tools
+// list grown by 1 MiB of names, its line 2 ("I'll write the file
+// first.", a text block) with the text made 1 MiB long, and its line 4
+// (the Write's result) with a patch of 1 MiB of lines, are
+// each laid out allocating far less than what was added (the
 // description's views decoded every text and thinking block, every tool
-// name, into strings).
+// name, every line of a patch, into strings).
 func TestOTLPReadsOnlyWhatTheTraceLaysOut(t *testing.T) {
 	input, err := os.ReadFile("../../testdata/events/02-write-read.jsonl")
 	require.NoError(t, err)
@@ -283,6 +285,8 @@ func TestOTLPReadsOnlyWhatTheTraceLaysOut(t *testing.T) {
 	}{
 		{"an init's tools", 1, `"tools":["Task",`, `"tools":[` + strings.Repeat(`"mcp__some_server__some_tool",`, 1<<20/30) + `"Task",`},
 		{"an assistant's text", 2, `"text":"I'll write the file first."`, `"text":"` + strings.Repeat("x", 1<<20) + `"`},
+		{"a result's patch", 4, `"structuredPatch":[]`, `"structuredPatch":[{"oldStart":1,"oldLines":0,"newStart":1,"newLines":43690,"lines":[` +
+			strings.Repeat(`"+a line of the file",`, 1<<20/22) + `"+its last line"]}]`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			require.Contains(t, string(lines[c.line-1]), c.said)

@@ -50,6 +50,10 @@ func (t *otlpRenderer) Render(rec Record) error {
 	case otlpIgnores[ev.Kind]:
 	case otlpCalls[ev.Kind]:
 		parts = t.calls(ev, agent)
+	case ev.Kind == stream.KindToolResult:
+		parts = t.results(ev, rec.Calls)
+	case ev.Kind == stream.KindTask:
+		r.task(ev, at) // (its one effect: a background subagent's end)
 	case ev.Kind == stream.KindInit:
 		// The run's facts, not its lists of tools and commands.
 		in := ev.InitHead()
@@ -104,6 +108,19 @@ func (t *otlpRenderer) calls(ev *stream.Event, agent string) []Part {
 	t.uses = ev.ToolUses()
 	for i := range t.uses {
 		t.parts = append(t.parts, callPart(AgentRef{ID: agent}, &t.uses[i]))
+	}
+	return t.parts
+}
+
+// results are the result parts of a tool result event, the results as
+// the tracker read them: not the edit's patch, the call's target, the
+// text shown that the description adds for other formats (the result's
+// text is read when the trace needs it: an error's, a launch's start).
+func (t *otlpRenderer) results(ev *stream.Event, calls []*stream.ToolCall) []Part {
+	t.parts = t.parts[:0]
+	res := ev.ToolResults()
+	for i := range res {
+		t.parts = append(t.parts, Part{Form: FormToolResult, Result: &res[i], Call: findCall(calls, res[i].ToolUseID)})
 	}
 	return t.parts
 }
