@@ -86,9 +86,14 @@ type otlpRun struct {
 	clock       stream.Clock // the times without a tracker
 	times       string
 	result      *stream.Result
-	session     string          // the session's id: every span's session.id
-	prompt      string          // the prompt the calls answer (a transcript's promptId): prompt.id
-	keys        stream.JoinKeys // the join keys of the event being laid out (read once)
+	session     string // the session's id: every span's session.id
+	prompt      string // the prompt the calls answer (a transcript's promptId): prompt.id
+	// ev is the event being laid out; keys its join keys, read once
+	// (keysRead) when a span takes them: most events make no span, and
+	// reading them was a third of the format's allocations (issue 41).
+	ev       *stream.Event
+	keys     stream.JoinKeys
+	keysRead bool
 	// cli is the run's agent CLI (its init's "cli"): the root's agent
 	// name and every span's gen_ai.provider.name.
 	cli stream.CLI
@@ -231,7 +236,7 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	if r.root != nil {
 		return
 	}
-	keys := r.keys
+	keys := r.joinKeys()
 	session := keys.SessionID
 	r.session = session
 	// Only what the run recorded: not the input's name, which changes with
@@ -271,13 +276,21 @@ func (r *otlpRun) stamp(s *otlpSpan) {
 	}
 }
 
-// joinKeys adds to a model call's or a tool call's span the join keys of
+// joinKeys are the join keys of the event being laid out.
+func (r *otlpRun) joinKeys() stream.JoinKeys {
+	if !r.keysRead {
+		r.keys, r.keysRead = r.ev.JoinKeys(), true
+	}
+	return r.keys
+}
+
+// addJoinKeys adds to a model call's or a tool call's span the join keys of
 // the record that made it, when it carries them and the span has none
 // yet: the API request's id (request_id, on a model call), the record's
 // uuid (message.uuid: a call's first record), the prompt it answers
 // (prompt.id).
-func (r *otlpRun) joinKeys(s *otlpSpan, request bool) {
-	k := r.keys
+func (r *otlpRun) addJoinKeys(s *otlpSpan, request bool) {
+	k := r.joinKeys()
 	if request && k.RequestID != "" && !hasAttr(s, "request_id") {
 		s.attrs = append(s.attrs, strAttr("request_id", k.RequestID))
 	}
@@ -388,7 +401,7 @@ func (r *otlpRun) chat(ev *stream.Event, agent string, at time.Time) {
 	a := ev.AssistantHead() // (not its blocks: the calls come from the description)
 	if c := r.callOf(ev, agent, a.MessageID, a.Model, at); c != nil {
 		r.chatError(c.span, a)
-		r.joinKeys(c.span, true)
+		r.addJoinKeys(c.span, true)
 	}
 }
 
@@ -508,7 +521,7 @@ func (r *otlpRun) call(ev *stream.Event, p *Part, at time.Time) {
 	s.attrs = append(s.attrs, strAttr("gen_ai.operation.name", "execute_tool"),
 		strAttr("gen_ai.tool.name", p.Use.Name), strAttr("gen_ai.tool.call.id", p.Use.ID),
 		strAttr("tool_use_id", p.Use.ID), strAttr("gen_ai.tool.type", typ))
-	r.joinKeys(s, false)
+	r.addJoinKeys(s, false)
 	if p.Target != "" {
 		s.attrs = append(s.attrs, strAttr("claude_code.tool.target", p.Target))
 	}

@@ -309,3 +309,37 @@ func TestOTLPReadsOnlyWhatTheTraceLaysOut(t *testing.T) {
 		})
 	}
 }
+
+// TestOTLPEventsWithoutSpansAllocateNothing: in every capture and
+// transcript, the main agent's events the trace takes nothing from but
+// their time (a prompt, progress, bookkeeping: otlpIgnores, but the
+// deltas, which carry a model call on; a subagent's first event notes
+// when its agent was last heard of) are laid out allocating nothing:
+// their join keys,
+// which nearly every record carries, are read only of the records that
+// make a span (reading them of every event was a third of the format's
+// allocations).
+func TestOTLPEventsWithoutSpansAllocateNothing(t *testing.T) {
+	events, mallocs := 0, uint64(0)
+	for _, f := range traceInputs(t) {
+		input, err := os.ReadFile(f)
+		require.NoError(t, err)
+		tr := stream.NewTracker(stream.TrackerOptions{})
+		r, err := New(OTLP, &bytes.Buffer{}, goldenOptions(tr))
+		require.NoError(t, err)
+		first := true
+		observeEach(t, input, tr, func(ev *stream.Event, done []*stream.ToolCall) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			require.NoError(t, r.Render(Record{Event: ev, Calls: done}))
+			runtime.ReadMemStats(&after)
+			if !first && otlpIgnores[ev.Kind] && ev.Kind != stream.KindDelta && ev.ParentToolUseID() == "" {
+				events++
+				mallocs += after.Mallocs - before.Mallocs
+			}
+			first = false // (the run's first event starts its trace)
+		})
+	}
+	require.Greater(t, events, 100)
+	assert.Zero(t, mallocs, "allocations laying out %d events that make no span", events)
+}

@@ -36,10 +36,10 @@ func (t *otlpRenderer) Render(rec Record) error {
 	}
 	r := t.run
 	at := r.at(ev)
-	r.keys = ev.JoinKeys()
+	r.ev, r.keysRead = ev, false
 	r.begin(ev, at)
 	agent := ev.ParentToolUseID()
-	if p := r.keys.PromptID; p != "" {
+	if p := ev.PromptID(); p != "" {
 		r.prompt = p // the user's prompt: the calls that follow answer it
 	}
 	// Described first: an assistant event's head (its message id and
