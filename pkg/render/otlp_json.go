@@ -212,16 +212,21 @@ func (e *otlpEncoder) float(n float64) {
 // backslash and the control characters escaped (no HTML escapes), a
 // string that is not UTF-8 refused. Eight bytes at a time past the runs
 // that need no escape (most of a trace's text): byte by byte, quoting was
-// a third of the encoder's instructions.
+// a third of the encoder's instructions. The UTF-8 check is made only of
+// a string with a byte past ASCII, seen on the way (a second pass over
+// every string was half of quoting's instructions).
 func (e *otlpEncoder) quote(s string) {
-	if !utf8.ValidString(s) && e.err == nil {
-		e.err = errOTLPUTF8
-	}
 	e.b = append(e.b, '"')
 	start := 0
+	var high uint64 // the bytes' high bits, or'ed: one is set past ASCII
 	for i := 0; i < len(s); {
-		for i+8 <= len(s) && !mayEscape(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+		for i+8 <= len(s) {
+			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			if mayEscape(x) {
+				break
+			}
+			high |= x
 			i += 8
 		}
 		if i >= len(s) {
@@ -229,6 +234,7 @@ func (e *otlpEncoder) quote(s string) {
 		}
 		c := s[i]
 		if c >= ' ' && c != '"' && c != '\\' {
+			high |= uint64(c)
 			i++
 			continue
 		}
@@ -251,6 +257,9 @@ func (e *otlpEncoder) quote(s string) {
 		}
 		i++
 		start = i
+	}
+	if high&0x8080808080808080 != 0 && !utf8.ValidString(s) && e.err == nil {
+		e.err = errOTLPUTF8
 	}
 	e.b = append(e.b, s[start:]...)
 	e.b = append(e.b, '"')

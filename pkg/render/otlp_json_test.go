@@ -158,12 +158,16 @@ func TestOTLPJSONMatchesProtojsonOnHardValues(t *testing.T) {
 	assert.Equal(t, string(want), string(got))
 	assert.Len(t, msg.ResourceSpans[0].ScopeSpans[0].Spans, 3)
 	// A string that is not UTF-8 is refused by both encodings, as
-	// protojson and proto.Marshal refuse it.
-	bad := hardBatch("a\xffb")
-	_, err = bad.AppendJSON(nil)
-	assert.ErrorContains(t, err, "invalid UTF-8")
-	_, err = bad.AppendProtobuf(nil)
-	assert.ErrorContains(t, err, "invalid UTF-8")
+	// protojson and proto.Marshal refuse it, wherever its bad byte sits
+	// (the JSON's check is made of the strings with a byte past ASCII,
+	// seen eight bytes at a time or one by one).
+	for _, name := range []string{"a\xffb", "abcdefg\xff", "\xffabcdefgh", "abcdefgh\xc3", "ééé\xe9é", "abc\"\xff\"defgh"} {
+		bad := hardBatch(name)
+		_, err = bad.AppendJSON(nil)
+		assert.ErrorContains(t, err, "invalid UTF-8", "%q", name)
+		_, err = bad.AppendProtobuf(nil)
+		assert.ErrorContains(t, err, "invalid UTF-8", "%q", name)
+	}
 }
 
 // TestOTLPJSONIsOneBufferPerRequest: encoding a batch of the trace of
