@@ -8,12 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/ccfilter/ccfilter/internal/otlpref"
 	"github.com/ccfilter/ccfilter/pkg/stream"
@@ -85,11 +87,13 @@ func TestOTLPJSONMatchesProtojson(t *testing.T) {
 // TestOTLPProtobufDecodesToTheOldTrace: the protobuf the trace format now
 // writes straight from its spans (no tracepb tree) decodes to the trace
 // the tree made, on every capture and transcript: decoded into tracepb's
-// messages and written by protojson (internal/otlpref, the reference encoding), each
-// trace's lines are the old path's, whose digests
-// testdata/otlp/trace.sha256 records (written by --format otlp's
-// renderer at main c8c501a, when the spans were tracepb messages and
-// the JSON was held equal to protojson's of them).
+// messages and written by protojson (internal/otlpref, the reference
+// encoding), each trace's requests are the old path's, whose digests
+// testdata/otlp/trace.sha256 records: at main c8c501a, when the spans
+// were tracepb messages, each request of the same layout (goldenOptions,
+// Options.Spans) written by protojson the same way. Each request's spans
+// are sorted by id first: the spans still open when a run ends are ended
+// in a map's order, which differs from run to run (then and now).
 func TestOTLPProtobufDecodesToTheOldTrace(t *testing.T) {
 	raw, err := os.ReadFile("../../testdata/otlp/trace.sha256")
 	require.NoError(t, err)
@@ -104,7 +108,11 @@ func TestOTLPProtobufDecodesToTheOldTrace(t *testing.T) {
 	for _, f := range inputs {
 		var lines bytes.Buffer
 		for _, req := range otlpRequests(t, f) {
-			_, b, err := otlpref.FromProtobuf(req.protobuf)
+			msg, _, err := otlpref.FromProtobuf(req.protobuf)
+			require.NoError(t, err)
+			spans := msg.ResourceSpans[0].ScopeSpans[0].Spans
+			slices.SortFunc(spans, func(a, b *tracepb.Span) int { return bytes.Compare(a.SpanId, b.SpanId) })
+			b, err := otlpref.JSON(msg)
 			require.NoError(t, err)
 			lines.Write(append(b, '\n'))
 		}
