@@ -67,6 +67,8 @@ type otlpRun struct {
 	// hash each id is finished in.
 	seeded  []byte
 	idHash  hash.Hash
+	idKey   []byte // an id's key, and its sum
+	idSum   []byte
 	traceID []byte
 	root    *otlpSpan
 	version string
@@ -85,7 +87,8 @@ type otlpRun struct {
 	done        bool         // the run ended: what is held goes out
 	clock       stream.Clock // the times without a tracker
 	times       string
-	result      *stream.Result
+	result      stream.Result // the last result (hasResult)
+	hasResult   bool
 	session     string // the session's id: every span's session.id
 	prompt      string // the prompt the calls answer (a transcript's promptId): prompt.id
 	// ev is the event being laid out; keys its join keys, read once
@@ -190,9 +193,12 @@ func (r *otlpRun) id(key string) otlpID {
 	} else if err := r.idHash.(encoding.BinaryUnmarshaler).UnmarshalBinary(r.seeded); err != nil {
 		panic(err) // (its own state)
 	}
-	r.idHash.Write([]byte(key))
-	var sum [sha256.Size]byte
-	return otlpID(r.idHash.Sum(sum[:0])[:8])
+	// Through buffers of the run's: a key or a sum handed to the hash's
+	// interface escaped, two allocations an id.
+	r.idKey = append(r.idKey[:0], key...)
+	r.idHash.Write(r.idKey)
+	r.idSum = r.idHash.Sum(r.idSum[:0])
+	return otlpID(r.idSum[:8])
 }
 
 // span is a new span's record: an exported one's, reused, or a new one.
@@ -288,14 +294,19 @@ func (r *otlpRun) joinKeys() stream.JoinKeys {
 // the record that made it, when it carries them and the span has none
 // yet: the API request's id (request_id, on a model call), the record's
 // uuid (message.uuid: a call's first record), the prompt it answers
-// (prompt.id).
+// (prompt.id). The record's keys are read only when the span lacks one
+// they may give: a model call's later blocks, which carry the same, read
+// none.
 func (r *otlpRun) addJoinKeys(s *otlpSpan, request bool) {
-	k := r.joinKeys()
-	if request && k.RequestID != "" && !hasAttr(s, "request_id") {
-		s.attrs = append(s.attrs, strAttr("request_id", k.RequestID))
-	}
-	if k.UUID != "" && !hasAttr(s, "message.uuid") {
-		s.attrs = append(s.attrs, strAttr("message.uuid", k.UUID))
+	needRequest, needUUID := request && !hasAttr(s, "request_id"), !hasAttr(s, "message.uuid")
+	if needRequest || needUUID {
+		k := r.joinKeys()
+		if needRequest && k.RequestID != "" {
+			s.attrs = append(s.attrs, strAttr("request_id", k.RequestID))
+		}
+		if needUUID && k.UUID != "" {
+			s.attrs = append(s.attrs, strAttr("message.uuid", k.UUID))
+		}
 	}
 	if r.prompt != "" && !hasAttr(s, "prompt.id") {
 		s.attrs = append(s.attrs, strAttr("prompt.id", r.prompt))
@@ -647,8 +658,7 @@ func (r *otlpRun) init(in *stream.Init) {
 // outcome notes a result: an event on the root span; the last one's
 // figures end the run.
 func (r *otlpRun) outcome(res *stream.Result, at time.Time) {
-	c := *res
-	r.result = &c
+	r.result, r.hasResult = *res, true
 	attrs := []otlpAttr{strAttr("claude_code.result.subtype", res.Subtype),
 		boolAttr("claude_code.result.is_error", res.IsError), intAttr("claude_code.result.num_turns", res.NumTurns),
 		intAttr("claude_code.result.duration_ms", res.DurationMs)}
@@ -683,7 +693,8 @@ func (r *otlpRun) finish() {
 	}
 	r.root.start = nanos(r.min) // (every time given was spanned)
 	end := r.max
-	if res := r.result; res != nil {
+	if r.hasResult {
+		res := &r.result
 		if d := r.min.Add(time.Duration(res.DurationMs) * time.Millisecond); d.After(end) {
 			end = d
 		}

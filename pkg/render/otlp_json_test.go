@@ -256,24 +256,39 @@ func TestMayEscapeMissesNoByte(t *testing.T) {
 	}
 }
 
-// TestOTLPSpansAreNoMessageTrees: the trace of 21-sixty-tool-calls
-// (122 spans) costs at most 40 allocations a span, reading the capture
-// and describing its events included (27 now): a span is one flat
+// TestOTLPSpansAreNoMessageTrees: laying out the trace of
+// 21-sixty-tool-calls (122 spans; the capture read and its events
+// observed apart) costs at most 13 allocations a span: a span is one flat
 // record, its attributes values in one slice, the record reused once
-// exported. As tracepb messages (main at c8c501a) each attribute was
-// three objects (a KeyValue, an AnyValue, its member) and each span a
-// fresh tree: 62 a span.
+// exported; an id is hashed in the run's buffers; the last result is
+// kept by value; an assistant's calls are read into the renderer's
+// slice, and a record's join keys only for a span that lacks them. As
+// tracepb messages (main at c8c501a) each attribute was three objects (a
+// KeyValue, an AnyValue, its member) and each span a fresh tree: 54
+// allocations a span; flat records with the id's, the result's, the
+// calls' and the join keys' allocations: 14.9; now 12.5.
 func TestOTLPSpansAreNoMessageTrees(t *testing.T) {
 	input, err := os.ReadFile("../../testdata/events/21-sixty-tool-calls.jsonl")
 	require.NoError(t, err)
 	var out bytes.Buffer
-	allocs := testing.AllocsPerRun(3, func() {
-		out.Reset()
-		drive(t, OTLP, input, false, &out)
+	tr := stream.NewTracker(stream.TrackerOptions{})
+	r, err := New(OTLP, &out, goldenOptions(tr))
+	require.NoError(t, err)
+	var mallocs uint64
+	var before, after runtime.MemStats
+	observeEach(t, input, tr, func(ev *stream.Event, done []*stream.ToolCall) {
+		runtime.ReadMemStats(&before)
+		require.NoError(t, r.Render(Record{Event: ev, Calls: done}))
+		runtime.ReadMemStats(&after)
+		mallocs += after.Mallocs - before.Mallocs
 	})
+	runtime.ReadMemStats(&before)
+	require.NoError(t, r.Close(tr.OpenCalls()))
+	runtime.ReadMemStats(&after)
+	mallocs += after.Mallocs - before.Mallocs
 	spans := bytes.Count(out.Bytes(), []byte(`"spanId"`))
-	require.Greater(t, spans, 100)
-	assert.LessOrEqual(t, allocs/float64(spans), 40.0, "allocations a span (%v for %d spans)", allocs, spans)
+	require.Equal(t, 122, spans)
+	assert.LessOrEqual(t, float64(mallocs)/float64(spans), 13.0, "allocations a span (%d for %d spans)", mallocs, spans)
 }
 
 // TestOTLPReadsOnlyWhatTheTraceLaysOut: the trace lays out an assistant

@@ -105,7 +105,8 @@ func (t *otlpRenderer) calls(ev *stream.Event, agent string) []Part {
 	if ev.Kind == stream.KindAPIError {
 		return nil
 	}
-	t.uses = ev.ToolUses()
+	clear(t.uses) // (the last event's, not kept alive by the slice)
+	t.uses = ev.AppendToolUses(t.uses[:0])
 	for i := range t.uses {
 		t.parts = append(t.parts, callPart(AgentRef{ID: agent}, &t.uses[i]))
 	}

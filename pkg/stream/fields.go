@@ -185,18 +185,18 @@ func (e *Event) Assistant() Assistant {
 	return a
 }
 
-// ToolUses are the tool calls of an assistant event: its tool-use blocks
-// (type, id, name, input) and no other, read from the heads of its
-// blocks the tracker walked already: a view that lays out the calls
-// alone (the trace format) decodes none of the message's text.
-func (e *Event) ToolUses() []Block {
-	var uses []Block
+// AppendToolUses appends to dst the tool calls of an assistant event:
+// its tool-use blocks (type, id, name, input) and no other, read from the
+// heads of its blocks the tracker walked already: a view that lays out
+// the calls alone (the trace format) decodes none of the message's text,
+// and reuses its slice from event to event.
+func (e *Event) AppendToolUses(dst []Block) []Block {
 	for _, b := range e.blockHeads() {
 		if isToolUse(b.Type) {
-			uses = append(uses, Block{Type: b.Type.Str(), ID: b.ID.Str(), Name: b.Name.Str(), Input: json.RawMessage(b.Input)})
+			dst = append(dst, Block{Type: b.Type.Str(), ID: b.ID.Str(), Name: b.Name.Str(), Input: json.RawMessage(b.Input)})
 		}
 	}
-	return uses
+	return dst
 }
 
 // AssistantHead is Assistant without the blocks: what an account of
