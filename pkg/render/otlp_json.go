@@ -221,13 +221,20 @@ func (e *otlpEncoder) quote(s string) {
 	var high uint64 // the bytes' high bits, or'ed: one is set past ASCII
 	for i := 0; i < len(s); {
 		for i+8 <= len(s) {
-			x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-				uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+			x := word(s, i)
 			if mayEscape(x) {
 				break
 			}
 			high |= x
 			i += 8
+		}
+		if i < len(s) && i+8 > len(s) && len(s) >= 8 {
+			// The tail, in the last eight bytes (some seen already): most
+			// strings need no escape and end in one look, not byte by byte.
+			if x := word(s, len(s)-8); !mayEscape(x) {
+				high |= x
+				i = len(s)
+			}
 		}
 		if i >= len(s) {
 			break
@@ -263,6 +270,12 @@ func (e *otlpEncoder) quote(s string) {
 	}
 	e.b = append(e.b, s[start:]...)
 	e.b = append(e.b, '"')
+}
+
+// word is the eight bytes of s at i, little-endian (one load).
+func word(s string, i int) uint64 {
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 }
 
 // mayEscape reports whether one of the eight bytes of x may be a control

@@ -156,15 +156,21 @@ func hardBatch(name string) *OTLPBatch {
 // TestOTLPJSONMatchesProtojsonOnHardValues: on what the captures may not
 // hold (hardBatch), the JSON is protojson's of the protobuf, decoded.
 func TestOTLPJSONMatchesProtojsonOnHardValues(t *testing.T) {
-	b := hardBatch("")
-	got, err := b.AppendJSON(nil)
-	require.NoError(t, err)
-	pb, err := b.AppendProtobuf(nil)
-	require.NoError(t, err)
-	msg, want, err := otlpref.FromProtobuf(pb)
-	require.NoError(t, err)
-	assert.Equal(t, string(want), string(got))
-	assert.Len(t, msg.ResourceSpans[0].ScopeSpans[0].Spans, 3)
+	// The names: every hard character, then escapes in a string's last
+	// eight bytes, which the quoting looks at in one word (some seen
+	// already), and in a string shorter than a word.
+	for _, name := range []string{"", "abcdefghij\n", "abcdefgh\"ij", "abcdefghi\\", "\"abcdefghijklmno", "ééééé\n", "a\tb", "abcdefgh", "abcdefghijklmnop"} {
+		b := hardBatch(name)
+		got, err := b.AppendJSON(nil)
+		require.NoError(t, err)
+		pb, err := b.AppendProtobuf(nil)
+		require.NoError(t, err)
+		msg, want, err := otlpref.FromProtobuf(pb)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), "%q", name)
+		assert.Len(t, msg.ResourceSpans[0].ScopeSpans[0].Spans, 3)
+	}
+	var err error
 	// A string that is not UTF-8 is refused by both encodings, as
 	// protojson and proto.Marshal refuse it, wherever its bad byte sits
 	// (the JSON's check is made of the strings with a byte past ASCII,
