@@ -77,8 +77,9 @@ type otlpRun struct {
 	chats   map[string]*otlpChat // each agent's model call under way ("" the main agent)
 	lastAt  map[string]time.Time // each agent's last event time
 	seen    map[string]bool      // the model calls ended (bounded)
-	// endedAgents are the subagents whose span ended (bounded).
-	endedAgents map[string]bool
+	// endedAgents are the subagents whose span ended, with its id, which
+	// their later events sit under (bounded).
+	endedAgents map[string]otlpID
 	min, max    time.Time    // the earliest and latest times given: the root's span
 	ended       []*otlpSpan  // the batch
 	free        []*otlpSpan  // the records of spans exported, to reuse
@@ -110,7 +111,7 @@ type otlpChat struct {
 
 func newOTLPRun(o Options) *otlpRun {
 	return &otlpRun{o: o, agents: map[string]*otlpSpan{}, tools: map[string]*otlpSpan{},
-		chats: map[string]*otlpChat{}, lastAt: map[string]time.Time{}, seen: map[string]bool{}, endedAgents: map[string]bool{}, times: TimesReconstructed}
+		chats: map[string]*otlpChat{}, lastAt: map[string]time.Time{}, seen: map[string]bool{}, endedAgents: map[string]otlpID{}, times: TimesReconstructed}
 }
 
 // at is the time of ev by the run's one rule (stream.Clock: the tracker's,
@@ -323,12 +324,13 @@ func (r *otlpRun) agentSpan(agent string) otlpID {
 	if s, ok := r.agents[agent]; ok {
 		return s.id
 	}
-	if r.endedAgents[agent] {
+	if id, ok := r.endedAgents[agent]; ok {
 		// A subagent's event after its span ended (a Workflow's agents,
-		// read after its launch): under the same span, by its id.
-		return r.id("agent\x00" + agent)
+		// read after its launch): under the same span, by its id (as
+		// computed once, when the span began).
+		return id
 	}
-	return r.startAgent(agent, "", "", r.last).id
+	return r.startAgent(agent, "", "", r.last, r.id("tool\x00"+agent)).id
 }
 
 // agentEventSpan is the span an event of agent is added to: the open
@@ -340,12 +342,14 @@ func (r *otlpRun) agentEventSpan(agent string) *otlpSpan {
 	return r.root
 }
 
-// startAgent opens the span of the subagent the Agent call id starts.
-func (r *otlpRun) startAgent(id, typ, desc string, at time.Time) *otlpSpan {
+// startAgent opens the span of the subagent the Agent call id starts,
+// under that call's span (call, its id: computed once, by the caller
+// that made it).
+func (r *otlpRun) startAgent(id, typ, desc string, at time.Time, call otlpID) *otlpSpan {
 	if typ == "" {
 		typ = "subagent"
 	}
-	s := r.span(r.id("agent\x00"+id), r.id("tool\x00"+id), "invoke_agent "+typ, otlpKindInternal, nanos(at))
+	s := r.span(r.id("agent\x00"+id), call, "invoke_agent "+typ, otlpKindInternal, nanos(at))
 	s.attrs = append(s.attrs, strAttr("gen_ai.operation.name", "invoke_agent"),
 		strAttr("gen_ai.provider.name", r.cli.Provider()), strAttr("gen_ai.agent.name", typ),
 		strAttr("gen_ai.agent.id", id))
@@ -373,7 +377,7 @@ func (r *otlpRun) endAgent(id string, at time.Time, status string) {
 	if len(r.endedAgents) >= otlpMaxOpen {
 		clear(r.endedAgents)
 	}
-	r.endedAgents[id] = true
+	r.endedAgents[id] = s.id
 	if status == "failed" || status == "killed" {
 		s.status = otlpStatus{set: true, code: otlpStatusError, msg: "the subagent " + status}
 	}
@@ -546,7 +550,7 @@ func (r *otlpRun) call(ev *stream.Event, p *Part, at time.Time) {
 	r.tools[p.Use.ID] = s
 	if stream.StartsSubagent(p.Use.Name) {
 		in := stream.ReadToolInput(p.Use.Input)
-		r.startAgent(p.Use.ID, in.SubagentType(), in.Description(), at)
+		r.startAgent(p.Use.ID, in.SubagentType(), in.Description(), at, s.id)
 	}
 }
 
