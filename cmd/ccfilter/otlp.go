@@ -15,9 +15,6 @@ import (
 	"strings"
 	"time"
 
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
-
 	"github.com/ccfilter/ccfilter/internal/otlphttp"
 	"github.com/ccfilter/ccfilter/pkg/render"
 )
@@ -26,8 +23,9 @@ import (
 // (pkg/render/otlp.go lays them out), written as OTLP/JSON lines or sent
 // to a collector over OTLP/HTTP (internal/otlphttp: net/http and the
 // OpenTelemetry project's proto packages, no SDK, no grpc), in the
-// encoding the environment or --otlp-protocol asks for: the protobuf of
-// the messages the layout makes, or the very JSON --format otlp writes.
+// encoding the environment or --otlp-protocol asks for: protobuf, or the
+// very JSON --format otlp writes, each written straight from the spans
+// (render.OTLPBatch).
 
 // traceOptions sets what the trace takes from the command: its producer
 // and where its requests go. Nothing of how the input was given: its
@@ -92,6 +90,7 @@ type otlpSender struct {
 	failed   bool            // a request was not delivered (and said so)
 	rejected int64           // items the collector said it did not keep (partial success)
 	said     []string        // what the collector said of them, or warned of
+	size     int             // the last request's size: the next one's buffer's
 }
 
 // otlpEnv reads an OTLP exporter variable, its signal's own spelling
@@ -268,28 +267,18 @@ func (o *options) otlpTLS(sig otlpSignal) (*tls.Config, error) {
 }
 
 // sendSpans uploads one request of traces (send), counting its spans and
-// their traces.
-func (s *otlpSender) sendSpans(ctx context.Context, req *tracepb.TracesData) error {
-	n := 0
-	for _, rs := range req.ResourceSpans {
-		for _, ss := range rs.ScopeSpans {
-			n += len(ss.Spans)
-		}
-	}
-	encode := func() ([]byte, error) { return proto.Marshal(req) }
+// its trace.
+func (s *otlpSender) sendSpans(ctx context.Context, req *render.OTLPBatch) error {
+	// A new buffer each time, of the last one's size: the HTTP transport
+	// may still read a request's body after its answer came.
+	encode := func() ([]byte, error) { return req.AppendProtobuf(make([]byte, 0, s.size)) }
 	if s.exp.Protocol == otlphttp.JSON {
-		encode = func() ([]byte, error) { return render.OTLPJSON(req) }
+		encode = func() ([]byte, error) { return req.AppendJSON(make([]byte, 0, s.size)) }
 	}
-	if err := s.send(ctx, encode, n); err != nil {
+	if err := s.send(ctx, encode, req.Len()); err != nil {
 		return err
 	}
-	for _, rs := range req.ResourceSpans {
-		for _, ss := range rs.ScopeSpans {
-			for _, sp := range ss.Spans {
-				s.traces[string(sp.TraceId)] = true
-			}
-		}
-	}
+	s.traces[string(req.TraceID())] = true
 	return nil
 }
 
@@ -310,6 +299,7 @@ func (s *otlpSender) send(ctx context.Context, encode func() ([]byte, error), n 
 	if err != nil {
 		return err
 	}
+	s.size = len(body)
 	res, err := s.exp.Export(ctx, body)
 	if err != nil {
 		s.failed = true

@@ -14,12 +14,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/ccfilter/ccfilter/internal/otlphttp"
+	"github.com/ccfilter/ccfilter/internal/otlpref"
 	"github.com/ccfilter/ccfilter/pkg/preset"
-	"github.com/ccfilter/ccfilter/pkg/render"
 )
 
 // What the OTLP/HTTP specification asks of an exporter, each checked
@@ -165,10 +163,8 @@ func TestOTLPEndpointSendsProtobufOrTheJSONLinesAsked(t *testing.T) {
 					assert.Empty(t, g.encoding)
 				}
 				if tc.contentType == "application/protobuf" || tc.contentType == "application/x-protobuf" {
-					var td tracepb.TracesData
-					require.NoError(t, proto.Unmarshal(body, &td))
 					var err error
-					body, err = render.OTLPJSON(&td)
+					_, body, err = otlpref.FromProtobuf(body)
 					require.NoError(t, err)
 				}
 				sent.Write(body)

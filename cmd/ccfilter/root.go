@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"github.com/ccfilter/ccfilter/internal/otlphttp"
 	"github.com/ccfilter/ccfilter/pkg/archive"
@@ -88,7 +87,7 @@ type options struct {
 	// writerGone is closed when the --pid process has ended.
 	writerGone <-chan struct{}
 	// spans, with --otlp-endpoint, sends each request of the traces.
-	spans func(*tracepb.TracesData) error
+	spans func(*render.OTLPBatch) error
 
 	stdin   io.Reader
 	stdout  io.Writer

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"golang.org/x/term"
 
 	"github.com/ccfilter/ccfilter/pkg/archive"
@@ -213,7 +212,7 @@ func (o *options) sendTraces(ctx context.Context, p *plan) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	o.spans = func(req *tracepb.TracesData) error {
+	o.spans = func(req *render.OTLPBatch) error {
 		// Made of values already redacted (runOne's stage), as the
 		// written trace is.
 		return s.sendSpans(ctx, req)

@@ -184,6 +184,11 @@ func (d *describer) line(agent AgentRef, tone Tone, mark, text string, say Say, 
 	d.add(Part{Form: FormLine, Agent: agent, Tone: tone, Mark: mark, Line: text, Say: say, Label: label, Sentence: sentence})
 }
 
+// callPart is the part of a tool call (an assistant's tool-use block).
+func callPart(agent AgentRef, b *stream.Block) Part {
+	return Part{Form: FormCall, Agent: agent, Use: b, Target: ToolTarget(b.Name, b.Input)}
+}
+
 // describe returns the parts of ev (calls: the tool calls it completed).
 // The slice is reused by the next call.
 func (d *describer) describe(ev *stream.Event, calls []*stream.ToolCall) []Part {
@@ -318,10 +323,10 @@ func (d *describer) assistant(ev *stream.Event) {
 			}
 			d.add(p)
 		case "tool_use", "server_tool_use", "mcp_tool_use":
-			target := ToolTarget(b.Name, b.Input)
-			d.add(Part{Form: FormCall, Agent: agent, Use: b, Target: target})
+			p := callPart(agent, b)
+			d.add(p)
 			if isAgentTool(b.Name) {
-				d.spawned(b.ID, agent.ID, b.Name, target)
+				d.spawned(b.ID, agent.ID, b.Name, p.Target)
 			}
 		default:
 			d.line(agent, ToneDim, "?", "assistant/"+b.Type, SayCode, "Unknown block", b.Type)

@@ -7,10 +7,6 @@ import (
 	"strings"
 	"time"
 
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -31,7 +27,9 @@ import (
 // Spans are written as they end, in batches of otlpBatch, each batch one
 // ExportTraceServiceRequest (a JSON line, or Options.Spans); the root span
 // last, when the run ends. What is held is bounded: the open calls, the
-// open subagents, one model call per agent, one batch.
+// open subagents, one model call per agent, one batch. A span is a flat
+// record (otlp_span.go), encoded once when its batch goes out and then
+// reused.
 
 // otlpBatch is how many ended spans one export carries.
 const otlpBatch = 512
@@ -69,27 +67,37 @@ type otlpRun struct {
 	// hash each id is finished in.
 	seeded  []byte
 	idHash  hash.Hash
+	idKey   []byte // an id's key, and its sum
+	idSum   []byte
 	traceID []byte
-	root    *tracepb.Span
+	root    *otlpSpan
 	version string
-	agents  map[string]*tracepb.Span // subagents' spans, by the Agent call that started them
-	tools   map[string]*tracepb.Span // open tool calls' spans, by tool_use id
-	chats   map[string]*otlpChat     // each agent's model call under way ("" the main agent)
-	lastAt  map[string]time.Time     // each agent's last event time
-	seen    map[string]bool          // the model calls ended (bounded)
-	// endedAgents are the subagents whose span ended (bounded).
-	endedAgents map[string]bool
-	min, max    time.Time       // the earliest and latest times given: the root's span
-	ended       []*tracepb.Span // the batch
-	last        time.Time       // the last time an event was given
-	dated       bool            // a record was dated: the times are final
-	done        bool            // the run ended: what is held goes out
-	clock       stream.Clock    // the times without a tracker
+	agents  map[string]*otlpSpan // subagents' spans, by the Agent call that started them
+	tools   map[string]*otlpSpan // open tool calls' spans, by tool_use id
+	chats   map[string]*otlpChat // each agent's model call under way ("" the main agent)
+	lastAt  map[string]time.Time // each agent's last event time
+	seen    map[string]bool      // the model calls ended (bounded)
+	// endedAgents are the subagents whose span ended, with its id, which
+	// their later events sit under (bounded).
+	endedAgents map[string]otlpID
+	min, max    time.Time    // the earliest and latest times given: the root's span
+	ended       []*otlpSpan  // the batch
+	free        []*otlpSpan  // the records of spans exported, to reuse
+	last        time.Time    // the last time an event was given
+	dated       bool         // a record was dated: the times are final
+	done        bool         // the run ended: what is held goes out
+	clock       stream.Clock // the times without a tracker
 	times       string
-	result      *stream.Result
-	session     string          // the session's id: every span's session.id
-	prompt      string          // the prompt the calls answer (a transcript's promptId): prompt.id
-	keys        stream.JoinKeys // the join keys of the event being laid out (read once)
+	result      stream.Result // the last result (hasResult)
+	hasResult   bool
+	session     string // the session's id: every span's session.id
+	prompt      string // the prompt the calls answer (a transcript's promptId): prompt.id
+	// ev is the event being laid out; keys its join keys, read once
+	// (keysRead) when a span takes them: most events make no span, and
+	// reading them was a third of the format's allocations (issue 41).
+	ev       *stream.Event
+	keys     stream.JoinKeys
+	keysRead bool
 	// cli is the run's agent CLI (its init's "cli"): the root's agent
 	// name and every span's gen_ai.provider.name.
 	cli stream.CLI
@@ -97,13 +105,13 @@ type otlpRun struct {
 
 // otlpChat is a model call under way.
 type otlpChat struct {
-	span *tracepb.Span
+	span *otlpSpan
 	id   string
 }
 
 func newOTLPRun(o Options) *otlpRun {
-	return &otlpRun{o: o, agents: map[string]*tracepb.Span{}, tools: map[string]*tracepb.Span{},
-		chats: map[string]*otlpChat{}, lastAt: map[string]time.Time{}, seen: map[string]bool{}, endedAgents: map[string]bool{}, times: TimesReconstructed}
+	return &otlpRun{o: o, agents: map[string]*otlpSpan{}, tools: map[string]*otlpSpan{},
+		chats: map[string]*otlpChat{}, lastAt: map[string]time.Time{}, seen: map[string]bool{}, endedAgents: map[string]otlpID{}, times: TimesReconstructed}
 }
 
 // at is the time of ev by the run's one rule (stream.Clock: the tracker's,
@@ -130,16 +138,16 @@ func (r *otlpRun) at(ev *stream.Event) time.Time {
 // so every span given a time is here.
 func (r *otlpRun) redate(t time.Time) {
 	n := nanos(t)
-	move := func(s *tracepb.Span) {
+	move := func(s *otlpSpan) {
 		if s == nil {
 			return
 		}
-		s.StartTimeUnixNano = n
-		if s.EndTimeUnixNano != 0 {
-			s.EndTimeUnixNano = n
+		s.start = n
+		if s.end != 0 {
+			s.end = n
 		}
-		for _, e := range s.Events {
-			e.TimeUnixNano = n
+		for i := range s.events {
+			s.events[i].at = n
 		}
 	}
 	move(r.root)
@@ -178,7 +186,7 @@ func (r *otlpRun) spanned(t time.Time) {
 
 // id derives a span id from the run's seed and a key: the first 8 bytes
 // of sha256(seed "\x00" key).
-func (r *otlpRun) id(key string) []byte {
+func (r *otlpRun) id(key string) otlpID {
 	if r.idHash == nil {
 		r.idHash = sha256.New()
 		r.idHash.Write([]byte(r.seed + "\x00"))
@@ -186,9 +194,46 @@ func (r *otlpRun) id(key string) []byte {
 	} else if err := r.idHash.(encoding.BinaryUnmarshaler).UnmarshalBinary(r.seeded); err != nil {
 		panic(err) // (its own state)
 	}
-	r.idHash.Write([]byte(key))
-	var sum [sha256.Size]byte
-	return append(make([]byte, 0, 8), r.idHash.Sum(sum[:0])[:8]...)
+	// Through buffers of the run's: a key or a sum handed to the hash's
+	// interface escaped, two allocations an id.
+	r.idKey = append(r.idKey[:0], key...)
+	r.idHash.Write(r.idKey)
+	r.idSum = r.idHash.Sum(r.idSum[:0])
+	return otlpID(r.idSum[:8])
+}
+
+// span is a new span's record: an exported one's, reused, or a new one.
+func (r *otlpRun) span(id otlpID, parent otlpID, name string, kind int32, start uint64) *otlpSpan {
+	var s *otlpSpan
+	if n := len(r.free); n > 0 {
+		s, r.free = r.free[n-1], r.free[:n-1]
+		*s = otlpSpan{attrs: s.attrs[:0], events: s.events[:0]}
+	} else {
+		s = &otlpSpan{}
+	}
+	s.id, s.parent, s.name, s.kind, s.start = id, parent, name, kind, start
+	r.stamp(s)
+	return s
+}
+
+// exported gives the records of the batch's spans back, to be reused
+// (the root's is the run's until it ends).
+func (r *otlpRun) exported() {
+	for i, s := range r.ended {
+		if s != r.root {
+			r.free = append(r.free, s)
+		}
+		r.ended[i] = nil
+	}
+	r.ended = r.ended[:0]
+}
+
+// traceState is every span's trace state: the caller's (TRACESTATE).
+func (r *otlpRun) traceState() string {
+	if p := r.o.Parent; p != nil {
+		return p.State
+	}
+	return ""
 }
 
 // begin starts the trace at the run's first event: its ids come from the
@@ -198,7 +243,7 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	if r.root != nil {
 		return
 	}
-	keys := r.keys
+	keys := r.joinKeys()
 	session := keys.SessionID
 	r.session = session
 	// Only what the run recorded: not the input's name, which changes with
@@ -207,100 +252,109 @@ func (r *otlpRun) begin(ev *stream.Event, at time.Time) {
 	r.seed = session + "\x00" + keys.UUID
 	r.cli = stream.CLIOf("", "")
 	if ev.Kind == stream.KindInit {
-		r.cli = stream.CLIOf(ev.Init().CLI, "")
+		r.cli = stream.CLIOf(ev.InitHead().CLI, "")
 	}
 	h := sha256.Sum256([]byte("trace\x00" + r.seed))
 	r.traceID = h[:16]
-	r.root = &tracepb.Span{SpanId: r.id("root"), Name: "invoke_agent " + r.cli.ID,
-		Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
+	var parent otlpID
 	if p := r.o.Parent; p != nil {
 		// Under the context the environment gave (TRACEPARENT): the run's
 		// trace is the caller's, its root a child of the caller's span.
 		r.traceID = p.TraceID[:]
-		r.root.ParentSpanId = p.SpanID[:]
+		parent = p.SpanID
 	}
-	r.stamp(r.root)
-	r.root.Attributes = append(r.root.Attributes,
+	r.root = r.span(r.id("root"), parent, "invoke_agent "+r.cli.ID, otlpKindInternal, nanos(at))
+	r.root.attrs = append(r.root.attrs,
 		strAttr("gen_ai.operation.name", "invoke_agent"),
 		strAttr("gen_ai.provider.name", r.cli.Provider),
 		strAttr("gen_ai.agent.name", r.cli.ID))
 	if session != "" {
-		r.root.Attributes = append(r.root.Attributes, strAttr("gen_ai.conversation.id", session))
+		r.root.attrs = append(r.root.attrs, strAttr("gen_ai.conversation.id", session))
 	}
 }
 
-// stamp gives a new span what every span of the run carries: the trace,
-// the caller's trace state (TRACESTATE), and the session's id under
-// Claude Code's own name for it (session.id), which joins the span to
-// Claude Code's own telemetry of the session.
-func (r *otlpRun) stamp(s *tracepb.Span) {
-	s.TraceId = r.traceID
-	if p := r.o.Parent; p != nil {
-		s.TraceState = p.State
-	}
+// stamp gives a new span what every span of the run carries besides the
+// trace and its state (written from the run's: traceID, traceState): the
+// session's id under Claude Code's own name for it (session.id), which
+// joins the span to Claude Code's own telemetry of the session.
+func (r *otlpRun) stamp(s *otlpSpan) {
 	if r.session != "" {
-		s.Attributes = append(s.Attributes, strAttr("session.id", r.session))
+		s.attrs = append(s.attrs, strAttr("session.id", r.session))
 	}
 }
 
-// joinKeys adds to a model call's or a tool call's span the join keys of
+// joinKeys are the join keys of the event being laid out.
+func (r *otlpRun) joinKeys() stream.JoinKeys {
+	if !r.keysRead {
+		r.keys, r.keysRead = r.ev.JoinKeys(), true
+	}
+	return r.keys
+}
+
+// addJoinKeys adds to a model call's or a tool call's span the join keys of
 // the record that made it, when it carries them and the span has none
 // yet: the API request's id (request_id, on a model call), the record's
 // uuid (message.uuid: a call's first record), the prompt it answers
-// (prompt.id).
-func (r *otlpRun) joinKeys(s *tracepb.Span, request bool) {
-	k := r.keys
-	if request && k.RequestID != "" && !hasAttr(s, "request_id") {
-		s.Attributes = append(s.Attributes, strAttr("request_id", k.RequestID))
-	}
-	if k.UUID != "" && !hasAttr(s, "message.uuid") {
-		s.Attributes = append(s.Attributes, strAttr("message.uuid", k.UUID))
+// (prompt.id). The record's keys are read only when the span lacks one
+// they may give: a model call's later blocks, which carry the same, read
+// none.
+func (r *otlpRun) addJoinKeys(s *otlpSpan, request bool) {
+	needRequest, needUUID := request && !hasAttr(s, "request_id"), !hasAttr(s, "message.uuid")
+	if needRequest || needUUID {
+		k := r.joinKeys()
+		if needRequest && k.RequestID != "" {
+			s.attrs = append(s.attrs, strAttr("request_id", k.RequestID))
+		}
+		if needUUID && k.UUID != "" {
+			s.attrs = append(s.attrs, strAttr("message.uuid", k.UUID))
+		}
 	}
 	if r.prompt != "" && !hasAttr(s, "prompt.id") {
-		s.Attributes = append(s.Attributes, strAttr("prompt.id", r.prompt))
+		s.attrs = append(s.attrs, strAttr("prompt.id", r.prompt))
 	}
 }
 
 // agentSpan is the span an event of agent (an Agent call id; "" the main
 // agent) sits under: the root, or the subagent's, started here when its
 // first event comes before its call (a transcript read from stdin).
-func (r *otlpRun) agentSpan(agent string) []byte {
+func (r *otlpRun) agentSpan(agent string) otlpID {
 	if agent == "" {
-		return r.root.SpanId
+		return r.root.id
 	}
 	if s, ok := r.agents[agent]; ok {
-		return s.SpanId
+		return s.id
 	}
-	if r.endedAgents[agent] {
+	if id, ok := r.endedAgents[agent]; ok {
 		// A subagent's event after its span ended (a Workflow's agents,
-		// read after its launch): under the same span, by its id.
-		return r.id("agent\x00" + agent)
+		// read after its launch): under the same span, by its id (as
+		// computed once, when the span began).
+		return id
 	}
-	return r.startAgent(agent, "", "", r.last).SpanId
+	return r.startAgent(agent, "", "", r.last, r.id("tool\x00"+agent)).id
 }
 
 // agentEventSpan is the span an event of agent is added to: the open
 // subagent's, else the root.
-func (r *otlpRun) agentEventSpan(agent string) *tracepb.Span {
+func (r *otlpRun) agentEventSpan(agent string) *otlpSpan {
 	if s, ok := r.agents[agent]; ok {
 		return s
 	}
 	return r.root
 }
 
-// startAgent opens the span of the subagent the Agent call id starts.
-func (r *otlpRun) startAgent(id, typ, desc string, at time.Time) *tracepb.Span {
+// startAgent opens the span of the subagent the Agent call id starts,
+// under that call's span (call, its id: computed once, by the caller
+// that made it).
+func (r *otlpRun) startAgent(id, typ, desc string, at time.Time, call otlpID) *otlpSpan {
 	if typ == "" {
 		typ = "subagent"
 	}
-	s := &tracepb.Span{SpanId: r.id("agent\x00" + id), ParentSpanId: r.id("tool\x00" + id),
-		Name: "invoke_agent " + typ, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
-	r.stamp(s)
-	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "invoke_agent"),
+	s := r.span(r.id("agent\x00"+id), call, "invoke_agent "+typ, otlpKindInternal, nanos(at))
+	s.attrs = append(s.attrs, strAttr("gen_ai.operation.name", "invoke_agent"),
 		strAttr("gen_ai.provider.name", r.cli.Provider), strAttr("gen_ai.agent.name", typ),
 		strAttr("gen_ai.agent.id", id))
 	if desc != "" {
-		s.Attributes = append(s.Attributes, strAttr("gen_ai.agent.description", desc))
+		s.attrs = append(s.attrs, strAttr("gen_ai.agent.description", desc))
 	}
 	if len(r.agents) >= otlpMaxOpen {
 		for k := range r.agents {
@@ -323,36 +377,36 @@ func (r *otlpRun) endAgent(id string, at time.Time, status string) {
 	if len(r.endedAgents) >= otlpMaxOpen {
 		clear(r.endedAgents)
 	}
-	r.endedAgents[id] = true
+	r.endedAgents[id] = s.id
 	if status == "failed" || status == "killed" {
-		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: "the subagent " + status}
+		s.status = otlpStatus{set: true, code: otlpStatusError, msg: "the subagent " + status}
 	}
 	r.end(s, at)
 }
 
 // end ends a span at t (never before its start) and puts it in the batch.
-func (r *otlpRun) end(s *tracepb.Span, t time.Time) {
+func (r *otlpRun) end(s *otlpSpan, t time.Time) {
 	if s != r.root {
 		r.spanned(t)
 	}
-	if n := nanos(t); n > s.StartTimeUnixNano {
-		s.EndTimeUnixNano = n
+	if n := nanos(t); n > s.start {
+		s.end = n
 	} else {
-		s.EndTimeUnixNano = s.StartTimeUnixNano
+		s.end = s.start
 	}
 	r.ended = append(r.ended, s)
 }
 
 // event adds a span event to s (bounded: past otlpMaxEvents it is counted).
-func (r *otlpRun) event(s *tracepb.Span, name string, at time.Time, attrs ...*commonpb.KeyValue) {
+func (r *otlpRun) event(s *otlpSpan, name string, at time.Time, attrs ...otlpAttr) {
 	if s == nil {
 		return
 	}
-	if len(s.Events) >= otlpMaxEvents {
-		s.DroppedEventsCount++
+	if len(s.events) >= otlpMaxEvents {
+		s.droppedEvents++
 		return
 	}
-	s.Events = append(s.Events, &tracepb.Span_Event{Name: name, TimeUnixNano: nanos(at), Attributes: attrs})
+	s.events = append(s.events, otlpEvent{name: name, at: nanos(at), attrs: attrs})
 }
 
 // chat notes an assistant event: a block of agent's model call; a new
@@ -362,7 +416,7 @@ func (r *otlpRun) chat(ev *stream.Event, agent string, at time.Time) {
 	a := ev.AssistantHead() // (not its blocks: the calls come from the description)
 	if c := r.callOf(ev, agent, a.MessageID, a.Model, at); c != nil {
 		r.chatError(c.span, a)
-		r.joinKeys(c.span, true)
+		r.addJoinKeys(c.span, true)
 	}
 }
 
@@ -376,7 +430,7 @@ func (r *otlpRun) partial(ev *stream.Event, agent string, at time.Time) {
 		return
 	}
 	if c := r.chats[agent]; c != nil && c.id != "" && c.id == d.MessageID {
-		c.span.EndTimeUnixNano = max(c.span.EndTimeUnixNano, nanos(at))
+		c.span.end = max(c.span.end, nanos(at))
 	}
 }
 
@@ -387,7 +441,7 @@ func (r *otlpRun) partial(ev *stream.Event, agent string, at time.Time) {
 func (r *otlpRun) callOf(ev *stream.Event, agent, id, model string, at time.Time) *otlpChat {
 	c := r.chats[agent]
 	if c != nil && c.id == id && id != "" {
-		c.span.EndTimeUnixNano = max(c.span.EndTimeUnixNano, nanos(at))
+		c.span.end = max(c.span.end, nanos(at))
 		return c
 	}
 	r.endChat(agent)
@@ -402,15 +456,13 @@ func (r *otlpRun) callOf(ev *stream.Event, agent, id, model string, at time.Time
 	if id == "" {
 		key += agent + "\x00" + i64(ev.Line) // (not ev.Source: a path is spelled many ways)
 	}
-	s := &tracepb.Span{SpanId: r.id(key), ParentSpanId: r.agentSpan(agent),
-		Name: "chat " + model, Kind: tracepb.Span_SPAN_KIND_CLIENT,
-		StartTimeUnixNano: nanos(start), EndTimeUnixNano: nanos(at)}
-	r.stamp(s)
-	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "chat"),
+	s := r.span(r.id(key), r.agentSpan(agent), "chat "+model, otlpKindClient, nanos(start))
+	s.end = nanos(at)
+	s.attrs = append(s.attrs, strAttr("gen_ai.operation.name", "chat"),
 		strAttr("gen_ai.provider.name", r.cli.Provider), strAttr("gen_ai.request.model", model),
 		strAttr("gen_ai.response.model", model))
 	if id != "" {
-		s.Attributes = append(s.Attributes, strAttr("gen_ai.response.id", id))
+		s.attrs = append(s.attrs, strAttr("gen_ai.response.id", id))
 	}
 	c = &otlpChat{span: s, id: id}
 	r.chats[agent] = c
@@ -418,14 +470,14 @@ func (r *otlpRun) callOf(ev *stream.Event, agent, id, model string, at time.Time
 }
 
 // chatError marks a model call that ended in an API error.
-func (r *otlpRun) chatError(s *tracepb.Span, a stream.Assistant) {
+func (r *otlpRun) chatError(s *otlpSpan, a stream.Assistant) {
 	if a.Error == "" {
 		return
 	}
-	s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: a.Error}
-	s.Attributes = append(s.Attributes, strAttr("error.type", a.Error))
+	s.status = otlpStatus{set: true, code: otlpStatusError, msg: a.Error}
+	s.attrs = append(s.attrs, strAttr("error.type", a.Error))
 	if a.APIErrorStatus != 0 {
-		s.Attributes = append(s.Attributes, intAttr("http.response.status_code", int64(a.APIErrorStatus)))
+		s.attrs = append(s.attrs, intAttr("http.response.status_code", int64(a.APIErrorStatus)))
 	}
 }
 
@@ -446,26 +498,26 @@ func (r *otlpRun) endChat(agent string) {
 	}
 	if r.o.Tracker != nil && c.id != "" {
 		if u, exact, ok := r.o.Tracker.MessageUsage(c.id); ok {
-			c.span.Attributes = append(c.span.Attributes, usageAttrs(u)...)
+			c.span.attrs = appendUsage(c.span.attrs, u)
 			// The stream's count of a call's output is a placeholder until
 			// a message_delta gives the final one: said, not hidden (the
 			// root span's total is the run's real one).
-			c.span.Attributes = append(c.span.Attributes, boolAttr("claude_code.usage.output_tokens_exact", exact))
+			c.span.attrs = append(c.span.attrs, boolAttr("claude_code.usage.output_tokens_exact", exact))
 		}
 	}
 	r.ended = append(r.ended, c.span)
 }
 
-// usageAttrs are a usage's GenAI token attributes, and the input not read
-// from or written to the cache (Anthropic's own input_tokens).
-func usageAttrs(u stream.Usage) []*commonpb.KeyValue {
-	return []*commonpb.KeyValue{
+// appendUsage appends a usage's GenAI token attributes, and the input not
+// read from or written to the cache (Anthropic's own input_tokens).
+func appendUsage(attrs []otlpAttr, u stream.Usage) []otlpAttr {
+	return append(attrs,
 		intAttr("gen_ai.usage.input_tokens", u.InputTokens+u.CacheReadInputTokens+u.CacheCreationInputTokens),
 		intAttr("gen_ai.usage.output_tokens", u.OutputTokens),
 		intAttr("gen_ai.usage.cache_read.input_tokens", u.CacheReadInputTokens),
 		intAttr("gen_ai.usage.cache_creation.input_tokens", u.CacheCreationInputTokens),
 		intAttr("claude_code.usage.uncached_input_tokens", u.InputTokens),
-	}
+	)
 }
 
 // call opens a tool call's span.
@@ -474,21 +526,19 @@ func (r *otlpRun) call(ev *stream.Event, p *Part, at time.Time) {
 		return
 	}
 	agent := p.Agent.ID
-	s := &tracepb.Span{SpanId: r.id("tool\x00" + p.Use.ID), ParentSpanId: r.agentSpan(agent),
-		Name: "execute_tool " + p.Use.Name, Kind: tracepb.Span_SPAN_KIND_INTERNAL, StartTimeUnixNano: nanos(at)}
-	r.stamp(s)
+	s := r.span(r.id("tool\x00"+p.Use.ID), r.agentSpan(agent), "execute_tool "+p.Use.Name, otlpKindInternal, nanos(at))
 	typ := "function"
 	if strings.HasPrefix(p.Use.Name, "mcp__") {
 		typ = "extension"
 	}
 	// The call's id under the GenAI conventions' name and Claude Code's
 	// (tool_use_id, on its tool events).
-	s.Attributes = append(s.Attributes, strAttr("gen_ai.operation.name", "execute_tool"),
+	s.attrs = append(s.attrs, strAttr("gen_ai.operation.name", "execute_tool"),
 		strAttr("gen_ai.tool.name", p.Use.Name), strAttr("gen_ai.tool.call.id", p.Use.ID),
 		strAttr("tool_use_id", p.Use.ID), strAttr("gen_ai.tool.type", typ))
-	r.joinKeys(s, false)
+	r.addJoinKeys(s, false)
 	if p.Target != "" {
-		s.Attributes = append(s.Attributes, strAttr("claude_code.tool.target", p.Target))
+		s.attrs = append(s.attrs, strAttr("claude_code.tool.target", p.Target))
 	}
 	if len(r.tools) >= otlpMaxOpen {
 		for k, old := range r.tools {
@@ -500,7 +550,7 @@ func (r *otlpRun) call(ev *stream.Event, p *Part, at time.Time) {
 	r.tools[p.Use.ID] = s
 	if stream.StartsSubagent(p.Use.Name) {
 		in := stream.ReadToolInput(p.Use.Input)
-		r.startAgent(p.Use.ID, in.SubagentType(), in.Description(), at)
+		r.startAgent(p.Use.ID, in.SubagentType(), in.Description(), at, s.id)
 	}
 }
 
@@ -517,11 +567,11 @@ func (r *otlpRun) toolResult(ev *stream.Event, p *Part, at time.Time) {
 	delete(r.tools, id)
 	if p.Result.IsError {
 		msg := truncate(p.Result.Text(), 1024)
-		s.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: msg}
-		s.Attributes = append(s.Attributes, strAttr("error.type", "tool_error"))
+		s.status = otlpStatus{set: true, code: otlpStatusError, msg: msg}
+		s.attrs = append(s.attrs, strAttr("error.type", "tool_error"))
 	}
 	if p.Call != nil && p.Call.HasDuration && r.times == TimesReconstructed {
-		at = time.Unix(0, int64(s.StartTimeUnixNano)).Add(p.Call.Duration)
+		at = time.Unix(0, int64(s.start)).Add(p.Call.Duration)
 	}
 	if _, open := r.agents[id]; open && !launched(ev, p.Result) {
 		r.endAgent(id, at, "")
@@ -552,7 +602,7 @@ const launchedPrefix = 256
 // notice adds what happened to the span it belongs to, as an event.
 func (r *otlpRun) notice(ev *stream.Event, p *Part, at time.Time) {
 	name := ""
-	var attrs []*commonpb.KeyValue
+	var attrs []otlpAttr
 	switch ev.Kind {
 	case stream.KindRetry:
 		rt := ev.Retry()
@@ -576,9 +626,6 @@ func (r *otlpRun) notice(ev *stream.Event, p *Part, at time.Time) {
 		name = "compaction"
 	case stream.KindNotice, stream.KindInterrupt:
 		name = "notice"
-	case stream.KindTask:
-		r.task(ev, at)
-		return
 	default:
 		return
 	}
@@ -588,7 +635,8 @@ func (r *otlpRun) notice(ev *stream.Event, p *Part, at time.Time) {
 	r.event(r.agentEventSpan(p.Agent.ID), name, at, attrs...)
 }
 
-// task ends a background subagent's span at its task notification.
+// task ends a background subagent's span at its task notification (the
+// renderer's: a task event has no part the trace lays out).
 func (r *otlpRun) task(ev *stream.Event, at time.Time) {
 	if ev.Subtype != "task_notification" {
 		return
@@ -603,20 +651,19 @@ func (r *otlpRun) init(in *stream.Init) {
 	for _, kv := range [][2]string{{"gen_ai.request.model", in.Model}, {"claude_code.cwd", in.CWD},
 		{"claude_code.permission_mode", in.PermissionMode}, {"claude_code.version", in.Version}} {
 		if kv[1] != "" && !hasAttr(r.root, kv[0]) {
-			r.root.Attributes = append(r.root.Attributes, strAttr(kv[0], kv[1]))
+			r.root.attrs = append(r.root.attrs, strAttr(kv[0], kv[1]))
 		}
 	}
 	if in.SessionID != "" && !hasAttr(r.root, "gen_ai.conversation.id") {
-		r.root.Attributes = append(r.root.Attributes, strAttr("gen_ai.conversation.id", in.SessionID))
+		r.root.attrs = append(r.root.attrs, strAttr("gen_ai.conversation.id", in.SessionID))
 	}
 }
 
 // outcome notes a result: an event on the root span; the last one's
 // figures end the run.
 func (r *otlpRun) outcome(res *stream.Result, at time.Time) {
-	c := *res
-	r.result = &c
-	attrs := []*commonpb.KeyValue{strAttr("claude_code.result.subtype", res.Subtype),
+	r.result, r.hasResult = *res, true
+	attrs := []otlpAttr{strAttr("claude_code.result.subtype", res.Subtype),
 		boolAttr("claude_code.result.is_error", res.IsError), intAttr("claude_code.result.num_turns", res.NumTurns),
 		intAttr("claude_code.result.duration_ms", res.DurationMs)}
 	if res.HasCost {
@@ -642,15 +689,16 @@ func (r *otlpRun) finish() {
 		delete(r.tools, id)
 		// No status (a description goes with an error only): the run
 		// ended before the call's result.
-		s.Attributes = append(s.Attributes, boolAttr("claude_code.tool.no_result", true))
+		s.attrs = append(s.attrs, boolAttr("claude_code.tool.no_result", true))
 		r.end(s, at)
 	}
 	for id := range r.agents {
 		r.endAgent(id, at, "")
 	}
-	r.root.StartTimeUnixNano = nanos(r.min) // (every time given was spanned)
+	r.root.start = nanos(r.min) // (every time given was spanned)
 	end := r.max
-	if res := r.result; res != nil {
+	if r.hasResult {
+		res := &r.result
 		if d := r.min.Add(time.Duration(res.DurationMs) * time.Millisecond); d.After(end) {
 			end = d
 		}
@@ -661,38 +709,19 @@ func (r *otlpRun) finish() {
 			} else if res.Text != "" {
 				msg += ": " + truncate(res.Text, 1024)
 			}
-			r.root.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_ERROR, Message: msg}
+			r.root.status = otlpStatus{set: true, code: otlpStatusError, msg: msg}
 		} else {
-			r.root.Status = &tracepb.Status{Code: tracepb.Status_STATUS_CODE_OK}
+			r.root.status = otlpStatus{set: true, code: otlpStatusOK}
 		}
 		if res.HasCost {
-			r.root.Attributes = append(r.root.Attributes, floatAttr("claude_code.cost_usd", res.TotalCostUSD))
+			r.root.attrs = append(r.root.attrs, floatAttr("claude_code.cost_usd", res.TotalCostUSD))
 		}
 	}
 	if r.o.Tracker != nil {
-		r.root.Attributes = append(r.root.Attributes, usageAttrs(r.o.Tracker.Tokens().Usage())...)
+		r.root.attrs = appendUsage(r.root.attrs, r.o.Tracker.Tokens().Usage())
 	}
-	r.root.Attributes = append(r.root.Attributes, strAttr("claude_code.times", r.times))
+	r.root.attrs = append(r.root.attrs, strAttr("claude_code.times", r.times))
 	r.end(r.root, end)
-}
-
-// resourceSpans wraps the batch in its resource and scope.
-func (r *otlpRun) resourceSpans() *tracepb.ResourceSpans {
-	res := []*commonpb.KeyValue{strAttr("service.name", "claude-code")}
-	if r.version != "" {
-		res = append(res, strAttr("service.version", r.version))
-	}
-	spans := r.ended
-	r.ended = nil
-	return &tracepb.ResourceSpans{
-		Resource: &resourcepb.Resource{Attributes: res},
-		ScopeSpans: []*tracepb.ScopeSpans{{
-			Scope:     &commonpb.InstrumentationScope{Name: "ccfilter", Version: r.o.Producer},
-			Spans:     spans,
-			SchemaUrl: SemconvSchema,
-		}},
-		SchemaUrl: SemconvSchema,
-	}
 }
 
 func nanos(t time.Time) uint64 {
@@ -700,29 +729,4 @@ func nanos(t time.Time) uint64 {
 		return 0
 	}
 	return uint64(t.UnixNano())
-}
-
-func strAttr(k, v string) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
-}
-
-func intAttr(k string, v int64) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}}}
-}
-
-func floatAttr(k string, v float64) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_DoubleValue{DoubleValue: v}}}
-}
-
-func boolAttr(k string, v bool) *commonpb.KeyValue {
-	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: v}}}
-}
-
-func hasAttr(s *tracepb.Span, k string) bool {
-	for _, a := range s.Attributes {
-		if a.Key == k {
-			return true
-		}
-	}
-	return false
 }

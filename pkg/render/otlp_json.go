@@ -6,38 +6,19 @@ import (
 	"math"
 	"strconv"
 	"unicode/utf8"
-
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 )
 
-// OTLPJSON encodes a request as OTLP/JSON on one line: the bytes
-// protojson's mapping of the messages gives once compacted (lowerCamelCase
-// names in declaration order, unset fields left out, 64-bit integers as
-// strings, enums as numbers), with the one difference OTLP/JSON makes:
-// trace and span ids are hex, not base64. Written here field by field,
-// straight into one buffer: protojson walks the messages by reflection
-// and its output then needed compacting and its ids rewriting, which was
-// most of the otlp format's time (issue 41). The fields written are the
-// ones the trace format sets (otlp.go); TestOTLPJSONMatchesProtojson holds
-// the bytes equal to protojson's on every capture's trace.
-func OTLPJSON(req *tracepb.TracesData) ([]byte, error) {
-	return appendOTLPJSON(make([]byte, 0, 4096), req)
-}
-
-// appendOTLPJSON appends OTLPJSON(req) to dst: the otlp format encodes
-// each batch into the buffer of the one before (a batch is about a
-// hundred kilobytes, grown from nothing every time it was half the
-// format's allocations).
-func appendOTLPJSON(dst []byte, req *tracepb.TracesData) ([]byte, error) {
-	e := otlpEncoder{b: dst}
-	e.traces(req)
-	if e.err != nil {
-		return nil, e.err
-	}
-	return e.b, nil
-}
+// The trace format's OTLP/JSON (OTLPBatch.AppendJSON): the bytes
+// protojson's mapping of the request's messages gives once compacted
+// (lowerCamelCase names in declaration order, unset fields left out,
+// 64-bit integers as strings, enums as numbers), with the one difference
+// OTLP/JSON makes: trace and span ids are hex, not base64. Written field
+// by field from the run's records of its spans (otlp_span.go), straight
+// into one buffer: protojson walked messages by reflection and its output
+// then needed compacting and its ids rewriting, which was most of the
+// otlp format's time (issue 41). TestOTLPJSONMatchesProtojson holds the
+// bytes equal to protojson's of the protobuf the format sends, on every
+// capture's and transcript's trace.
 
 // errOTLPUTF8 is protojson's refusal of a string that is not UTF-8.
 var errOTLPUTF8 = errors.New("render: otlp: string field contains invalid UTF-8")
@@ -100,13 +81,6 @@ func (e *otlpEncoder) u32(first *bool, n string, v int64) {
 	e.b = strconv.AppendInt(e.b, v, 10)
 }
 
-func (e *otlpEncoder) traces(req *tracepb.TracesData) {
-	e.b = append(e.b, '{')
-	first := true
-	list(e, &first, "resourceSpans", req.ResourceSpans, e.resourceSpans)
-	e.b = append(e.b, '}')
-}
-
 // list writes the member n, the array of items (each written by each),
 // unless there are none.
 func list[T any](e *otlpEncoder, first *bool, n string, items []T, each func(T)) {
@@ -124,126 +98,86 @@ func list[T any](e *otlpEncoder, first *bool, n string, items []T, each func(T))
 	e.b = append(e.b, ']')
 }
 
-func (e *otlpEncoder) resourceSpans(rs *tracepb.ResourceSpans) {
-	e.b = append(e.b, '{')
+func (e *otlpEncoder) batch(b *OTLPBatch) {
+	e.b = append(e.b, `{"resourceSpans":[{"resource":{`...)
 	first := true
-	if rs.Resource != nil {
-		e.name(&first, "resource")
-		e.resource(rs.Resource)
-	}
-	list(e, &first, "scopeSpans", rs.ScopeSpans, e.scopeSpans)
-	e.str(&first, "schemaUrl", rs.SchemaUrl)
+	e.attrs(&first, b.resource())
+	e.b = append(e.b, `},"scopeSpans":[{"scope":{"name":"ccfilter"`...)
+	f := false
+	e.str(&f, "version", b.run.o.Producer)
 	e.b = append(e.b, '}')
+	f = false
+	list(e, &f, "spans", b.spans, func(s *otlpSpan) { e.span(b.run, s) })
+	e.b = append(e.b, `,"schemaUrl":`...)
+	e.quote(SemconvSchema)
+	e.b = append(e.b, `}],"schemaUrl":`...)
+	e.quote(SemconvSchema)
+	e.b = append(e.b, "}]}"...)
 }
 
-func (e *otlpEncoder) resource(r *resourcepb.Resource) {
+func (e *otlpEncoder) span(r *otlpRun, s *otlpSpan) {
 	e.b = append(e.b, '{')
 	first := true
-	e.attrs(&first, r.Attributes)
-	e.u32(&first, "droppedAttributesCount", int64(r.DroppedAttributesCount))
-	e.b = append(e.b, '}')
-}
-
-func (e *otlpEncoder) scopeSpans(ss *tracepb.ScopeSpans) {
-	e.b = append(e.b, '{')
-	first := true
-	if s := ss.Scope; s != nil {
-		e.name(&first, "scope")
-		e.b = append(e.b, '{')
-		f := true
-		e.str(&f, "name", s.Name)
-		e.str(&f, "version", s.Version)
-		e.attrs(&f, s.Attributes)
-		e.u32(&f, "droppedAttributesCount", int64(s.DroppedAttributesCount))
-		e.b = append(e.b, '}')
+	e.id(&first, "traceId", r.traceID)
+	e.id(&first, "spanId", s.id[:])
+	e.str(&first, "traceState", r.traceState())
+	if s.parent != (otlpID{}) {
+		e.id(&first, "parentSpanId", s.parent[:])
 	}
-	list(e, &first, "spans", ss.Spans, e.span)
-	e.str(&first, "schemaUrl", ss.SchemaUrl)
-	e.b = append(e.b, '}')
-}
-
-func (e *otlpEncoder) span(s *tracepb.Span) {
-	e.b = append(e.b, '{')
-	first := true
-	e.id(&first, "traceId", s.TraceId)
-	e.id(&first, "spanId", s.SpanId)
-	e.str(&first, "traceState", s.TraceState)
-	e.id(&first, "parentSpanId", s.ParentSpanId)
-	e.u32(&first, "flags", int64(s.Flags))
-	e.str(&first, "name", s.Name)
-	e.u32(&first, "kind", int64(s.Kind))
-	e.u64(&first, "startTimeUnixNano", s.StartTimeUnixNano)
-	e.u64(&first, "endTimeUnixNano", s.EndTimeUnixNano)
-	e.attrs(&first, s.Attributes)
-	e.u32(&first, "droppedAttributesCount", int64(s.DroppedAttributesCount))
-	list(e, &first, "events", s.Events, e.event)
-	e.u32(&first, "droppedEventsCount", int64(s.DroppedEventsCount))
-	if len(s.Links) > 0 && e.err == nil {
-		e.err = errors.New("render: otlp: span links are not encoded") // the trace format makes none
-	}
-	e.u32(&first, "droppedLinksCount", int64(s.DroppedLinksCount))
-	if st := s.Status; st != nil {
+	e.str(&first, "name", s.name)
+	e.u32(&first, "kind", int64(s.kind))
+	e.u64(&first, "startTimeUnixNano", s.start)
+	e.u64(&first, "endTimeUnixNano", s.end)
+	e.attrs(&first, s.attrs)
+	list(e, &first, "events", s.events, e.event)
+	e.u32(&first, "droppedEventsCount", int64(s.droppedEvents))
+	if st := s.status; st.set {
 		e.name(&first, "status")
 		e.b = append(e.b, '{')
 		f := true
-		e.str(&f, "message", st.Message)
-		e.u32(&f, "code", int64(st.Code))
+		e.str(&f, "message", st.msg)
+		e.u32(&f, "code", int64(st.code))
 		e.b = append(e.b, '}')
 	}
 	e.b = append(e.b, '}')
 }
 
-func (e *otlpEncoder) event(ev *tracepb.Span_Event) {
+func (e *otlpEncoder) event(ev otlpEvent) {
 	e.b = append(e.b, '{')
 	f := true
-	e.u64(&f, "timeUnixNano", ev.TimeUnixNano)
-	e.str(&f, "name", ev.Name)
-	e.attrs(&f, ev.Attributes)
-	e.u32(&f, "droppedAttributesCount", int64(ev.DroppedAttributesCount))
+	e.u64(&f, "timeUnixNano", ev.at)
+	e.str(&f, "name", ev.name)
+	e.attrs(&f, ev.attrs)
 	e.b = append(e.b, '}')
 }
 
-func (e *otlpEncoder) attrs(first *bool, kvs []*commonpb.KeyValue) {
+func (e *otlpEncoder) attrs(first *bool, kvs []otlpAttr) {
 	list(e, first, "attributes", kvs, e.attr)
 }
 
-func (e *otlpEncoder) attr(kv *commonpb.KeyValue) {
+// attr writes a KeyValue: its value's one member is written even when
+// zero (a oneof's field is set or not, whatever its value).
+func (e *otlpEncoder) attr(a otlpAttr) {
 	e.b = append(e.b, '{')
 	f := true
-	e.str(&f, "key", kv.Key)
-	if kv.Value != nil {
-		e.name(&f, "value")
-		e.value(kv.Value)
-	}
-	e.b = append(e.b, '}')
-}
-
-// value writes an AnyValue: its one member is written even when zero (a
-// oneof's field is set or not, whatever its value).
-func (e *otlpEncoder) value(v *commonpb.AnyValue) {
-	switch x := v.Value.(type) {
-	case *commonpb.AnyValue_StringValue:
+	e.str(&f, "key", a.key)
+	e.name(&f, "value")
+	switch a.kind {
+	case otlpString:
 		e.b = append(e.b, `{"stringValue":`...)
-		e.quote(x.StringValue)
-	case *commonpb.AnyValue_BoolValue:
+		e.quote(a.s)
+	case otlpBool:
 		e.b = append(e.b, `{"boolValue":`...)
-		e.b = strconv.AppendBool(e.b, x.BoolValue)
-	case *commonpb.AnyValue_IntValue:
+		e.b = strconv.AppendBool(e.b, a.n != 0)
+	case otlpInt:
 		e.b = append(e.b, `{"intValue":"`...)
-		e.b = strconv.AppendInt(e.b, x.IntValue, 10)
+		e.b = strconv.AppendInt(e.b, a.n, 10)
 		e.b = append(e.b, '"')
-	case *commonpb.AnyValue_DoubleValue:
+	case otlpDouble:
 		e.b = append(e.b, `{"doubleValue":`...)
-		e.float(x.DoubleValue)
-	case nil:
-		e.b = append(e.b, '{')
-	default:
-		if e.err == nil {
-			e.err = errors.New("render: otlp: an attribute's value is of a kind the trace format does not make")
-		}
-		e.b = append(e.b, '{')
+		e.float(a.f)
 	}
-	e.b = append(e.b, '}')
+	e.b = append(e.b, "}}"...)
 }
 
 // float writes a double as protojson does (encoding/json's choice of
@@ -278,23 +212,36 @@ func (e *otlpEncoder) float(n float64) {
 // backslash and the control characters escaped (no HTML escapes), a
 // string that is not UTF-8 refused. Eight bytes at a time past the runs
 // that need no escape (most of a trace's text): byte by byte, quoting was
-// a third of the encoder's instructions.
+// a third of the encoder's instructions. The UTF-8 check is made only of
+// a string with a byte past ASCII, seen on the way (a second pass over
+// every string was half of quoting's instructions).
 func (e *otlpEncoder) quote(s string) {
-	if !utf8.ValidString(s) && e.err == nil {
-		e.err = errOTLPUTF8
-	}
 	e.b = append(e.b, '"')
 	start := 0
+	var high uint64 // the bytes' high bits, or'ed: one is set past ASCII
 	for i := 0; i < len(s); {
-		for i+8 <= len(s) && !mayEscape(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
-			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+		for i+8 <= len(s) {
+			x := word(s, i)
+			if mayEscape(x) {
+				break
+			}
+			high |= x
 			i += 8
+		}
+		if i < len(s) && i+8 > len(s) && len(s) >= 8 {
+			// The tail, in the last eight bytes (some seen already): most
+			// strings need no escape and end in one look, not byte by byte.
+			if x := word(s, len(s)-8); !mayEscape(x) {
+				high |= x
+				i = len(s)
+			}
 		}
 		if i >= len(s) {
 			break
 		}
 		c := s[i]
 		if c >= ' ' && c != '"' && c != '\\' {
+			high |= uint64(c)
 			i++
 			continue
 		}
@@ -318,8 +265,17 @@ func (e *otlpEncoder) quote(s string) {
 		i++
 		start = i
 	}
+	if high&0x8080808080808080 != 0 && !utf8.ValidString(s) && e.err == nil {
+		e.err = errOTLPUTF8
+	}
 	e.b = append(e.b, s[start:]...)
 	e.b = append(e.b, '"')
+}
+
+// word is the eight bytes of s at i, little-endian (one load).
+func word(s string, i int) uint64 {
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
 }
 
 // mayEscape reports whether one of the eight bytes of x may be a control

@@ -5,8 +5,6 @@ import (
 	"io"
 	"time"
 
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -19,7 +17,8 @@ type otlpRenderer struct {
 	o Options
 	describer
 	run  *otlpRun
-	json []byte // the last batch's encoding: the next one's buffer
+	json []byte         // the last batch's encoding: the next one's buffer
+	uses []stream.Block // the tool calls of the event laid out
 }
 
 func newOTLP(w io.Writer, o Options) *otlpRenderer {
@@ -38,17 +37,30 @@ func (t *otlpRenderer) Render(rec Record) error {
 	}
 	r := t.run
 	at := r.at(ev)
-	r.keys = ev.JoinKeys()
+	r.ev, r.keysRead = ev, false
 	r.begin(ev, at)
 	agent := ev.ParentToolUseID()
-	if p := r.keys.PromptID; p != "" {
+	if p := ev.PromptID(); p != "" {
 		r.prompt = p // the user's prompt: the calls that follow answer it
 	}
 	// Described first: an assistant event's head (its message id and
 	// model, which the model call below needs) is read once, by the
 	// description's reading of the message.
 	var parts []Part
-	if !otlpIgnores[ev.Kind] {
+	switch {
+	case otlpIgnores[ev.Kind]:
+	case otlpCalls[ev.Kind]:
+		parts = t.calls(ev, agent)
+	case ev.Kind == stream.KindToolResult:
+		parts = t.results(ev, rec.Calls)
+	case ev.Kind == stream.KindTask:
+		r.task(ev, at) // (its one effect: a background subagent's end)
+	case ev.Kind == stream.KindInit:
+		// The run's facts, not its lists of tools and commands.
+		in := ev.InitHead()
+		t.parts = append(t.parts[:0], Part{Form: FormInit, Init: &in})
+		parts = t.parts
+	default:
 		parts = t.describe(ev, rec.Calls)
 	}
 	// A model call ends at its last block: when the agent's next call
@@ -80,6 +92,41 @@ func (t *otlpRenderer) Render(rec Record) error {
 var otlpIgnores = [len(stream.Kinds)]bool{stream.KindPrompt: true, stream.KindSubagentPrompt: true,
 	stream.KindSynthetic: true, stream.KindDelta: true, stream.KindProgress: true, stream.KindInfo: true, stream.KindRecord: true}
 
+// otlpCalls are the assistant's kinds: of their parts the trace lays out
+// the calls alone (a model call's span is read off the event's head), so
+// only the tool-use blocks are read, not the text and thinking the
+// description decodes (issue 41: a tenth of the format's instructions
+// on real captures). An API error's event has no call.
+var otlpCalls = [len(stream.Kinds)]bool{stream.KindText: true, stream.KindThinking: true, stream.KindToolUse: true, stream.KindAPIError: true}
+
+// calls are the call parts of an assistant event (otlpCalls); the slice
+// is the describer's, reused by the next event.
+func (t *otlpRenderer) calls(ev *stream.Event, agent string) []Part {
+	t.parts = t.parts[:0]
+	if ev.Kind == stream.KindAPIError {
+		return nil
+	}
+	clear(t.uses) // (the last event's, not kept alive by the slice)
+	t.uses = ev.AppendToolUses(t.uses[:0])
+	for i := range t.uses {
+		t.parts = append(t.parts, callPart(AgentRef{ID: agent}, &t.uses[i]))
+	}
+	return t.parts
+}
+
+// results are the result parts of a tool result event, the results as
+// the tracker read them: not the edit's patch, the call's target, the
+// text shown that the description adds for other formats (the result's
+// text is read when the trace needs it: an error's, a launch's start).
+func (t *otlpRenderer) results(ev *stream.Event, calls []*stream.ToolCall) []Part {
+	t.parts = t.parts[:0]
+	res := ev.ToolResults()
+	for i := range res {
+		t.parts = append(t.parts, Part{Form: FormToolResult, Result: &res[i], Call: findCall(calls, res[i].ToolUseID)})
+	}
+	return t.parts
+}
+
 func (t *otlpRenderer) part(ev *stream.Event, p *Part, at time.Time) {
 	r := t.run
 	switch p.Form {
@@ -96,17 +143,21 @@ func (t *otlpRenderer) part(ev *stream.Event, p *Part, at time.Time) {
 	}
 }
 
-// export writes the ended spans as one request.
+// export writes the ended spans as one request, encoded straight from
+// their records into the buffer of the request before (a batch is about a
+// hundred kilobytes, grown from nothing every time it was half the
+// format's allocations); the records are then reused.
 func (t *otlpRenderer) export() error {
 	if len(t.run.ended) == 0 || t.run.held() || t.err != nil {
 		return t.err
 	}
-	req := &tracepb.TracesData{ResourceSpans: []*tracepb.ResourceSpans{t.run.resourceSpans()}}
+	batch := OTLPBatch{run: t.run, spans: t.run.ended}
+	defer t.run.exported()
 	if t.o.Spans != nil {
-		t.err = t.o.Spans(req)
+		t.err = t.o.Spans(&batch)
 		return t.err
 	}
-	b, err := appendOTLPJSON(t.json[:0], req)
+	b, err := batch.AppendJSON(t.json[:0])
 	if err != nil {
 		t.err = err
 		return err

@@ -30,8 +30,6 @@ import (
 	"io"
 	"time"
 
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -132,12 +130,12 @@ type Options struct {
 	// call-only Record was rendered.
 	ToolCalls bool
 	// The trace format (otlp): Spans, when set, receives each request
-	// instead of its JSON line (an OTLP exporter): a TracesData, whose
-	// encoding is the ExportTraceServiceRequest's (the collector package's
-	// generated type brings grpc with it); Producer is ccfilter's
+	// instead of its JSON line (an OTLP exporter), to encode as its
+	// protocol asks (OTLPBatch: protobuf or JSON, written straight from
+	// the spans, no message tree); Producer is ccfilter's
 	// version, named as the instrumentation scope's. Its times are the
 	// run's own (stream.Clock), never the clock's or a file's.
-	Spans    func(*tracepb.TracesData) error
+	Spans    func(*OTLPBatch) error
 	Producer string
 	// Metrics, when set, receives a grouped report's metrics
 	// (Report.Metrics) instead of their JSON line: the request, in

@@ -185,6 +185,20 @@ func (e *Event) Assistant() Assistant {
 	return a
 }
 
+// AppendToolUses appends to dst the tool calls of an assistant event:
+// its tool-use blocks (type, id, name, input) and no other, read from the
+// heads of its blocks the tracker walked already: a view that lays out
+// the calls alone (the trace format) decodes none of the message's text,
+// and reuses its slice from event to event.
+func (e *Event) AppendToolUses(dst []Block) []Block {
+	for _, b := range e.blockHeads() {
+		if isToolUse(b.Type) {
+			dst = append(dst, Block{Type: b.Type.Str(), ID: b.ID.Str(), Name: b.Name.Str(), Input: json.RawMessage(b.Input)})
+		}
+	}
+	return dst
+}
+
 // AssistantHead is Assistant without the blocks: what an account of
 // usage reads, without decoding a message's content (once: a listing and
 // a spend account read it from the same event).
@@ -670,6 +684,7 @@ type Init struct {
 
 // Init reads the init view of e.
 func (e *Event) Init() Init {
+	in := e.InitHead()
 	v := e.keys()
 	strs := func(a jsonx.Value) []string {
 		out := []string{}
@@ -679,6 +694,28 @@ func (e *Event) Init() Init {
 		})
 		return out
 	}
+	in.Tools = strs(v.Get("tools"))
+	in.Agents = strs(v.Get("agents"))
+	in.Skills = strs(v.Get("skills"))
+	in.SlashCommands = strs(v.Get("slash_commands"))
+	in.MCPServers = []string{}
+	v.Get("mcp_servers").Each(func(_ int, s jsonx.Value) bool {
+		name := s.Get("name").Str()
+		if st := s.Get("status").Str(); st != "" {
+			name += " (" + st + ")"
+		}
+		in.MCPServers = append(in.MCPServers, name)
+		return true
+	})
+	return in
+}
+
+// InitHead is Init without its lists (tools, agents, skills, slash
+// commands, MCP servers): the run's facts a view that lists none of them
+// reads (the trace format), without decoding the lists, which are most of
+// an init's bytes.
+func (e *Event) InitHead() Init {
+	v := e.keys()
 	in := Init{
 		Model:          v.Get("model").Str(),
 		CLI:            CLIOf(v.Get("cli").Str(), "").ID,
@@ -688,24 +725,11 @@ func (e *Event) Init() Init {
 		SessionID:      v.Get("session_id").Str(),
 		APIKeySource:   v.Get("apiKeySource").Str(),
 		OutputStyle:    v.Get("output_style").Str(),
-		Tools:          strs(v.Get("tools")),
-		Agents:         strs(v.Get("agents")),
-		Skills:         strs(v.Get("skills")),
-		SlashCommands:  strs(v.Get("slash_commands")),
-		MCPServers:     []string{},
 		Synthetic:      v.Get("ccfilter").StrEqual(Synthetic),
 	}
 	if in.Version == "" {
 		in.Version = v.Get("cli_version").Str()
 	}
-	v.Get("mcp_servers").Each(func(_ int, s jsonx.Value) bool {
-		name := s.Get("name").Str()
-		if st := s.Get("status").Str(); st != "" {
-			name += " (" + st + ")"
-		}
-		in.MCPServers = append(in.MCPServers, name)
-		return true
-	})
 	return in
 }
 

@@ -17,5 +17,11 @@ type JoinKeys struct {
 
 // JoinKeys reads e's join keys ("" where it carries none).
 func (e *Event) JoinKeys() JoinKeys {
-	return JoinKeys{SessionID: e.Str("session_id"), RequestID: e.Str("request_id"), UUID: e.Str("uuid"), PromptID: e.Str("prompt_id")}
+	return JoinKeys{SessionID: e.Str("session_id"), RequestID: e.Str("request_id"), UUID: e.Str("uuid"), PromptID: e.PromptID()}
 }
+
+// PromptID is JoinKeys' PromptID alone: a view that follows the prompt
+// every record answers (the trace format) reads it on each record, and
+// the other keys, which most records carry, only of the records it makes
+// spans of.
+func (e *Event) PromptID() string { return e.Str("prompt_id") }
