@@ -264,6 +264,14 @@ func keepsFacts(ev *stream.Event) bool {
 // keepsOutcome reports whether an event carries what a tracker following
 // the outcome keeps: the result, the assistant's text (the final answer's
 // fallback).
+// outcomeKinds are the kinds of events a run that shows only the outcome
+// reads (stream.Needs.Kinds): the tracker at FollowOutcome reads the
+// texts and results, and every assistant event (a later call clears an
+// API error from the outcome); the init names the agent CLI. The unknown
+// are kept for the warnings that count them.
+var outcomeKinds = stream.KindsOf(stream.KindInit, stream.KindText, stream.KindThinking, stream.KindToolUse,
+	stream.KindAPIError, stream.KindResult, stream.KindUnknown)
+
 func keepsOutcome(ev *stream.Event) bool {
 	return ev.Kind == stream.KindResult || ev.Kind == stream.KindText
 }

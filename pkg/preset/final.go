@@ -22,7 +22,7 @@ var final = Preset{
 	Words:   []string{"answer", "result", "output", "reply", "response"},
 	// One answer is not a table: no csv.
 	Formats: []render.Format{render.Text, render.Markdown, render.NDJSON, render.JSON},
-	Needs:   fixed(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true}),
+	Needs:   fixed(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true, Kinds: outcomeKinds}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		return &finalRun{c: c, tr: tr, w: plainWriter(c)}, nil
 	},

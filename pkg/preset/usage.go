@@ -17,7 +17,9 @@ var usage = Preset{
 	Dot:     rowDot(usageColumns),
 	Example: "ccfilter usage --format json run.jsonl",
 	Words:   []string{"cost", "costs", "spend", "spending", "tokens", "price", "billing"},
-	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true, NoOwners: true}),
+	// (FollowUsage pairs no call with its result: no tool result is read.)
+	Needs: agentNeeds(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true, NoOwners: true,
+		Kinds: ^stream.KindsOf(stream.KindToolResult)}),
 	// usage --by: every session under PATH, grouped (usage_by.go).
 	Grouping: usageGrouping,
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {

@@ -69,6 +69,11 @@ type DecoderOptions struct {
 	// makes nothing of its own for the end (a transcript's result says a
 	// session ended, which it has not).
 	Cut func() bool
+	// Kinds are the kinds of events the consumer reads (Needs.Kinds;
+	// empty: all), for a Reader that makes events of another agent's
+	// records: it may make none of the other kinds. A Decoder hands out
+	// every line whatever this says.
+	Kinds KindSet
 }
 
 // Check is how much of each line a Decoder validates before returning it.

@@ -74,6 +74,22 @@ func (k Kind) String() string {
 	return "unknown"
 }
 
+// KindSet is a set of kinds; the empty set stands for every kind
+// (Needs.Kinds: a consumer that says nothing reads them all).
+type KindSet uint32
+
+// KindsOf is the set of the kinds ks.
+func KindsOf(ks ...Kind) KindSet {
+	var s KindSet
+	for _, k := range ks {
+		s |= 1 << k
+	}
+	return s
+}
+
+// Has reports whether k is in the set (any kind is in the empty set).
+func (s KindSet) Has(k Kind) bool { return s == 0 || s&(1<<k) != 0 }
+
 // ParseKind returns the Kind with the given name.
 func ParseKind(name string) (Kind, bool) {
 	for _, d := range Kinds {

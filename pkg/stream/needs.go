@@ -18,6 +18,17 @@ type Needs struct {
 	// time). Without that memory a tool_progress of a hook on a Bash call
 	// (parent_tool_use_id: that call) is taken for a subagent's event.
 	NoOwners bool
+	// Kinds, when not empty, are the only kinds of events the consumer
+	// (its tracker at this Follow level, and what it prints) reads: a
+	// reader that makes events of another agent's records (pkg/input's
+	// Gemini reader, DecoderOptions.Kinds) need not make the others; it
+	// still reads their records for what they change (a tool result ends
+	// the turn's text). A Claude Code stream's lines are its events
+	// already and are read whatever this says. On a Gemini stream's small
+	// lines, making the events final never looks at was a third of its
+	// time. The type counts then count only these kinds: a consumer
+	// that shows them (types) leaves this empty.
+	Kinds KindSet
 }
 
 // Follow is how much of a stream a Tracker follows; each level does less
