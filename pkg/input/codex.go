@@ -52,16 +52,27 @@ type codexReader struct {
 	queue []*stream.Event
 	c     codexTranslator
 	echo  echoes
+	made  eventMaker
 }
 
 // echoes are the input's lines read and not yet given to an event as its
 // echo (stream.Event.SetEcho): the next event made carries them, so a
 // pass-through of the events prints the input's bytes, each line once,
-// in their order, whatever the translation made of them.
-type echoes struct{ b []byte }
+// in their order, whatever the translation made of them. One buffer
+// serves every line: the lines taken stay in it, as the event that
+// carries them needs, until the reader's next line (an event's bytes are
+// valid until its reader's next Next); a buffer per event was an
+// allocation per line.
+type echoes struct {
+	b     []byte
+	taken bool
+}
 
 // add keeps a line (copied: it is the reader's buffer).
 func (e *echoes) add(line []byte) {
+	if e.taken {
+		e.b, e.taken = e.b[:0], false
+	}
 	if len(e.b) > 0 {
 		e.b = append(e.b, '\n')
 	}
@@ -70,12 +81,11 @@ func (e *echoes) add(line []byte) {
 
 // take hands the lines kept over (nil when none).
 func (e *echoes) take() []byte {
-	if len(e.b) == 0 {
+	if e.taken || len(e.b) == 0 {
 		return nil
 	}
-	b := e.b
-	e.b = nil
-	return b
+	e.taken = true
+	return e.b
 }
 
 // NewCodexReader returns the reader of a Codex `exec --json` stream.
@@ -84,7 +94,7 @@ func NewCodexReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Re
 	// The translated events, not the CLI's lines, are what the run
 	// validates, screens and keeps.
 	inner.Prepare, inner.Screen, inner.Want, inner.Spellings = nil, nil, nil, nil
-	return &codexReader{in: stream.NewReader(r, inner), opts: opts}
+	return &codexReader{in: stream.NewReader(r, inner), opts: opts, c: codexTranslator{kinds: opts.Kinds}}
 }
 
 func (c *codexReader) Next() (*stream.Event, error) {
@@ -98,6 +108,8 @@ func (c *codexReader) Next() (*stream.Event, error) {
 		if err != nil {
 			return nil, err
 		}
+		// (every event made before was handed out: they are made again)
+		c.made.reset()
 		c.echo.add(raw.Raw)
 		made := c.c.translate(raw)
 		if made == nil {
@@ -112,7 +124,7 @@ func (c *codexReader) Next() (*stream.Event, error) {
 			return raw, nil
 		}
 		for _, v := range made {
-			ev, err := synthesize(v, raw.Source, raw.Line, c.echo.take(), c.opts.Prepare)
+			ev, err := c.made.make(v, raw, c.echo.take(), c.opts.Prepare)
 			if err != nil {
 				return nil, err
 			}
@@ -125,13 +137,42 @@ func (c *codexReader) Buffered() bool { return len(c.queue) > 0 || c.in.Buffered
 
 func (c *codexReader) Close() error { return c.in.Close() }
 
-// synthesize makes an event of the reader's own, at the source line it
-// stands for.
-func synthesize(v map[string]any, source string, line int64, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
+// eventMaker makes a reader's own events. Their JSON is written into one
+// buffer, reused from event to event, and each event is remade from it
+// (its own copy) in an event handed out before: a new buffer and a new
+// event per line were most of the allocations of a Codex stream's run.
+type eventMaker struct {
+	buf  []byte
+	evs  []*stream.Event
+	used int
+}
+
+// reset says every event made so far was handed out: the reader's next
+// Next may remake them.
+func (m *eventMaker) reset() { m.used = 0 }
+
+// make is the event of v, at the line of src (nil: the input's end),
+// echoing echo. Its JSON is not validated again: appendJSON writes valid
+// JSON of its own and splices the line's values as they are, so the event
+// is as valid as src (validated in full under CheckAll; else its framing
+// is checked as it is indexed and the rest left to Event.Validate, as for
+// a line the decoder hands out): a bad escape in a spliced value is
+// reported with src's line when the run uses the event.
+func (m *eventMaker) make(v map[string]any, src *stream.Event, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
+	return m.makeAt(v, src.Source, src.Line, src.Checked(), echo, prepare)
+}
+
+// makeAt is make at source's line number line; valid says every value
+// spliced into v was validated.
+func (m *eventMaker) makeAt(v map[string]any, source string, line int64, valid bool, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
 	v["ccfilter"] = stream.Synthetic
-	// (sized for the line it stands for, which holds its long strings)
-	ev, err := stream.NewEvent(appendJSON(make([]byte, 0, len(echo)+512), v), source, line)
-	if err != nil {
+	m.buf = appendJSON(m.buf[:0], v)
+	if m.used == len(m.evs) {
+		m.evs = append(m.evs, &stream.Event{})
+	}
+	ev := m.evs[m.used]
+	m.used++
+	if err := ev.RemakeWritten(m.buf, source, line, valid); err != nil {
 		return nil, err
 	}
 	ev.SetEcho(echo)
@@ -147,8 +188,8 @@ func synthesize(v map[string]any, source string, line int64, echo []byte, prepar
 // with their keys sorted, as encoding/json writes them; lists; strings;
 // numbers; booleans; null), and json.RawMessage as it is: a value spliced
 // from the input's line, whose long strings (a command's output, a
-// message) are copied, not decoded and encoded again. NewEvent validates
-// the whole. (encoding/json's reflection and key sorting were most of a
+// message) are copied, not decoded and encoded again. eventMaker.make
+// indexes the whole. (encoding/json's reflection and key sorting were most of a
 // Codex stream's reading time.)
 func appendJSON(dst []byte, v any) []byte {
 	switch v := v.(type) {
@@ -228,6 +269,10 @@ func rawString(v jsonx.Value) json.RawMessage {
 // codexTranslator turns Codex's events into Claude Code's, keeping what
 // the run's result is made of (the last agent message; the thread).
 type codexTranslator struct {
+	// kinds are the kinds of events the run reads (DecoderOptions.Kinds;
+	// empty: all): of a line that stands for others only, no event is
+	// made, though what it changes is kept (a subagent it starts).
+	kinds    stream.KindSet
 	thread   string
 	lastText json.RawMessage // the last agent message, as the line spells it (a copy)
 	msgs     int
@@ -422,6 +467,9 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []map[string]an
 	case "todo_list":
 		// The plan (update_plan): a notice, not a tool call; its
 		// completion comes at the turn's end, after the answer.
+		if !c.kinds.Has(stream.KindNotice) {
+			return []map[string]any{}
+		}
 		var lines []string
 		item.Get("items").Each(func(_ int, t jsonx.Value) bool {
 			mark := "[ ] "
@@ -441,12 +489,38 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []map[string]an
 	if !completed {
 		return nil
 	}
-	name, _ := codexToolName(item)
-	if name == "" {
+	typ := item.Get("type")
+	if !codexToolItem(typ) {
 		return nil
 	}
-	return append([]map[string]any{c.toolResult(item)}, c.subagentEnds(item)...)
+	var out []map[string]any
+	if collab := typ.StrEqual("collab_tool_call"); c.kinds.Has(stream.KindToolResult) {
+		out = append(out, c.toolResult(item))
+	} else if collab {
+		// (no result made, but the subagent it starts is known for its
+		// end's task notification)
+		c.spawn(item)
+	} else {
+		// The longest lines of a Codex stream (a command's output), and
+		// no event of a kind the run reads: nothing more is read of them.
+		return []map[string]any{}
+	}
+	return append(out, c.subagentEnds(item)...)
 }
+
+// codexToolItem reports whether an item of type typ is a tool call (one
+// codexToolName names).
+func codexToolItem(typ jsonx.Value) bool {
+	for _, t := range codexToolTypes {
+		if typ.StrEqual(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// codexToolTypes are the item types codexToolName names.
+var codexToolTypes = []string{"command_execution", "file_change", "mcp_tool_call", "web_search", "collab_tool_call"}
 
 // subagentEnds are the task notifications of the subagents a
 // collab_tool_call (wait, close_agent) says have ended: Codex's subagent
@@ -533,20 +607,30 @@ func (c *codexTranslator) toolResult(item jsonx.Value) map[string]any {
 	u := map[string]any{"type": "user", "session_id": c.thread, "parent_tool_use_id": nil,
 		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
 			"tool_use_id": itemID(item), "content": content, "is_error": failed}}}}
-	if item.Get("type").StrEqual("collab_tool_call") && item.Get("tool").StrEqual("spawn_agent") {
+	if agent, ok := c.spawn(item); ok {
 		// Launched, as a background Agent call is: its end comes later.
-		agent := ""
-		item.Get("receiver_thread_ids").Each(func(_ int, id jsonx.Value) bool { agent = id.Str(); return false })
 		extra = map[string]any{"status": "async_launched", "agentId": agent}
-		if agent != "" {
-			if c.spawned == nil {
-				c.spawned = map[string]string{}
-			}
-			c.spawned[agent] = itemID(item)
-		}
 	}
 	if extra != nil {
 		u["tool_use_result"] = extra
 	}
 	return u
+}
+
+// spawn keeps the subagent a collab_tool_call spawn_agent item starts
+// (until its end, subagentEnds) and returns its thread; false for another
+// item.
+func (c *codexTranslator) spawn(item jsonx.Value) (string, bool) {
+	if !item.Get("type").StrEqual("collab_tool_call") || !item.Get("tool").StrEqual("spawn_agent") {
+		return "", false
+	}
+	agent := ""
+	item.Get("receiver_thread_ids").Each(func(_ int, id jsonx.Value) bool { agent = id.Str(); return false })
+	if agent != "" {
+		if c.spawned == nil {
+			c.spawned = map[string]string{}
+		}
+		c.spawned[agent] = itemID(item)
+	}
+	return agent, true
 }

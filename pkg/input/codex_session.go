@@ -72,6 +72,7 @@ type codexSessionReader struct {
 	calls   int
 	f       codexSessionFacts
 	echo    echoes
+	made    eventMaker
 }
 
 type codexPending struct {
@@ -101,6 +102,8 @@ func (c *codexSessionReader) Next() (*stream.Event, error) {
 			c.queue = c.queue[1:]
 			return ev, nil
 		}
+		// (every event made before was handed out: they are made again)
+		c.made.reset()
 		if c.ended {
 			return nil, io.EOF
 		}
@@ -138,7 +141,8 @@ func (c *codexSessionReader) Next() (*stream.Event, error) {
 }
 
 func (c *codexSessionReader) emit(v map[string]any, source string, line int64) error {
-	ev, err := synthesize(v, source, line, c.echo.take(), c.opts.Prepare)
+	// (a value spliced from a line is as valid as the decoder made it)
+	ev, err := c.made.makeAt(v, source, line, c.opts.Check == stream.CheckAll, c.echo.take(), c.opts.Prepare)
 	if err != nil {
 		return err
 	}
