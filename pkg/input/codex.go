@@ -1,7 +1,6 @@
 package input
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"regexp"
@@ -158,21 +157,27 @@ func (m *eventMaker) reset() { m.used = 0 }
 // is checked as it is indexed and the rest left to Event.Validate, as for
 // a line the decoder hands out): a bad escape in a spliced value is
 // reported with src's line when the run uses the event.
-func (m *eventMaker) make(v map[string]any, src *stream.Event, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
+func (m *eventMaker) make(v any, src *stream.Event, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
 	return m.makeAt(v, src.Source, src.Line, src.Checked(), echo, prepare)
 }
 
 // makeAt is make at source's line number line; valid says every value
 // spliced into v was validated.
-func (m *eventMaker) makeAt(v map[string]any, source string, line int64, valid bool, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
-	v["ccfilter"] = stream.Synthetic
-	m.buf = appendJSON(m.buf[:0], v)
+func (m *eventMaker) makeAt(v any, source string, line int64, valid bool, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
+	b, ok := v.(written)
+	if !ok {
+		if mv, isMap := v.(map[string]any); isMap {
+			mv["ccfilter"] = stream.Synthetic
+		}
+		m.buf = appendJSON(m.buf[:0], v)
+		b = m.buf
+	}
 	if m.used == len(m.evs) {
 		m.evs = append(m.evs, &stream.Event{})
 	}
 	ev := m.evs[m.used]
 	m.used++
-	if err := ev.RemakeWritten(m.buf, source, line, valid); err != nil {
+	if err := ev.RemakeWritten(b, source, line, valid); err != nil {
 		return nil, err
 	}
 	ev.SetEcho(echo)
@@ -274,6 +279,9 @@ type codexTranslator struct {
 	// made, though what it changes is kept (a subagent it starts).
 	kinds    stream.KindSet
 	thread   string
+	// w holds the events written for the line under way (written), blk
+	// a content block being written.
+	w, blk   []byte
 	lastText json.RawMessage // the last agent message, as the line spells it (a copy)
 	msgs     int
 	spawned  map[string]string      // a subagent's thread → its spawn_agent call, until it ends
@@ -307,25 +315,27 @@ var codexReconnect = regexp.MustCompile(`^Reconnecting\.\.\. (\d+)/(\d+) \((.*)\
 var codexStatus = regexp.MustCompile(`status:? (\d{3})\b`)
 
 // translate returns the events ev stands for, nil to pass ev through.
-func (c *codexTranslator) translate(ev *stream.Event) []map[string]any {
+func (c *codexTranslator) translate(ev *stream.Event) []any {
+	// (the events of the line before were made: their bytes were copied)
+	c.w = c.w[:0]
 	v := jsonx.Value(ev.Raw)
 	switch ev.Type {
 	case "thread.started":
 		c.thread = v.Get("thread_id").Str()
-		return []map[string]any{{"type": "system", "subtype": "init", "cli": codexCLI, "session_id": c.thread,
+		return []any{map[string]any{"type": "system", "subtype": "init", "cli": codexCLI, "session_id": c.thread,
 			"tools": []string{}, "mcp_servers": []string{}}}
 	case "turn.started":
 		// Carries nothing: codex exec is one turn, its end the result.
-		return []map[string]any{}
+		return []any{}
 	case "item.started":
 		if call := c.toolUse(v.Get("item")); call != nil {
-			return []map[string]any{call}
+			return []any{call}
 		}
 		return c.item(v.Get("item"), false)
 	case "item.updated", "item.completed":
 		return c.item(v.Get("item"), ev.Type == "item.completed")
 	case "error":
-		return []map[string]any{c.errorEvent(v.Get("message").Str())}
+		return []any{c.errorEvent(v.Get("message").Str())}
 	case "turn.completed":
 		u := v.Get("usage")
 		in, cached := u.Get("input_tokens").Int(), u.Get("cached_input_tokens").Int()
@@ -333,7 +343,7 @@ func (c *codexTranslator) translate(ev *stream.Event) []map[string]any {
 		// output_tokens the reasoning ones: the stream's meanings are
 		// uncached input, cache reads, and everything generated.
 		t := codexTokens{max(in-cached, 0), cached, u.Get("cache_write_input_tokens").Int(), u.Get("output_tokens").Int(), u.Get("reasoning_output_tokens").Int()}
-		var out []map[string]any
+		var out []any
 		if _, again := c.totals[c.thread]; again {
 			out = append(out, map[string]any{"type": "system", "subtype": "informational", "level": "info", "session_id": c.thread,
 				"content": "thread " + c.thread + " resumed: Codex's usage is the thread's running total, so the later total replaces the earlier one (not added to it)"})
@@ -350,7 +360,7 @@ func (c *codexTranslator) translate(ev *stream.Event) []map[string]any {
 		return append(out, map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": last,
 			"num_turns": 1, "session_id": c.thread, "usage": usage})
 	case "turn.failed":
-		return []map[string]any{{"type": "result", "subtype": "error_during_execution", "is_error": true,
+		return []any{map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true,
 			"result": rawString(v.Path("error", "message")), "num_turns": 1, "session_id": c.thread}}
 	}
 	return nil
@@ -374,11 +384,40 @@ func (c *codexTranslator) errorEvent(msg string) map[string]any {
 }
 
 // assistant is an assistant event of one content block.
-func (c *codexTranslator) assistant(block map[string]any) map[string]any {
+// It is written as appendJSON writes the map it stands for (its keys
+// sorted), without the maps: an assistant event is made of most of a
+// Codex stream's lines (each tool call's start, each message).
+func (c *codexTranslator) assistant(block []byte) written {
 	c.msgs++
-	return map[string]any{"type": "assistant", "session_id": c.thread, "parent_tool_use_id": nil,
-		"message": map[string]any{"id": "codex_msg_" + strconv.Itoa(c.msgs), "type": "message", "role": "assistant",
-			"content": []any{block}}}
+	b := c.w
+	start := len(b)
+	b = append(b, `{"ccfilter":"`+stream.Synthetic+`","message":{"content":[`...)
+	b = append(b, block...)
+	b = append(b, `],"id":"codex_msg_`...)
+	b = strconv.AppendInt(b, int64(c.msgs), 10)
+	b = append(b, `","role":"assistant","type":"message"},"parent_tool_use_id":null,"session_id":`...)
+	b = jsonx.AppendQuoted(b, c.thread)
+	b = append(b, `,"type":"assistant"}`...)
+	c.w = b
+	return written(b[start:len(b):len(b)])
+}
+
+// written is an event's JSON as the reader wrote it (with its "ccfilter"
+// mark), standing where a map of it would.
+type written []byte
+
+// block writes a content block of its type with one member more (named
+// key, sorted before "type"; value v's JSON as it is), into the
+// translator's block buffer.
+func (c *codexTranslator) block(typ, key string, v []byte) []byte {
+	b := append(c.blk[:0], `{"`...)
+	b = append(b, key...)
+	b = append(b, `":`...)
+	b = append(b, v...)
+	b = append(b, `,"type":"`...)
+	b = append(b, typ...)
+	c.blk = append(b, `"}`...)
+	return c.blk
 }
 
 // codexToolName is the name a tool call of each item type is shown by:
@@ -447,28 +486,33 @@ func itemID(item jsonx.Value) string {
 
 // toolUse is the tool_use event an item that is a tool call starts with;
 // nil for other items.
-func (c *codexTranslator) toolUse(item jsonx.Value) map[string]any {
+func (c *codexTranslator) toolUse(item jsonx.Value) any {
 	name, input := codexToolName(item)
 	if name == "" {
 		return nil
 	}
-	return c.assistant(map[string]any{"type": "tool_use", "id": itemID(item), "name": name, "input": input})
+	// {"id","input","name","type"}, as appendJSON writes them.
+	b := jsonx.AppendQuoted(append(c.blk[:0], `{"id":`...), itemID(item))
+	b = appendJSON(append(b, `,"input":`...), input)
+	b = jsonx.AppendQuoted(append(b, `,"name":`...), name)
+	c.blk = append(b, `,"type":"tool_use"}`...)
+	return c.assistant(c.blk)
 }
 
 // item translates a completed (or updated) item.
-func (c *codexTranslator) item(item jsonx.Value, completed bool) []map[string]any {
+func (c *codexTranslator) item(item jsonx.Value, completed bool) []any {
 	switch item.Get("type").Str() {
 	case "agent_message":
 		c.lastText = append(c.lastText[:0], rawString(item.Get("text"))...)
-		return []map[string]any{c.assistant(map[string]any{"type": "text", "text": json.RawMessage(bytes.Clone(c.lastText))})}
+		return []any{c.assistant(c.block("text", "text", c.lastText))}
 	case "reasoning":
 		// The reasoning summaries (Codex shows no raw reasoning).
-		return []map[string]any{c.assistant(map[string]any{"type": "thinking", "thinking": rawString(item.Get("text"))})}
+		return []any{c.assistant(c.block("thinking", "thinking", rawString(item.Get("text"))))}
 	case "todo_list":
 		// The plan (update_plan): a notice, not a tool call; its
 		// completion comes at the turn's end, after the answer.
 		if !c.kinds.Has(stream.KindNotice) {
-			return []map[string]any{}
+			return []any{}
 		}
 		var lines []string
 		item.Get("items").Each(func(_ int, t jsonx.Value) bool {
@@ -479,11 +523,11 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []map[string]an
 			lines = append(lines, mark+t.Get("text").Str())
 			return true
 		})
-		return []map[string]any{{"type": "system", "subtype": "informational", "level": "info",
+		return []any{map[string]any{"type": "system", "subtype": "informational", "level": "info",
 			"content": "plan: " + strings.Join(lines, "; "), "session_id": c.thread}}
 	case "error":
 		// A warning (configuration, deprecation): the run goes on.
-		return []map[string]any{{"type": "system", "subtype": "informational", "level": "warning",
+		return []any{map[string]any{"type": "system", "subtype": "informational", "level": "warning",
 			"content": item.Get("message").Str(), "session_id": c.thread}}
 	}
 	if !completed {
@@ -493,7 +537,7 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []map[string]an
 	if !codexToolItem(typ) {
 		return nil
 	}
-	var out []map[string]any
+	var out []any
 	if collab := typ.StrEqual("collab_tool_call"); c.kinds.Has(stream.KindToolResult) {
 		out = append(out, c.toolResult(item))
 	} else if collab {
@@ -503,7 +547,7 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []map[string]an
 	} else {
 		// The longest lines of a Codex stream (a command's output), and
 		// no event of a kind the run reads: nothing more is read of them.
-		return []map[string]any{}
+		return []any{}
 	}
 	return append(out, c.subagentEnds(item)...)
 }
@@ -528,11 +572,11 @@ var codexToolTypes = []string{"command_execution", "file_change", "mcp_tool_call
 // Agent of Claude Code's does, and its end is known only from its state
 // in a later call. Its own calls and usage are in its own session file,
 // not in the parent's stream.
-func (c *codexTranslator) subagentEnds(item jsonx.Value) []map[string]any {
+func (c *codexTranslator) subagentEnds(item jsonx.Value) []any {
 	if !item.Get("type").StrEqual("collab_tool_call") {
 		return nil
 	}
-	var out []map[string]any
+	var out []any
 	item.Get("agents_states").EachMember(func(k []byte, st jsonx.Value) bool {
 		thread, status := string(k), st.Get("status").Str()
 		call, ok := c.spawned[thread]
