@@ -277,8 +277,8 @@ type codexTranslator struct {
 	// kinds are the kinds of events the run reads (DecoderOptions.Kinds;
 	// empty: all): of a line that stands for others only, no event is
 	// made, though what it changes is kept (a subagent it starts).
-	kinds    stream.KindSet
-	thread   string
+	kinds  stream.KindSet
+	thread string
 	// w holds the events written for the line under way (written), blk
 	// a content block being written.
 	w, blk   []byte
