@@ -109,6 +109,22 @@ func (c *codexReader) Next() (*stream.Event, error) {
 		}
 		// (every event made before was handed out: they are made again)
 		c.made.reset()
+		if c.c.passesOver(raw) {
+			// No event of it is read: checked as the decoder checked it
+			// (its framing, unless --full-check), as a Claude Code line
+			// a run passes over is.
+			c.echo.add(raw.Raw)
+			continue
+		}
+		// Its values are copied into the events made of it, and kept (the
+		// last message is the result's): validated in full first, so that
+		// a bad line is reported with its number, and its values used
+		// nowhere, as --full-check does. (Most lines are small; the long
+		// ones, a command's output, are passed over by a run that prints
+		// none.)
+		if err := raw.Validate(); err != nil {
+			return nil, err
+		}
 		c.echo.add(raw.Raw)
 		made := c.c.translate(raw)
 		if made == nil {
@@ -150,13 +166,12 @@ type eventMaker struct {
 // Next may remake them.
 func (m *eventMaker) reset() { m.used = 0 }
 
-// make is the event of v, at the line of src (nil: the input's end),
-// echoing echo. Its JSON is not validated again: appendJSON writes valid
-// JSON of its own and splices the line's values as they are, so the event
-// is as valid as src (validated in full under CheckAll; else its framing
-// is checked as it is indexed and the rest left to Event.Validate, as for
-// a line the decoder hands out): a bad escape in a spliced value is
-// reported with src's line when the run uses the event.
+// make is the event of v, at the line of src, echoing echo. Its JSON is
+// not validated again: appendJSON writes valid JSON of its own and
+// splices the line's values as they are, so the event is as valid as src
+// (validated in full under CheckAll or since; else its framing is checked
+// as it is indexed and the rest left to Event.Validate, as for a line the
+// decoder hands out).
 func (m *eventMaker) make(v any, src *stream.Event, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
 	return m.makeAt(v, src.Source, src.Line, src.Checked(), echo, prepare)
 }
@@ -538,18 +553,27 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []any {
 		return nil
 	}
 	var out []any
-	if collab := typ.StrEqual("collab_tool_call"); c.kinds.Has(stream.KindToolResult) {
+	if c.kinds.Has(stream.KindToolResult) {
 		out = append(out, c.toolResult(item))
-	} else if collab {
+	} else {
 		// (no result made, but the subagent it starts is known for its
 		// end's task notification)
 		c.spawn(item)
-	} else {
-		// The longest lines of a Codex stream (a command's output), and
-		// no event of a kind the run reads: nothing more is read of them.
-		return []any{}
 	}
 	return append(out, c.subagentEnds(item)...)
+}
+
+// passesOver reports whether the run reads no event made of ev, a line
+// that changes nothing the reader keeps: a tool item's end (the longest
+// lines of a Codex stream, a command's output) when the run reads no tool
+// result (a collab_tool_call's end, which starts and ends subagents, is
+// read for that).
+func (c *codexTranslator) passesOver(ev *stream.Event) bool {
+	if c.kinds.Has(stream.KindToolResult) || ev.Type != "item.completed" {
+		return false
+	}
+	typ := jsonx.Value(ev.Raw).Get("item").Get("type")
+	return codexToolItem(typ) && !typ.StrEqual("collab_tool_call")
 }
 
 // codexToolItem reports whether an item of type typ is a tool call (one

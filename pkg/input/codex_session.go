@@ -123,6 +123,12 @@ func (c *codexSessionReader) Next() (*stream.Event, error) {
 		if err != nil {
 			return nil, err
 		}
+		// Its values are copied into the events made of it, and kept:
+		// validated in full first, so that a bad line is reported with
+		// its number, and its values used nowhere, as --full-check does.
+		if err := raw.Validate(); err != nil {
+			return nil, err
+		}
 		c.echo.add(raw.Raw)
 		known, err := c.translate(raw)
 		if err != nil {
@@ -141,8 +147,8 @@ func (c *codexSessionReader) Next() (*stream.Event, error) {
 }
 
 func (c *codexSessionReader) emit(v map[string]any, source string, line int64) error {
-	// (a value spliced from a line is as valid as the decoder made it)
-	ev, err := c.made.makeAt(v, source, line, c.opts.Check == stream.CheckAll, c.echo.take(), c.opts.Prepare)
+	// (every line is validated before its values are used)
+	ev, err := c.made.makeAt(v, source, line, true, c.echo.take(), c.opts.Prepare)
 	if err != nil {
 		return err
 	}
