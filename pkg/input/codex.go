@@ -93,6 +93,11 @@ func NewCodexReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Re
 	// The translated events, not the CLI's lines, are what the run
 	// validates, screens and keeps.
 	inner.Prepare, inner.Screen, inner.Want, inner.Spellings = nil, nil, nil, nil
+	if opts.Kinds.Has(stream.KindToolResult) {
+		// Every line is validated before it is read (Next): in the pass
+		// that indexes it, not in a second one.
+		inner.Check = stream.CheckAll
+	}
 	return &codexReader{in: stream.NewReader(r, inner), opts: opts, c: codexTranslator{kinds: opts.Kinds}}
 }
 
@@ -618,7 +623,7 @@ func (c *codexTranslator) subagentEnds(item jsonx.Value) []any {
 
 // toolResult is the user event with the tool_result of a completed tool
 // item: its output, failed when the item's status is "failed".
-func (c *codexTranslator) toolResult(item jsonx.Value) map[string]any {
+func (c *codexTranslator) toolResult(item jsonx.Value) written {
 	failed := item.Get("status").StrEqual("failed")
 	var content any
 	var extra map[string]any
@@ -672,17 +677,24 @@ func (c *codexTranslator) toolResult(item jsonx.Value) map[string]any {
 		})
 		content = strings.Join(parts, "\n")
 	}
-	u := map[string]any{"type": "user", "session_id": c.thread, "parent_tool_use_id": nil,
-		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
-			"tool_use_id": itemID(item), "content": content, "is_error": failed}}}}
 	if agent, ok := c.spawn(item); ok {
 		// Launched, as a background Agent call is: its end comes later.
 		extra = map[string]any{"status": "async_launched", "agentId": agent}
 	}
+	// A user event of one tool_result block, written as appendJSON writes
+	// the map it stands for (its keys sorted), without the maps.
+	b := c.w
+	start := len(b)
+	b = appendJSON(append(b, `{"ccfilter":"`+stream.Synthetic+`","message":{"content":[{"content":`...), content)
+	b = strconv.AppendBool(append(b, `,"is_error":`...), failed)
+	b = jsonx.AppendQuoted(append(b, `,"tool_use_id":`...), itemID(item))
+	b = jsonx.AppendQuoted(append(b, `,"type":"tool_result"}],"role":"user"},"parent_tool_use_id":null,"session_id":`...), c.thread)
 	if extra != nil {
-		u["tool_use_result"] = extra
+		b = appendJSON(append(b, `,"tool_use_result":`...), extra)
 	}
-	return u
+	b = append(b, `,"type":"user"}`...)
+	c.w = b
+	return written(b[start:len(b):len(b)])
 }
 
 // spawn keeps the subagent a collab_tool_call spawn_agent item starts
