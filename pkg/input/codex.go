@@ -228,6 +228,8 @@ func appendJSON(dst []byte, v any) []byte {
 		return strconv.AppendInt(dst, int64(v), 10)
 	case int64:
 		return strconv.AppendInt(dst, v, 10)
+	case commandInput:
+		return append(jsonx.AppendQuoted(append(dst, `{"command":`...), string(v)), '}')
 	case json.RawMessage:
 		if len(v) == 0 {
 			return append(dst, "null"...)
@@ -282,6 +284,10 @@ func appendJSON(dst []byte, v any) []byte {
 	return append(dst, b...)
 }
 
+// commandInput is a Bash call's input, {"command": the command}, written
+// by appendJSON without a map (a tool call of most Codex turns).
+type commandInput string
+
 // rawString is a string value of the input's line as it is (quotes and
 // escapes), for appendJSON to copy; null when it is not a string.
 func rawString(v jsonx.Value) json.RawMessage {
@@ -302,6 +308,7 @@ type codexTranslator struct {
 	// w holds the events written for the line under way (written), blk
 	// a content block being written.
 	w, blk   []byte
+	out      []any           // the events of the line under way (list)
 	lastText json.RawMessage // the last agent message, as the line spells it (a copy)
 	msgs     int
 	spawned  map[string]string      // a subagent's thread → its spawn_agent call, until it ends
@@ -342,20 +349,20 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 	switch ev.Type {
 	case "thread.started":
 		c.thread = v.Get("thread_id").Str()
-		return []any{map[string]any{"type": "system", "subtype": "init", "cli": codexCLI, "session_id": c.thread,
-			"tools": []string{}, "mcp_servers": []string{}}}
+		return c.list(map[string]any{"type": "system", "subtype": "init", "cli": codexCLI, "session_id": c.thread,
+			"tools": []string{}, "mcp_servers": []string{}})
 	case "turn.started":
 		// Carries nothing: codex exec is one turn, its end the result.
-		return []any{}
+		return c.list()
 	case "item.started":
 		if call := c.toolUse(v.Get("item")); call != nil {
-			return []any{call}
+			return c.list(call)
 		}
 		return c.item(v.Get("item"), false)
 	case "item.updated", "item.completed":
 		return c.item(v.Get("item"), ev.Type == "item.completed")
 	case "error":
-		return []any{c.errorEvent(v.Get("message").Str())}
+		return c.list(c.errorEvent(v.Get("message").Str()))
 	case "turn.completed":
 		u := v.Get("usage")
 		in, cached := u.Get("input_tokens").Int(), u.Get("cached_input_tokens").Int()
@@ -380,8 +387,8 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		return append(out, map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": last,
 			"num_turns": 1, "session_id": c.thread, "usage": usage})
 	case "turn.failed":
-		return []any{map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true,
-			"result": rawString(v.Path("error", "message")), "num_turns": 1, "session_id": c.thread}}
+		return c.list(map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true,
+			"result": rawString(v.Path("error", "message")), "num_turns": 1, "session_id": c.thread})
 	}
 	return nil
 }
@@ -422,6 +429,17 @@ func (c *codexTranslator) assistant(block []byte) written {
 	return written(b[start:len(b):len(b)])
 }
 
+// list is the events of a line: vs, in one list reused from line to
+// line (the reader makes their events before it translates the next),
+// never nil (nil: the line is passed through).
+func (c *codexTranslator) list(vs ...any) []any {
+	if c.out == nil {
+		c.out = make([]any, 0, 4)
+	}
+	c.out = append(c.out[:0], vs...)
+	return c.out
+}
+
 // written is an event's JSON as the reader wrote it (with its "ccfilter"
 // mark), standing where a map of it would.
 type written []byte
@@ -446,7 +464,7 @@ func (c *codexTranslator) block(typ, key string, v []byte) []byte {
 func codexToolName(item jsonx.Value) (string, any) {
 	switch item.Get("type").Str() {
 	case "command_execution":
-		return "Bash", map[string]any{"command": item.Get("command").Str()}
+		return "Bash", commandInput(item.Get("command").Str())
 	case "file_change":
 		var paths []string
 		item.Get("changes").Each(func(_ int, ch jsonx.Value) bool {
@@ -524,15 +542,15 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []any {
 	switch item.Get("type").Str() {
 	case "agent_message":
 		c.lastText = append(c.lastText[:0], rawString(item.Get("text"))...)
-		return []any{c.assistant(c.block("text", "text", c.lastText))}
+		return c.list(c.assistant(c.block("text", "text", c.lastText)))
 	case "reasoning":
 		// The reasoning summaries (Codex shows no raw reasoning).
-		return []any{c.assistant(c.block("thinking", "thinking", rawString(item.Get("text"))))}
+		return c.list(c.assistant(c.block("thinking", "thinking", rawString(item.Get("text")))))
 	case "todo_list":
 		// The plan (update_plan): a notice, not a tool call; its
 		// completion comes at the turn's end, after the answer.
 		if !c.kinds.Has(stream.KindNotice) {
-			return []any{}
+			return c.list()
 		}
 		var lines []string
 		item.Get("items").Each(func(_ int, t jsonx.Value) bool {
@@ -543,12 +561,12 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []any {
 			lines = append(lines, mark+t.Get("text").Str())
 			return true
 		})
-		return []any{map[string]any{"type": "system", "subtype": "informational", "level": "info",
-			"content": "plan: " + strings.Join(lines, "; "), "session_id": c.thread}}
+		return c.list(map[string]any{"type": "system", "subtype": "informational", "level": "info",
+			"content": "plan: " + strings.Join(lines, "; "), "session_id": c.thread})
 	case "error":
 		// A warning (configuration, deprecation): the run goes on.
-		return []any{map[string]any{"type": "system", "subtype": "informational", "level": "warning",
-			"content": item.Get("message").Str(), "session_id": c.thread}}
+		return c.list(map[string]any{"type": "system", "subtype": "informational", "level": "warning",
+			"content": item.Get("message").Str(), "session_id": c.thread})
 	}
 	if !completed {
 		return nil
