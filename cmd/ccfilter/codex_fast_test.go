@@ -33,9 +33,38 @@ func TestCodexFastPathMatchesFullTranslation(t *testing.T) {
 	streams, err := filepath.Glob(codexDir + "*.jsonl")
 	require.NoError(t, err)
 	require.Len(t, streams, 18)
-
 	dir := t.TempDir()
-	var hostile, badEscapes []string
+	hostile, badEscapes := hostileVariants(t, dir, streams, `"type":"agent_message","text":"`)
+
+	inputs := codexInputs(t)
+	if !testing.Short() {
+		// The session files of every capture, where the captures are
+		// (testdata has five of them).
+		shared, err := filepath.Glob("../../../shared/agents/codex/*.home/.codex/sessions/*/*/*/*.jsonl")
+		require.NoError(t, err)
+		inputs = append(inputs, shared...)
+	} else {
+		hostile, badEscapes = codexSample(hostile), codexSample(badEscapes)
+	}
+	fastMatchesFull(t, dir, inputs, append(hostile, badEscapes...))
+
+	// The hostile variants really are caught: each reports its bad line.
+	bad := runIn(t, []string{"types", filepath.Join(dir, "08-long-session-glued.jsonl")}, dir)
+	assert.Regexp(t, `08-long-session-glued.jsonl:\d+: `, bad.Stderr)
+	for _, args := range [][]string{{"text"}, {"final"}} {
+		bad = runIn(t, append(args, filepath.Join(dir, "01-plain-text-badescape.jsonl")), dir)
+		assert.Regexp(t, `badescape.jsonl:3: .*escape`, bad.Stderr, args[0])
+	}
+}
+
+// hostileVariants writes, into dir, each of streams cut in the middle of
+// its longest line (NAME-cut.jsonl: a killed producer) and with that line
+// glued to the next (NAME-glued.jsonl: a lost newline), and, for each
+// stream where piece (the JSON up to a string's opening quote) occurs,
+// one with a bad escape (\q) at the start of that string (framing intact:
+// NAME-badescape.jsonl).
+func hostileVariants(t *testing.T, dir string, streams []string, piece string) (hostile, badEscapes []string) {
+	t.Helper()
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name+".jsonl")
 		require.NoError(t, os.WriteFile(p, b, 0o644))
@@ -57,15 +86,24 @@ func TestCodexFastPathMatchesFullTranslation(t *testing.T) {
 		cut := append(append(bytes.Clone(before), l[:len(l)/2]...), '\n')
 		glued := append(bytes.Clone(before), bytes.TrimSuffix(l, []byte("\n"))...)
 		hostile = append(hostile, write(name+"-cut", append(cut, after...)), write(name+"-glued", append(glued, after...)))
-		msg := []byte(`"type":"agent_message","text":"`)
-		if i := bytes.Index(data, msg); i >= 0 {
-			at := i + len(msg)
+		if i := bytes.Index(data, []byte(piece)); i >= 0 {
+			at := i + len(piece)
 			bad := append(append(bytes.Clone(data[:at]), `\q`...), data[at:]...)
 			badEscapes = append(badEscapes, write(name+"-badescape", bad))
 		}
 	}
 	require.NotEmpty(t, badEscapes)
+	return hostile, badEscapes
+}
 
+// fastMatchesFull checks that a run with the needs its preset declares
+// and the default checks prints byte for byte what the full run prints
+// (every event made and tracked, every line validated: the needs cleared
+// and --full-check): every preset in every format and a few expressions
+// on each of inputs, the common runs on each of hostile (variants of
+// inputs, which are reported as bad).
+func fastMatchesFull(t *testing.T, dir string, inputs, hostile []string) {
+	t.Helper()
 	var runs [][]string
 	for _, p := range preset.Builtin().List() {
 		for _, f := range render.Formats {
@@ -89,34 +127,16 @@ func TestCodexFastPathMatchesFullTranslation(t *testing.T) {
 			}
 		}
 	}
-	inputs := codexInputs(t)
-	if !testing.Short() {
-		// The session files of every capture, where the captures are
-		// (testdata has five of them).
-		shared, err := filepath.Glob("../../../shared/agents/codex/*.home/.codex/sessions/*/*/*/*.jsonl")
-		require.NoError(t, err)
-		inputs = append(inputs, shared...)
-	}
 	for _, in := range inputs {
 		check(in, runs)
 	}
-	if testing.Short() {
-		hostile, badEscapes = codexSample(hostile), codexSample(badEscapes)
-	}
-	for _, in := range append(hostile, badEscapes...) {
+	for _, in := range hostile {
 		check(in, short)
-	}
-	// The hostile variants really are caught: each reports its bad line.
-	bad := runIn(t, []string{"types", filepath.Join(dir, "08-long-session-glued.jsonl")}, dir)
-	assert.Regexp(t, `08-long-session-glued.jsonl:\d+: `, bad.Stderr)
-	for _, args := range [][]string{{"text"}, {"final"}} {
-		bad = runIn(t, append(args, filepath.Join(dir, "01-plain-text-badescape.jsonl")), dir)
-		assert.Regexp(t, `badescape.jsonl:3: .*escape`, bad.Stderr, args[0])
 	}
 }
 
 // codexSample keeps the variants of the captures codexInputs keeps with
-// -short.
+// -short, and the plain text one.
 func codexSample(files []string) []string {
 	var keep []string
 	for _, f := range files {
