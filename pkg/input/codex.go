@@ -549,9 +549,6 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []any {
 	case "todo_list":
 		// The plan (update_plan): a notice, not a tool call; its
 		// completion comes at the turn's end, after the answer.
-		if !c.kinds.Has(stream.KindNotice) {
-			return c.list()
-		}
 		var lines []string
 		item.Get("items").Each(func(_ int, t jsonx.Value) bool {
 			mark := "[ ] "
@@ -590,13 +587,26 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []any {
 // that changes nothing the reader keeps: a tool item's end (the longest
 // lines of a Codex stream, a command's output) when the run reads no tool
 // result (a collab_tool_call's end, which starts and ends subagents, is
-// read for that).
+// read for that); an error (a retry or a notice) or a plan or warning
+// item (a notice) when it reads neither.
 func (c *codexTranslator) passesOver(ev *stream.Event) bool {
-	if c.kinds.Has(stream.KindToolResult) || ev.Type != "item.completed" {
+	if c.kinds == 0 {
+		return false
+	}
+	notices := !c.kinds.Has(stream.KindNotice)
+	switch ev.Type {
+	case "error":
+		return notices && !c.kinds.Has(stream.KindRetry)
+	case "item.started", "item.updated", "item.completed":
+	default:
 		return false
 	}
 	typ := jsonx.Value(ev.Raw).Get("item").Get("type")
-	return codexToolItem(typ) && !typ.StrEqual("collab_tool_call")
+	if typ.StrEqual("todo_list") || typ.StrEqual("error") {
+		return notices
+	}
+	return ev.Type == "item.completed" && !c.kinds.Has(stream.KindToolResult) &&
+		codexToolItem(typ) && !typ.StrEqual("collab_tool_call")
 }
 
 // codexToolItem reports whether an item of type typ is a tool call (one
