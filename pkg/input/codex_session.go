@@ -92,6 +92,9 @@ type codexSessionFacts struct {
 func NewCodexSessionReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Reader {
 	inner := opts
 	inner.Prepare, inner.Screen, inner.Want, inner.Spellings = nil, nil, nil, nil
+	// Every line is validated before it is read (Next): in the pass that
+	// indexes it, not in a second one.
+	inner.Check = stream.CheckAll
 	return &codexSessionReader{in: stream.NewReader(r, inner), opts: opts}
 }
 
