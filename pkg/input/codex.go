@@ -601,11 +601,15 @@ func (c *codexTranslator) passesOver(ev *stream.Event) bool {
 	default:
 		return false
 	}
+	results := c.kinds.Has(stream.KindToolResult)
+	if !notices && (results || ev.Type != "item.completed") {
+		return false // (without a look at the item)
+	}
 	typ := jsonx.Value(ev.Raw).Get("item").Get("type")
 	if typ.StrEqual("todo_list") || typ.StrEqual("error") {
 		return notices
 	}
-	return ev.Type == "item.completed" && !c.kinds.Has(stream.KindToolResult) &&
+	return ev.Type == "item.completed" && !results &&
 		codexToolItem(typ) && !typ.StrEqual("collab_tool_call")
 }
 
