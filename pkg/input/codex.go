@@ -1,7 +1,6 @@
 package input
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"regexp"
@@ -52,16 +51,27 @@ type codexReader struct {
 	queue []*stream.Event
 	c     codexTranslator
 	echo  echoes
+	made  eventMaker
 }
 
 // echoes are the input's lines read and not yet given to an event as its
 // echo (stream.Event.SetEcho): the next event made carries them, so a
 // pass-through of the events prints the input's bytes, each line once,
-// in their order, whatever the translation made of them.
-type echoes struct{ b []byte }
+// in their order, whatever the translation made of them. One buffer
+// serves every line: the lines taken stay in it, as the event that
+// carries them needs, until the reader's next line (an event's bytes are
+// valid until its reader's next Next); a buffer per event was an
+// allocation per line.
+type echoes struct {
+	b     []byte
+	taken bool
+}
 
 // add keeps a line (copied: it is the reader's buffer).
 func (e *echoes) add(line []byte) {
+	if e.taken {
+		e.b, e.taken = e.b[:0], false
+	}
 	if len(e.b) > 0 {
 		e.b = append(e.b, '\n')
 	}
@@ -70,12 +80,11 @@ func (e *echoes) add(line []byte) {
 
 // take hands the lines kept over (nil when none).
 func (e *echoes) take() []byte {
-	if len(e.b) == 0 {
+	if e.taken || len(e.b) == 0 {
 		return nil
 	}
-	b := e.b
-	e.b = nil
-	return b
+	e.taken = true
+	return e.b
 }
 
 // NewCodexReader returns the reader of a Codex `exec --json` stream.
@@ -84,7 +93,12 @@ func NewCodexReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Re
 	// The translated events, not the CLI's lines, are what the run
 	// validates, screens and keeps.
 	inner.Prepare, inner.Screen, inner.Want, inner.Spellings = nil, nil, nil, nil
-	return &codexReader{in: stream.NewReader(r, inner), opts: opts}
+	if opts.Kinds.Has(stream.KindToolResult) {
+		// Every line is validated before it is read (Next): in the pass
+		// that indexes it, not in a second one.
+		inner.Check = stream.CheckAll
+	}
+	return &codexReader{in: stream.NewReader(r, inner), opts: opts, c: codexTranslator{kinds: opts.Kinds}}
 }
 
 func (c *codexReader) Next() (*stream.Event, error) {
@@ -96,6 +110,24 @@ func (c *codexReader) Next() (*stream.Event, error) {
 		}
 		raw, err := c.in.Next()
 		if err != nil {
+			return nil, err
+		}
+		// (every event made before was handed out: they are made again)
+		c.made.reset()
+		if c.c.passesOver(raw) {
+			// No event of it is read: checked as the decoder checked it
+			// (its framing, unless --full-check), as a Claude Code line
+			// a run passes over is.
+			c.echo.add(raw.Raw)
+			continue
+		}
+		// Its values are copied into the events made of it, and kept (the
+		// last message is the result's): validated in full first, so that
+		// a bad line is reported with its number, and its values used
+		// nowhere, as --full-check does. (Most lines are small; the long
+		// ones, a command's output, are passed over by a run that prints
+		// none.)
+		if err := raw.Validate(); err != nil {
 			return nil, err
 		}
 		c.echo.add(raw.Raw)
@@ -112,7 +144,7 @@ func (c *codexReader) Next() (*stream.Event, error) {
 			return raw, nil
 		}
 		for _, v := range made {
-			ev, err := synthesize(v, raw.Source, raw.Line, c.echo.take(), c.opts.Prepare)
+			ev, err := c.made.make(v, raw, c.echo.take(), c.opts.Prepare)
 			if err != nil {
 				return nil, err
 			}
@@ -125,13 +157,47 @@ func (c *codexReader) Buffered() bool { return len(c.queue) > 0 || c.in.Buffered
 
 func (c *codexReader) Close() error { return c.in.Close() }
 
-// synthesize makes an event of the reader's own, at the source line it
-// stands for.
-func synthesize(v map[string]any, source string, line int64, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
-	v["ccfilter"] = stream.Synthetic
-	// (sized for the line it stands for, which holds its long strings)
-	ev, err := stream.NewEvent(appendJSON(make([]byte, 0, len(echo)+512), v), source, line)
-	if err != nil {
+// eventMaker makes a reader's own events. Their JSON is written into one
+// buffer, reused from event to event, and each event is remade from it
+// (its own copy) in an event handed out before: a new buffer and a new
+// event per line were most of the allocations of a Codex stream's run.
+type eventMaker struct {
+	buf  []byte
+	evs  []*stream.Event
+	used int
+}
+
+// reset says every event made so far was handed out: the reader's next
+// Next may remake them.
+func (m *eventMaker) reset() { m.used = 0 }
+
+// make is the event of v, at the line of src, echoing echo. Its JSON is
+// not validated again: appendJSON writes valid JSON of its own and
+// splices the line's values as they are, so the event is as valid as src
+// (validated in full under CheckAll or since; else its framing is checked
+// as it is indexed and the rest left to Event.Validate, as for a line the
+// decoder hands out).
+func (m *eventMaker) make(v any, src *stream.Event, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
+	return m.makeAt(v, src.Source, src.Line, src.Checked(), echo, prepare)
+}
+
+// makeAt is make at source's line number line; valid says every value
+// spliced into v was validated.
+func (m *eventMaker) makeAt(v any, source string, line int64, valid bool, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
+	b, ok := v.(written)
+	if !ok {
+		if mv, isMap := v.(map[string]any); isMap {
+			mv["ccfilter"] = stream.Synthetic
+		}
+		m.buf = appendJSON(m.buf[:0], v)
+		b = m.buf
+	}
+	if m.used == len(m.evs) {
+		m.evs = append(m.evs, &stream.Event{})
+	}
+	ev := m.evs[m.used]
+	m.used++
+	if err := ev.RemakeWritten(b, source, line, valid); err != nil {
 		return nil, err
 	}
 	ev.SetEcho(echo)
@@ -147,8 +213,8 @@ func synthesize(v map[string]any, source string, line int64, echo []byte, prepar
 // with their keys sorted, as encoding/json writes them; lists; strings;
 // numbers; booleans; null), and json.RawMessage as it is: a value spliced
 // from the input's line, whose long strings (a command's output, a
-// message) are copied, not decoded and encoded again. NewEvent validates
-// the whole. (encoding/json's reflection and key sorting were most of a
+// message) are copied, not decoded and encoded again. eventMaker.make
+// indexes the whole. (encoding/json's reflection and key sorting were most of a
 // Codex stream's reading time.)
 func appendJSON(dst []byte, v any) []byte {
 	switch v := v.(type) {
@@ -162,6 +228,8 @@ func appendJSON(dst []byte, v any) []byte {
 		return strconv.AppendInt(dst, int64(v), 10)
 	case int64:
 		return strconv.AppendInt(dst, v, 10)
+	case commandInput:
+		return append(jsonx.AppendQuoted(append(dst, `{"command":`...), string(v)), '}')
 	case json.RawMessage:
 		if len(v) == 0 {
 			return append(dst, "null"...)
@@ -216,6 +284,10 @@ func appendJSON(dst []byte, v any) []byte {
 	return append(dst, b...)
 }
 
+// commandInput is a Bash call's input, {"command": the command}, written
+// by appendJSON without a map (a tool call of most Codex turns).
+type commandInput string
+
 // rawString is a string value of the input's line as it is (quotes and
 // escapes), for appendJSON to copy; null when it is not a string.
 func rawString(v jsonx.Value) json.RawMessage {
@@ -228,7 +300,15 @@ func rawString(v jsonx.Value) json.RawMessage {
 // codexTranslator turns Codex's events into Claude Code's, keeping what
 // the run's result is made of (the last agent message; the thread).
 type codexTranslator struct {
-	thread   string
+	// kinds are the kinds of events the run reads (DecoderOptions.Kinds;
+	// empty: all): of a line that stands for others only, no event is
+	// made, though what it changes is kept (a subagent it starts).
+	kinds  stream.KindSet
+	thread string
+	// w holds the events written for the line under way (written), blk
+	// a content block being written.
+	w, blk   []byte
+	out      []any           // the events of the line under way (list)
 	lastText json.RawMessage // the last agent message, as the line spells it (a copy)
 	msgs     int
 	spawned  map[string]string      // a subagent's thread → its spawn_agent call, until it ends
@@ -262,25 +342,27 @@ var codexReconnect = regexp.MustCompile(`^Reconnecting\.\.\. (\d+)/(\d+) \((.*)\
 var codexStatus = regexp.MustCompile(`status:? (\d{3})\b`)
 
 // translate returns the events ev stands for, nil to pass ev through.
-func (c *codexTranslator) translate(ev *stream.Event) []map[string]any {
+func (c *codexTranslator) translate(ev *stream.Event) []any {
+	// (the events of the line before were made: their bytes were copied)
+	c.w = c.w[:0]
 	v := jsonx.Value(ev.Raw)
 	switch ev.Type {
 	case "thread.started":
 		c.thread = v.Get("thread_id").Str()
-		return []map[string]any{{"type": "system", "subtype": "init", "cli": codexCLI, "session_id": c.thread,
-			"tools": []string{}, "mcp_servers": []string{}}}
+		return c.list(map[string]any{"type": "system", "subtype": "init", "cli": codexCLI, "session_id": c.thread,
+			"tools": []string{}, "mcp_servers": []string{}})
 	case "turn.started":
 		// Carries nothing: codex exec is one turn, its end the result.
-		return []map[string]any{}
+		return c.list()
 	case "item.started":
 		if call := c.toolUse(v.Get("item")); call != nil {
-			return []map[string]any{call}
+			return c.list(call)
 		}
 		return c.item(v.Get("item"), false)
 	case "item.updated", "item.completed":
 		return c.item(v.Get("item"), ev.Type == "item.completed")
 	case "error":
-		return []map[string]any{c.errorEvent(v.Get("message").Str())}
+		return c.list(c.errorEvent(v.Get("message").Str()))
 	case "turn.completed":
 		u := v.Get("usage")
 		in, cached := u.Get("input_tokens").Int(), u.Get("cached_input_tokens").Int()
@@ -288,7 +370,7 @@ func (c *codexTranslator) translate(ev *stream.Event) []map[string]any {
 		// output_tokens the reasoning ones: the stream's meanings are
 		// uncached input, cache reads, and everything generated.
 		t := codexTokens{max(in-cached, 0), cached, u.Get("cache_write_input_tokens").Int(), u.Get("output_tokens").Int(), u.Get("reasoning_output_tokens").Int()}
-		var out []map[string]any
+		var out []any
 		if _, again := c.totals[c.thread]; again {
 			out = append(out, map[string]any{"type": "system", "subtype": "informational", "level": "info", "session_id": c.thread,
 				"content": "thread " + c.thread + " resumed: Codex's usage is the thread's running total, so the later total replaces the earlier one (not added to it)"})
@@ -305,8 +387,8 @@ func (c *codexTranslator) translate(ev *stream.Event) []map[string]any {
 		return append(out, map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": last,
 			"num_turns": 1, "session_id": c.thread, "usage": usage})
 	case "turn.failed":
-		return []map[string]any{{"type": "result", "subtype": "error_during_execution", "is_error": true,
-			"result": rawString(v.Path("error", "message")), "num_turns": 1, "session_id": c.thread}}
+		return c.list(map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true,
+			"result": rawString(v.Path("error", "message")), "num_turns": 1, "session_id": c.thread})
 	}
 	return nil
 }
@@ -329,11 +411,51 @@ func (c *codexTranslator) errorEvent(msg string) map[string]any {
 }
 
 // assistant is an assistant event of one content block.
-func (c *codexTranslator) assistant(block map[string]any) map[string]any {
+// It is written as appendJSON writes the map it stands for (its keys
+// sorted), without the maps: an assistant event is made of most of a
+// Codex stream's lines (each tool call's start, each message).
+func (c *codexTranslator) assistant(block []byte) written {
 	c.msgs++
-	return map[string]any{"type": "assistant", "session_id": c.thread, "parent_tool_use_id": nil,
-		"message": map[string]any{"id": "codex_msg_" + strconv.Itoa(c.msgs), "type": "message", "role": "assistant",
-			"content": []any{block}}}
+	b := c.w
+	start := len(b)
+	b = append(b, `{"ccfilter":"`+stream.Synthetic+`","message":{"content":[`...)
+	b = append(b, block...)
+	b = append(b, `],"id":"codex_msg_`...)
+	b = strconv.AppendInt(b, int64(c.msgs), 10)
+	b = append(b, `","role":"assistant","type":"message"},"parent_tool_use_id":null,"session_id":`...)
+	b = jsonx.AppendQuoted(b, c.thread)
+	b = append(b, `,"type":"assistant"}`...)
+	c.w = b
+	return written(b[start:len(b):len(b)])
+}
+
+// list is the events of a line: vs, in one list reused from line to
+// line (the reader makes their events before it translates the next),
+// never nil (nil: the line is passed through).
+func (c *codexTranslator) list(vs ...any) []any {
+	if c.out == nil {
+		c.out = make([]any, 0, 4)
+	}
+	c.out = append(c.out[:0], vs...)
+	return c.out
+}
+
+// written is an event's JSON as the reader wrote it (with its "ccfilter"
+// mark), standing where a map of it would.
+type written []byte
+
+// block writes a content block of its type with one member more (named
+// key, sorted before "type"; value v's JSON as it is), into the
+// translator's block buffer.
+func (c *codexTranslator) block(typ, key string, v []byte) []byte {
+	b := append(c.blk[:0], `{"`...)
+	b = append(b, key...)
+	b = append(b, `":`...)
+	b = append(b, v...)
+	b = append(b, `,"type":"`...)
+	b = append(b, typ...)
+	c.blk = append(b, `"}`...)
+	return c.blk
 }
 
 // codexToolName is the name a tool call of each item type is shown by:
@@ -342,7 +464,7 @@ func (c *codexTranslator) assistant(block map[string]any) map[string]any {
 func codexToolName(item jsonx.Value) (string, any) {
 	switch item.Get("type").Str() {
 	case "command_execution":
-		return "Bash", map[string]any{"command": item.Get("command").Str()}
+		return "Bash", commandInput(item.Get("command").Str())
 	case "file_change":
 		var paths []string
 		item.Get("changes").Each(func(_ int, ch jsonx.Value) bool {
@@ -402,23 +524,28 @@ func itemID(item jsonx.Value) string {
 
 // toolUse is the tool_use event an item that is a tool call starts with;
 // nil for other items.
-func (c *codexTranslator) toolUse(item jsonx.Value) map[string]any {
+func (c *codexTranslator) toolUse(item jsonx.Value) any {
 	name, input := codexToolName(item)
 	if name == "" {
 		return nil
 	}
-	return c.assistant(map[string]any{"type": "tool_use", "id": itemID(item), "name": name, "input": input})
+	// {"id","input","name","type"}, as appendJSON writes them.
+	b := jsonx.AppendQuoted(append(c.blk[:0], `{"id":`...), itemID(item))
+	b = appendJSON(append(b, `,"input":`...), input)
+	b = jsonx.AppendQuoted(append(b, `,"name":`...), name)
+	c.blk = append(b, `,"type":"tool_use"}`...)
+	return c.assistant(c.blk)
 }
 
 // item translates a completed (or updated) item.
-func (c *codexTranslator) item(item jsonx.Value, completed bool) []map[string]any {
+func (c *codexTranslator) item(item jsonx.Value, completed bool) []any {
 	switch item.Get("type").Str() {
 	case "agent_message":
 		c.lastText = append(c.lastText[:0], rawString(item.Get("text"))...)
-		return []map[string]any{c.assistant(map[string]any{"type": "text", "text": json.RawMessage(bytes.Clone(c.lastText))})}
+		return c.list(c.assistant(c.block("text", "text", c.lastText)))
 	case "reasoning":
 		// The reasoning summaries (Codex shows no raw reasoning).
-		return []map[string]any{c.assistant(map[string]any{"type": "thinking", "thinking": rawString(item.Get("text"))})}
+		return c.list(c.assistant(c.block("thinking", "thinking", rawString(item.Get("text")))))
 	case "todo_list":
 		// The plan (update_plan): a notice, not a tool call; its
 		// completion comes at the turn's end, after the answer.
@@ -431,22 +558,74 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []map[string]an
 			lines = append(lines, mark+t.Get("text").Str())
 			return true
 		})
-		return []map[string]any{{"type": "system", "subtype": "informational", "level": "info",
-			"content": "plan: " + strings.Join(lines, "; "), "session_id": c.thread}}
+		return c.list(map[string]any{"type": "system", "subtype": "informational", "level": "info",
+			"content": "plan: " + strings.Join(lines, "; "), "session_id": c.thread})
 	case "error":
 		// A warning (configuration, deprecation): the run goes on.
-		return []map[string]any{{"type": "system", "subtype": "informational", "level": "warning",
-			"content": item.Get("message").Str(), "session_id": c.thread}}
+		return c.list(map[string]any{"type": "system", "subtype": "informational", "level": "warning",
+			"content": item.Get("message").Str(), "session_id": c.thread})
 	}
 	if !completed {
 		return nil
 	}
-	name, _ := codexToolName(item)
-	if name == "" {
+	typ := item.Get("type")
+	if !codexToolItem(typ) {
 		return nil
 	}
-	return append([]map[string]any{c.toolResult(item)}, c.subagentEnds(item)...)
+	var out []any
+	if c.kinds.Has(stream.KindToolResult) {
+		out = append(out, c.toolResult(item))
+	} else {
+		// (no result made, but the subagent it starts is known for its
+		// end's task notification)
+		c.spawn(item)
+	}
+	return append(out, c.subagentEnds(item)...)
 }
+
+// passesOver reports whether the run reads no event made of ev, a line
+// that changes nothing the reader keeps: a tool item's end (the longest
+// lines of a Codex stream, a command's output) when the run reads no tool
+// result (a collab_tool_call's end, which starts and ends subagents, is
+// read for that); an error (a retry or a notice) or a plan or warning
+// item (a notice) when it reads neither.
+func (c *codexTranslator) passesOver(ev *stream.Event) bool {
+	if c.kinds == 0 {
+		return false
+	}
+	notices := !c.kinds.Has(stream.KindNotice)
+	switch ev.Type {
+	case "error":
+		return notices && !c.kinds.Has(stream.KindRetry)
+	case "item.started", "item.updated", "item.completed":
+	default:
+		return false
+	}
+	results := c.kinds.Has(stream.KindToolResult)
+	if !notices && (results || ev.Type != "item.completed") {
+		return false // (without a look at the item)
+	}
+	typ := jsonx.Value(ev.Raw).Get("item").Get("type")
+	if typ.StrEqual("todo_list") || typ.StrEqual("error") {
+		return notices
+	}
+	return ev.Type == "item.completed" && !results &&
+		codexToolItem(typ) && !typ.StrEqual("collab_tool_call")
+}
+
+// codexToolItem reports whether an item of type typ is a tool call (one
+// codexToolName names).
+func codexToolItem(typ jsonx.Value) bool {
+	for _, t := range codexToolTypes {
+		if typ.StrEqual(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// codexToolTypes are the item types codexToolName names.
+var codexToolTypes = []string{"command_execution", "file_change", "mcp_tool_call", "web_search", "collab_tool_call"}
 
 // subagentEnds are the task notifications of the subagents a
 // collab_tool_call (wait, close_agent) says have ended: Codex's subagent
@@ -454,11 +633,11 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []map[string]an
 // Agent of Claude Code's does, and its end is known only from its state
 // in a later call. Its own calls and usage are in its own session file,
 // not in the parent's stream.
-func (c *codexTranslator) subagentEnds(item jsonx.Value) []map[string]any {
+func (c *codexTranslator) subagentEnds(item jsonx.Value) []any {
 	if !item.Get("type").StrEqual("collab_tool_call") {
 		return nil
 	}
-	var out []map[string]any
+	var out []any
 	item.Get("agents_states").EachMember(func(k []byte, st jsonx.Value) bool {
 		thread, status := string(k), st.Get("status").Str()
 		call, ok := c.spawned[thread]
@@ -476,7 +655,7 @@ func (c *codexTranslator) subagentEnds(item jsonx.Value) []map[string]any {
 
 // toolResult is the user event with the tool_result of a completed tool
 // item: its output, failed when the item's status is "failed".
-func (c *codexTranslator) toolResult(item jsonx.Value) map[string]any {
+func (c *codexTranslator) toolResult(item jsonx.Value) written {
 	failed := item.Get("status").StrEqual("failed")
 	var content any
 	var extra map[string]any
@@ -530,23 +709,40 @@ func (c *codexTranslator) toolResult(item jsonx.Value) map[string]any {
 		})
 		content = strings.Join(parts, "\n")
 	}
-	u := map[string]any{"type": "user", "session_id": c.thread, "parent_tool_use_id": nil,
-		"message": map[string]any{"role": "user", "content": []any{map[string]any{"type": "tool_result",
-			"tool_use_id": itemID(item), "content": content, "is_error": failed}}}}
-	if item.Get("type").StrEqual("collab_tool_call") && item.Get("tool").StrEqual("spawn_agent") {
+	if agent, ok := c.spawn(item); ok {
 		// Launched, as a background Agent call is: its end comes later.
-		agent := ""
-		item.Get("receiver_thread_ids").Each(func(_ int, id jsonx.Value) bool { agent = id.Str(); return false })
 		extra = map[string]any{"status": "async_launched", "agentId": agent}
-		if agent != "" {
-			if c.spawned == nil {
-				c.spawned = map[string]string{}
-			}
-			c.spawned[agent] = itemID(item)
-		}
 	}
+	// A user event of one tool_result block, written as appendJSON writes
+	// the map it stands for (its keys sorted), without the maps.
+	b := c.w
+	start := len(b)
+	b = appendJSON(append(b, `{"ccfilter":"`+stream.Synthetic+`","message":{"content":[{"content":`...), content)
+	b = strconv.AppendBool(append(b, `,"is_error":`...), failed)
+	b = jsonx.AppendQuoted(append(b, `,"tool_use_id":`...), itemID(item))
+	b = jsonx.AppendQuoted(append(b, `,"type":"tool_result"}],"role":"user"},"parent_tool_use_id":null,"session_id":`...), c.thread)
 	if extra != nil {
-		u["tool_use_result"] = extra
+		b = appendJSON(append(b, `,"tool_use_result":`...), extra)
 	}
-	return u
+	b = append(b, `,"type":"user"}`...)
+	c.w = b
+	return written(b[start:len(b):len(b)])
+}
+
+// spawn keeps the subagent a collab_tool_call spawn_agent item starts
+// (until its end, subagentEnds) and returns its thread; false for another
+// item.
+func (c *codexTranslator) spawn(item jsonx.Value) (string, bool) {
+	if !item.Get("type").StrEqual("collab_tool_call") || !item.Get("tool").StrEqual("spawn_agent") {
+		return "", false
+	}
+	agent := ""
+	item.Get("receiver_thread_ids").Each(func(_ int, id jsonx.Value) bool { agent = id.Str(); return false })
+	if agent != "" {
+		if c.spawned == nil {
+			c.spawned = map[string]string{}
+		}
+		c.spawned[agent] = itemID(item)
+	}
+	return agent, true
 }

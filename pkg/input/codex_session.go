@@ -72,6 +72,7 @@ type codexSessionReader struct {
 	calls   int
 	f       codexSessionFacts
 	echo    echoes
+	made    eventMaker
 }
 
 type codexPending struct {
@@ -91,6 +92,9 @@ type codexSessionFacts struct {
 func NewCodexSessionReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Reader {
 	inner := opts
 	inner.Prepare, inner.Screen, inner.Want, inner.Spellings = nil, nil, nil, nil
+	// Every line is validated before it is read (Next): in the pass that
+	// indexes it, not in a second one.
+	inner.Check = stream.CheckAll
 	return &codexSessionReader{in: stream.NewReader(r, inner), opts: opts}
 }
 
@@ -101,6 +105,8 @@ func (c *codexSessionReader) Next() (*stream.Event, error) {
 			c.queue = c.queue[1:]
 			return ev, nil
 		}
+		// (every event made before was handed out: they are made again)
+		c.made.reset()
 		if c.ended {
 			return nil, io.EOF
 		}
@@ -118,6 +124,12 @@ func (c *codexSessionReader) Next() (*stream.Event, error) {
 			continue
 		}
 		if err != nil {
+			return nil, err
+		}
+		// Its values are copied into the events made of it, and kept:
+		// validated in full first, so that a bad line is reported with
+		// its number, and its values used nowhere, as --full-check does.
+		if err := raw.Validate(); err != nil {
 			return nil, err
 		}
 		c.echo.add(raw.Raw)
@@ -138,7 +150,8 @@ func (c *codexSessionReader) Next() (*stream.Event, error) {
 }
 
 func (c *codexSessionReader) emit(v map[string]any, source string, line int64) error {
-	ev, err := synthesize(v, source, line, c.echo.take(), c.opts.Prepare)
+	// (every line is validated before its values are used)
+	ev, err := c.made.makeAt(v, source, line, true, c.echo.take(), c.opts.Prepare)
 	if err != nil {
 		return err
 	}

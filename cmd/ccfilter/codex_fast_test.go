@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/ccfilter/ccfilter/pkg/preset"
+	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/stream"
+)
+
+// TestCodexFastPathMatchesFullTranslation proves that the Codex readers'
+// fast path (no event made of a kind the preset does not read,
+// stream.Needs.Kinds: final and usage make no tool result of a command's
+// output; the events written into one reused buffer, the assistant
+// events without maps, and not validated again) prints byte for byte
+// what the full translation prints (every event made, every line
+// validated in full: the needs cleared and --full-check): every preset in
+// every format on every Codex CLI 0.171.0 capture and session file
+// (testdata/agents/codex, copies of ../shared/agents/codex; without
+// -short also the session files of ../shared/agents/codex), and on each
+// capture cut in the middle of its longest line (a killed producer),
+// with that line glued to the next (a lost newline), and with a bad
+// escape (\q) in its first agent message (framing intact), which final
+// and text print and so must report with its line.
+func TestCodexFastPathMatchesFullTranslation(t *testing.T) {
+	streams, err := filepath.Glob(codexDir + "*.jsonl")
+	require.NoError(t, err)
+	require.Len(t, streams, 18)
+	dir := t.TempDir()
+	hostile, badEscapes := hostileVariants(t, dir, streams, `"type":"agent_message","text":"`)
+
+	inputs := codexInputs(t)
+	if !testing.Short() {
+		// The session files of every capture, where the captures are
+		// (testdata has five of them).
+		shared, err := filepath.Glob("../../../shared/agents/codex/*.home/.codex/sessions/*/*/*/*.jsonl")
+		require.NoError(t, err)
+		inputs = append(inputs, shared...)
+	} else {
+		hostile, badEscapes = codexSample(hostile), codexSample(badEscapes)
+	}
+	fastMatchesFull(t, dir, inputs, append(hostile, badEscapes...))
+
+	// The hostile variants really are caught: each reports its bad line.
+	bad := runIn(t, []string{"types", filepath.Join(dir, "08-long-session-glued.jsonl")}, dir)
+	assert.Regexp(t, `08-long-session-glued.jsonl:\d+: `, bad.Stderr)
+	for _, args := range [][]string{{"text"}, {"final"}} {
+		bad = runIn(t, append(args, filepath.Join(dir, "01-plain-text-badescape.jsonl")), dir)
+		assert.Regexp(t, `badescape.jsonl:3: .*escape`, bad.Stderr, args[0])
+	}
+}
+
+// hostileVariants writes, into dir, each of streams cut in the middle of
+// its longest line (NAME-cut.jsonl: a killed producer) and with that line
+// glued to the next (NAME-glued.jsonl: a lost newline), and, for each
+// stream where piece (the JSON up to a string's opening quote) occurs,
+// one with a bad escape (\q) at the start of that string (framing intact:
+// NAME-badescape.jsonl).
+func hostileVariants(t *testing.T, dir string, streams []string, piece string) (hostile, badEscapes []string) {
+	t.Helper()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name+".jsonl")
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		return p
+	}
+	for _, f := range streams {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
+		lines := bytes.SplitAfter(data, []byte("\n"))
+		longest := 0
+		for i, l := range lines {
+			if len(l) > len(lines[longest]) {
+				longest = i
+			}
+		}
+		l := lines[longest]
+		before, after := bytes.Join(lines[:longest], nil), bytes.Join(lines[longest+1:], nil)
+		cut := append(append(bytes.Clone(before), l[:len(l)/2]...), '\n')
+		glued := append(bytes.Clone(before), bytes.TrimSuffix(l, []byte("\n"))...)
+		hostile = append(hostile, write(name+"-cut", append(cut, after...)), write(name+"-glued", append(glued, after...)))
+		if i := bytes.Index(data, []byte(piece)); i >= 0 {
+			at := i + len(piece)
+			bad := append(append(bytes.Clone(data[:at]), `\q`...), data[at:]...)
+			badEscapes = append(badEscapes, write(name+"-badescape", bad))
+		}
+	}
+	require.NotEmpty(t, badEscapes)
+	return hostile, badEscapes
+}
+
+// fastMatchesFull checks that a run with the needs its preset declares
+// and the default checks prints byte for byte what the full run prints
+// (every event made and tracked, every line validated: the needs cleared
+// and --full-check): every preset in every format and a few expressions
+// on each of inputs, the common runs on each of hostile (variants of
+// inputs, which are reported as bad).
+func fastMatchesFull(t *testing.T, dir string, inputs, hostile []string) {
+	t.Helper()
+	var runs [][]string
+	for _, p := range preset.Builtin().List() {
+		for _, f := range render.Formats {
+			runs = append(runs, []string{p.Name, "--format", string(f)})
+		}
+	}
+	runs = append(runs, []string{"-c", "."}, []string{"-c", `[kind, agent, line]`}, []string{"final", "-e"}, []string{"text", "--agent", "all"})
+	short := [][]string{{"types"}, {"final"}, {"final", "--format", "json"}, {"text"}, {"tools", "--format", "csv"},
+		{"usage", "--format", "json"}, {"errors", "--format", "ndjson"}, {"--format", "ndjson"}, {"-c", "."}}
+	everything := func(stream.Needs) stream.Needs { return stream.Needs{} }
+	differ := 0
+	check := func(in string, runs [][]string) {
+		for _, args := range runs {
+			full := append(append([]string{}, args...), "--full-check", in)
+			fast := append(append([]string{}, args...), in)
+			want, got := runNeeding(t, full, dir, everything), runIn(t, fast, dir)
+			if !assert.Equal(t, want, got, "%s on %s", strings.Join(args, " "), filepath.Base(in)) {
+				if differ++; differ > 2 {
+					t.Fatal("too many differences")
+				}
+			}
+		}
+	}
+	for _, in := range inputs {
+		check(in, runs)
+	}
+	for _, in := range hostile {
+		check(in, short)
+	}
+}
+
+// codexSample keeps the variants of the captures codexInputs keeps with
+// -short, and the plain text one.
+func codexSample(files []string) []string {
+	var keep []string
+	for _, f := range files {
+		for _, n := range []string{"01-plain-text", "05-auth-401", "08-long-session", "09-sigint-tool", "19-subagent"} {
+			if strings.Contains(filepath.Base(f), n) {
+				keep = append(keep, f)
+			}
+		}
+	}
+	return keep
+}
