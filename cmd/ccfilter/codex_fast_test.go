@@ -74,18 +74,9 @@ func hostileVariants(t *testing.T, dir string, streams []string, piece string) (
 		data, err := os.ReadFile(f)
 		require.NoError(t, err)
 		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
-		lines := bytes.SplitAfter(data, []byte("\n"))
-		longest := 0
-		for i, l := range lines {
-			if len(l) > len(lines[longest]) {
-				longest = i
-			}
-		}
-		l := lines[longest]
-		before, after := bytes.Join(lines[:longest], nil), bytes.Join(lines[longest+1:], nil)
-		cut := append(append(bytes.Clone(before), l[:len(l)/2]...), '\n')
-		glued := append(bytes.Clone(before), bytes.TrimSuffix(l, []byte("\n"))...)
-		hostile = append(hostile, write(name+"-cut", append(cut, after...)), write(name+"-glued", append(glued, after...)))
+		cut, glued, ok := cutAndGlued(data)
+		require.True(t, ok, name)
+		hostile = append(hostile, write(name+"-cut", cut), write(name+"-glued", glued))
 		if i := bytes.Index(data, []byte(piece)); i >= 0 {
 			at := i + len(piece)
 			bad := append(append(bytes.Clone(data[:at]), `\q`...), data[at:]...)
@@ -102,7 +93,7 @@ func hostileVariants(t *testing.T, dir string, streams []string, piece string) (
 // and --full-check): every preset in every format and a few expressions
 // on each of inputs, the common runs on each of hostile (variants of
 // inputs, which are reported as bad).
-func fastMatchesFull(t *testing.T, dir string, inputs, hostile []string) {
+func fastMatchesFull(t *testing.T, dir string, inputs, hostile []string, short ...[]string) {
 	t.Helper()
 	var runs [][]string
 	for _, p := range preset.Builtin().List() {
@@ -111,8 +102,8 @@ func fastMatchesFull(t *testing.T, dir string, inputs, hostile []string) {
 		}
 	}
 	runs = append(runs, []string{"-c", "."}, []string{"-c", `[kind, agent, line]`}, []string{"final", "-e"}, []string{"text", "--agent", "all"})
-	short := [][]string{{"types"}, {"final"}, {"final", "--format", "json"}, {"text"}, {"tools", "--format", "csv"},
-		{"usage", "--format", "json"}, {"errors", "--format", "ndjson"}, {"--format", "ndjson"}, {"-c", "."}}
+	short = append([][]string{{"types"}, {"final"}, {"final", "--format", "json"}, {"text"}, {"tools", "--format", "csv"},
+		{"usage", "--format", "json"}, {"errors", "--format", "ndjson"}, {"--format", "ndjson"}, {"-c", "."}}, short...)
 	everything := func(stream.Needs) stream.Needs { return stream.Needs{} }
 	differ := 0
 	check := func(in string, runs [][]string) {

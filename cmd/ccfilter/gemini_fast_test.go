@@ -1,18 +1,11 @@
 package main
 
 import (
-	"bytes"
-	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/ccfilter/ccfilter/pkg/preset"
-	"github.com/ccfilter/ccfilter/pkg/render"
-	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
 // TestGeminiFastPathMatchesFullTranslation proves that the Gemini
@@ -35,61 +28,14 @@ func TestGeminiFastPathMatchesFullTranslation(t *testing.T) {
 	require.NotEmpty(t, chats)
 
 	dir := t.TempDir()
-	var hostile, badEscapes []string
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name+".jsonl")
-		require.NoError(t, os.WriteFile(p, b, 0o644))
-		return p
-	}
-	for _, f := range streams {
-		data, err := os.ReadFile(f)
-		require.NoError(t, err)
-		name := strings.TrimSuffix(filepath.Base(f), ".jsonl")
-		cut, glued, ok := cutAndGlued(data)
-		require.True(t, ok, name)
-		hostile = append(hostile, write(name+"-cut", cut), write(name+"-glued", glued))
-		piece := []byte(`"role":"assistant","content":"`)
-		if i := bytes.Index(data, piece); i >= 0 {
-			at := i + len(piece)
-			bad := append(append(bytes.Clone(data[:at]), `\q`...), data[at:]...)
-			badEscapes = append(badEscapes, write(name+"-badescape", bad))
-		}
-	}
-	require.NotEmpty(t, badEscapes)
-
-	var runs [][]string
-	for _, p := range preset.Builtin().List() {
-		for _, f := range render.Formats {
-			runs = append(runs, []string{p.Name, "--format", string(f)})
-		}
-	}
-	runs = append(runs, []string{"-c", "."}, []string{"-c", `[kind, agent, line]`}, []string{"final", "-e"}, []string{"text", "--agent", "all"})
-	short := [][]string{{"types"}, {"final"}, {"final", "--format", "json"}, {"text"}, {"tools", "--format", "csv"},
-		{"usage", "--format", "json"}, {"errors", "--format", "ndjson"}, {"-c", "."}, {"final", "--strict"}, {"text", "--strict"}}
-	everything := func(stream.Needs) stream.Needs { return stream.Needs{} }
-	differ := 0
-	check := func(in string, runs [][]string) {
-		for _, args := range runs {
-			full := append(append([]string{}, args...), "--full-check", in)
-			fast := append(append([]string{}, args...), in)
-			want, got := runNeeding(t, full, dir, everything), runIn(t, fast, dir)
-			if !assert.Equal(t, want, got, "%s on %s", strings.Join(args, " "), filepath.Base(in)) {
-				if differ++; differ > 2 {
-					t.Fatal("too many differences")
-				}
-			}
-		}
-	}
+	hostile, badEscapes := hostileVariants(t, dir, streams, `"role":"assistant","content":"`)
 	inputs := append(append([]string{}, streams...), chats...)
 	if testing.Short() {
 		inputs = geminiInputs(t)
 	}
-	for _, in := range inputs {
-		check(in, runs)
-	}
-	for _, in := range append(hostile, badEscapes...) {
-		check(in, short)
-	}
+	// (--strict too: a bad escape in a text piece stops it.)
+	fastMatchesFull(t, dir, inputs, append(hostile, badEscapes...), []string{"final", "--strict"}, []string{"text", "--strict"})
+
 	// The hostile variants really are caught: each reports its bad line.
 	bad := runIn(t, []string{"types", filepath.Join(dir, "08-long-session-glued.jsonl")}, dir)
 	assert.Regexp(t, `08-long-session-glued.jsonl:\d+: `, bad.Stderr)
