@@ -452,3 +452,31 @@ func codexInputs(t *testing.T) []string {
 	require.NotEmpty(t, sessions)
 	return append(codex, sessions...)
 }
+
+// TestCodexRunSaysNoDurationItDoesNotHave proves a run whose input says
+// no duration (Codex's exec stream has neither timestamps nor a
+// duration: 03-shell-fail) shows none: the account's
+// reported_duration_ms is null, and the text closing line, the markdown
+// glance, summary and result and the HTML facts and result give none,
+// where they said 0ms before; a Claude Code result's duration_ms is
+// still shown (01-plain-text: 194ms). (A tool call's time in an undated
+// input is still 0ms, as for an undated Claude Code stream.)
+func TestCodexRunSaysNoDurationItDoesNotHave(t *testing.T) {
+	const run = "../../testdata/agents/codex/03-shell-fail.jsonl"
+	acc := runIn(t, []string{"account", "-F", "json", run}, "")
+	require.Equal(t, exitOK, acc.Code, acc.Stderr)
+	var a []struct {
+		Times map[string]any `json:"times"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(acc.Stdout), &a))
+	require.Len(t, a, 1)
+	assert.Contains(t, a[0].Times, "reported_duration_ms")
+	assert.Nil(t, a[0].Times["reported_duration_ms"], "no result says a duration")
+	for f, duration := range map[string]string{"text": " · 0ms · ", "markdown": "Duration", "html": "<dt>Duration</dt>"} {
+		out := runIn(t, []string{"-F", f, run}, "")
+		require.Equal(t, exitOK, out.Code, out.Stderr)
+		assert.NotContains(t, out.Stdout, duration, f)
+	}
+	claude := runIn(t, []string{"../../testdata/events/01-plain-text.jsonl"}, "")
+	assert.Contains(t, claude.Stdout, " · 194ms · ")
+}

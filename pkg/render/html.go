@@ -727,7 +727,7 @@ func (h *htmlRenderer) initPart(in *stream.Init) {
 		h.w(`<div class="turn">Turn ` + strconv.Itoa(h.turn) + " · " + htmlText(in.Model) + " · permission mode " + htmlText(in.PermissionMode) + "</div>")
 		return
 	}
-	h.w(`<div class="line tone-dim">Session started: ` + htmlText(in.Model) + ", Claude Code " + htmlText(in.Version) + "</div>")
+	h.w(`<div class="line tone-dim">Session started: ` + htmlText(in.Model) + ", " + htmlText(stream.CLIOf(in.CLI, "").Name) + " " + htmlText(in.Version) + "</div>")
 }
 
 // outcome writes a result: how the run ended, its figures, its errors and
@@ -743,8 +743,12 @@ func (h *htmlRenderer) outcome(p *Part) {
 		class = "failed"
 	}
 	h.w(`<section class="outcome-block"><h3 class="` + toneClass(p.Tone) + `">Result: ` + htmlText(p.Label) + "</h3>")
+	duration := "" // (none when the result says none: another CLI's)
+	if r.HasDuration {
+		duration = "<dt>Duration</dt><dd>" + htmlText(fmtMs(r.DurationMs)) + "</dd>"
+	}
 	h.w(`<dl class="facts"><dt>Status</dt><dd class="` + class + `">` + htmlText(class) + "</dd><dt>Turns</dt><dd>" + i64(r.NumTurns) +
-		"</dd><dt>Duration</dt><dd>" + htmlText(fmtMs(r.DurationMs)) + "</dd><dt>Cost</dt><dd>" + htmlText(r.CostLabel()) + "</dd></dl>")
+		"</dd>" + duration + "<dt>Cost</dt><dd>" + htmlText(r.CostLabel()) + "</dd></dl>")
 	for _, e := range p.Errors {
 		h.w(`<div class="callout tone-error"><b>Error:</b> ` + htmlText(e) + "</div>")
 	}
@@ -929,8 +933,11 @@ func (h *htmlRenderer) header(acc *stream.Account) {
 	fact("Started", h.first)
 	if tr := h.o.Tracker; tr != nil && acc != nil {
 		t, a := tr.Tally(), *acc
-		if last != nil && a.Times.ReportedMs != nil {
-			fact("Duration", perResult(t, fmtMs(*a.Times.ReportedMs), func(r stream.ResultFigures) string { return fmtMs(r.DurationMs) }))
+		if last != nil {
+			if a.Times.ReportedMs != nil {
+				// (none when no result says one: another CLI's input)
+				fact("Duration", perResult(t, fmtMs(*a.Times.ReportedMs), func(r stream.ResultFigures) string { return fmtMs(r.DurationMs) }))
+			}
 			fact("Turns", perResult(t, i64(a.Turns.Count), func(r stream.ResultFigures) string { return i64(r.Turns) }))
 			fact("Cost", last.CostLabel())
 		}

@@ -393,11 +393,14 @@ func (m *markdownRenderer) outcome(p *Part) {
 	var b strings.Builder
 	b.WriteString("- **Status:** " + mdInline(status) + "\n")
 	b.WriteString("- **Turns:** " + strconv.FormatInt(r.NumTurns, 10) + "\n")
-	b.WriteString("- **Duration:** " + fmtMs(r.DurationMs))
-	if r.DurationAPIMs > 0 {
-		b.WriteString(" (API " + fmtMs(r.DurationAPIMs) + ")")
+	if r.HasDuration { // (none when the result says none: another CLI's)
+		b.WriteString("- **Duration:** " + fmtMs(r.DurationMs))
+		if r.DurationAPIMs > 0 {
+			b.WriteString(" (API " + fmtMs(r.DurationAPIMs) + ")")
+		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\n- **Cost:** " + mdInline(r.CostLabel()) + "\n")
+	b.WriteString("- **Cost:** " + mdInline(r.CostLabel()) + "\n")
 	if r.PermissionDenials > 0 {
 		b.WriteString("- **Permission denials:** " + strconv.Itoa(r.PermissionDenials) + "\n")
 	}

@@ -300,7 +300,7 @@ func (t *textRenderer) outcome(p *Part) {
 	}
 	c.last, c.status, c.tone, c.mark = *r, p.Line, p.Tone, p.Mark
 	c.last.StructuredOutput = nil // (aliases the event)
-	c.sum.AddResult(stream.ResultFigures{Turns: r.NumTurns, DurationMs: r.DurationMs})
+	c.sum.AddResult(stream.ResultFigures{Turns: r.NumTurns, DurationMs: r.DurationMs, Timed: r.HasDuration})
 	if r.IsError {
 		// (A failed result's text the main agent just said, as an API
 		// error's line, is not said again under the closing line.)
@@ -330,7 +330,11 @@ func (t *textRenderer) closeRun() {
 	case c.index > 0:
 		parts = append(parts, "result "+strconv.FormatInt(c.index, 10))
 	}
-	parts = append(parts, plural(c.sum.Turns, "turn"), fmtMs(c.sum.DurationMs), r.CostLabel())
+	parts = append(parts, plural(c.sum.Turns, "turn"))
+	if c.sum.Timed > 0 { // (no duration when no result says one)
+		parts = append(parts, fmtMs(c.sum.DurationMs))
+	}
+	parts = append(parts, r.CostLabel())
 	if r.PermissionDenials > 0 {
 		parts = append(parts, plural(int64(r.PermissionDenials), "permission denial"))
 	}

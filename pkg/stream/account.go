@@ -303,7 +303,9 @@ func (t *Tracker) Account() Account {
 	}
 	// (start is the first dated record's once one came: Observe.)
 	a.Times = Times{Start: t.start.At, End: t.now.At, Dated: t.now.Dated, ElapsedMs: t.now.At.Sub(t.start.At).Milliseconds()}
-	if t.tally.Results > 0 {
+	if t.tally.Timed > 0 {
+		// (Only results that say a duration: another CLI's result made
+		// without one has no duration, not one of 0 ms.)
 		ms := t.tally.DurationMs
 		a.Times.ReportedMs = &ms
 	}

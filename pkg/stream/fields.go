@@ -509,8 +509,11 @@ type Result struct {
 	APIErrorStatus int
 	NumTurns       int64
 	DurationMs     int64
-	DurationAPIMs  int64
-	TotalCostUSD   float64
+	// HasDuration: the result says its duration_ms (one another CLI's
+	// input kind makes may not: Codex's stream gives none).
+	HasDuration   bool
+	DurationAPIMs int64
+	TotalCostUSD  float64
 	// HasCost is whether total_cost_usd is a number that fits (its text is
 	// in Unfit otherwise).
 	HasCost bool
@@ -550,6 +553,7 @@ func (e *Event) Result() Result {
 	nf.line = e.Line
 	r.NumTurns = nf.Int("num_turns", v.Get("num_turns"))
 	r.DurationMs = nf.Int("duration_ms", v.Get("duration_ms"))
+	r.HasDuration = v.Get("duration_ms").Exists()
 	r.DurationAPIMs = nf.Int("duration_api_ms", v.Get("duration_api_ms"))
 	cost := v.Get("total_cost_usd")
 	if r.TotalCostUSD, r.HasCost = nf.Float("total_cost_usd", cost); !r.HasCost && cost.Type() == jsonx.Number {

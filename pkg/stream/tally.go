@@ -34,13 +34,19 @@ type Tally struct {
 	Results    int
 	Turns      int64
 	DurationMs int64
-	PerResult  []ResultFigures
+	// Timed counts the results that say their duration_ms: a result made
+	// for an input that gives none (Codex's stream) says none, and its
+	// 0 is no duration.
+	Timed     int
+	PerResult []ResultFigures
 }
 
 // ResultFigures are one result event's own figures.
 type ResultFigures struct {
 	Turns      int64
 	DurationMs int64
+	// Timed: the result says its duration_ms.
+	Timed bool
 }
 
 // Add counts one event.
@@ -74,7 +80,8 @@ func (t *Tally) Add(e *Event) {
 }
 
 func (t *Tally) addResult(e *Event) {
-	t.AddResult(ResultFigures{Turns: e.keys().Get("num_turns").Int(), DurationMs: e.keys().Get("duration_ms").Int()})
+	d := e.keys().Get("duration_ms")
+	t.AddResult(ResultFigures{Turns: e.keys().Get("num_turns").Int(), DurationMs: d.Int(), Timed: d.Exists()})
 }
 
 // AddResult counts one result's figures: for a view that sums some of a
@@ -84,6 +91,9 @@ func (t *Tally) AddResult(f ResultFigures) {
 	t.Results++
 	t.Turns += f.Turns
 	t.DurationMs += f.DurationMs
+	if f.Timed {
+		t.Timed++
+	}
 	if len(t.PerResult) < maxResultFigures {
 		t.PerResult = append(t.PerResult, f)
 	}
