@@ -6,12 +6,34 @@ package main
 // Prometheus: -tags prometheus).
 
 import (
+	"context"
 	"net"
+	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 )
+
+// startBackend runs the server bin with args until the test ends (then
+// it is stopped and waited for), its output kept and shown, its last
+// lines, when the test failed. name names it in that log.
+func startBackend(t *testing.T, name, bin string, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, bin, args...)
+	logs := &strings.Builder{}
+	cmd.Stdout, cmd.Stderr = logs, logs
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		cancel()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("%s's log:\n%s", name, tail(logs.String()))
+		}
+	})
+}
 
 // freePort returns a loopback port nothing listens on now.
 func freePort(t *testing.T) int {

@@ -8,13 +8,11 @@ package main
 // Jaeger.
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,18 +79,7 @@ exporters:
 `, health, query, grpc, otlp)
 	path := filepath.Join(t.TempDir(), "jaeger.yaml")
 	require.NoError(t, os.WriteFile(path, []byte(config), 0o644))
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "--config", path)
-	logs := &strings.Builder{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		cancel()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("jaeger's log:\n%s", tail(logs.String()))
-		}
-	})
+	startBackend(t, "jaeger", bin, "--config", path)
 	j := &jaeger{otlp: fmt.Sprintf("http://127.0.0.1:%d", otlp), query: fmt.Sprintf("http://127.0.0.1:%d", query)}
 	waitFor(t, "jaeger to start", func() bool {
 		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/status", health))

@@ -8,14 +8,12 @@ package main
 // with -tags prometheus: make test needs no Prometheus.
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -42,19 +40,8 @@ func startPrometheus(t *testing.T) *prometheus {
 	// Nothing scraped: the samples come through the OTLP receiver.
 	require.NoError(t, os.WriteFile(config, []byte("global:\n  evaluation_interval: 1m\n"), 0o644))
 	port := freePort(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, bin, "--config.file="+config, "--storage.tsdb.path="+filepath.Join(dir, "data"),
+	startBackend(t, "prometheus", bin, "--config.file="+config, "--storage.tsdb.path="+filepath.Join(dir, "data"),
 		fmt.Sprintf("--web.listen-address=127.0.0.1:%d", port), "--web.enable-otlp-receiver", "--log.level=warn")
-	logs := &strings.Builder{}
-	cmd.Stdout, cmd.Stderr = logs, logs
-	require.NoError(t, cmd.Start())
-	t.Cleanup(func() {
-		cancel()
-		cmd.Wait()
-		if t.Failed() {
-			t.Logf("prometheus's log:\n%s", tail(logs.String()))
-		}
-	})
 	p := &prometheus{url: fmt.Sprintf("http://127.0.0.1:%d", port)}
 	waitFor(t, "prometheus to be ready", func() bool {
 		resp, err := http.Get(p.url + "/-/ready")
