@@ -286,10 +286,7 @@ func (t *Tracker) countTrouble(e *Event) {
 func (t *Tracker) Account() Account {
 	u := t.Usage()
 	out := t.Outcome()
-	a := Account{Models: []ModelAccount{}, Agents: []AgentAccount{}, CLI: t.cli}
-	if !t.cliSet {
-		a.CLI = CLIOf("", "")
-	}
+	a := Account{Models: []ModelAccount{}, Agents: []AgentAccount{}, CLI: t.CLI()}
 	a.Outcome = AccountOutcome{Status: out.Status.String(), Results: out.Results, Reasons: []string{}}
 	if out.Results > 0 {
 		a.Outcome.Subtype, a.Outcome.TerminalReason, a.Outcome.Line = out.Last.Subtype, out.Last.TerminalReason, out.Line

@@ -412,7 +412,7 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 		if !t.cliSet && !e.IsSubagent() {
 			// The first init names the CLI; a resumed run's later inits
 			// are the same program's.
-			in := e.Init()
+			in := e.InitHead() // (its lists are not needed)
 			t.cli, t.cliSet = CLIOf(in.CLI, in.Version), true
 		}
 	}
