@@ -46,10 +46,7 @@ func TestSessionsAndUsageByReadEveryAgentCLIsDefaultTree(t *testing.T) {
 			copyTree(t, claude, home)
 			c.lay(t, home)
 			env := c.env(home)
-			r := runEnv(t, env, "sessions", "-F", "json")
-			require.Equal(t, exitOK, r.Code, r.Stderr)
-			var list []map[string]any
-			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &list))
+			list := jsonRowsIn(t, env, "sessions")
 			byCLI := map[string]int{}
 			tokens := map[string]float64{}
 			for _, s := range list {
@@ -60,12 +57,8 @@ func TestSessionsAndUsageByReadEveryAgentCLIsDefaultTree(t *testing.T) {
 			assert.Equal(t, 302924.0, tokens["01a2491b-e392-7151-a567-130a84fbeaf6"], "08-long-session")
 			assert.Equal(t, 37687.0, tokens["01a2491c-4b57-7422-876c-285e7159b2ed"], "12b-resume")
 
-			r = runEnv(t, env, "usage", "--by", "cli", "-F", "json")
-			require.Equal(t, exitOK, r.Code, r.Stderr)
-			var rows []map[string]any
-			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rows))
 			got := map[string]float64{}
-			for _, row := range rows {
+			for _, row := range jsonRowsIn(t, env, "usage", "--by", "cli") {
 				got[row["cli"].(string)] = row["total_tokens"].(float64)
 			}
 			var codexSum float64
@@ -108,10 +101,7 @@ func TestSessionsAndUsageByReadGeminisDefaultTree(t *testing.T) {
 			copyTree(t, "../../testdata/transcripts/02-write-read/home", home)
 			lay(t, c.dir(home))
 			env := c.env(home)
-			r := runEnv(t, env, "sessions", "-F", "json")
-			require.Equal(t, exitOK, r.Code, r.Stderr)
-			var list []map[string]any
-			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &list))
+			list := jsonRowsIn(t, env, "sessions")
 			byCLI := map[string]int{}
 			var geminiTokens float64
 			for _, s := range list {
@@ -123,16 +113,23 @@ func TestSessionsAndUsageByReadGeminisDefaultTree(t *testing.T) {
 			assert.Equal(t, map[string]int{"claude-code": 1, "gemini": 2}, byCLI)
 			assert.Equal(t, 23425.0+47415.0, geminiTokens)
 
-			r = runEnv(t, env, "usage", "--by", "cli", "-F", "json")
-			require.Equal(t, exitOK, r.Code, r.Stderr)
-			var rows []map[string]any
-			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rows))
 			got := map[string]float64{}
-			for _, row := range rows {
+			for _, row := range jsonRowsIn(t, env, "usage", "--by", "cli") {
 				got[row["cli"].(string)] = row["total_tokens"].(float64)
 			}
 			assert.Equal(t, geminiTokens, got["Gemini CLI"])
 			assert.Equal(t, 37288.0, got["Claude Code"], "02-write-read")
 		})
 	}
+}
+
+// jsonRowsIn are the JSON rows of ccfilter args run in the environment
+// env, which must exit 0.
+func jsonRowsIn(t *testing.T, env []string, args ...string) []map[string]any {
+	t.Helper()
+	r := runEnv(t, env, append(args, "-F", "json")...)
+	require.Equal(t, exitOK, r.Code, r.Stderr)
+	var rows []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &rows), r.Stdout)
+	return rows
 }
