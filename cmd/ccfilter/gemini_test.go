@@ -319,3 +319,24 @@ func TestGeminiJSONOutputIsRefusedWithWhatToDo(t *testing.T) {
 	assert.Empty(t, got.Stdout)
 	assert.Contains(t, got.Stderr, "pretty-printed JSON, not one event per line")
 }
+
+// TestRunCostIsTheAccountsEstimateInEveryView proves a run whose result
+// reports no cost (Gemini CLI's 10-thinking) shows the account's
+// estimate at list prices, marked "~", where a view gives the run's cost:
+// the markdown glance and summary and the HTML facts (they said "$?"
+// while the account said $0.0103 estimated), and that a reported cost
+// (01-plain-text's $0.0219) is shown as it was.
+func TestRunCostIsTheAccountsEstimateInEveryView(t *testing.T) {
+	for run, want := range map[string]string{
+		geminiData + "10-thinking.jsonl":            "~$0.0103",
+		"../../testdata/events/01-plain-text.jsonl": "$0.0219",
+	} {
+		md := runIn(t, []string{"-F", "markdown", run}, "")
+		require.Equal(t, exitOK, md.Code, md.Stderr)
+		esc := strings.NewReplacer("~", `\~`, "$", `\$`).Replace(want)
+		assert.Contains(t, md.Stdout, " · "+esc+" · ", "glance of %s", run)
+		assert.Contains(t, md.Stdout, "| Cost | "+esc+" |", "summary of %s", run)
+		page := runIn(t, []string{"-F", "html", run}, "")
+		assert.Contains(t, page.Stdout, "<dt>Cost</dt><dd>"+want+"</dd><dt>Tokens</dt>", "html facts of %s", run)
+	}
+}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/render"
+	"github.com/ccfilter/ccfilter/pkg/spend"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -19,7 +20,9 @@ import (
 // agent is the report's --agent: only the troubles of the events the
 // report shows are listed, each a link to its place in it.
 func ScanGlance(events stream.Reader, agent filter.Agent) (*render.Glance, error) {
-	tr := stream.NewTracker(stream.TrackerOptions{})
+	// (priced as the report's own tracker is, so that the glance's cost is
+	// the account's)
+	tr := stream.NewTracker(stream.TrackerOptions{Prices: spend.Prices})
 	g := &render.Glance{}
 	for {
 		ev, err := events.Next()

@@ -88,7 +88,7 @@ func glanceMarkdown(g *Glance) string {
 		if a.Times.ReportedMs != nil {
 			facts = append(facts, fmtMs(*a.Times.ReportedMs))
 		}
-		facts = append(facts, g.Result.CostLabel())
+		facts = append(facts, a.CostLabel(g.Result))
 	}
 	facts = append(facts, plural(a.Tokens.TotalTokens, "token"), plural(int64(a.ToolCalls.Calls), "tool call"))
 	if a.ToolCalls.Failures > 0 {

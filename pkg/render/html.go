@@ -727,7 +727,11 @@ func (h *htmlRenderer) initPart(in *stream.Init) {
 		h.w(`<div class="turn">Turn ` + strconv.Itoa(h.turn) + " · " + htmlText(in.Model) + " · permission mode " + htmlText(in.PermissionMode) + "</div>")
 		return
 	}
-	h.w(`<div class="line tone-dim">Session started: ` + htmlText(in.Model) + ", " + htmlText(stream.CLIOf(in.CLI, "").Name) + " " + htmlText(in.Version) + "</div>")
+	started := strings.TrimSpace(stream.CLIOf(in.CLI, "").Name + " " + in.Version)
+	if in.Model != "" {
+		started = in.Model + ", " + started
+	}
+	h.w(`<div class="line tone-dim">Session started: ` + htmlText(started) + "</div>")
 }
 
 // outcome writes a result: how the run ended, its figures, its errors and
@@ -939,7 +943,7 @@ func (h *htmlRenderer) header(acc *stream.Account) {
 				fact("Duration", perResult(t, fmtMs(*a.Times.ReportedMs), func(r stream.ResultFigures) string { return fmtMs(r.DurationMs) }))
 			}
 			fact("Turns", perResult(t, i64(a.Turns.Count), func(r stream.ResultFigures) string { return i64(r.Turns) }))
-			fact("Cost", last.CostLabel())
+			fact("Cost", a.CostLabel(*last))
 		}
 		fact("Tokens", groupDigits(a.Tokens.InputTokens)+" in, "+groupDigits(a.Tokens.OutputTokens)+totalMark(tr.Usage())+" out, "+
 			groupDigits(a.Tokens.CacheReadInputTokens)+" cache read, "+groupDigits(a.Tokens.CacheCreationInputTokens)+" cache write")

@@ -554,7 +554,7 @@ func (m *markdownRenderer) summary(open []*stream.ToolCall) error {
 		if ms := f.acc.Times.ReportedMs; ms != nil {
 			add("Duration", perResult(f.tally, fmtMs(*ms), func(r stream.ResultFigures) string { return fmtMs(r.DurationMs) }))
 		}
-		add("Cost", mdInline(r.CostLabel()))
+		add("Cost", mdInline(f.acc.CostLabel(r)))
 	}
 	for i, u := range f.acc.Models {
 		if i == mdMaxModels {

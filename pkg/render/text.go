@@ -222,12 +222,15 @@ func typeName(ev *stream.Event) string {
 }
 
 func (t *textRenderer) init(in *stream.Init) {
-	parts := []string{in.Model, "claude-code " + in.Version, in.CWD, in.PermissionMode}
+	// The run's CLI, by id ("claude-code 2.1.328"; "codex" when its
+	// input gives no version).
+	cli := strings.TrimSpace(stream.CLIOf(in.CLI, "").ID + " " + in.Version)
+	parts := []string{in.Model, cli, in.CWD, in.PermissionMode}
 	if len(in.MCPServers) > 0 {
 		parts = append(parts, "mcp: "+strings.Join(in.MCPServers, ", "))
 	}
 	for i := 0; i < len(parts); i++ {
-		if parts[i] == "" || parts[i] == "claude-code " {
+		if parts[i] == "" {
 			parts = append(parts[:i], parts[i+1:]...)
 			i--
 		}

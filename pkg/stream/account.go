@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"fmt"
 	"sort"
 	"strconv"
 	"time"
@@ -534,4 +535,16 @@ func TreeOrder(subs []*Subagent) []*Subagent {
 		}
 	}
 	return out
+}
+
+// CostLabel is the run's cost as a view shows it beside its outcome: the
+// last result's (its CostLabel: "$0.0219", or "$?" when it says none),
+// unless it says none and the account estimated one at list prices (a
+// run of a CLI that reports no cost): "~$0.0103", the estimate's mark the
+// live status line uses too.
+func (a Account) CostLabel(last Result) string {
+	if !last.HasCost && last.CostWritten == "" && a.Cost != nil && a.Cost.Source == "estimated" {
+		return fmt.Sprintf("~$%.4f", a.Cost.USD)
+	}
+	return last.CostLabel()
 }
