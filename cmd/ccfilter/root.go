@@ -263,7 +263,10 @@ func newRootCmd(o *options, runF func(*options) error) *cobra.Command {
 (or the JSON array of --output-format json), or the session transcripts
 Claude Code keeps in ~/.claude/projects, from files or stdin, and prints
 what you ask for: a preset, or any jq expression (gojq), as text, markdown,
-NDJSON, CSV, JSON, HTML (one page) or OTLP (OpenTelemetry traces).
+NDJSON, CSV, JSON, HTML (one page) or OTLP (OpenTelemetry traces). It
+reads OpenAI Codex CLI's (codex exec --json) and Google Gemini CLI's
+(--output-format stream-json) runs and session files the same way,
+recognised from their first line (--input forces a kind; docs/agents.md).
 
 FILTER is a preset name or a jq expression run per event; none means "all".
 A FILTER that compiles as jq is an expression, as in jq: "." is jq's identity
