@@ -19,6 +19,7 @@ type Reader struct {
 	free chan []byte // consumed buffers, to read into again
 	stop chan struct{}
 	once sync.Once
+	head int // room left free before the bytes read into each buffer (NewHeaded)
 	// watch, when set, looks at each buffer read on the reading
 	// goroutine, before it is handed over (NewWatched).
 	watch func([]byte)
@@ -29,7 +30,8 @@ type Reader struct {
 }
 
 type chunk struct {
-	b   []byte
+	buf []byte // the whole buffer, to give back
+	b   []byte // the bytes read: buf[head:head+n]
 	err error
 }
 
@@ -42,15 +44,25 @@ func New(r io.Reader, size, buffers int) *Reader { return NewWatched(r, size, bu
 // input's bytes that then overlaps the consumer's (the redaction's scan
 // for secrets). watch must not keep the buffer.
 func NewWatched(r io.Reader, size, buffers int, watch func([]byte)) *Reader {
+	return NewHeaded(r, size, 0, buffers, watch)
+}
+
+// NewHeaded is NewWatched with head bytes of room before the bytes read
+// into each buffer, for a consumer of whole buffers (Next) that moves the
+// unread end of one buffer in front of the next instead of copying every
+// byte out: a line cut by the end of a buffer is made whole again by
+// copying its head, not the buffers.
+func NewHeaded(r io.Reader, size, head, buffers int, watch func([]byte)) *Reader {
 	buffers = max(buffers, 2)
 	ra := &Reader{
 		full:  make(chan chunk, buffers),
 		free:  make(chan []byte, buffers),
 		stop:  make(chan struct{}),
 		watch: watch,
+		head:  head,
 	}
 	for range buffers {
-		ra.free <- make([]byte, size)
+		ra.free <- make([]byte, head+size)
 	}
 	go ra.fill(r)
 	return ra
@@ -66,13 +78,14 @@ func (ra *Reader) fill(r io.Reader) {
 		case <-ra.stop:
 			return
 		}
-		n, err := r.Read(b[:cap(b)])
+		b = b[:cap(b)]
+		n, err := r.Read(b[ra.head:])
 		if n > 0 && ra.watch != nil {
-			ra.watch(b[:n])
+			ra.watch(b[ra.head : ra.head+n])
 		}
 		if n > 0 || err != nil {
 			select {
-			case ra.full <- chunk{b[:n], err}:
+			case ra.full <- chunk{b, b[ra.head : ra.head+n], err}:
 			case <-ra.stop:
 				return
 			}
@@ -92,15 +105,33 @@ func (ra *Reader) Read(p []byte) (int, error) {
 			return 0, ra.err
 		}
 		if ra.back != nil {
-			ra.free <- ra.back[:0]
+			ra.Release(ra.back)
 			ra.back = nil
 		}
 		c := <-ra.full
-		ra.cur, ra.back, ra.err = c.b, c.b, c.err
+		ra.cur, ra.back, ra.err = c.b, c.buf, c.err
 	}
 	n := copy(p, ra.cur)
 	ra.cur = ra.cur[n:]
 	return n, nil
+}
+
+// Next hands over the next buffer read, waiting for it: buf is the whole
+// buffer, data its bytes read (buf[head:head+len(data)], NewHeaded's
+// head), err the underlying reader's error after them (io.EOF at the
+// end; it is passed on once, and Next must not be called after it).
+// The consumer owns buf until it gives it back with Release, which it
+// must do before it asks for the buffer after next: the reading goroutine
+// reads into the buffers given back. A Reader is read either by Read or
+// by Next, not both.
+func (ra *Reader) Next() (buf, data []byte, err error) {
+	c := <-ra.full
+	return c.buf, c.b, c.err
+}
+
+// Release gives a buffer Next handed over back, to read into again.
+func (ra *Reader) Release(buf []byte) {
+	ra.free <- buf[:0]
 }
 
 // Close stops the reading goroutine (once its current read returns). It

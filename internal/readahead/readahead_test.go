@@ -122,3 +122,44 @@ func TestWatchSeesEachBufferBeforeItsConsumer(t *testing.T) {
 	assert.Equal(t, data, got)
 	assert.Equal(t, data, watched)
 }
+
+// TestNextHandsOverBuffersWithRoomInFront proves that a consumer of whole
+// buffers (Next, Release) gets exactly the bytes of the reader under it,
+// then its error, each buffer with the room asked for in front of its
+// bytes, whatever the sizes of the reads under it.
+func TestNextHandsOverBuffersWithRoomInFront(t *testing.T) {
+	data := make([]byte, 100_000)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range data {
+		data[i] = byte(r.IntN(256))
+	}
+	boom := errors.New("disk on fire")
+	sources := map[string]func() io.Reader{
+		"plain":    func() io.Reader { return bytes.NewReader(data) },
+		"half":     func() io.Reader { return iotest.HalfReader(bytes.NewReader(data)) },
+		"data+EOF": func() io.Reader { return iotest.DataErrReader(bytes.NewReader(data)) },
+		"error":    func() io.Reader { return io.MultiReader(bytes.NewReader(data), iotest.ErrReader(boom)) },
+	}
+	for name, src := range sources {
+		for _, size := range []int{1, 4096, 1 << 17} {
+			ra := NewHeaded(src(), size, 100, 2, nil)
+			var got []byte
+			var err error
+			for err == nil {
+				var buf, b []byte
+				buf, b, err = ra.Next()
+				require.Equal(t, 100+size, cap(buf), name)
+				require.Equal(t, 100, cap(buf)-cap(b), "%s: the room in front of the bytes", name)
+				got = append(got, b...)
+				ra.Release(buf)
+			}
+			assert.Equal(t, data, got, "%s, buffers of %d", name, size)
+			if name == "error" {
+				assert.ErrorIs(t, err, boom, name)
+			} else {
+				assert.ErrorIs(t, err, io.EOF, name)
+			}
+			require.NoError(t, ra.Close())
+		}
+	}
+}

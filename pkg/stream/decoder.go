@@ -120,7 +120,8 @@ const (
 // file (see lineSize), else assembled from pieces, so a line costs at most
 // its own size once more while it is read.
 type Decoder struct {
-	br   *bufio.Reader
+	br   lineSource    // a *bufio.Reader, or NewReader's aheadSource
+	bb   *bufio.Reader // br when it is a bufio.Reader (readLongInPlace resets it)
 	opts DecoderOptions
 	ra   io.ReaderAt // the input, when it is a file we can look ahead in (lineSize)
 	raAt int64       // the input's offset where the decoder began reading
@@ -162,27 +163,40 @@ type Scratch struct {
 
 // NewDecoder returns a Decoder reading from r.
 func NewDecoder(r io.Reader, opts DecoderOptions) *Decoder {
-	if opts.MaxLineBytes <= 0 {
-		opts.MaxLineBytes = DefaultMaxLineBytes
-	}
 	if opts.Buffer != nil {
 		// The caller's buffer, for another input: its size is the
 		// buffer's.
 		opts.Buffer.Reset(r)
 		opts.BufferSize = opts.Buffer.Size()
 	}
-	if opts.BufferSize <= 0 {
-		opts.BufferSize = defaultBufferSize
-	}
+	opts.setDefaults()
 	br := opts.Buffer
 	if br == nil {
 		br = bufio.NewReaderSize(r, opts.BufferSize)
 	}
+	d := newDecoder(br, opts)
+	d.bb = br
+	d.lookAheadIn(r)
+	return d
+}
+
+// setDefaults gives the sizes left zero their defaults.
+func (o *DecoderOptions) setDefaults() {
+	if o.MaxLineBytes <= 0 {
+		o.MaxLineBytes = DefaultMaxLineBytes
+	}
+	if o.BufferSize <= 0 {
+		o.BufferSize = defaultBufferSize
+	}
+}
+
+// newDecoder returns a Decoder reading through br, whose buffer is
+// opts.BufferSize bytes.
+func newDecoder(br lineSource, opts DecoderOptions) *Decoder {
 	d := &Decoder{br: br, opts: opts, s: opts.Scratch}
 	if d.s == nil {
 		d.s = &Scratch{}
 	}
-	d.lookAheadIn(r)
 	return d
 }
 
@@ -504,7 +518,7 @@ func (d *Decoder) readLongInPlace(head []byte, max int64) (line []byte, ok bool)
 			if _, err := d.sk.Seek(pos+size, io.SeekStart); err != nil {
 				return nil, false
 			}
-			d.br.Reset(d.src) // (empty: nothing of the input after the head was in it)
+			d.bb.Reset(d.src) // (empty: nothing of the input after the head was in it)
 			d.off += size
 			d.line++
 			return buf[:n+i], true

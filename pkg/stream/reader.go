@@ -31,7 +31,9 @@ var _ Reader = (*Decoder)(nil)
 // its own (internal/readahead), so that the copying of its read calls
 // overlaps the decoding; anything else, and every input on one CPU, is
 // read by the Decoder alone. Both are the same Decoder, fed the same
-// bytes: only when they are read differs. docs/performance.md has the
+// bytes: only when they are read differs, and that a file read ahead is
+// read where the read-ahead goroutine put it (aheadSource), not copied
+// once more into the Decoder's own buffer. docs/performance.md has the
 // figures behind the rule (final 1.2x faster on a file of real runs; a
 // pipe's writer already reads on another CPU). A regular file is screened
 // (DecoderOptions.Screen) either way: on one CPU as the Decoder reads it,
@@ -54,16 +56,19 @@ func NewReader(r io.Reader, opts DecoderOptions) Reader {
 		screen = opts.Screen()
 		watch = screen.Read
 	}
-	var src io.Reader = watched{f, watch}
-	var closer io.Closer
-	if runtime.GOMAXPROCS(0) > 1 {
-		ra := readahead.NewWatched(f, readAheadSize, 2, watch)
-		src, closer = ra, ra
+	var d *Decoder
+	if runtime.GOMAXPROCS(0) > 1 && opts.Buffer == nil {
+		// The decoder reads the read-ahead's buffers where they were
+		// filled (aheadSource), not through a copy into a bufio.Reader.
+		opts.setDefaults()
+		ra := readahead.NewHeaded(f, opts.BufferSize, opts.BufferSize, 2, watch)
+		d = newDecoder(newAheadSource(ra, opts.BufferSize), opts)
+		d.closer = ra
+	} else {
+		d = NewDecoder(watched{f, watch}, opts)
 	}
-	d := NewDecoder(src, opts)
 	d.screen = screen
 	d.ra, d.raAt = f, pos // long lines are still sized in the file
-	d.closer = closer
 	return d
 }
 
@@ -97,7 +102,3 @@ type Screen interface {
 	// and hold nothing the screen looks for; from grows from call to call.
 	Clean(from, to int64) bool
 }
-
-// readAheadSize is the size of the read-ahead buffers: the Decoder's own
-// read size, so that each of its reads takes one whole buffer.
-const readAheadSize = defaultBufferSize

@@ -50,21 +50,43 @@ func TestNewReaderMatchesDecoder(t *testing.T) {
 	for i := range 12 {
 		inputs[fmt.Sprintf("mutated %d", i)] = mutate(r, session)
 	}
+	// The read-ahead's buffers are read where they were filled, a line
+	// cut by a buffer's end moved in front of the next (aheadSource): with
+	// small buffers, lines end at, just before and just after a buffer's
+	// end everywhere, and lines longer than a buffer are read in pieces.
+	lines := bytes.Split(bytes.TrimSuffix(session, []byte("\n")), []byte("\n"))
+	inputs["array"] = append(append([]byte("[\n"), bytes.Join(lines, []byte(",\n"))...), "\n]\n"...)
+	inputs["bom"] = append([]byte("\xEF\xBB\xBF"), session...)
+	inputs["blank head"] = append([]byte("\n \n\t\r\n"), session...)
+	inputs["no final newline"] = bytes.TrimSuffix(session, []byte("\n"))
+	var edges bytes.Buffer
+	for n := 60; n < 5000; n += 7 {
+		fmt.Fprintf(&edges, `{"type":"x","pad":"%s"}`+"\n", strings.Repeat("p", n-23))
+	}
+	inputs["edges"] = edges.Bytes()
+	small := map[string]bool{"long lines": true, "array": true, "bom": true, "blank head": true, "no final newline": true, "edges": true, "mutated 0": true, "mutated 1": true}
 	dir := t.TempDir()
 	for name, in := range inputs {
 		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+".jsonl")
 		require.NoError(t, os.WriteFile(path, in, 0o644))
-		for _, check := range []stream.Check{stream.CheckAll, stream.CheckFraming} {
-			opts := stream.DecoderOptions{Check: check}
-			want := decodeAll(t, io.MultiReader(bytes.NewReader(in)), opts)
-			f, err := os.Open(path)
-			require.NoError(t, err)
-			rd := stream.NewReader(f, opts)
-			require.True(t, stream.ReadsAhead(rd), "a regular file is read ahead")
-			got := drain(t, rd)
-			require.NoError(t, rd.Close())
-			f.Close()
-			assert.Equal(t, want, got, "%s, check %d", name, check)
+		sizes := []int{0}
+		if small[name] {
+			sizes = append(sizes, 64, 1000, 4096)
+		}
+		for _, size := range sizes {
+			for _, check := range []stream.Check{stream.CheckAll, stream.CheckFraming} {
+				opts := stream.DecoderOptions{Check: check, BufferSize: size}
+				want := decodeAll(t, io.MultiReader(bytes.NewReader(in)), opts)
+				f, err := os.Open(path)
+				require.NoError(t, err)
+				rd := stream.NewReader(f, opts)
+				require.True(t, stream.ReadsAhead(rd), "a regular file is read ahead")
+				got := drain(t, rd)
+				require.NoError(t, rd.Close())
+				f.Close()
+				require.NotEmpty(t, want)
+				assert.Equal(t, want, got, "%s, buffers of %d, check %d", name, size, check)
+			}
 		}
 	}
 	// Anything else is read by the Decoder alone.
