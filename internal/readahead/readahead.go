@@ -15,23 +15,24 @@ import (
 // Reader is an io.Reader that reads ahead. Close it when done before the
 // end of the input, or its goroutine waits for a free buffer forever.
 type Reader struct {
-	full chan chunk  // read buffers, in order
-	free chan []byte // consumed buffers, to read into again
+	bufs [][]byte   // the buffers, each head+size bytes
+	full chan chunk // read buffers, in order
+	free chan int   // consumed buffers, to read into again
 	stop chan struct{}
 	once sync.Once
 	head int // room left free before the bytes read into each buffer (NewHeaded)
 	// watch, when set, looks at each buffer read on the reading
-	// goroutine, before it is handed over (NewWatched).
-	watch func([]byte)
+	// goroutine, before it is handed over (NewWatched, NewHeaded).
+	watch func(id int, b []byte)
 
 	cur  []byte // the unread rest of the buffer being consumed
-	back []byte // that buffer whole, to give back
+	back int    // that buffer's id, to give back; -1: none
 	err  error  // the underlying reader's error, after the last chunk
 }
 
 type chunk struct {
-	buf []byte // the whole buffer, to give back
-	b   []byte // the bytes read: buf[head:head+n]
+	id  int    // the buffer
+	b   []byte // the bytes read: bufs[id][head:head+n]
 	err error
 }
 
@@ -39,53 +40,78 @@ type chunk struct {
 // buffers of them (at least 2: the one consumed and the one being read).
 func New(r io.Reader, size, buffers int) *Reader { return NewWatched(r, size, buffers, nil) }
 
-// NewWatched is New with watch called, on the reading goroutine, with each
-// buffer read, in order, before its consumer can read it: work on the
-// input's bytes that then overlaps the consumer's (the redaction's scan
+// NewWatched is New with watch called with each buffer read, in order,
+// before its consumer can read it, on a goroutine of its own between the
+// reading one and the consumer: work on the input's bytes that then
+// overlaps both the reading and the consumer's work (the redaction's scan
 // for secrets). watch must not keep the buffer.
 func NewWatched(r io.Reader, size, buffers int, watch func([]byte)) *Reader {
-	return NewHeaded(r, size, 0, buffers, watch)
+	var w func(int, []byte)
+	if watch != nil {
+		w = func(_ int, b []byte) { watch(b) }
+	}
+	return NewHeaded(r, size, 0, buffers, w)
 }
 
-// NewHeaded is NewWatched with head bytes of room before the bytes read
-// into each buffer, for a consumer of whole buffers (Next) that moves the
-// unread end of one buffer in front of the next instead of copying every
-// byte out: a line cut by the end of a buffer is made whole again by
-// copying its head, not the buffers.
-func NewHeaded(r io.Reader, size, head, buffers int, watch func([]byte)) *Reader {
+// NewHeaded is NewWatched for a consumer of whole buffers (Next): each has
+// head bytes of room in front of the bytes read into it, so that the
+// consumer can move the unread end of one buffer in front of the next
+// instead of copying every byte out (a line cut by the end of a buffer is
+// made whole by copying its head, not the buffers); and watch is told
+// which buffer it looks at (its id, as Next hands it over), so that what
+// it finds there can be kept beside the buffer for its consumer. watch
+// runs on a goroutine of its own, between the reading one and the
+// consumer (a pipeline of three: the read calls' copying, watch's work
+// and the consumer's overlap), so that it can take as long as the
+// consumer without slowing the reading (buffers should then be at least
+// 4: one read into, one watched, and the consumer's, with the one before
+// while it moves a cut line).
+func NewHeaded(r io.Reader, size, head, buffers int, watch func(id int, b []byte)) *Reader {
+	ra := newReader(size, head, buffers, watch)
+	if watch == nil {
+		go ra.fill(r, ra.full)
+		return ra
+	}
+	read := make(chan chunk, len(ra.bufs))
+	go ra.fill(r, read)
+	go ra.look(read)
+	return ra
+}
+
+func newReader(size, head, buffers int, watch func(id int, b []byte)) *Reader {
 	buffers = max(buffers, 2)
 	ra := &Reader{
+		bufs:  make([][]byte, buffers),
 		full:  make(chan chunk, buffers),
-		free:  make(chan []byte, buffers),
+		free:  make(chan int, buffers),
 		stop:  make(chan struct{}),
 		watch: watch,
 		head:  head,
+		back:  -1,
 	}
-	for range buffers {
-		ra.free <- make([]byte, head+size)
+	for id := range buffers {
+		ra.bufs[id] = make([]byte, head+size)
+		ra.free <- id
 	}
-	go ra.fill(r)
 	return ra
 }
 
 // fill is the reading goroutine: it reads into free buffers until an error
-// (io.EOF included), which it passes on after the bytes read before it.
-func (ra *Reader) fill(r io.Reader) {
+// (io.EOF included), which it passes on to out after the bytes read
+// before it.
+func (ra *Reader) fill(r io.Reader, out chan<- chunk) {
 	for {
-		var b []byte
+		var id int
 		select {
-		case b = <-ra.free:
+		case id = <-ra.free:
 		case <-ra.stop:
 			return
 		}
-		b = b[:cap(b)]
-		n, err := r.Read(b[ra.head:])
-		if n > 0 && ra.watch != nil {
-			ra.watch(b[ra.head : ra.head+n])
-		}
+		b := ra.bufs[id][ra.head:]
+		n, err := r.Read(b)
 		if n > 0 || err != nil {
 			select {
-			case ra.full <- chunk{b, b[ra.head : ra.head+n], err}:
+			case out <- chunk{id, b[:n], err}:
 			case <-ra.stop:
 				return
 			}
@@ -94,7 +120,31 @@ func (ra *Reader) fill(r io.Reader) {
 			}
 			continue
 		}
-		ra.free <- b // (0, nil): try again
+		ra.free <- id // (0, nil): try again
+	}
+}
+
+// look is NewHeaded's watching goroutine: it hands each buffer read on to
+// the consumer, in order, once watch has looked at it.
+func (ra *Reader) look(in <-chan chunk) {
+	for {
+		var c chunk
+		select {
+		case c = <-in:
+		case <-ra.stop:
+			return
+		}
+		if len(c.b) > 0 {
+			ra.watch(c.id, c.b)
+		}
+		select {
+		case ra.full <- c:
+		case <-ra.stop:
+			return
+		}
+		if c.err != nil {
+			return
+		}
 	}
 }
 
@@ -104,35 +154,36 @@ func (ra *Reader) Read(p []byte) (int, error) {
 		if ra.err != nil {
 			return 0, ra.err
 		}
-		if ra.back != nil {
+		if ra.back >= 0 {
 			ra.Release(ra.back)
-			ra.back = nil
+			ra.back = -1
 		}
 		c := <-ra.full
-		ra.cur, ra.back, ra.err = c.b, c.buf, c.err
+		ra.cur, ra.back, ra.err = c.b, c.id, c.err
 	}
 	n := copy(p, ra.cur)
 	ra.cur = ra.cur[n:]
 	return n, nil
 }
 
-// Next hands over the next buffer read, waiting for it: buf is the whole
-// buffer, data its bytes read (buf[head:head+len(data)], NewHeaded's
-// head), err the underlying reader's error after them (io.EOF at the
-// end; it is passed on once, and Next must not be called after it).
-// The consumer owns buf until it gives it back with Release, which it
-// must do before it asks for the buffer after next: the reading goroutine
-// reads into the buffers given back. A Reader is read either by Read or
-// by Next, not both.
-func (ra *Reader) Next() (buf, data []byte, err error) {
+// Next hands over the next buffer read, waiting for it: its id, the bytes
+// read (Buffer(id)[head:head+len(data)], NewHeaded's head), and the
+// underlying reader's error after them (io.EOF at the end; it is passed
+// on once, and Next must not be called after it). The consumer owns the
+// buffer until it gives it back with Release, which it must do before it
+// asks for the buffer after next: the reading goroutine reads into the
+// buffers given back. A Reader is read either by Read or by Next, not
+// both.
+func (ra *Reader) Next() (id int, data []byte, err error) {
 	c := <-ra.full
-	return c.buf, c.b, c.err
+	return c.id, c.b, c.err
 }
 
+// Buffer returns buffer id whole, its room in front included.
+func (ra *Reader) Buffer(id int) []byte { return ra.bufs[id] }
+
 // Release gives a buffer Next handed over back, to read into again.
-func (ra *Reader) Release(buf []byte) {
-	ra.free <- buf[:0]
-}
+func (ra *Reader) Release(id int) { ra.free <- id }
 
 // Close stops the reading goroutine (once its current read returns). It
 // does not close the underlying reader.

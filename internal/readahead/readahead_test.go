@@ -142,17 +142,25 @@ func TestNextHandsOverBuffersWithRoomInFront(t *testing.T) {
 	}
 	for name, src := range sources {
 		for _, size := range []int{1, 4096, 1 << 17} {
-			ra := NewHeaded(src(), size, 100, 2, nil)
+			var watched []byte
+			ra := NewHeaded(src(), size, 100, 2, func(id int, b []byte) {
+				assert.True(t, id == 0 || id == 1, "watch is told which buffer it looks at")
+				assert.Equal(t, size, cap(b), "watch is given the bytes after the room")
+				watched = append(watched, b...)
+			})
 			var got []byte
 			var err error
 			for err == nil {
-				var buf, b []byte
-				buf, b, err = ra.Next()
+				var id int
+				var b []byte
+				id, b, err = ra.Next()
+				buf := ra.Buffer(id)
 				require.Equal(t, 100+size, cap(buf), name)
 				require.Equal(t, 100, cap(buf)-cap(b), "%s: the room in front of the bytes", name)
 				got = append(got, b...)
-				ra.Release(buf)
+				ra.Release(id)
 			}
+			assert.Equal(t, data, watched, "%s: watch saw every byte, in order", name)
 			assert.Equal(t, data, got, "%s, buffers of %d", name, size)
 			if name == "error" {
 				assert.ErrorIs(t, err, boom, name)

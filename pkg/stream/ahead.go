@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/internal/readahead"
 )
 
@@ -43,30 +44,167 @@ var (
 type aheadSource struct {
 	ra   *readahead.Reader
 	size int
-	buf  []byte // the buffer being read (nil before the first)
+	id   int    // the buffer being read (-1 before the first)
+	buf  []byte // it whole
 	r, w int    // its unread bytes are buf[r:w]
 	err  error  // the read-ahead's error, once its last buffer came
 	// unread: the last call was a ReadByte that UnreadByte may undo.
 	unread bool
+	// frames is what the read-ahead goroutine found in each buffer
+	// (framer.look), indexed by the buffer's id; nil when it frames none.
+	// last is the entry of the line ReadSlice returned last, from it.
+	frames []frames
+	last   *framedLine
 }
 
-func newAheadSource(ra *readahead.Reader, size int) *aheadSource {
-	return &aheadSource{ra: ra, size: size}
+// newAheadSource reads the file f ahead in buffers of size bytes. With a
+// check of CheckFraming or CheckAll, the read-ahead goroutine also frames
+// the lines that lie whole in each buffer (framer), so that the decoder's
+// goroutine does not walk them again; screen, when set, is given each
+// buffer's bytes there first.
+func newAheadSource(f io.Reader, size int, check Check, screen func([]byte)) *aheadSource {
+	const buffers = 4 // (readahead.NewHeaded)
+	a := &aheadSource{size: size, id: -1}
+	var watch func(int, []byte)
+	switch {
+	case check == CheckFraming || check == CheckAll:
+		a.frames = make([]frames, buffers)
+		fr := &framer{check: check, frames: a.frames, screen: screen, head: size}
+		watch = fr.look
+	case screen != nil:
+		watch = func(_ int, b []byte) { screen(b) }
+	}
+	a.ra = readahead.NewHeaded(f, size, size, buffers, watch)
+	return a
 }
+
+// Close stops the read-ahead goroutine.
+func (a *aheadSource) Close() error { return a.ra.Close() }
 
 // fill takes the next buffer read ahead, moves the unread bytes in front
 // of its bytes and gives the one before back. The caller checks that no
 // error came before (a.err == nil) and that fewer than size bytes are
 // unread.
 func (a *aheadSource) fill() {
-	buf, data, err := a.ra.Next()
+	id, data, err := a.ra.Next()
+	buf := a.ra.Buffer(id)
 	head := cap(buf) - cap(data) // the room in front of data
 	u := a.w - a.r
 	copy(buf[head-u:head], a.buf[a.r:a.w])
-	if a.buf != nil {
-		a.ra.Release(a.buf)
+	if a.id >= 0 {
+		a.ra.Release(a.id)
 	}
-	a.buf, a.r, a.w, a.err = buf[:cap(buf)], head-u, head+len(data), err
+	a.id, a.buf, a.r, a.w, a.err = id, buf, head-u, head+len(data), err
+	a.last = nil // (its table is the framer's again)
+}
+
+// nextLine reports, from the framer's table, whether the next line of the
+// buffer being read lies whole in it (so that ReadSlice returns it without
+// waiting); ok is false when the table does not say (the caller looks).
+func (a *aheadSource) nextLine() (whole, ok bool) {
+	if e := a.lineAt(); e != nil {
+		return true, true
+	}
+	return false, false
+}
+
+// lineAt returns the framer's entry for the line that starts at the read
+// position of the buffer being read, or nil.
+func (a *aheadSource) lineAt() *framedLine {
+	if a.frames == nil || a.id < 0 {
+		return nil
+	}
+	t := &a.frames[a.id]
+	for t.cur < len(t.lines) && t.lines[t.cur].start < a.r {
+		t.cur++
+	}
+	if t.cur < len(t.lines) && t.lines[t.cur].start == a.r && t.lines[t.cur].end-a.r < a.size {
+		return &t.lines[t.cur]
+	}
+	return nil
+}
+
+// framed returns the framing the read-ahead goroutine found for line, the
+// line ReadSlice just returned, trimmed (trimLine); nil when it framed
+// none (the line was cut by the buffer's end and moved, or does not start
+// with '{').
+func (a *aheadSource) framed(line []byte) *framedLine {
+	if a.last == nil || !a.last.framed || len(line) != len(a.last.line) || &line[0] != &a.last.line[0] {
+		return nil
+	}
+	return a.last
+}
+
+// frames is what the read-ahead goroutine found in one buffer: each line
+// that lies whole in it, in order, and the framing of those that start
+// with '{'.
+type frames struct {
+	lines   []framedLine
+	members []jsonx.Member // the lines' members, one after the other
+	cur     int            // the first line the decoder has not read
+}
+
+// framedLine is one line of a buffer: where it is, and the top-level
+// members the decoder's framing walk (Event.frame, or frameValid with
+// CheckAll) would find in it, with its error.
+type framedLine struct {
+	start, end int    // the line's bytes are the buffer's [start, end), its '\n' at end
+	line       []byte // the line, trimmed (trimLine)
+	framed     bool   // the line starts with '{', and members and err are its framing
+	members    []jsonx.Member
+	err        error
+}
+
+// framer frames, on a goroutine of its own (readahead.NewHeaded's
+// watch), the lines that lie whole in each buffer read: the decoder's
+// goroutine then finds their ends in its table instead of searching for
+// them, and only classifies them and hands them on (issue 41). Lines cut
+// by a buffer's end are left to the decoder, which reads and frames them
+// as it does on a pipe.
+type framer struct {
+	check  Check
+	frames []frames
+	screen func([]byte)
+	head   int // the room in front of each buffer's bytes
+	// cut: the last buffer did not end with '\n', so the first line of the
+	// next is the end of one it cut.
+	cut bool
+}
+
+// look is the read-ahead's watch: it is given buffer id's bytes read.
+func (fr *framer) look(id int, data []byte) {
+	if fr.screen != nil {
+		fr.screen(data)
+	}
+	t := &fr.frames[id]
+	t.lines, t.members, t.cur = t.lines[:0], t.members[:0], 0
+	at := 0 // offset in data
+	if fr.cut {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			return // (cut stays: the line goes on in the next buffer)
+		}
+		at = i + 1
+	}
+	for {
+		i := bytes.IndexByte(data[at:], '\n')
+		if i < 0 {
+			break
+		}
+		e := framedLine{start: fr.head + at, end: fr.head + at + i, line: trimLine(data[at : at+i])}
+		at += i + 1
+		if len(e.line) > 0 && e.line[0] == '{' {
+			from := len(t.members)
+			if fr.check == CheckAll {
+				t.members, e.err = jsonx.ValidMembers(e.line, t.members)
+			} else {
+				t.members, e.err = jsonx.Members(e.line, t.members)
+			}
+			e.framed, e.members = true, t.members[from:len(t.members):len(t.members)]
+		}
+		t.lines = append(t.lines, e)
+	}
+	fr.cut = at < len(data)
 }
 
 // more fills until at least n bytes are unread, or an error came.
@@ -79,6 +217,13 @@ func (a *aheadSource) more(n int) {
 // ReadSlice is bufio.Reader.ReadSlice.
 func (a *aheadSource) ReadSlice(delim byte) ([]byte, error) {
 	a.unread = false
+	a.last = nil
+	if e := a.lineAt(); e != nil && delim == '\n' {
+		// The framer found the line's end.
+		a.last = e
+		a.r = e.end + 1
+		return a.buf[e.start : e.end+1], nil
+	}
 	from := 0 // where the search goes on: the bytes before have no delim
 	for {
 		un := a.buf[a.r:a.w]

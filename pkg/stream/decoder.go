@@ -120,11 +120,17 @@ const (
 // file (see lineSize), else assembled from pieces, so a line costs at most
 // its own size once more while it is read.
 type Decoder struct {
-	br   lineSource    // a *bufio.Reader, or NewReader's aheadSource
-	bb   *bufio.Reader // br when it is a bufio.Reader (readLongInPlace resets it)
-	opts DecoderOptions
-	ra   io.ReaderAt // the input, when it is a file we can look ahead in (lineSize)
-	raAt int64       // the input's offset where the decoder began reading
+	br lineSource    // a *bufio.Reader, or NewReader's aheadSource
+	bb *bufio.Reader // br when it is a bufio.Reader (readLongInPlace resets it)
+	// ahead is br when it is NewReader's aheadSource, which frames the
+	// lines it reads on its goroutine (framed); inBuf: the line readLine
+	// returned is in its buffer, where framed can find it.
+	ahead *aheadSource
+	inBuf bool
+	pre   int64 // the lines prepared from the read-ahead's framing (a test's figure)
+	opts  DecoderOptions
+	ra    io.ReaderAt // the input, when it is a file we can look ahead in (lineSize)
+	raAt  int64       // the input's offset where the decoder began reading
 	// sk and src: the input as br reads it, when ra is set, so that a
 	// long line read by looking ahead (readLongInPlace) is passed over
 	// by a seek.
@@ -232,6 +238,11 @@ func (d *Decoder) Buffered() bool {
 	if d.skipping {
 		return false // (the end found would be the skipped line's)
 	}
+	if d.ahead != nil {
+		if whole, ok := d.ahead.nextLine(); ok {
+			return whole // (the framer found its end)
+		}
+	}
 	n := d.br.Buffered()
 	if n == 0 {
 		return false
@@ -295,7 +306,13 @@ func (d *Decoder) Next() (*Event, error) {
 		if d.opts.Want != nil && !d.opts.Want(line) {
 			continue // not read: the consumer has no use for it
 		}
-		if err := prepare(&d.ev, line, &d.opts, d.line, off, d.screen); err != nil {
+		var pre *framedLine
+		if d.inBuf && d.ahead != nil {
+			if pre = d.ahead.framed(line); pre != nil {
+				d.pre++
+			}
+		}
+		if err := prepare(&d.ev, line, &d.opts, d.line, off, d.screen, pre); err != nil {
 			return nil, err
 		}
 		return &d.ev, nil
@@ -359,6 +376,7 @@ func (d *Decoder) readLine() ([]byte, int64, error) {
 	off := d.off
 	var b []byte
 	var err error
+	d.inBuf = false
 	if d.next > 0 {
 		// Buffered found the line's end: the bytes are in the buffer.
 		b, _ = d.br.Peek(d.next)
@@ -371,6 +389,7 @@ func (d *Decoder) readLine() ([]byte, int64, error) {
 	switch {
 	case err == nil:
 		d.line++
+		d.inBuf = true
 		return b[:len(b)-1], off, d.checkSize(int64(len(b)-1), off)
 	case err == bufio.ErrBufferFull:
 		line, err := d.readLongLine(b, off)
@@ -617,7 +636,7 @@ func (d *Decoder) lineSize(max int64) int64 {
 // prepare checks line number n as opts.Check says and points ev at it,
 // classified. It reads nothing of a Decoder, so that any Reader that cuts
 // lines its own way makes the same events.
-func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen Screen) error {
+func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen Screen, pre *framedLine) error {
 	var err error
 	switch opts.Check {
 	case CheckEnds:
@@ -646,7 +665,14 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen 
 	ev.spellings = opts.Spellings
 	ev.screened = screen != nil && screen.Clean(off, off+int64(len(line)))
 	ev.valid = opts.Check == CheckAll
-	if opts.Check == CheckAll {
+	if pre != nil && opts.Check != CheckEnds {
+		// Framed (or validated, with CheckAll) as below, on the
+		// read-ahead goroutine.
+		ev.top, ev.haveTop = append(ev.top[:0], pre.members...), true
+		if pre.err != nil {
+			return badLine(opts, line, n, off, pre.err)
+		}
+	} else if opts.Check == CheckAll {
 		// Validated and indexed in one pass.
 		if err := ev.frameValid(); err != nil {
 			return badLine(opts, line, n, off, err)

@@ -6,3 +6,10 @@ func ReadsAhead(r Reader) bool {
 	d, ok := r.(*Decoder)
 	return ok && d.closer != nil
 }
+
+// FramedAhead is how many lines a Reader took framed from its read-ahead
+// goroutine (aheadSource's framer).
+func FramedAhead(r Reader) int64 {
+	d, _ := r.(*Decoder)
+	return d.pre
+}

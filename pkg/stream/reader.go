@@ -4,8 +4,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-
-	"github.com/ccfilter/ccfilter/internal/readahead"
 )
 
 // Reader yields the events of one input in order. Decoder is the
@@ -60,10 +58,13 @@ func NewReader(r io.Reader, opts DecoderOptions) Reader {
 	if runtime.GOMAXPROCS(0) > 1 && opts.Buffer == nil {
 		// The decoder reads the read-ahead's buffers where they were
 		// filled (aheadSource), not through a copy into a bufio.Reader.
+		if opts.BufferSize <= 0 {
+			opts.BufferSize = aheadBufferSize
+		}
 		opts.setDefaults()
-		ra := readahead.NewHeaded(f, opts.BufferSize, opts.BufferSize, 2, watch)
-		d = newDecoder(newAheadSource(ra, opts.BufferSize), opts)
-		d.closer = ra
+		a := newAheadSource(f, opts.BufferSize, opts.Check, watch)
+		d = newDecoder(a, opts)
+		d.ahead, d.closer = a, a
 	} else {
 		d = NewDecoder(watched{f, watch}, opts)
 	}
@@ -102,3 +103,9 @@ type Screen interface {
 	// and hold nothing the screen looks for; from grows from call to call.
 	Clean(from, to int64) bool
 }
+
+// aheadBufferSize is the size of the read-ahead's buffers, each with as
+// much room in front (aheadSource) and four of them in flight: 4 MiB in
+// all, where one buffer of defaultBufferSize would make 8 (a line longer
+// than a buffer is read as the Decoder reads any long line).
+const aheadBufferSize = 512 << 10
