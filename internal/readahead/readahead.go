@@ -21,8 +21,10 @@ type Reader struct {
 	stop chan struct{}
 	once sync.Once
 	head int // room left free before the bytes read into each buffer (NewHeaded)
-	// watch, when set, looks at each buffer read on the reading
-	// goroutine, before it is handed over (NewWatched, NewHeaded).
+	// read, when set, looks at each buffer read on the reading goroutine,
+	// watch on a goroutine of its own after it, before it is handed over
+	// (NewHeaded's read and look).
+	read  func(b []byte)
 	watch func(id int, b []byte)
 
 	cur  []byte // the unread rest of the buffer being consumed
@@ -40,54 +42,49 @@ type chunk struct {
 // buffers of them (at least 2: the one consumed and the one being read).
 func New(r io.Reader, size, buffers int) *Reader { return NewWatched(r, size, buffers, nil) }
 
-// NewWatched is New with watch called with each buffer read, in order,
-// before its consumer can read it, on a goroutine of its own between the
-// reading one and the consumer: work on the input's bytes that then
-// overlaps both the reading and the consumer's work (the redaction's scan
+// NewWatched is New with watch called, on the reading goroutine, with
+// each buffer read, in order, before its consumer can read it: work on the
+// input's bytes that then overlaps the consumer's (the redaction's scan
 // for secrets). watch must not keep the buffer.
 func NewWatched(r io.Reader, size, buffers int, watch func([]byte)) *Reader {
-	var w func(int, []byte)
-	if watch != nil {
-		w = func(_ int, b []byte) { watch(b) }
-	}
-	return NewHeaded(r, size, 0, buffers, w)
+	return NewHeaded(r, size, 0, buffers, watch, nil)
 }
 
 // NewHeaded is NewWatched for a consumer of whole buffers (Next): each has
 // head bytes of room in front of the bytes read into it, so that the
 // consumer can move the unread end of one buffer in front of the next
 // instead of copying every byte out (a line cut by the end of a buffer is
-// made whole by copying its head, not the buffers); and watch is told
-// which buffer it looks at (its id, as Next hands it over), so that what
-// it finds there can be kept beside the buffer for its consumer. watch
-// runs on a goroutine of its own, between the reading one and the
-// consumer (a pipeline of three: the read calls' copying, watch's work
-// and the consumer's overlap), so that it can take as long as the
-// consumer without slowing the reading (buffers should then be at least
-// 4: one read into, one watched, and the consumer's, with the one before
-// while it moves a cut line).
-func NewHeaded(r io.Reader, size, head, buffers int, watch func(id int, b []byte)) *Reader {
-	ra := newReader(size, head, buffers, watch)
-	if watch == nil {
+// made whole by copying its head, not the buffers). read, when set, is
+// NewWatched's watch. look, when set, is given each buffer after read, on
+// a goroutine of its own between the reading one and the consumer (a
+// pipeline of three: the read calls' copying, look's work and the
+// consumer's overlap), and told which buffer it looks at (its id, as Next
+// hands it over), so that what it finds there can be kept beside the
+// buffer for its consumer; buffers should then be at least 4 (one read
+// into, one looked at, and the consumer's, with the one before while it
+// moves a cut line).
+func NewHeaded(r io.Reader, size, head, buffers int, read func([]byte), look func(id int, b []byte)) *Reader {
+	ra := newReader(size, head, buffers)
+	ra.read, ra.watch = read, look
+	if look == nil {
 		go ra.fill(r, ra.full)
 		return ra
 	}
-	read := make(chan chunk, len(ra.bufs))
-	go ra.fill(r, read)
-	go ra.look(read)
+	in := make(chan chunk, len(ra.bufs))
+	go ra.fill(r, in)
+	go ra.look(in)
 	return ra
 }
 
-func newReader(size, head, buffers int, watch func(id int, b []byte)) *Reader {
+func newReader(size, head, buffers int) *Reader {
 	buffers = max(buffers, 2)
 	ra := &Reader{
-		bufs:  make([][]byte, buffers),
-		full:  make(chan chunk, buffers),
-		free:  make(chan int, buffers),
-		stop:  make(chan struct{}),
-		watch: watch,
-		head:  head,
-		back:  -1,
+		bufs: make([][]byte, buffers),
+		full: make(chan chunk, buffers),
+		free: make(chan int, buffers),
+		stop: make(chan struct{}),
+		head: head,
+		back: -1,
 	}
 	for id := range buffers {
 		ra.bufs[id] = make([]byte, head+size)
@@ -109,6 +106,9 @@ func (ra *Reader) fill(r io.Reader, out chan<- chunk) {
 		}
 		b := ra.bufs[id][ra.head:]
 		n, err := r.Read(b)
+		if n > 0 && ra.read != nil {
+			ra.read(b[:n])
+		}
 		if n > 0 || err != nil {
 			select {
 			case out <- chunk{id, b[:n], err}:
@@ -124,7 +124,7 @@ func (ra *Reader) fill(r io.Reader, out chan<- chunk) {
 	}
 }
 
-// look is NewHeaded's watching goroutine: it hands each buffer read on to
+// look is NewHeaded's looking goroutine: it hands each buffer read on to
 // the consumer, in order, once watch has looked at it.
 func (ra *Reader) look(in <-chan chunk) {
 	for {

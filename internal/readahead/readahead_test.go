@@ -143,8 +143,9 @@ func TestNextHandsOverBuffersWithRoomInFront(t *testing.T) {
 	for name, src := range sources {
 		for _, size := range []int{1, 4096, 1 << 17} {
 			var watched []byte
-			ra := NewHeaded(src(), size, 100, 2, func(id int, b []byte) {
-				assert.True(t, id == 0 || id == 1, "watch is told which buffer it looks at")
+			var read []byte
+			ra := NewHeaded(src(), size, 100, 4, func(b []byte) { read = append(read, b...) }, func(id int, b []byte) {
+				assert.True(t, id >= 0 && id < 4, "look is told which buffer it looks at")
 				assert.Equal(t, size, cap(b), "watch is given the bytes after the room")
 				watched = append(watched, b...)
 			})
@@ -160,7 +161,8 @@ func TestNextHandsOverBuffersWithRoomInFront(t *testing.T) {
 				got = append(got, b...)
 				ra.Release(id)
 			}
-			assert.Equal(t, data, watched, "%s: watch saw every byte, in order", name)
+			assert.Equal(t, data, watched, "%s: look saw every byte, in order", name)
+			assert.Equal(t, data, read, "%s: read saw every byte, in order", name)
 			assert.Equal(t, data, got, "%s, buffers of %d", name, size)
 			if name == "error" {
 				assert.ErrorIs(t, err, boom, name)

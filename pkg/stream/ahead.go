@@ -61,20 +61,17 @@ type aheadSource struct {
 // check of CheckFraming or CheckAll, the read-ahead goroutine also frames
 // the lines that lie whole in each buffer (framer), so that the decoder's
 // goroutine does not walk them again; screen, when set, is given each
-// buffer's bytes there first.
+// buffer's bytes on the reading goroutine.
 func newAheadSource(f io.Reader, size int, check Check, screen func([]byte)) *aheadSource {
 	const buffers = 4 // (readahead.NewHeaded)
 	a := &aheadSource{size: size, id: -1}
-	var watch func(int, []byte)
-	switch {
-	case check == CheckFraming || check == CheckAll:
+	var look func(int, []byte)
+	if check == CheckFraming || check == CheckAll {
 		a.frames = make([]frames, buffers)
-		fr := &framer{check: check, frames: a.frames, screen: screen, head: size}
-		watch = fr.look
-	case screen != nil:
-		watch = func(_ int, b []byte) { screen(b) }
+		fr := &framer{check: check, frames: a.frames, head: size}
+		look = fr.look
 	}
-	a.ra = readahead.NewHeaded(f, size, size, buffers, watch)
+	a.ra = readahead.NewHeaded(f, size, size, buffers, screen, look)
 	return a
 }
 
@@ -164,7 +161,6 @@ type framedLine struct {
 type framer struct {
 	check  Check
 	frames []frames
-	screen func([]byte)
 	head   int // the room in front of each buffer's bytes
 	// cut: the last buffer did not end with '\n', so the first line of the
 	// next is the end of one it cut.
@@ -173,9 +169,6 @@ type framer struct {
 
 // look is the read-ahead's watch: it is given buffer id's bytes read.
 func (fr *framer) look(id int, data []byte) {
-	if fr.screen != nil {
-		fr.screen(data)
-	}
 	t := &fr.frames[id]
 	t.lines, t.members, t.cur = t.lines[:0], t.members[:0], 0
 	at := 0 // offset in data
