@@ -44,6 +44,9 @@ corpus() { # corpus NAME: prints the file, building it when missing
 		partial) "$WORK/gen" -real -size 200MB -o "$f.tmp" "$CAPTURES/07-partial-messages.jsonl" ;;
 		unanswered) "$WORK/gen" -unanswered 1000000 -o "$f.tmp" ;;
 		gen) "$WORK/gen" -size 300MB -seed 1 -o "$f.tmp" ;;
+		# Issue 43: the other CLIs' streams (their json-output document left out)
+		codex) "$WORK/gen" -real -codex -size "${CORPUS_SIZE:-300MB}" -o "$f.tmp" $(ls "$AGENTS"/codex/*.jsonl) ;;
+		gemini) "$WORK/gen" -real -gemini -size "${CORPUS_SIZE:-300MB}" -o "$f.tmp" $(ls "$AGENTS"/gemini/*.jsonl | grep -v json-output) ;;
 		*) log "unknown corpus $1"; return 1 ;;
 		esac && mv "$f.tmp" "$f" || return 1
 	fi

@@ -25,6 +25,9 @@
 #   usage --by day and sessions against ccusage daily and session on a tree of
 #     SPEND_COPIES copies of ../shared/transcripts with every id renamed
 #     (53: about 0.8 GB)
+#   final, text, tools, usage, types on `codex` and `gemini` (each CLI's
+#     streams in ../shared/agents concatenated with ids renamed, 300 MB), per
+#     byte over the same on `real` (goal at most 1.5×, issue 43)
 #   peak RSS of every preset in every format on `real19` (the same with
 #     19-big-tool-result, 3 MB lines), largest shown, goal under 48 MiB
 #   peak RSS of every preset in every format on `line` (02-write-read with its
@@ -43,6 +46,9 @@
 #   RUNS=5         timed runs per series (the median is used)
 #   TIMED=1        the timed rows on real, from final to html (0: skip)
 #   SPEND=1        time usage --by day and sessions against ccusage (0: skip)
+#   AGENTS_ROWS=1  time the five presets on corpora of Codex CLI's and Gemini
+#                  CLI's streams (AGENTS=../shared/agents), per byte against
+#                  real (issue 43; 0: skip)
 #   SPEND_COPIES=53
 #   SWEEP=1        the two peak RSS sweeps (0: skip)
 #   LINE_SIZE=100000000
@@ -65,9 +71,11 @@ esac
 RUNS=${RUNS:-5}
 SWEEP=${SWEEP:-1}
 TIMED=${TIMED:-1}
+AGENTS_ROWS=${AGENTS_ROWS:-1}
 TIMEOUT=${TIMEOUT:-180}
 WORK=${WORK:-/tmp/ccfilter-bench}
 REPO=${REPO:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+AGENTS=${AGENTS:-$REPO/../shared/agents}
 CAPTURES=${CAPTURES:-$REPO/../shared/captures}
 JAQ=${JAQ:-$REPO/../shared/tools/jaq}
 BASELINE=${BASELINE:-$REPO/bench/baseline.tsv}
@@ -96,7 +104,7 @@ fact date "$(date -u '+%Y-%m-%d %H:%M UTC')"
 fact commit "$(cd "$REPO" && git describe --always --dirty 2>/dev/null || echo unknown)"
 fact machine "$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cpus, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), linux $(uname -r)"
 fact load "$(cut -d' ' -f1-3 /proc/loadavg) at the start (1, 5, 15 min)"
-fact command "RUNS=$RUNS TIMED=$TIMED SPEND=${SPEND:-1} SWEEP=$SWEEP SPEND_COPIES=$SPEND_COPIES scripts/bench-table.sh"
+fact command "RUNS=$RUNS TIMED=$TIMED AGENTS_ROWS=$AGENTS_ROWS SPEND=${SPEND:-1} SWEEP=$SWEEP SPEND_COPIES=$SPEND_COPIES scripts/bench-table.sh"
 fact runs "medians of $RUNS"
 
 # ------------------------------------------------------------------ tasks
@@ -140,6 +148,27 @@ if [ "$TIMED" = 1 ]; then
 	series otlp ccfilter "$CCFILTER" run "$f" all --format otlp --no-redact
 	series markdown ccfilter "$CCFILTER" run "$f" all --format markdown
 	series html ccfilter "$CCFILTER" run "$f" all --format html
+fi
+
+# ------------------------------------------------------------------ agents
+# Issue 43: each preset on a corpus of Codex CLI's and of Gemini CLI's
+# streams, against the same preset on real, per byte (internal/benchtable
+# divides by the *_bytes series).
+if [ "$AGENTS_ROWS" = 1 ]; then
+	f=$(corpus real) || exit 1
+	put real_bytes "$(stat -c %s "$f")"
+	for cli in codex gemini; do
+		if fa=$(corpus "$cli"); then
+			put "${cli}_bytes" "$(stat -c %s "$fa")"
+			fact "corpus-$cli" "$(basename "$fa"): $(awk -v b="$(stat -c %s "$fa")" 'BEGIN { printf "%.0f MB", b / 1e6 }'), $(wc -l <"$fa") lines"
+			for task in final text tools usage types; do
+				if [ "$TIMED" != 1 ]; then series "$task" ccfilter "$CCFILTER" "$task" "$f"; fi
+				series "$cli/$task" ccfilter "$CCFILTER" "$task" "$fa"
+			done
+		else
+			fact "n/a $cli" "its corpus could not be made"
+		fi
+	done
 fi
 
 # ------------------------------------------------------------------ spend

@@ -191,12 +191,44 @@ func Rows() []Row {
 		{Task: "`sessions` vs `ccusage session` (transcripts)", Time: "spend-session", Figures: []Figure{
 			{Key: "spend-session/ccusage", Label: "× faster than ccusage", Dir: HigherIsBetter, Value: ratio("spend-session/ccusage", "spend-session"), Goal: ge(5)},
 		}},
+		agentRow("codex", "Codex CLI"),
+		agentRow("gemini", "Gemini CLI"),
 		{Task: "peak RSS, every preset × format, real corpus with 19-big-tool-result", Detail: peakOf("rss/"), Figures: []Figure{
 			{Key: "rss-corpus", Label: " MiB (largest)", Dir: LowerIsBetter, Value: maxUnder("rss/"), Goal: &Goal{"<", 48}},
 		}},
 		{Task: "peak RSS on one long line (02-write-read's Write)", Detail: peakOf("rssline/"), Figures: []Figure{
 			{Key: "rss-line", Label: "× the line + 32 MiB (largest)", Dir: LowerIsBetter, Value: perLine("rssline/"), Goal: le(3)},
 		}},
+	}
+}
+
+// agentTasks are the presets issue 43 times on each other CLI's stream.
+var agentTasks = []string{"final", "text", "tools", "usage", "types"}
+
+// agentRow is issue 43's goal for one other CLI: each preset on a corpus
+// of its streams (series "CLI/TASK", its size "CLI_bytes") within 1.5×
+// of the same preset on Claude Code's (TASK, "real_bytes"), per byte.
+func agentRow(cli, name string) Row {
+	r := Row{Task: name + "'s stream, per byte, against Claude Code's: `" + strings.Join(agentTasks, "`; `") + "` (issue 43)", Time: cli + "/final"}
+	for _, task := range agentTasks {
+		r.Figures = append(r.Figures, Figure{Key: cli + "/" + task, Label: "× (" + task + ")", Dir: LowerIsBetter,
+			Value: perByte(cli+"/"+task, cli+"_bytes", task, "real_bytes"), Goal: le(1.5)})
+	}
+	return r
+}
+
+// perByte is series a over series b, each divided by the bytes of its
+// input (the series aBytes and bBytes).
+func perByte(a, aBytes, b, bBytes string) func(Measurements) (float64, bool) {
+	return func(m Measurements) (float64, bool) {
+		x, ok1 := m.Values[a]
+		y, ok2 := m.Values[b]
+		xb, ok3 := m.Values[aBytes]
+		yb, ok4 := m.Values[bBytes]
+		if !ok1 || !ok2 || !ok3 || !ok4 || y <= 0 || xb <= 0 || yb <= 0 {
+			return 0, false
+		}
+		return (x / xb) / (y / yb), true
 	}
 }
 
