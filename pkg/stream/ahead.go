@@ -179,7 +179,7 @@ func (fr *framer) look(id int, data []byte) {
 		}
 		at = i + 1
 	}
-	for {
+	for len(t.lines) < maxFramedLines && len(t.members) < maxFramedMembers {
 		i := bytes.IndexByte(data[at:], '\n')
 		if i < 0 {
 			break
@@ -197,8 +197,18 @@ func (fr *framer) look(id int, data []byte) {
 		}
 		t.lines = append(t.lines, e)
 	}
-	fr.cut = at < len(data)
+	fr.cut = data[len(data)-1] != '\n' // (data is never empty)
 }
+
+// maxFramedLines and maxFramedMembers bound a buffer's table: a buffer of
+// tiny lines ("{}" 170,000 times) is framed up to there, its other lines
+// by the decoder, so that the table never costs more memory than a few
+// buffers (a real run's 512 KiB hold about 250 lines and 2,500 members, a
+// Gemini CLI stream's about 2,700 lines and 13,000 members).
+const (
+	maxFramedLines   = 8192
+	maxFramedMembers = 32768
+)
 
 // more fills until at least n bytes are unread, or an error came.
 func (a *aheadSource) more(n int) {

@@ -64,6 +64,9 @@ func TestNewReaderMatchesDecoder(t *testing.T) {
 		fmt.Fprintf(&edges, `{"type":"x","pad":"%s"}`+"\n", strings.Repeat("p", n-23))
 	}
 	inputs["edges"] = edges.Bytes()
+	// More lines to a buffer than its table holds (maxFramedLines): the
+	// rest are the decoder's to frame.
+	inputs["tiny lines"] = bytes.Repeat([]byte("{}\n{\"type\":\"x\"}\n{\"a\":1,\"b\":[2],\"c\":{}}\n"), 60000)
 	small := map[string]bool{"long lines": true, "array": true, "bom": true, "blank head": true, "no final newline": true, "edges": true, "mutated 0": true, "mutated 1": true}
 	dir := t.TempDir()
 	for name, in := range inputs {
