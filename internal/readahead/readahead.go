@@ -20,6 +20,7 @@ type Reader struct {
 	free chan int   // consumed buffers, to read into again
 	stop chan struct{}
 	once sync.Once
+	done sync.WaitGroup // the goroutines, which Close waits for
 	head int // room left free before the bytes read into each buffer (NewHeaded)
 	// read, when set, looks at each buffer read on the reading goroutine,
 	// watch on a goroutine of its own after it, before it is handed over
@@ -67,12 +68,12 @@ func NewHeaded(r io.Reader, size, head, buffers int, read func([]byte), look fun
 	ra := newReader(size, head, buffers)
 	ra.read, ra.watch = read, look
 	if look == nil {
-		go ra.fill(r, ra.full)
+		ra.done.Go(func() { ra.fill(r, ra.full) })
 		return ra
 	}
 	in := make(chan chunk, len(ra.bufs))
-	go ra.fill(r, in)
-	go ra.look(in)
+	ra.done.Go(func() { ra.fill(r, in) })
+	ra.done.Go(func() { ra.look(in) })
 	return ra
 }
 
@@ -185,9 +186,11 @@ func (ra *Reader) Buffer(id int) []byte { return ra.bufs[id] }
 // Release gives a buffer Next handed over back, to read into again.
 func (ra *Reader) Release(id int) { ra.free <- id }
 
-// Close stops the reading goroutine (once its current read returns). It
-// does not close the underlying reader.
+// Close stops the goroutines and waits for them to end (the reading one
+// once its current read returns), so that nothing of the Reader runs on
+// after it. It does not close the underlying reader.
 func (ra *Reader) Close() error {
 	ra.once.Do(func() { close(ra.stop) })
+	ra.done.Wait()
 	return nil
 }

@@ -134,6 +134,9 @@ func drain(t *testing.T, rd stream.Reader) []decoded {
 func mutate(r *rand.Rand, data []byte) []byte {
 	out := bytes.Clone(data)
 	for range 1 + r.IntN(6) {
+		if len(out) == 0 {
+			break
+		}
 		at := r.IntN(len(out))
 		switch r.IntN(4) {
 		case 0:
@@ -197,3 +200,64 @@ type recordingScreen struct{ seen bytes.Buffer }
 func (s *recordingScreen) Read(b []byte) { s.seen.Write(b) }
 
 func (s *recordingScreen) Clean(from, to int64) bool { return to <= int64(s.seen.Len()) }
+
+// TestReadAheadSameOnHostileInputs holds the read-ahead path (NewReader on
+// a regular file, its lines framed on another goroutine) to the plain
+// Decoder on a thousand inputs made from the event captures of testdata
+// and from odd seeds (empty, an array, a BOM, blanks, an over-long line),
+// each cut, mutated, glued or put in an array, at both check levels that
+// frame, with buffers of 4 KiB so that lines cross buffers everywhere.
+// (FuzzDecoder does not read ahead: coverage-guided fuzzing needs a run's
+// coverage to be the same each time, which the goroutines' interleaving
+// is not.)
+func TestReadAheadSameOnHostileInputs(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	var seeds [][]byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		if len(data) < 200_000 {
+			seeds = append(seeds, data)
+		}
+	}
+	require.NotEmpty(t, seeds)
+	seeds = append(seeds, nil, []byte("["), []byte("[{}]"), []byte("\xEF\xBB\xBF{}"), []byte("   \n\n"), []byte("{}"),
+		append(bytes.Repeat([]byte("x"), 70_000), "\n{\"type\":\"result\"}\n"...))
+	r := rand.New(rand.NewPCG(41, 43))
+	path := filepath.Join(t.TempDir(), "in.jsonl")
+	for i := range 1000 {
+		data := bytes.Clone(seeds[r.IntN(len(seeds))])
+		switch r.IntN(5) {
+		case 0:
+			for k := 0; k < 5 && len(data) > 0; k++ {
+				data[r.IntN(len(data))] = byte(r.IntN(256))
+			}
+		case 1:
+			if len(data) > 0 {
+				data = data[:r.IntN(len(data))]
+			}
+		case 2:
+			data = append([]byte("["), data...)
+		case 3:
+			if len(data) > 0 {
+				data = data[r.IntN(len(data)):]
+			}
+		case 4:
+			data = mutate(r, append(data, '\n'))
+		}
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		for _, check := range []stream.Check{stream.CheckFraming, stream.CheckAll} {
+			opts := stream.DecoderOptions{Check: check, BufferSize: 4096, MaxLineBytes: 1 << 16}
+			want := decodeAll(t, bytes.NewReader(data), opts)
+			f, err := os.Open(path)
+			require.NoError(t, err)
+			rd := stream.NewReader(f, opts)
+			got := drain(t, rd)
+			require.NoError(t, rd.Close())
+			f.Close()
+			require.Equal(t, want, got, "input %d, check %d: %q", i, check, data[:min(len(data), 300)])
+		}
+	}
+}
