@@ -21,7 +21,7 @@ type Reader struct {
 	stop chan struct{}
 	once sync.Once
 	done sync.WaitGroup // the goroutines, which Close waits for
-	head int // room left free before the bytes read into each buffer (NewHeaded)
+	head int            // room left free before the bytes read into each buffer (NewHeaded)
 	// read, when set, looks at each buffer read on the reading goroutine,
 	// watch on a goroutine of its own after it, before it is handed over
 	// (NewHeaded's read and look).
