@@ -1,6 +1,7 @@
 package input
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"regexp"
@@ -47,6 +48,10 @@ func isCodexEvent(head []byte) bool {
 // events between releases without a version marker).
 type codexReader struct {
 	in    stream.Reader
+	check stream.Check // the decoder's, with a Want (want)
+	// head is the look at the head of the line the decoder reads next
+	// (want's), when it read one.
+	head  codexHead
 	opts  stream.DecoderOptions
 	queue []*stream.Event
 	c     codexTranslator
@@ -98,7 +103,54 @@ func NewCodexReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Re
 		// that indexes it, not in a second one.
 		inner.Check = stream.CheckAll
 	}
-	return &codexReader{in: stream.NewReader(r, inner), opts: opts, c: codexTranslator{kinds: opts.Kinds}}
+	c := &codexReader{opts: opts, c: codexTranslator{kinds: opts.Kinds}}
+	if opts.Kinds != 0 {
+		// A line the run makes no event of is passed over at a look at
+		// its head, before the decoder indexes or classifies it.
+		c.check = inner.Check
+		inner.Want = c.want
+	}
+	c.in = stream.NewReader(r, inner)
+	return c
+}
+
+// want is the decoder's DecoderOptions.Want: it turns down a line whose
+// head (lookAtHead) says the run makes no event of it (passOver), once it
+// has checked it as the decoder checks a line (its framing, unless
+// --full-check): a line the check fails is left to the decoder, which
+// reports it with its number. A line whose head it cannot read is read
+// in full, as every line was before, and passed over there if it must
+// be (Next): the same rule on the same types, the line spelled otherwise.
+// The decoder calls it on the reader's goroutine, in Next.
+func (c *codexReader) want(line []byte) bool {
+	h, ok := lookAtHead(line)
+	if !ok {
+		c.head.line = nil
+		return true
+	}
+	pass, msg := c.c.passOver(codexEventOf(string(h.typ)), h.item)
+	if !pass || !c.checked(line) {
+		// (kept for Next, which reads the event of this same line)
+		c.head = h
+		return true
+	}
+	if msg {
+		c.c.msgs++
+	}
+	c.echo.add(line)
+	return false
+}
+
+// checked checks a line the reader passes over as the decoder checks the
+// lines it hands out.
+func (c *codexReader) checked(line []byte) bool {
+	switch c.check {
+	case stream.CheckAll:
+		return jsonx.Validate(line) == nil
+	case stream.CheckFraming:
+		return jsonx.ValidateFraming(line) == nil
+	}
+	return line[len(line)-1] == '}'
 }
 
 func (c *codexReader) Next() (*stream.Event, error) {
@@ -114,7 +166,17 @@ func (c *codexReader) Next() (*stream.Event, error) {
 		}
 		// (every event made before was handed out: they are made again)
 		c.made.reset()
-		if c.c.passesOver(raw) {
+		var item jsonx.Value
+		if h := c.head; h.line != nil && len(h.line) == len(raw.Raw) && &h.line[0] == &raw.Raw[0] {
+			item = h.item // (the line want looked at)
+		} else if strings.HasPrefix(raw.Type, "item.") {
+			item = jsonx.Value(raw.Get("item")).Get("type")
+		}
+		c.head.line = nil
+		if pass, msg := c.c.passOver(codexEventOf(raw.Type), item); pass {
+			if msg {
+				c.c.msgs++
+			}
 			// No event of it is read: checked as the decoder checked it
 			// (its framing, unless --full-check), as a Claude Code line
 			// a run passes over is.
@@ -133,6 +195,10 @@ func (c *codexReader) Next() (*stream.Event, error) {
 		c.echo.add(raw.Raw)
 		made := c.c.translate(raw)
 		if made == nil {
+			if raw.Kind == stream.KindAPIError {
+				// (an assistant event after it clears it: passOver)
+				c.c.apiError = true
+			}
 			// Not a line Codex's stream is known to have: passed through
 			// as it is.
 			raw.SetEcho(c.echo.take())
@@ -311,6 +377,9 @@ type codexTranslator struct {
 	out      []any           // the events of the line under way (list)
 	lastText json.RawMessage // the last agent message, as the line spells it (a copy)
 	msgs     int
+	// apiError says an event passed through as it is was an API error
+	// (passOver).
+	apiError bool
 	spawned  map[string]string      // a subagent's thread → its spawn_agent call, until it ends
 	totals   map[string]codexTokens // each thread's last total
 	sum      codexTokens            // the input's: the threads' last totals added up
@@ -583,34 +652,82 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []any {
 	return append(out, c.subagentEnds(item)...)
 }
 
-// passesOver reports whether the run reads no event made of ev, a line
-// that changes nothing the reader keeps: a tool item's end (the longest
-// lines of a Codex stream, a command's output) when the run reads no tool
-// result (a collab_tool_call's end, which starts and ends subagents, is
-// read for that); an error (a retry or a notice) or a plan or warning
-// item (a notice) when it reads neither.
-func (c *codexTranslator) passesOver(ev *stream.Event) bool {
+// codexEvent is a Codex event type, as passOver tells them apart.
+type codexEvent uint8
+
+const (
+	codexOther codexEvent = iota
+	codexTurnStarted
+	codexItemStarted
+	codexItemUpdated
+	codexItemCompleted
+	codexError
+)
+
+func codexEventOf(typ string) codexEvent {
+	switch typ {
+	case "turn.started":
+		return codexTurnStarted
+	case "item.started":
+		return codexItemStarted
+	case "item.updated":
+		return codexItemUpdated
+	case "item.completed":
+		return codexItemCompleted
+	case "error":
+		return codexError
+	}
+	return codexOther
+}
+
+// passOver reports whether the run reads no event made of a line of
+// event type t (for an item.* event, its item's type item, a JSON string;
+// read only then), a line that changes nothing the reader keeps, and
+// whether that line would have made an assistant event (msg: its number
+// is taken, so that the events made keep their ids). Passed over:
+//   - a turn's start, of which no event is made;
+//   - a tool item's end (the longest lines of a Codex stream, a command's
+//     output) when the run reads no tool result (a collab_tool_call's
+//     end, which starts and ends subagents, is read for that);
+//   - an error (a retry or a notice) or a plan or warning item (a notice)
+//     when it reads neither;
+//   - a tool call's start and a reasoning item, when the run reads
+//     neither tool results nor notices (final, text: the outcome's kinds):
+//     such a run reads an assistant event that is not text only because
+//     it clears an API error before it from the outcome, and Codex's
+//     reader makes no API error (an error line is a retry or a notice, a
+//     failed turn the result); unless a line passed through as it is was
+//     one (apiError).
+func (c *codexTranslator) passOver(t codexEvent, item jsonx.Value) (pass, msg bool) {
 	if c.kinds == 0 {
-		return false
+		return false, false
 	}
 	notices := !c.kinds.Has(stream.KindNotice)
-	switch ev.Type {
-	case "error":
-		return notices && !c.kinds.Has(stream.KindRetry)
-	case "item.started", "item.updated", "item.completed":
-	default:
-		return false
-	}
 	results := c.kinds.Has(stream.KindToolResult)
-	if !notices && (results || ev.Type != "item.completed") {
-		return false // (without a look at the item)
+	switch t {
+	case codexTurnStarted:
+		return true, false
+	case codexError:
+		return notices && !c.kinds.Has(stream.KindRetry), false
+	case codexItemStarted, codexItemUpdated, codexItemCompleted:
+	default:
+		return false, false
 	}
-	typ := jsonx.Value(ev.Raw).Get("item").Get("type")
-	if typ.StrEqual("todo_list") || typ.StrEqual("error") {
-		return notices
+	if item.StrEqual("todo_list") || item.StrEqual("error") {
+		return notices, false
 	}
-	return ev.Type == "item.completed" && !results &&
-		codexToolItem(typ) && !typ.StrEqual("collab_tool_call")
+	outcome := notices && !results && !c.apiError
+	if item.StrEqual("reasoning") {
+		return outcome, outcome
+	}
+	if !codexToolItem(item) {
+		return false, false
+	}
+	if t == codexItemCompleted {
+		return !results && !item.StrEqual("collab_tool_call"), false
+	}
+	// (an update of a tool item is passed through as it is)
+	return outcome && t == codexItemStarted, outcome
 }
 
 // codexToolItem reports whether an item of type typ is a tool call (one
@@ -622,6 +739,57 @@ func codexToolItem(typ jsonx.Value) bool {
 		}
 	}
 	return false
+}
+
+// codexHead is what a look at a line's head found: the line, its event
+// type and, for an item.* event, its item's type (a JSON string, quotes
+// included).
+type codexHead struct {
+	line, typ []byte
+	item      jsonx.Value
+}
+
+// lookAtHead reads a line's event type, and its item's type, by a byte
+// test, when the line is spelled as Codex writes it: {"type":"T",… or
+// {"type":"T","item":{"id":"ID","type":"IT",… for an item.* event, with
+// nothing else on it that could be read as a "type" or "item" key (the
+// keys spelled plainly no more times than the head has them, no \u
+// escape anywhere), so that the types are those the decoder classifies
+// the line by (a key written twice means its last value). false: the
+// line is read in full.
+func lookAtHead(line []byte) (h codexHead, ok bool) {
+	const pre, item, typ = `{"type":"`, `,"item":{"id":"`, `,"type":"`
+	rest, found := bytes.CutPrefix(line, []byte(pre))
+	if !found {
+		return h, false
+	}
+	n := bytes.IndexByte(rest, '"')
+	if n < 0 || bytes.IndexByte(rest[:n], '\\') >= 0 {
+		return h, false
+	}
+	h.line, h.typ, rest = line, rest[:n], rest[n+1:]
+	keys := 1
+	if bytes.HasPrefix(h.typ, []byte("item.")) {
+		if rest, found = bytes.CutPrefix(rest, []byte(item)); !found {
+			return h, false
+		}
+		if n = bytes.IndexByte(rest, '"'); n < 0 || bytes.IndexByte(rest[:n], '\\') >= 0 {
+			return h, false
+		}
+		if rest, found = bytes.CutPrefix(rest[n+1:], []byte(typ)); !found {
+			return h, false
+		}
+		if n = bytes.IndexByte(rest, '"'); n < 0 || bytes.IndexByte(rest[:n], '\\') >= 0 {
+			return h, false
+		}
+		at := len(line) - len(rest) - 1 // (its opening quote)
+		h.item = jsonx.Value(line[at : at+n+2 : at+n+2])
+		if bytes.Count(line, []byte(`"item"`)) != 1 {
+			return h, false
+		}
+		keys = 2
+	}
+	return h, bytes.Count(line, []byte(`"type"`)) == keys && !bytes.Contains(line, []byte(`\u`))
 }
 
 // codexToolTypes are the item types codexToolName names.
