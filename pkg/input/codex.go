@@ -116,9 +116,10 @@ func NewCodexReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Re
 
 // want is the decoder's DecoderOptions.Want: it turns down a line whose
 // head (lookAtHead) says the run makes no event of it (passOver), once it
-// has checked it as the decoder checks a line (its framing, unless
-// --full-check): a line the check fails is left to the decoder, which
-// reports it with its number. A line whose head it cannot read is read
+// has checked it as the decoder checks a line (its framing; in full with
+// --full-check; with CheckEnds its framing too, which the head's reading
+// needs): a line the check fails is left to the decoder, which reports it
+// with its number. A line whose head it cannot read is read
 // in full, as every line was before, and passed over there if it must
 // be (Next): the same rule on the same types, the line spelled otherwise.
 // The decoder calls it on the reader's goroutine, in Next.
@@ -129,9 +130,13 @@ func (c *codexReader) want(line []byte) bool {
 		return true
 	}
 	pass, msg := c.c.passOver(codexEventOf(string(h.typ)), h.item)
-	if !pass || !c.checked(line) {
+	if !pass {
 		// (kept for Next, which reads the event of this same line)
 		c.head = h
+		return true
+	}
+	c.head.line = nil
+	if !h.framed() || c.check == stream.CheckAll && jsonx.Validate(line) != nil {
 		return true
 	}
 	if msg {
@@ -139,18 +144,6 @@ func (c *codexReader) want(line []byte) bool {
 	}
 	c.echo.add(line)
 	return false
-}
-
-// checked checks a line the reader passes over as the decoder checks the
-// lines it hands out.
-func (c *codexReader) checked(line []byte) bool {
-	switch c.check {
-	case stream.CheckAll:
-		return jsonx.Validate(line) == nil
-	case stream.CheckFraming:
-		return jsonx.ValidateFraming(line) == nil
-	}
-	return line[len(line)-1] == '}'
 }
 
 func (c *codexReader) Next() (*stream.Event, error) {
@@ -166,14 +159,10 @@ func (c *codexReader) Next() (*stream.Event, error) {
 		}
 		// (every event made before was handed out: they are made again)
 		c.made.reset()
-		var item jsonx.Value
-		if h := c.head; h.line != nil && len(h.line) == len(raw.Raw) && &h.line[0] == &raw.Raw[0] {
-			item = h.item // (the line want looked at)
-		} else if strings.HasPrefix(raw.Type, "item.") {
-			item = jsonx.Value(raw.Get("item")).Get("type")
-		}
+		// (a line want looked at is one it did not pass over)
+		kept := c.head.line != nil && len(c.head.line) == len(raw.Raw) && &c.head.line[0] == &raw.Raw[0]
 		c.head.line = nil
-		if pass, msg := c.c.passOver(codexEventOf(raw.Type), item); pass {
+		if pass, msg := c.passOver(raw, kept); pass {
 			if msg {
 				c.c.msgs++
 			}
@@ -217,6 +206,19 @@ func (c *codexReader) Next() (*stream.Event, error) {
 			c.queue = append(c.queue, ev)
 		}
 	}
+}
+
+// passOver is codexTranslator.passOver on a line the decoder read, its
+// item's type found in it (known not passed over when want kept it).
+func (c *codexReader) passOver(raw *stream.Event, kept bool) (pass, msg bool) {
+	if kept {
+		return false, false
+	}
+	var item jsonx.Value
+	if strings.HasPrefix(raw.Type, "item.") {
+		item = jsonx.Value(raw.Get("item")).Get("type")
+	}
+	return c.c.passOver(codexEventOf(raw.Type), item)
 }
 
 func (c *codexReader) Buffered() bool { return len(c.queue) > 0 || c.in.Buffered() }
@@ -743,20 +745,21 @@ func codexToolItem(typ jsonx.Value) bool {
 
 // codexHead is what a look at a line's head found: the line, its event
 // type and, for an item.* event, its item's type (a JSON string, quotes
-// included).
+// included) and where the item's object starts.
 type codexHead struct {
 	line, typ []byte
 	item      jsonx.Value
+	itemAt    int
 }
 
 // lookAtHead reads a line's event type, and its item's type, by a byte
 // test, when the line is spelled as Codex writes it: {"type":"T",… or
 // {"type":"T","item":{"id":"ID","type":"IT",… for an item.* event, with
-// nothing else on it that could be read as a "type" or "item" key (the
-// keys spelled plainly no more times than the head has them, no \u
-// escape anywhere), so that the types are those the decoder classifies
-// the line by (a key written twice means its last value). false: the
-// line is read in full.
+// nothing after the head that could be read as a "type" key (no `ype"`
+// anywhere after it, no \u escape anywhere), so that the types are those
+// the decoder classifies the line by (a key written twice means its last
+// value). An item.* line is then also one whose item is its last member
+// (sole): framed, as want checks it. false: the line is read in full.
 func lookAtHead(line []byte) (h codexHead, ok bool) {
 	const pre, item, typ = `{"type":"`, `,"item":{"id":"`, `,"type":"`
 	rest, found := bytes.CutPrefix(line, []byte(pre))
@@ -768,8 +771,8 @@ func lookAtHead(line []byte) (h codexHead, ok bool) {
 		return h, false
 	}
 	h.line, h.typ, rest = line, rest[:n], rest[n+1:]
-	keys := 1
 	if bytes.HasPrefix(h.typ, []byte("item.")) {
+		h.itemAt = len(line) - len(rest) + len(`,"item":`)
 		if rest, found = bytes.CutPrefix(rest, []byte(item)); !found {
 			return h, false
 		}
@@ -783,13 +786,23 @@ func lookAtHead(line []byte) (h codexHead, ok bool) {
 			return h, false
 		}
 		at := len(line) - len(rest) - 1 // (its opening quote)
-		h.item = jsonx.Value(line[at : at+n+2 : at+n+2])
-		if bytes.Count(line, []byte(`"item"`)) != 1 {
-			return h, false
-		}
-		keys = 2
+		h.item, rest = jsonx.Value(line[at:at+n+2:at+n+2]), rest[n+1:]
 	}
-	return h, bytes.Count(line, []byte(`"type"`)) == keys && !bytes.Contains(line, []byte(`\u`))
+	// (searched from their rarer first byte)
+	return h, bytes.Index(rest, []byte(`ype"`)) < 0 && bytes.Index(line, []byte(`\u`)) < 0
+}
+
+// framed reports whether the line h looked at is framed (brackets
+// balance, strings close, nothing after them), as
+// jsonx.ValidateFraming; for an item.* event also that its item is its
+// last member, so that no other "item" member after it is the one the
+// decoder reads.
+func (h *codexHead) framed() bool {
+	if h.itemAt == 0 {
+		return jsonx.ValidateFraming(h.line) == nil
+	}
+	last := len(h.line) - 1
+	return h.line[last] == '}' && jsonx.ValidateFraming(h.line[h.itemAt:last]) == nil
 }
 
 // codexToolTypes are the item types codexToolName names.
