@@ -416,12 +416,18 @@ var codexStatus = regexp.MustCompile(`status:? (\d{3})\b`)
 func (c *codexTranslator) translate(ev *stream.Event) []any {
 	// (the events of the line before were made: their bytes were copied)
 	c.w = c.w[:0]
-	v := jsonx.Value(ev.Raw)
+	// (its members read from the index the decoder's framing built, not
+	// by a walk of the line for each)
+	v := eventKeys{ev}
 	switch ev.Type {
 	case "thread.started":
 		c.thread = v.Get("thread_id").Str()
-		return c.list(map[string]any{"type": "system", "subtype": "init", "cli": codexCLI, "session_id": c.thread,
-			"tools": []string{}, "mcp_servers": []string{}})
+		// Written as appendJSON writes the map it stands for (its keys
+		// sorted), without the map.
+		b := append(c.w, `{"ccfilter":"`+stream.Synthetic+`","cli":"`+codexCLI+`","mcp_servers":[],"session_id":`...)
+		b = jsonx.AppendQuoted(b, c.thread)
+		c.w = append(b, `,"subtype":"init","tools":[],"type":"system"}`...)
+		return c.list(written(c.w))
 	case "turn.started":
 		// Carries nothing: codex exec is one turn, its end the result.
 		return c.list()
@@ -448,21 +454,43 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		}
 		c.total(t)
 		sum := c.sum
-		usage := map[string]any{"input_tokens": sum.input, "cache_read_input_tokens": sum.cached,
-			"cache_creation_input_tokens": sum.written, "output_tokens": sum.output,
-			"output_tokens_details": map[string]any{"reasoning_tokens": sum.reasoning}}
 		last := c.lastText
 		if last == nil {
 			last = json.RawMessage(`""`)
 		}
-		return append(out, map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": last,
-			"num_turns": 1, "session_id": c.thread, "usage": usage})
+		// Written as appendJSON writes the maps it stands for (their keys
+		// sorted), without the maps.
+		b := c.result(false, last)
+		b = strconv.AppendInt(append(b, `,"subtype":"success","type":"result","usage":{"cache_creation_input_tokens":`...), sum.written, 10)
+		b = strconv.AppendInt(append(b, `,"cache_read_input_tokens":`...), sum.cached, 10)
+		b = strconv.AppendInt(append(b, `,"input_tokens":`...), sum.input, 10)
+		b = strconv.AppendInt(append(b, `,"output_tokens":`...), sum.output, 10)
+		b = strconv.AppendInt(append(b, `,"output_tokens_details":{"reasoning_tokens":`...), sum.reasoning, 10)
+		c.w = append(b, `}}}`...)
+		return append(out, written(c.w))
 	case "turn.failed":
-		return c.list(map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true,
-			"result": rawString(v.Path("error", "message")), "num_turns": 1, "session_id": c.thread})
+		b := c.result(true, rawString(v.Path("error", "message")))
+		c.w = append(b, `,"subtype":"error_during_execution","type":"result"}`...)
+		return c.list(written(c.w))
 	}
 	return nil
 }
+
+// result writes the head of a result event into c.w (which holds no
+// other event), up to its session id: the members every result has.
+func (c *codexTranslator) result(failed bool, text json.RawMessage) []byte {
+	b := strconv.AppendBool(append(c.w[:0], `{"ccfilter":"`+stream.Synthetic+`","is_error":`...), failed)
+	b = append(append(append(b, `,"num_turns":1,"result":`...), text...), `,"session_id":`...)
+	return jsonx.AppendQuoted(b, c.thread)
+}
+
+// eventKeys reads an event's members from its index (Event.Get) as
+// jsonx.Value reads them from its bytes.
+type eventKeys struct{ ev *stream.Event }
+
+func (k eventKeys) Get(key string) jsonx.Value { return jsonx.Value(k.ev.Get(key)) }
+
+func (k eventKeys) Path(keys ...string) jsonx.Value { return jsonx.Value(k.ev.Get(keys...)) }
 
 // errorEvent is a top-level error's event: a turn-level retry
 // ("Reconnecting... n/5 (…)") is the stream's api_retry; any other is a
