@@ -98,17 +98,20 @@ func NewCodexReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Re
 	// The translated events, not the CLI's lines, are what the run
 	// validates, screens and keeps.
 	inner.Prepare, inner.Screen, inner.Want, inner.Spellings = nil, nil, nil, nil
-	if opts.Kinds.Has(stream.KindToolResult) {
-		// Every line is validated before it is read (Next): in the pass
-		// that indexes it, not in a second one.
-		inner.Check = stream.CheckAll
-	}
 	c := &codexReader{opts: opts, c: codexTranslator{kinds: opts.Kinds}}
 	if opts.Kinds != 0 {
 		// A line the run makes no event of is passed over at a look at
-		// its head, before the decoder indexes or classifies it.
-		c.check = inner.Check
+		// its head, before the decoder indexes or classifies it, checked
+		// as the run asks (want).
+		c.check = opts.Check
 		inner.Want = c.want
+	}
+	if opts.Check != stream.CheckEnds {
+		// Every line the decoder hands out is validated before it is read
+		// (Next): in the pass that indexes it, not in a second one. (A
+		// line Next passes over, one whose head want could not read, is
+		// then validated in full too.)
+		inner.Check = stream.CheckAll
 	}
 	c.in = stream.NewReader(r, inner)
 	return c
