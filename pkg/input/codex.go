@@ -255,21 +255,21 @@ func (m *eventMaker) make(v any, src *stream.Event, echo []byte, prepare func(*s
 // makeAt is make at source's line number line; valid says every value
 // spliced into v was validated.
 func (m *eventMaker) makeAt(v any, source string, line int64, valid bool, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
-	b, ok := v.(written)
-	if !ok {
-		if mv, isMap := v.(map[string]any); isMap {
-			mv["ccfilter"] = stream.Synthetic
-		}
-		m.buf = appendJSON(m.buf[:0], v)
-		b = m.buf
-	}
 	if m.used == len(m.evs) {
 		m.evs = append(m.evs, &stream.Event{})
 	}
 	ev := m.evs[m.used]
 	m.used++
-	if err := ev.RemakeWritten(b, source, line, valid); err != nil {
-		return nil, err
+	if w, ok := v.(written); ok {
+		ev.RemakeIndexed(w.b, w.top, source, line, valid)
+	} else {
+		if mv, isMap := v.(map[string]any); isMap {
+			mv["ccfilter"] = stream.Synthetic
+		}
+		m.buf = appendJSON(m.buf[:0], v)
+		if err := ev.RemakeWritten(m.buf, source, line, valid); err != nil {
+			return nil, err
+		}
 	}
 	ev.SetEcho(echo)
 	if prepare != nil {
@@ -377,8 +377,12 @@ type codexTranslator struct {
 	kinds  stream.KindSet
 	thread string
 	// w holds the events written for the line under way (written), blk
-	// a content block being written.
+	// a content block being written; tops their members, offs the
+	// offsets of the members of the one under way (open), from objAt.
 	w, blk   []byte
+	tops     []jsonx.Member
+	offs     []int
+	objAt    int
 	out      []any           // the events of the line under way (list)
 	lastText json.RawMessage // the last agent message, as the line spells it (a copy)
 	msgs     int
@@ -418,7 +422,7 @@ var codexStatus = regexp.MustCompile(`status:? (\d{3})\b`)
 // translate returns the events ev stands for, nil to pass ev through.
 func (c *codexTranslator) translate(ev *stream.Event) []any {
 	// (the events of the line before were made: their bytes were copied)
-	c.w = c.w[:0]
+	c.w, c.tops = c.w[:0], c.tops[:0]
 	// (its members read from the index the decoder's framing built, not
 	// by a walk of the line for each)
 	v := eventKeys{ev}
@@ -427,10 +431,14 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		c.thread = v.Get("thread_id").Str()
 		// Written as appendJSON writes the map it stands for (its keys
 		// sorted), without the map.
-		b := append(c.w, `{"ccfilter":"`+stream.Synthetic+`","cli":"`+codexCLI+`","mcp_servers":[],"session_id":`...)
-		b = jsonx.AppendQuoted(b, c.thread)
-		c.w = append(b, `,"subtype":"init","tools":[],"type":"system"}`...)
-		return c.list(written(c.w))
+		c.open()
+		c.raw("cli", `"`+codexCLI+`"`)
+		c.raw("mcp_servers", `[]`)
+		c.str("session_id", c.thread)
+		c.raw("subtype", `"init"`)
+		c.raw("tools", `[]`)
+		c.raw("type", `"system"`)
+		return c.list(c.close())
 	case "turn.started":
 		// Carries nothing: codex exec is one turn, its end the result.
 		return c.list()
@@ -463,28 +471,83 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		}
 		// Written as appendJSON writes the maps it stands for (their keys
 		// sorted), without the maps.
-		b := c.result(false, last)
-		b = strconv.AppendInt(append(b, `,"subtype":"success","type":"result","usage":{"cache_creation_input_tokens":`...), sum.written, 10)
+		c.result(false, last)
+		c.raw("subtype", `"success"`)
+		c.raw("type", `"result"`)
+		c.key("usage")
+		b := strconv.AppendInt(append(c.w, `{"cache_creation_input_tokens":`...), sum.written, 10)
 		b = strconv.AppendInt(append(b, `,"cache_read_input_tokens":`...), sum.cached, 10)
 		b = strconv.AppendInt(append(b, `,"input_tokens":`...), sum.input, 10)
 		b = strconv.AppendInt(append(b, `,"output_tokens":`...), sum.output, 10)
 		b = strconv.AppendInt(append(b, `,"output_tokens_details":{"reasoning_tokens":`...), sum.reasoning, 10)
-		c.w = append(b, `}}}`...)
-		return append(out, written(c.w))
+		c.w = append(b, `}}`...)
+		return append(out, c.close())
 	case "turn.failed":
-		b := c.result(true, rawString(v.Path("error", "message")))
-		c.w = append(b, `,"subtype":"error_during_execution","type":"result"}`...)
-		return c.list(written(c.w))
+		c.result(true, rawString(v.Path("error", "message")))
+		c.raw("subtype", `"error_during_execution"`)
+		c.raw("type", `"result"`)
+		return c.list(c.close())
 	}
 	return nil
 }
 
-// result writes the head of a result event into c.w (which holds no
-// other event), up to its session id: the members every result has.
-func (c *codexTranslator) result(failed bool, text json.RawMessage) []byte {
-	b := strconv.AppendBool(append(c.w[:0], `{"ccfilter":"`+stream.Synthetic+`","is_error":`...), failed)
-	b = append(append(append(b, `,"num_turns":1,"result":`...), text...), `,"session_id":`...)
-	return jsonx.AppendQuoted(b, c.thread)
+// result opens a result event, written up to its session id: the
+// members every result has.
+func (c *codexTranslator) result(failed bool, text json.RawMessage) {
+	c.open()
+	c.key("is_error")
+	c.w = strconv.AppendBool(c.w, failed)
+	c.raw("num_turns", "1")
+	c.key("result")
+	c.w = append(c.w, text...)
+	c.str("session_id", c.thread)
+}
+
+// open starts an event written by hand into the translator's buffer w,
+// with its "ccfilter" mark, its members written in the order appendJSON
+// writes a map's (keys sorted): the members are noted as they are
+// written (key; close), so that the event is indexed as it is written
+// (Event.RemakeIndexed) rather than framed again.
+func (c *codexTranslator) open() {
+	c.objAt, c.offs = len(c.w), c.offs[:0]
+	c.w = append(c.w, '{')
+	c.raw("ccfilter", `"`+stream.Synthetic+`"`)
+}
+
+// key starts a member of the event under way; its value is written next.
+func (c *codexTranslator) key(k string) {
+	if len(c.offs) > 0 {
+		c.offs = append(c.offs, len(c.w)) // (the end of the value before)
+		c.w = append(c.w, ',')
+	}
+	at := len(c.w) + 1
+	c.w = append(append(append(c.w, '"'), k...), `":`...)
+	c.offs = append(c.offs, at, at+len(k), len(c.w))
+}
+
+// raw writes a member whose value is JSON as it is.
+func (c *codexTranslator) raw(k, v string) {
+	c.key(k)
+	c.w = append(c.w, v...)
+}
+
+// str writes a member whose value is the string s.
+func (c *codexTranslator) str(k, s string) {
+	c.key(k)
+	c.w = jsonx.AppendQuoted(c.w, s)
+}
+
+// close ends the event under way: its JSON and its members.
+func (c *codexTranslator) close() written {
+	c.offs = append(c.offs, len(c.w))
+	c.w = append(c.w, '}')
+	b := c.w[c.objAt:len(c.w):len(c.w)]
+	from := len(c.tops)
+	for i := 0; i+3 < len(c.offs); i += 4 {
+		o := c.offs[i : i+4]
+		c.tops = append(c.tops, jsonx.Member{Key: b[o[0]-c.objAt : o[1]-c.objAt], Val: jsonx.Value(b[o[2]-c.objAt : o[3]-c.objAt])})
+	}
+	return written{b, c.tops[from:len(c.tops):len(c.tops)]}
 }
 
 // eventKeys reads an event's members from its index (Event.Get) as
@@ -518,17 +581,15 @@ func (c *codexTranslator) errorEvent(msg string) map[string]any {
 // Codex stream's lines (each tool call's start, each message).
 func (c *codexTranslator) assistant(block []byte) written {
 	c.msgs++
-	b := c.w
-	start := len(b)
-	b = append(b, `{"ccfilter":"`+stream.Synthetic+`","message":{"content":[`...)
-	b = append(b, block...)
-	b = append(b, `],"id":"codex_msg_`...)
+	c.open()
+	c.key("message")
+	b := append(append(append(c.w, `{"content":[`...), block...), `],"id":"codex_msg_`...)
 	b = strconv.AppendInt(b, int64(c.msgs), 10)
-	b = append(b, `","role":"assistant","type":"message"},"parent_tool_use_id":null,"session_id":`...)
-	b = jsonx.AppendQuoted(b, c.thread)
-	b = append(b, `,"type":"assistant"}`...)
-	c.w = b
-	return written(b[start:len(b):len(b)])
+	c.w = append(b, `","role":"assistant","type":"message"}`...)
+	c.raw("parent_tool_use_id", "null")
+	c.str("session_id", c.thread)
+	c.raw("type", `"assistant"`)
+	return c.close()
 }
 
 // list is the events of a line: vs, in one list reused from line to
@@ -543,8 +604,12 @@ func (c *codexTranslator) list(vs ...any) []any {
 }
 
 // written is an event's JSON as the reader wrote it (with its "ccfilter"
-// mark), standing where a map of it would.
-type written []byte
+// mark; open), standing where a map of it would, and its top-level
+// members (slices of b).
+type written struct {
+	b   []byte
+	top []jsonx.Member
+}
 
 // block writes a content block of its type with one member more (named
 // key, sorted before "type"; value v's JSON as it is), into the
@@ -927,18 +992,20 @@ func (c *codexTranslator) toolResult(item jsonx.Value) written {
 	}
 	// A user event of one tool_result block, written as appendJSON writes
 	// the map it stands for (its keys sorted), without the maps.
-	b := c.w
-	start := len(b)
-	b = appendJSON(append(b, `{"ccfilter":"`+stream.Synthetic+`","message":{"content":[{"content":`...), content)
+	c.open()
+	c.key("message")
+	b := appendJSON(append(c.w, `{"content":[{"content":`...), content)
 	b = strconv.AppendBool(append(b, `,"is_error":`...), failed)
 	b = jsonx.AppendQuoted(append(b, `,"tool_use_id":`...), itemID(item))
-	b = jsonx.AppendQuoted(append(b, `,"type":"tool_result"}],"role":"user"},"parent_tool_use_id":null,"session_id":`...), c.thread)
+	c.w = append(b, `,"type":"tool_result"}],"role":"user"}`...)
+	c.raw("parent_tool_use_id", "null")
+	c.str("session_id", c.thread)
 	if extra != nil {
-		b = appendJSON(append(b, `,"tool_use_result":`...), extra)
+		c.key("tool_use_result")
+		c.w = appendJSON(c.w, extra)
 	}
-	b = append(b, `,"type":"user"}`...)
-	c.w = b
-	return written(b[start:len(b):len(b)])
+	c.raw("type", `"user"`)
+	return c.close()
 }
 
 // spawn keeps the subagent a collab_tool_call spawn_agent item starts
