@@ -381,6 +381,7 @@ type codexTranslator struct {
 	// offsets of the members of the one under way (open), from objAt.
 	w, blk   []byte
 	tops     []jsonx.Member
+	itemTop  []jsonx.Member // the item's members (indexItem)
 	offs     []int
 	objAt    int
 	out      []any           // the events of the line under way (list)
@@ -443,12 +444,13 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		// Carries nothing: codex exec is one turn, its end the result.
 		return c.list()
 	case "item.started":
-		if call := c.toolUse(v.Get("item")); call != nil {
+		item := c.indexItem(v.Get("item"))
+		if call := c.toolUse(item); call != nil {
 			return c.list(call)
 		}
-		return c.item(v.Get("item"), false)
+		return c.item(item, false)
 	case "item.updated", "item.completed":
-		return c.item(v.Get("item"), ev.Type == "item.completed")
+		return c.item(c.indexItem(v.Get("item")), ev.Type == "item.completed")
 	case "error":
 		return c.list(c.errorEvent(v.Get("message").Str()))
 	case "turn.completed":
@@ -628,7 +630,7 @@ func (c *codexTranslator) block(typ, key string, v []byte) []byte {
 // codexToolName is the name a tool call of each item type is shown by:
 // the stream's own tool where one does the same (a shell command is
 // Bash; spawn_agent starts a subagent as Agent does), else Codex's.
-func codexToolName(item jsonx.Value) (string, any) {
+func codexToolName(item codexItem) (string, any) {
 	switch item.Get("type").Str() {
 	case "command_execution":
 		return "Bash", commandInput(item.Get("command").Str())
@@ -677,21 +679,43 @@ func codexHeadline(s string, n int) string {
 // itemID is an item's exec id: the first "id" of the item (a web_search
 // item has two, its exec id item_N first and the Responses id after it,
 // which a JSON decoder that keeps the last would read).
-func itemID(item jsonx.Value) string {
-	id := ""
-	item.EachMember(func(k []byte, v jsonx.Value) bool {
-		if string(k) == "id" {
-			id = v.Str()
-			return false
+func itemID(item codexItem) string {
+	for _, m := range item.top {
+		if string(m.Key) == "id" {
+			return m.Val.Str()
 		}
-		return true
-	})
-	return id
+	}
+	return ""
+}
+
+// codexItem is an item's object with its members indexed once: its
+// translation reads up to a dozen of them, and a walk of the item for
+// each (past a command's whole output, and on to look for the key
+// again) was a third of a tools run.
+type codexItem struct {
+	top []jsonx.Member
+}
+
+// Get is jsonx.Value.Get on the item (the last member of that key).
+func (it codexItem) Get(key string) jsonx.Value { return jsonx.Lookup(it.top, key) }
+
+// Path is jsonx.Value.Path on the item.
+func (it codexItem) Path(keys ...string) jsonx.Value { return it.Get(keys[0]).Path(keys[1:]...) }
+
+// indexItem indexes the members of item (none when it is not an
+// object), in a buffer reused from line to line.
+func (c *codexTranslator) indexItem(item jsonx.Value) codexItem {
+	if item.Type() != jsonx.Object {
+		return codexItem{}
+	}
+	// (the line was validated: no error)
+	c.itemTop, _ = jsonx.Members(item.Trim(), c.itemTop[:0])
+	return codexItem{c.itemTop}
 }
 
 // toolUse is the tool_use event an item that is a tool call starts with;
 // nil for other items.
-func (c *codexTranslator) toolUse(item jsonx.Value) any {
+func (c *codexTranslator) toolUse(item codexItem) any {
 	name, input := codexToolName(item)
 	if name == "" {
 		return nil
@@ -705,7 +729,7 @@ func (c *codexTranslator) toolUse(item jsonx.Value) any {
 }
 
 // item translates a completed (or updated) item.
-func (c *codexTranslator) item(item jsonx.Value, completed bool) []any {
+func (c *codexTranslator) item(item codexItem, completed bool) []any {
 	switch item.Get("type").Str() {
 	case "agent_message":
 		c.lastText = append(c.lastText[:0], rawString(item.Get("text"))...)
@@ -910,7 +934,7 @@ var codexToolTypes = []string{"command_execution", "file_change", "mcp_tool_call
 // Agent of Claude Code's does, and its end is known only from its state
 // in a later call. Its own calls and usage are in its own session file,
 // not in the parent's stream.
-func (c *codexTranslator) subagentEnds(item jsonx.Value) []any {
+func (c *codexTranslator) subagentEnds(item codexItem) []any {
 	if !item.Get("type").StrEqual("collab_tool_call") {
 		return nil
 	}
@@ -932,7 +956,7 @@ func (c *codexTranslator) subagentEnds(item jsonx.Value) []any {
 
 // toolResult is the user event with the tool_result of a completed tool
 // item: its output, failed when the item's status is "failed".
-func (c *codexTranslator) toolResult(item jsonx.Value) written {
+func (c *codexTranslator) toolResult(item codexItem) written {
 	failed := item.Get("status").StrEqual("failed")
 	var content any
 	var extra map[string]any
@@ -1011,7 +1035,7 @@ func (c *codexTranslator) toolResult(item jsonx.Value) written {
 // spawn keeps the subagent a collab_tool_call spawn_agent item starts
 // (until its end, subagentEnds) and returns its thread; false for another
 // item.
-func (c *codexTranslator) spawn(item jsonx.Value) (string, bool) {
+func (c *codexTranslator) spawn(item codexItem) (string, bool) {
 	if !item.Get("type").StrEqual("collab_tool_call") || !item.Get("tool").StrEqual("spawn_agent") {
 		return "", false
 	}
