@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -412,13 +411,63 @@ func (c *codexTranslator) total(t codexTokens) {
 		s.output - old.output + t.output, s.reasoning - old.reasoning + t.reasoning}
 }
 
-// codexReconnect is the text of a turn-level retry: "Reconnecting... 2/5
-// (unexpected status 401 Unauthorized: …)".
-var codexReconnect = regexp.MustCompile(`^Reconnecting\.\.\. (\d+)/(\d+) \((.*)\)$`)
+// codexReconnect reads the text of a turn-level retry, "Reconnecting...
+// 2/5 (unexpected status 401 Unauthorized: …)", as the regular expression
+// ^Reconnecting\.\.\. (\d+)/(\d+) \((.*)\)$ would (the attempt, the most,
+// the error), by hand: the expression was a sixth of a usage run on a
+// stream of retries.
+func codexReconnect(msg string) (attempt, most, why string, ok bool) {
+	rest, found := strings.CutPrefix(msg, "Reconnecting... ")
+	if !found {
+		return "", "", "", false
+	}
+	attempt, rest = leadingDigits(rest)
+	if attempt == "" || !strings.HasPrefix(rest, "/") {
+		return "", "", "", false
+	}
+	most, rest = leadingDigits(rest[1:])
+	if most == "" || !strings.HasPrefix(rest, " (") || !strings.HasSuffix(rest, ")") || len(rest) < 3 {
+		return "", "", "", false
+	}
+	why = rest[2 : len(rest)-1]
+	if strings.ContainsRune(why, '\n') { // ("." matches no newline)
+		return "", "", "", false
+	}
+	return attempt, most, why, true
+}
+
+// leadingDigits splits s after its leading ASCII digits.
+func leadingDigits(s string) (digits, rest string) {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return s[:n], s[n:]
+}
 
 // codexStatus finds an HTTP status in an error's text ("unexpected status
-// 401", "last status: 429").
-var codexStatus = regexp.MustCompile(`status:? (\d{3})\b`)
+// 401", "last status: 429"), as the regular expression status:? (\d{3})\b
+// would (its first match).
+func codexStatus(s string) (string, bool) {
+	for i := 0; ; {
+		at := strings.Index(s[i:], "status")
+		if at < 0 {
+			return "", false
+		}
+		rest := strings.TrimPrefix(s[i+at+len("status"):], ":")
+		if d, after := leadingDigits(strings.TrimPrefix(rest, " ")); strings.HasPrefix(rest, " ") && len(d) == 3 &&
+			(after == "" || !isWordByte(after[0])) {
+			return d, true
+		}
+		i += at + 1
+	}
+}
+
+// isWordByte reports whether c is a word character of a regular
+// expression's \b (ASCII letters, digits, underscore).
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
 
 // translate returns the events ev stands for, nil to pass ev through.
 func (c *codexTranslator) translate(ev *stream.Event) []any {
@@ -564,13 +613,13 @@ func (k eventKeys) Path(keys ...string) jsonx.Value { return jsonx.Value(k.ev.Ge
 // ("Reconnecting... n/5 (…)") is the stream's api_retry; any other is a
 // notice (the fatal error, which turn.failed repeats as the result).
 func (c *codexTranslator) errorEvent(msg string) map[string]any {
-	if m := codexReconnect.FindStringSubmatch(msg); m != nil {
-		attempt, _ := strconv.Atoi(m[1])
-		most, _ := strconv.Atoi(m[2])
+	if a, m, why, ok := codexReconnect(msg); ok {
+		attempt, _ := strconv.Atoi(a)
+		most, _ := strconv.Atoi(m)
 		r := map[string]any{"type": "system", "subtype": "api_retry", "attempt": attempt, "max_retries": most,
-			"error": m[3], "session_id": c.thread}
-		if s := codexStatus.FindStringSubmatch(m[3]); s != nil {
-			r["error_status"], _ = strconv.Atoi(s[1])
+			"error": why, "session_id": c.thread}
+		if s, ok := codexStatus(why); ok {
+			r["error_status"], _ = strconv.Atoi(s)
 		}
 		return r
 	}

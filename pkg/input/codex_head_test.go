@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -88,4 +89,46 @@ func agreesWithDecoder(t *testing.T, line []byte) bool {
 		assert.Nil(t, h.item, "%s", line)
 	}
 	return true
+}
+
+// TestCodexRetryTextReadByHandAsByItsExpressions proves that the Codex
+// reader's hand-written reading of a retry's text (codexReconnect,
+// codexStatus) finds what the regular expressions it replaced found, on
+// the texts of the captures' retries (05-auth-401, 07-server-500) and on
+// near misses.
+func TestCodexRetryTextReadByHandAsByItsExpressions(t *testing.T) {
+	reconnect := regexp.MustCompile(`^Reconnecting\.\.\. (\d+)/(\d+) \((.*)\)$`)
+	status := regexp.MustCompile(`status:? (\d{3})\b`)
+	texts := []string{
+		"Reconnecting... 2/5 (unexpected status 401 Unauthorized: Incorrect API key provided, url: http://127.0.0.1:1/v1/responses)",
+		"Reconnecting... 1/5 (stream disconnected before completion: response.failed event received)",
+		"Reconnecting... 1/5 (last status: 429)", "Reconnecting... 1/5 (status:: 429)", "Reconnecting... 1/5 (status 4290)",
+		"Reconnecting... 1/5 (status 429x)", "Reconnecting... 1/5 (status 42)", "Reconnecting... 1/5 (status 429_)",
+		"Reconnecting... 1/5 (statusstatus 503.)", "Reconnecting... 1/5 (a\nb)", "Reconnecting... 1/5 ()", "Reconnecting... 1/5 (x",
+		"Reconnecting... /5 (x)", "Reconnecting... 1/ (x)", "Reconnecting... 1/5(x)", "Reconnecting... 99999999999999999999/5 (x)",
+		"reconnecting... 1/5 (x)", "unexpected status 401 Unauthorized", "",
+	}
+	for _, f := range []string{"05-auth-401", "07-server-500"} {
+		data, err := os.ReadFile("../../testdata/agents/codex/" + f + ".jsonl")
+		require.NoError(t, err)
+		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			if v := jsonx.Value(line); v.Get("type").StrEqual("error") {
+				texts = append(texts, v.Get("message").Str())
+			}
+		}
+	}
+	for _, text := range texts {
+		m := reconnect.FindStringSubmatch(text)
+		a, most, why, ok := codexReconnect(text)
+		require.Equal(t, m != nil, ok, "%q", text)
+		if ok {
+			assert.Equal(t, m[1:], []string{a, most, why}, "%q", text)
+		}
+		s := status.FindStringSubmatch(text)
+		d, ok := codexStatus(text)
+		require.Equal(t, s != nil, ok, "%q", text)
+		if ok {
+			assert.Equal(t, s[1], d, "%q", text)
+		}
+	}
 }
