@@ -213,8 +213,8 @@ func (c *codexReader) Next() (*stream.Event, error) {
 // passOver is codexTranslator.passOver on a line the decoder read, its
 // item's type found in it (known not passed over when want kept it).
 func (c *codexReader) passOver(raw *stream.Event, kept bool) (pass, msg bool) {
-	if kept {
-		return false, false
+	if kept || c.c.kinds == 0 {
+		return false, false // (without a look at the item)
 	}
 	var item jsonx.Value
 	if strings.HasPrefix(raw.Type, "item.") {
