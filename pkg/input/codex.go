@@ -47,7 +47,7 @@ func isCodexEvent(head []byte) bool {
 // events between releases without a version marker).
 type codexReader struct {
 	in    stream.Reader
-	check stream.Check // the decoder's, with a Want (want)
+	check stream.Check // the run's (DecoderOptions.Check), which want applies to the lines it passes over
 	// head is the look at the head of the line the decoder reads next
 	// (want's), when it read one.
 	head  codexHead
@@ -168,9 +168,9 @@ func (c *codexReader) Next() (*stream.Event, error) {
 			if msg {
 				c.c.msgs++
 			}
-			// No event of it is read: checked as the decoder checked it
-			// (its framing, unless --full-check), as a Claude Code line
-			// a run passes over is.
+			// No event of it is read. (A line spelled otherwise than
+			// Codex writes it, which want could not look at: validated
+			// by the decoder, as every line it hands out.)
 			c.echo.add(raw.Raw)
 			continue
 		}
