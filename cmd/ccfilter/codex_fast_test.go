@@ -139,3 +139,111 @@ func codexSample(files []string) []string {
 	}
 	return keep
 }
+
+// TestCodexHeadLookMatchesFullReadOnRespelledStreams proves that the
+// Codex reader's look at a line's head (which passes over, before the
+// decoder reads it, a line the run makes no event of) decides as the full
+// read does however the line is spelled: each of three Codex CLI 0.171.0
+// captures (testdata/agents/codex: 08-long-session, 13-todo-list,
+// 19-subagent) respelled line by line (codexRespellings: the type key
+// not first, a type name or key \u-escaped, a type key written twice, a
+// second "item" member, spaces in the head, CRLF line ends, blank lines,
+// event and item types no Codex release wrote, a command's output of
+// 2 MB, longer than the read buffer) prints byte for byte, in the common
+// runs and under --strict, what the full translation prints (every event
+// made, every line validated). It also proves that a respelling whose
+// meaning is the capture's (the key order, escapes, spaces, CRLF, blank
+// lines) gives the capture's own final answer and text.
+func TestCodexHeadLookMatchesFullReadOnRespelledStreams(t *testing.T) {
+	dir := t.TempDir()
+	var respelled []string
+	for _, name := range []string{"08-long-session", "13-todo-list", "19-subagent"} {
+		data, err := os.ReadFile(codexDir + name + ".jsonl")
+		require.NoError(t, err)
+		for _, r := range codexRespellings {
+			p := filepath.Join(dir, name+"-"+r.name+".jsonl")
+			require.NoError(t, os.WriteFile(p, r.respell(data), 0o644))
+			respelled = append(respelled, p)
+			if r.same {
+				for _, args := range [][]string{{"final"}, {"text"}} {
+					want := runIn(t, append(args, codexDir+name+".jsonl"), dir)
+					got := runIn(t, append(args, p), dir)
+					assert.Equal(t, want.Stdout, got.Stdout, "%s on %s", args[0], filepath.Base(p))
+				}
+			}
+		}
+	}
+	fastMatchesFull(t, dir, nil, respelled, []string{"final", "--strict"}, []string{"text", "--strict"}, []string{"usage"})
+	// The new types are passed through and counted, never fatal.
+	got := runIn(t, []string{"types", filepath.Join(dir, "08-long-session-newtypes.jsonl")}, dir)
+	assert.Contains(t, got.Stdout, "turn.mystery")
+	assert.Zero(t, got.Code)
+}
+
+// codexRespellings are ways of writing a Codex stream's lines otherwise
+// (same: with the same meaning).
+var codexRespellings = []struct {
+	name    string
+	same    bool
+	respell func([]byte) []byte
+}{
+	{"typelast", true, perLine(func(l []byte) []byte {
+		// {"type":"T",REST} -> {REST,"type":"T"}
+		rest, ok := bytes.CutPrefix(l, []byte(`{"type":"`))
+		if !ok {
+			return l
+		}
+		end := bytes.IndexByte(rest, '"')
+		if len(rest) < end+2 || rest[end+1] != ',' {
+			return l
+		}
+		return []byte(`{` + string(rest[end+2:len(rest)-1]) + `,"type":"` + string(rest[:end]) + `"}`)
+	})},
+	{"escapedtype", true, perLine(func(l []byte) []byte {
+		l = bytes.Replace(l, []byte(`"item.completed"`), []byte(`"item.complet\u0065d"`), 1)
+		return bytes.Replace(l, []byte(`"type":"command_execution"`), []byte(`"typ\u0065":"command_execution"`), 1)
+	})},
+	{"spaces", true, perLine(func(l []byte) []byte {
+		return bytes.Replace(l, []byte(`{"type":"`), []byte(`{ "type" : "`), 1)
+	})},
+	{"crlf-blank", true, func(b []byte) []byte {
+		b = bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n\n  \n"))
+		return append([]byte("\n\t\n"), b...)
+	}},
+	{"typetwice", false, perLine(func(l []byte) []byte {
+		// A key written twice means its last value: a tool's end read as
+		// a turn's start, and a turn's start as a tool's end.
+		if bytes.HasPrefix(l, []byte(`{"type":"item.completed"`)) {
+			return append([]byte(`{"type":"turn.started",`), l[1:]...)
+		}
+		return bytes.Replace(l, []byte(`{"type":"turn.started"}`), []byte(`{"type":"turn.started","type":"item.completed","item":{"id":"x","type":"command_execution"}}`), 1)
+	})},
+	{"itemtwice", false, perLine(func(l []byte) []byte {
+		if bytes.HasPrefix(l, []byte(`{"type":"item.`)) {
+			return append(l[:len(l)-1:len(l)-1], `,"item":{"id":"again"}}`...)
+		}
+		return l
+	})},
+	{"newtypes", false, perLine(func(l []byte) []byte {
+		if bytes.HasPrefix(l, []byte(`{"type":"turn.started"`)) {
+			return append(l, "\n"+`{"type":"turn.mystery","x":1}`+"\n"+`{"type":"item.completed","item":{"id":"item_99","type":"brand_new_item","text":"?"}}`+"\n"+`{"type":"item.started","item":{"id":"item_98","type":"brand_new_item"}}`...)
+		}
+		return l
+	})},
+	{"huge", false, func(b []byte) []byte {
+		at := bytes.Index(b, []byte(`"aggregated_output":"`))
+		if at < 0 {
+			return b
+		}
+		at += len(`"aggregated_output":"`)
+		big := bytes.Repeat([]byte(`0123456789abcde\n`), 2<<20/17)
+		return append(append(bytes.Clone(b[:at]), big...), b[at:]...)
+	}},
+}
+
+// perLine respells each line of a stream by fn.
+func perLine(fn func([]byte) []byte) func([]byte) []byte {
+	return func(b []byte) []byte {
+		return eachLine(b, func(_ int, l []byte) []byte { return fn(l) })
+	}
+}

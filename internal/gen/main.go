@@ -4,6 +4,7 @@
 //	go run ./internal/gen -size 1GiB -seed 1 -o /tmp/gen-1GiB.jsonl           # generated (package streamgen)
 //	go run ./internal/gen -real -size 300MB -o /tmp/real-300MB.jsonl FILE...  # real streams concatenated, ids renamed
 //	go run ./internal/gen -real -gemini -size 300MB -o /tmp/gemini-300MB.jsonl ../shared/agents/gemini/[01]*.jsonl  # Gemini CLI streams
+//	go run ./internal/gen -real -codex -size 300MB -o /tmp/codex-300MB.jsonl ../shared/agents/codex/*.jsonl  # Codex CLI streams
 //	go run ./internal/gen -unanswered 1000000 -o /tmp/unanswered.jsonl        # tool calls never answered
 //
 // Without -o the stream goes to standard output. Sizes accept a plain byte
@@ -31,13 +32,14 @@ func main() {
 	replay := flag.Bool("replay-user-messages", false, "emit each turn's prompt as a user event with string content (isReplay:true)")
 	real := flag.Bool("real", false, "concatenate the real streams named as arguments, ids renamed per round, to -size")
 	gemini := flag.Bool("gemini", false, "with -real: the FILEs are Gemini CLI streams (their tool ids renamed too)")
+	codex := flag.Bool("codex", false, "with -real: the FILEs are Codex CLI streams, codex exec --json (their item ids renamed too)")
 	unanswered := flag.Int("unanswered", 0, "write this many tool calls that are never answered (ignores -size)")
 	flag.Usage = func() {
 		fmt.Fprintf(flag.CommandLine.Output(), "usage: gen [-size SIZE] [-seed N] [-o FILE] [-real FILE... | -unanswered N]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if flag.NArg() > 0 != *real {
+	if flag.NArg() > 0 != *real || *gemini && *codex {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -59,9 +61,12 @@ func main() {
 			if err != nil {
 				fail(1, err)
 			}
-			if *gemini {
+			switch {
+			case *gemini:
 				sources = append(sources, realcorpus.NewGeminiSource(name, data))
-			} else {
+			case *codex:
+				sources = append(sources, realcorpus.NewCodexSource(name, data))
+			default:
 				sources = append(sources, realcorpus.NewSource(name, data))
 			}
 		}

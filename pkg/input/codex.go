@@ -1,9 +1,9 @@
 package input
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -47,6 +47,10 @@ func isCodexEvent(head []byte) bool {
 // events between releases without a version marker).
 type codexReader struct {
 	in    stream.Reader
+	check stream.Check // the run's (DecoderOptions.Check), which want applies to the lines it passes over
+	// head is the look at the head of the line the decoder reads next
+	// (want's), when it read one.
+	head  codexHead
 	opts  stream.DecoderOptions
 	queue []*stream.Event
 	c     codexTranslator
@@ -93,12 +97,55 @@ func NewCodexReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Re
 	// The translated events, not the CLI's lines, are what the run
 	// validates, screens and keeps.
 	inner.Prepare, inner.Screen, inner.Want, inner.Spellings = nil, nil, nil, nil
-	if opts.Kinds.Has(stream.KindToolResult) {
-		// Every line is validated before it is read (Next): in the pass
-		// that indexes it, not in a second one.
+	c := &codexReader{opts: opts, c: codexTranslator{kinds: opts.Kinds}}
+	if opts.Kinds != 0 {
+		// A line the run makes no event of is passed over at a look at
+		// its head, before the decoder indexes or classifies it, checked
+		// as the run asks (want).
+		c.check = opts.Check
+		inner.Want = c.want
+	}
+	if opts.Check != stream.CheckEnds {
+		// Every line the decoder hands out is validated before it is read
+		// (Next): in the pass that indexes it, not in a second one. (A
+		// line Next passes over, one whose head want could not read, is
+		// then validated in full too.)
 		inner.Check = stream.CheckAll
 	}
-	return &codexReader{in: stream.NewReader(r, inner), opts: opts, c: codexTranslator{kinds: opts.Kinds}}
+	c.in = stream.NewReader(r, inner)
+	return c
+}
+
+// want is the decoder's DecoderOptions.Want: it turns down a line whose
+// head (lookAtHead) says the run makes no event of it (passOver), once it
+// has checked it as the decoder checks a line (its framing; in full with
+// --full-check; with CheckEnds its framing too, which the head's reading
+// needs): a line the check fails is left to the decoder, which reports it
+// with its number. A line whose head it cannot read is read
+// in full, as every line was before, and passed over there if it must
+// be (Next): the same rule on the same types, the line spelled otherwise.
+// The decoder calls it on the reader's goroutine, in Next.
+func (c *codexReader) want(line []byte) bool {
+	h, ok := lookAtHead(line)
+	if !ok {
+		c.head.line = nil
+		return true
+	}
+	pass, msg := c.c.passOver(codexEventOf(string(h.typ)), h.item)
+	if !pass {
+		// (kept for Next, which reads the event of this same line)
+		c.head = h
+		return true
+	}
+	c.head.line = nil
+	if !h.framed() || c.check == stream.CheckAll && jsonx.Validate(line) != nil {
+		return true
+	}
+	if msg {
+		c.c.msgs++
+	}
+	c.echo.add(line)
+	return false
 }
 
 func (c *codexReader) Next() (*stream.Event, error) {
@@ -114,10 +161,16 @@ func (c *codexReader) Next() (*stream.Event, error) {
 		}
 		// (every event made before was handed out: they are made again)
 		c.made.reset()
-		if c.c.passesOver(raw) {
-			// No event of it is read: checked as the decoder checked it
-			// (its framing, unless --full-check), as a Claude Code line
-			// a run passes over is.
+		// (a line want looked at is one it did not pass over)
+		kept := c.head.line != nil && len(c.head.line) == len(raw.Raw) && &c.head.line[0] == &raw.Raw[0]
+		c.head.line = nil
+		if pass, msg := c.passOver(raw, kept); pass {
+			if msg {
+				c.c.msgs++
+			}
+			// No event of it is read. (A line spelled otherwise than
+			// Codex writes it, which want could not look at: validated
+			// by the decoder, as every line it hands out.)
 			c.echo.add(raw.Raw)
 			continue
 		}
@@ -133,6 +186,10 @@ func (c *codexReader) Next() (*stream.Event, error) {
 		c.echo.add(raw.Raw)
 		made := c.c.translate(raw)
 		if made == nil {
+			if raw.Kind == stream.KindAPIError {
+				// (an assistant event after it clears it: passOver)
+				c.c.apiError = true
+			}
 			// Not a line Codex's stream is known to have: passed through
 			// as it is.
 			raw.SetEcho(c.echo.take())
@@ -151,6 +208,19 @@ func (c *codexReader) Next() (*stream.Event, error) {
 			c.queue = append(c.queue, ev)
 		}
 	}
+}
+
+// passOver is codexTranslator.passOver on a line the decoder read, its
+// item's type found in it (known not passed over when want kept it).
+func (c *codexReader) passOver(raw *stream.Event, kept bool) (pass, msg bool) {
+	if kept || c.c.kinds == 0 {
+		return false, false // (without a look at the item)
+	}
+	var item jsonx.Value
+	if strings.HasPrefix(raw.Type, "item.") {
+		item = jsonx.Value(raw.Get("item")).Get("type")
+	}
+	return c.c.passOver(codexEventOf(raw.Type), item)
 }
 
 func (c *codexReader) Buffered() bool { return len(c.queue) > 0 || c.in.Buffered() }
@@ -184,21 +254,21 @@ func (m *eventMaker) make(v any, src *stream.Event, echo []byte, prepare func(*s
 // makeAt is make at source's line number line; valid says every value
 // spliced into v was validated.
 func (m *eventMaker) makeAt(v any, source string, line int64, valid bool, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
-	b, ok := v.(written)
-	if !ok {
-		if mv, isMap := v.(map[string]any); isMap {
-			mv["ccfilter"] = stream.Synthetic
-		}
-		m.buf = appendJSON(m.buf[:0], v)
-		b = m.buf
-	}
 	if m.used == len(m.evs) {
 		m.evs = append(m.evs, &stream.Event{})
 	}
 	ev := m.evs[m.used]
 	m.used++
-	if err := ev.RemakeWritten(b, source, line, valid); err != nil {
-		return nil, err
+	if w, ok := v.(written); ok {
+		ev.RemakeIndexed(w.b, w.top, source, line, valid)
+	} else {
+		if mv, isMap := v.(map[string]any); isMap {
+			mv["ccfilter"] = stream.Synthetic
+		}
+		m.buf = appendJSON(m.buf[:0], v)
+		if err := ev.RemakeWritten(m.buf, source, line, valid); err != nil {
+			return nil, err
+		}
 	}
 	ev.SetEcho(echo)
 	if prepare != nil {
@@ -306,11 +376,19 @@ type codexTranslator struct {
 	kinds  stream.KindSet
 	thread string
 	// w holds the events written for the line under way (written), blk
-	// a content block being written.
+	// a content block being written; tops their members, offs the
+	// offsets of the members of the one under way (open), from objAt.
 	w, blk   []byte
+	tops     []jsonx.Member
+	itemTop  []jsonx.Member // the item's members (indexItem)
+	offs     []int
+	objAt    int
 	out      []any           // the events of the line under way (list)
 	lastText json.RawMessage // the last agent message, as the line spells it (a copy)
 	msgs     int
+	// apiError says an event passed through as it is was an API error
+	// (passOver).
+	apiError bool
 	spawned  map[string]string      // a subagent's thread → its spawn_agent call, until it ends
 	totals   map[string]codexTokens // each thread's last total
 	sum      codexTokens            // the input's: the threads' last totals added up
@@ -333,34 +411,95 @@ func (c *codexTranslator) total(t codexTokens) {
 		s.output - old.output + t.output, s.reasoning - old.reasoning + t.reasoning}
 }
 
-// codexReconnect is the text of a turn-level retry: "Reconnecting... 2/5
-// (unexpected status 401 Unauthorized: …)".
-var codexReconnect = regexp.MustCompile(`^Reconnecting\.\.\. (\d+)/(\d+) \((.*)\)$`)
+// codexReconnect reads the text of a turn-level retry, "Reconnecting...
+// 2/5 (unexpected status 401 Unauthorized: …)", as the regular expression
+// ^Reconnecting\.\.\. (\d+)/(\d+) \((.*)\)$ would (the attempt, the most,
+// the error), by hand: the expression was a sixth of a usage run on a
+// stream of retries.
+func codexReconnect(msg string) (attempt, most, why string, ok bool) {
+	rest, found := strings.CutPrefix(msg, "Reconnecting... ")
+	if !found {
+		return "", "", "", false
+	}
+	attempt, rest = leadingDigits(rest)
+	if attempt == "" || !strings.HasPrefix(rest, "/") {
+		return "", "", "", false
+	}
+	most, rest = leadingDigits(rest[1:])
+	if most == "" || !strings.HasPrefix(rest, " (") || !strings.HasSuffix(rest, ")") || len(rest) < 3 {
+		return "", "", "", false
+	}
+	why = rest[2 : len(rest)-1]
+	if strings.ContainsRune(why, '\n') { // ("." matches no newline)
+		return "", "", "", false
+	}
+	return attempt, most, why, true
+}
+
+// leadingDigits splits s after its leading ASCII digits.
+func leadingDigits(s string) (digits, rest string) {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return s[:n], s[n:]
+}
 
 // codexStatus finds an HTTP status in an error's text ("unexpected status
-// 401", "last status: 429").
-var codexStatus = regexp.MustCompile(`status:? (\d{3})\b`)
+// 401", "last status: 429"), as the regular expression status:? (\d{3})\b
+// would (its first match).
+func codexStatus(s string) (string, bool) {
+	for i := 0; ; {
+		at := strings.Index(s[i:], "status")
+		if at < 0 {
+			return "", false
+		}
+		rest := strings.TrimPrefix(s[i+at+len("status"):], ":")
+		if d, after := leadingDigits(strings.TrimPrefix(rest, " ")); strings.HasPrefix(rest, " ") && len(d) == 3 &&
+			(after == "" || !isWordByte(after[0])) {
+			return d, true
+		}
+		i += at + 1
+	}
+}
+
+// isWordByte reports whether c is a word character of a regular
+// expression's \b (ASCII letters, digits, underscore).
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
 
 // translate returns the events ev stands for, nil to pass ev through.
 func (c *codexTranslator) translate(ev *stream.Event) []any {
 	// (the events of the line before were made: their bytes were copied)
-	c.w = c.w[:0]
-	v := jsonx.Value(ev.Raw)
+	c.w, c.tops = c.w[:0], c.tops[:0]
+	// (its members read from the index the decoder's framing built, not
+	// by a walk of the line for each)
+	v := eventKeys{ev}
 	switch ev.Type {
 	case "thread.started":
 		c.thread = v.Get("thread_id").Str()
-		return c.list(map[string]any{"type": "system", "subtype": "init", "cli": codexCLI, "session_id": c.thread,
-			"tools": []string{}, "mcp_servers": []string{}})
+		// Written as appendJSON writes the map it stands for (its keys
+		// sorted), without the map.
+		c.open()
+		c.raw("cli", `"`+codexCLI+`"`)
+		c.raw("mcp_servers", `[]`)
+		c.str("session_id", c.thread)
+		c.raw("subtype", `"init"`)
+		c.raw("tools", `[]`)
+		c.raw("type", `"system"`)
+		return c.list(c.close())
 	case "turn.started":
 		// Carries nothing: codex exec is one turn, its end the result.
 		return c.list()
 	case "item.started":
-		if call := c.toolUse(v.Get("item")); call != nil {
+		item := c.indexItem(v.Get("item"))
+		if call := c.toolUse(item); call != nil {
 			return c.list(call)
 		}
-		return c.item(v.Get("item"), false)
+		return c.item(item, false)
 	case "item.updated", "item.completed":
-		return c.item(v.Get("item"), ev.Type == "item.completed")
+		return c.item(c.indexItem(v.Get("item")), ev.Type == "item.completed")
 	case "error":
 		return c.list(c.errorEvent(v.Get("message").Str()))
 	case "turn.completed":
@@ -377,33 +516,110 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		}
 		c.total(t)
 		sum := c.sum
-		usage := map[string]any{"input_tokens": sum.input, "cache_read_input_tokens": sum.cached,
-			"cache_creation_input_tokens": sum.written, "output_tokens": sum.output,
-			"output_tokens_details": map[string]any{"reasoning_tokens": sum.reasoning}}
 		last := c.lastText
 		if last == nil {
 			last = json.RawMessage(`""`)
 		}
-		return append(out, map[string]any{"type": "result", "subtype": "success", "is_error": false, "result": last,
-			"num_turns": 1, "session_id": c.thread, "usage": usage})
+		// Written as appendJSON writes the maps it stands for (their keys
+		// sorted), without the maps.
+		c.result(false, last)
+		c.raw("subtype", `"success"`)
+		c.raw("type", `"result"`)
+		c.key("usage")
+		b := strconv.AppendInt(append(c.w, `{"cache_creation_input_tokens":`...), sum.written, 10)
+		b = strconv.AppendInt(append(b, `,"cache_read_input_tokens":`...), sum.cached, 10)
+		b = strconv.AppendInt(append(b, `,"input_tokens":`...), sum.input, 10)
+		b = strconv.AppendInt(append(b, `,"output_tokens":`...), sum.output, 10)
+		b = strconv.AppendInt(append(b, `,"output_tokens_details":{"reasoning_tokens":`...), sum.reasoning, 10)
+		c.w = append(b, `}}`...)
+		return append(out, c.close())
 	case "turn.failed":
-		return c.list(map[string]any{"type": "result", "subtype": "error_during_execution", "is_error": true,
-			"result": rawString(v.Path("error", "message")), "num_turns": 1, "session_id": c.thread})
+		c.result(true, rawString(v.Path("error", "message")))
+		c.raw("subtype", `"error_during_execution"`)
+		c.raw("type", `"result"`)
+		return c.list(c.close())
 	}
 	return nil
 }
+
+// result opens a result event, written up to its session id: the
+// members every result has.
+func (c *codexTranslator) result(failed bool, text json.RawMessage) {
+	c.open()
+	c.key("is_error")
+	c.w = strconv.AppendBool(c.w, failed)
+	c.raw("num_turns", "1")
+	c.key("result")
+	c.w = append(c.w, text...)
+	c.str("session_id", c.thread)
+}
+
+// open starts an event written by hand into the translator's buffer w,
+// with its "ccfilter" mark, its members written in the order appendJSON
+// writes a map's (keys sorted): the members are noted as they are
+// written (key; close), so that the event is indexed as it is written
+// (Event.RemakeIndexed) rather than framed again.
+func (c *codexTranslator) open() {
+	c.objAt, c.offs = len(c.w), c.offs[:0]
+	c.w = append(c.w, '{')
+	c.raw("ccfilter", `"`+stream.Synthetic+`"`)
+}
+
+// key starts a member of the event under way; its value is written next.
+func (c *codexTranslator) key(k string) {
+	if len(c.offs) > 0 {
+		c.offs = append(c.offs, len(c.w)) // (the end of the value before)
+		c.w = append(c.w, ',')
+	}
+	at := len(c.w) + 1
+	c.w = append(append(append(c.w, '"'), k...), `":`...)
+	c.offs = append(c.offs, at, at+len(k), len(c.w))
+}
+
+// raw writes a member whose value is JSON as it is.
+func (c *codexTranslator) raw(k, v string) {
+	c.key(k)
+	c.w = append(c.w, v...)
+}
+
+// str writes a member whose value is the string s.
+func (c *codexTranslator) str(k, s string) {
+	c.key(k)
+	c.w = jsonx.AppendQuoted(c.w, s)
+}
+
+// close ends the event under way: its JSON and its members.
+func (c *codexTranslator) close() written {
+	c.offs = append(c.offs, len(c.w))
+	c.w = append(c.w, '}')
+	b := c.w[c.objAt:len(c.w):len(c.w)]
+	from := len(c.tops)
+	for i := 0; i+3 < len(c.offs); i += 4 {
+		o := c.offs[i : i+4]
+		c.tops = append(c.tops, jsonx.Member{Key: b[o[0]-c.objAt : o[1]-c.objAt], Val: jsonx.Value(b[o[2]-c.objAt : o[3]-c.objAt])})
+	}
+	return written{b, c.tops[from:len(c.tops):len(c.tops)]}
+}
+
+// eventKeys reads an event's members from its index (Event.Get) as
+// jsonx.Value reads them from its bytes.
+type eventKeys struct{ ev *stream.Event }
+
+func (k eventKeys) Get(key string) jsonx.Value { return jsonx.Value(k.ev.Get(key)) }
+
+func (k eventKeys) Path(keys ...string) jsonx.Value { return jsonx.Value(k.ev.Get(keys...)) }
 
 // errorEvent is a top-level error's event: a turn-level retry
 // ("Reconnecting... n/5 (…)") is the stream's api_retry; any other is a
 // notice (the fatal error, which turn.failed repeats as the result).
 func (c *codexTranslator) errorEvent(msg string) map[string]any {
-	if m := codexReconnect.FindStringSubmatch(msg); m != nil {
-		attempt, _ := strconv.Atoi(m[1])
-		most, _ := strconv.Atoi(m[2])
+	if a, m, why, ok := codexReconnect(msg); ok {
+		attempt, _ := strconv.Atoi(a)
+		most, _ := strconv.Atoi(m)
 		r := map[string]any{"type": "system", "subtype": "api_retry", "attempt": attempt, "max_retries": most,
-			"error": m[3], "session_id": c.thread}
-		if s := codexStatus.FindStringSubmatch(m[3]); s != nil {
-			r["error_status"], _ = strconv.Atoi(s[1])
+			"error": why, "session_id": c.thread}
+		if s, ok := codexStatus(why); ok {
+			r["error_status"], _ = strconv.Atoi(s)
 		}
 		return r
 	}
@@ -416,17 +632,15 @@ func (c *codexTranslator) errorEvent(msg string) map[string]any {
 // Codex stream's lines (each tool call's start, each message).
 func (c *codexTranslator) assistant(block []byte) written {
 	c.msgs++
-	b := c.w
-	start := len(b)
-	b = append(b, `{"ccfilter":"`+stream.Synthetic+`","message":{"content":[`...)
-	b = append(b, block...)
-	b = append(b, `],"id":"codex_msg_`...)
+	c.open()
+	c.key("message")
+	b := append(append(append(c.w, `{"content":[`...), block...), `],"id":"codex_msg_`...)
 	b = strconv.AppendInt(b, int64(c.msgs), 10)
-	b = append(b, `","role":"assistant","type":"message"},"parent_tool_use_id":null,"session_id":`...)
-	b = jsonx.AppendQuoted(b, c.thread)
-	b = append(b, `,"type":"assistant"}`...)
-	c.w = b
-	return written(b[start:len(b):len(b)])
+	c.w = append(b, `","role":"assistant","type":"message"}`...)
+	c.raw("parent_tool_use_id", "null")
+	c.str("session_id", c.thread)
+	c.raw("type", `"assistant"`)
+	return c.close()
 }
 
 // list is the events of a line: vs, in one list reused from line to
@@ -441,8 +655,12 @@ func (c *codexTranslator) list(vs ...any) []any {
 }
 
 // written is an event's JSON as the reader wrote it (with its "ccfilter"
-// mark), standing where a map of it would.
-type written []byte
+// mark; open), standing where a map of it would, and its top-level
+// members (slices of b).
+type written struct {
+	b   []byte
+	top []jsonx.Member
+}
 
 // block writes a content block of its type with one member more (named
 // key, sorted before "type"; value v's JSON as it is), into the
@@ -461,7 +679,7 @@ func (c *codexTranslator) block(typ, key string, v []byte) []byte {
 // codexToolName is the name a tool call of each item type is shown by:
 // the stream's own tool where one does the same (a shell command is
 // Bash; spawn_agent starts a subagent as Agent does), else Codex's.
-func codexToolName(item jsonx.Value) (string, any) {
+func codexToolName(item codexItem) (string, any) {
 	switch item.Get("type").Str() {
 	case "command_execution":
 		return "Bash", commandInput(item.Get("command").Str())
@@ -510,21 +728,43 @@ func codexHeadline(s string, n int) string {
 // itemID is an item's exec id: the first "id" of the item (a web_search
 // item has two, its exec id item_N first and the Responses id after it,
 // which a JSON decoder that keeps the last would read).
-func itemID(item jsonx.Value) string {
-	id := ""
-	item.EachMember(func(k []byte, v jsonx.Value) bool {
-		if string(k) == "id" {
-			id = v.Str()
-			return false
+func itemID(item codexItem) string {
+	for _, m := range item.top {
+		if string(m.Key) == "id" {
+			return m.Val.Str()
 		}
-		return true
-	})
-	return id
+	}
+	return ""
+}
+
+// codexItem is an item's object with its members indexed once: its
+// translation reads up to a dozen of them, and a walk of the item for
+// each (past a command's whole output, and on to look for the key
+// again) was a third of a tools run.
+type codexItem struct {
+	top []jsonx.Member
+}
+
+// Get is jsonx.Value.Get on the item (the last member of that key).
+func (it codexItem) Get(key string) jsonx.Value { return jsonx.Lookup(it.top, key) }
+
+// Path is jsonx.Value.Path on the item.
+func (it codexItem) Path(keys ...string) jsonx.Value { return it.Get(keys[0]).Path(keys[1:]...) }
+
+// indexItem indexes the members of item (none when it is not an
+// object), in a buffer reused from line to line.
+func (c *codexTranslator) indexItem(item jsonx.Value) codexItem {
+	if item.Type() != jsonx.Object {
+		return codexItem{}
+	}
+	// (the line was validated: no error)
+	c.itemTop, _ = jsonx.Members(item.Trim(), c.itemTop[:0])
+	return codexItem{c.itemTop}
 }
 
 // toolUse is the tool_use event an item that is a tool call starts with;
 // nil for other items.
-func (c *codexTranslator) toolUse(item jsonx.Value) any {
+func (c *codexTranslator) toolUse(item codexItem) any {
 	name, input := codexToolName(item)
 	if name == "" {
 		return nil
@@ -538,7 +778,7 @@ func (c *codexTranslator) toolUse(item jsonx.Value) any {
 }
 
 // item translates a completed (or updated) item.
-func (c *codexTranslator) item(item jsonx.Value, completed bool) []any {
+func (c *codexTranslator) item(item codexItem, completed bool) []any {
 	switch item.Get("type").Str() {
 	case "agent_message":
 		c.lastText = append(c.lastText[:0], rawString(item.Get("text"))...)
@@ -583,34 +823,82 @@ func (c *codexTranslator) item(item jsonx.Value, completed bool) []any {
 	return append(out, c.subagentEnds(item)...)
 }
 
-// passesOver reports whether the run reads no event made of ev, a line
-// that changes nothing the reader keeps: a tool item's end (the longest
-// lines of a Codex stream, a command's output) when the run reads no tool
-// result (a collab_tool_call's end, which starts and ends subagents, is
-// read for that); an error (a retry or a notice) or a plan or warning
-// item (a notice) when it reads neither.
-func (c *codexTranslator) passesOver(ev *stream.Event) bool {
+// codexEvent is a Codex event type, as passOver tells them apart.
+type codexEvent uint8
+
+const (
+	codexOther codexEvent = iota
+	codexTurnStarted
+	codexItemStarted
+	codexItemUpdated
+	codexItemCompleted
+	codexError
+)
+
+func codexEventOf(typ string) codexEvent {
+	switch typ {
+	case "turn.started":
+		return codexTurnStarted
+	case "item.started":
+		return codexItemStarted
+	case "item.updated":
+		return codexItemUpdated
+	case "item.completed":
+		return codexItemCompleted
+	case "error":
+		return codexError
+	}
+	return codexOther
+}
+
+// passOver reports whether the run reads no event made of a line of
+// event type t (for an item.* event, its item's type item, a JSON string;
+// read only then), a line that changes nothing the reader keeps, and
+// whether that line would have made an assistant event (msg: its number
+// is taken, so that the events made keep their ids). Passed over:
+//   - a turn's start, of which no event is made;
+//   - a tool item's end (the longest lines of a Codex stream, a command's
+//     output) when the run reads no tool result (a collab_tool_call's
+//     end, which starts and ends subagents, is read for that);
+//   - an error (a retry or a notice) or a plan or warning item (a notice)
+//     when it reads neither;
+//   - a tool call's start and a reasoning item, when the run reads
+//     neither tool results nor notices (final, text: the outcome's kinds):
+//     such a run reads an assistant event that is not text only because
+//     it clears an API error before it from the outcome, and Codex's
+//     reader makes no API error (an error line is a retry or a notice, a
+//     failed turn the result); unless a line passed through as it is was
+//     one (apiError).
+func (c *codexTranslator) passOver(t codexEvent, item jsonx.Value) (pass, msg bool) {
 	if c.kinds == 0 {
-		return false
+		return false, false
 	}
 	notices := !c.kinds.Has(stream.KindNotice)
-	switch ev.Type {
-	case "error":
-		return notices && !c.kinds.Has(stream.KindRetry)
-	case "item.started", "item.updated", "item.completed":
-	default:
-		return false
-	}
 	results := c.kinds.Has(stream.KindToolResult)
-	if !notices && (results || ev.Type != "item.completed") {
-		return false // (without a look at the item)
+	switch t {
+	case codexTurnStarted:
+		return true, false
+	case codexError:
+		return notices && !c.kinds.Has(stream.KindRetry), false
+	case codexItemStarted, codexItemUpdated, codexItemCompleted:
+	default:
+		return false, false
 	}
-	typ := jsonx.Value(ev.Raw).Get("item").Get("type")
-	if typ.StrEqual("todo_list") || typ.StrEqual("error") {
-		return notices
+	if item.StrEqual("todo_list") || item.StrEqual("error") {
+		return notices, false
 	}
-	return ev.Type == "item.completed" && !results &&
-		codexToolItem(typ) && !typ.StrEqual("collab_tool_call")
+	outcome := notices && !results && !c.apiError
+	if item.StrEqual("reasoning") {
+		return outcome, outcome
+	}
+	if !codexToolItem(item) {
+		return false, false
+	}
+	if t == codexItemCompleted {
+		return !results && !item.StrEqual("collab_tool_call"), false
+	}
+	// (an update of a tool item is passed through as it is)
+	return outcome && t == codexItemStarted, outcome
 }
 
 // codexToolItem reports whether an item of type typ is a tool call (one
@@ -624,6 +912,68 @@ func codexToolItem(typ jsonx.Value) bool {
 	return false
 }
 
+// codexHead is what a look at a line's head found: the line, its event
+// type and, for an item.* event, its item's type (a JSON string, quotes
+// included) and where the item's object starts.
+type codexHead struct {
+	line, typ []byte
+	item      jsonx.Value
+	itemAt    int
+}
+
+// lookAtHead reads a line's event type, and its item's type, by a byte
+// test, when the line is spelled as Codex writes it: {"type":"T",… or
+// {"type":"T","item":{"id":"ID","type":"IT",… for an item.* event, with
+// nothing after the head that could be read as a "type" key (no `ype"`
+// anywhere after it, no \u escape anywhere), so that the types are those
+// the decoder classifies the line by (a key written twice means its last
+// value). An item.* line is then also one whose item is its last member
+// (sole): framed, as want checks it. false: the line is read in full.
+func lookAtHead(line []byte) (h codexHead, ok bool) {
+	const pre, item, typ = `{"type":"`, `,"item":{"id":"`, `,"type":"`
+	rest, found := bytes.CutPrefix(line, []byte(pre))
+	if !found {
+		return h, false
+	}
+	n := bytes.IndexByte(rest, '"')
+	if n < 0 || bytes.IndexByte(rest[:n], '\\') >= 0 {
+		return h, false
+	}
+	h.line, h.typ, rest = line, rest[:n], rest[n+1:]
+	if bytes.HasPrefix(h.typ, []byte("item.")) {
+		h.itemAt = len(line) - len(rest) + len(`,"item":`)
+		if rest, found = bytes.CutPrefix(rest, []byte(item)); !found {
+			return h, false
+		}
+		if n = bytes.IndexByte(rest, '"'); n < 0 || bytes.IndexByte(rest[:n], '\\') >= 0 {
+			return h, false
+		}
+		if rest, found = bytes.CutPrefix(rest[n+1:], []byte(typ)); !found {
+			return h, false
+		}
+		if n = bytes.IndexByte(rest, '"'); n < 0 || bytes.IndexByte(rest[:n], '\\') >= 0 {
+			return h, false
+		}
+		at := len(line) - len(rest) - 1 // (its opening quote)
+		h.item, rest = jsonx.Value(line[at:at+n+2:at+n+2]), rest[n+1:]
+	}
+	// (searched from their rarer first byte)
+	return h, bytes.Index(rest, []byte(`ype"`)) < 0 && bytes.Index(line, []byte(`\u`)) < 0
+}
+
+// framed reports whether the line h looked at is framed (brackets
+// balance, strings close, nothing after them), as
+// jsonx.ValidateFraming; for an item.* event also that its item is its
+// last member, so that no other "item" member after it is the one the
+// decoder reads.
+func (h *codexHead) framed() bool {
+	if h.itemAt == 0 {
+		return jsonx.ValidateFraming(h.line) == nil
+	}
+	last := len(h.line) - 1
+	return h.line[last] == '}' && jsonx.ValidateFraming(h.line[h.itemAt:last]) == nil
+}
+
 // codexToolTypes are the item types codexToolName names.
 var codexToolTypes = []string{"command_execution", "file_change", "mcp_tool_call", "web_search", "collab_tool_call"}
 
@@ -633,7 +983,7 @@ var codexToolTypes = []string{"command_execution", "file_change", "mcp_tool_call
 // Agent of Claude Code's does, and its end is known only from its state
 // in a later call. Its own calls and usage are in its own session file,
 // not in the parent's stream.
-func (c *codexTranslator) subagentEnds(item jsonx.Value) []any {
+func (c *codexTranslator) subagentEnds(item codexItem) []any {
 	if !item.Get("type").StrEqual("collab_tool_call") {
 		return nil
 	}
@@ -655,7 +1005,7 @@ func (c *codexTranslator) subagentEnds(item jsonx.Value) []any {
 
 // toolResult is the user event with the tool_result of a completed tool
 // item: its output, failed when the item's status is "failed".
-func (c *codexTranslator) toolResult(item jsonx.Value) written {
+func (c *codexTranslator) toolResult(item codexItem) written {
 	failed := item.Get("status").StrEqual("failed")
 	var content any
 	var extra map[string]any
@@ -715,24 +1065,26 @@ func (c *codexTranslator) toolResult(item jsonx.Value) written {
 	}
 	// A user event of one tool_result block, written as appendJSON writes
 	// the map it stands for (its keys sorted), without the maps.
-	b := c.w
-	start := len(b)
-	b = appendJSON(append(b, `{"ccfilter":"`+stream.Synthetic+`","message":{"content":[{"content":`...), content)
+	c.open()
+	c.key("message")
+	b := appendJSON(append(c.w, `{"content":[{"content":`...), content)
 	b = strconv.AppendBool(append(b, `,"is_error":`...), failed)
 	b = jsonx.AppendQuoted(append(b, `,"tool_use_id":`...), itemID(item))
-	b = jsonx.AppendQuoted(append(b, `,"type":"tool_result"}],"role":"user"},"parent_tool_use_id":null,"session_id":`...), c.thread)
+	c.w = append(b, `,"type":"tool_result"}],"role":"user"}`...)
+	c.raw("parent_tool_use_id", "null")
+	c.str("session_id", c.thread)
 	if extra != nil {
-		b = appendJSON(append(b, `,"tool_use_result":`...), extra)
+		c.key("tool_use_result")
+		c.w = appendJSON(c.w, extra)
 	}
-	b = append(b, `,"type":"user"}`...)
-	c.w = b
-	return written(b[start:len(b):len(b)])
+	c.raw("type", `"user"`)
+	return c.close()
 }
 
 // spawn keeps the subagent a collab_tool_call spawn_agent item starts
 // (until its end, subagentEnds) and returns its thread; false for another
 // item.
-func (c *codexTranslator) spawn(item jsonx.Value) (string, bool) {
+func (c *codexTranslator) spawn(item codexItem) (string, bool) {
 	if !item.Get("type").StrEqual("collab_tool_call") || !item.Get("tool").StrEqual("spawn_agent") {
 		return "", false
 	}

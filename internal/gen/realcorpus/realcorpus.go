@@ -30,6 +30,13 @@ var idPattern = regexp.MustCompile(`\b(?:toolu_|srvtoolu_|msg_|req_)[A-Za-z0-9]+
 // up to its closing quote so that the suffix goes inside the string.
 var geminiIDPattern = regexp.MustCompile(idPattern.String() + `|"tool_id":"[^"\\]+`)
 
+// codexIDPattern adds a Codex CLI stream's item ids to idPattern (its
+// thread ids are uuids): "item_3", which a run numbers from item_0 and
+// which the reader makes its tool calls' ids (a call pairs with its
+// result by it), and a web_search item's Responses id, matched up to the
+// closing quote so that the suffix goes inside the string.
+var codexIDPattern = regexp.MustCompile(idPattern.String() + `|"id":"[^"\\]+`)
+
 // Source is one stream with the places of its ids found once, so that each
 // copy is written at copy speed.
 type Source struct {
@@ -44,6 +51,12 @@ func NewSource(name string, data []byte) *Source { return newSource(name, data, 
 // NewGeminiSource indexes the ids of data, a Gemini CLI stream.
 func NewGeminiSource(name string, data []byte) *Source {
 	return newSource(name, data, geminiIDPattern)
+}
+
+// NewCodexSource indexes the ids of data, a Codex CLI stream
+// (`codex exec --json`).
+func NewCodexSource(name string, data []byte) *Source {
+	return newSource(name, data, codexIDPattern)
 }
 
 func newSource(name string, data []byte, ids *regexp.Regexp) *Source {
