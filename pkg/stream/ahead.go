@@ -112,10 +112,10 @@ func (a *aheadSource) lineAt() *framedLine {
 		return nil
 	}
 	t := &a.frames[a.id]
-	for t.cur < len(t.lines) && t.lines[t.cur].start < a.r {
+	for t.cur < len(t.lines) && int(t.lines[t.cur].start) < a.r {
 		t.cur++
 	}
-	if t.cur < len(t.lines) && t.lines[t.cur].start == a.r && t.lines[t.cur].end-a.r < a.size {
+	if t.cur < len(t.lines) && int(t.lines[t.cur].start) == a.r && int(t.lines[t.cur].end)-a.r < a.size {
 		return &t.lines[t.cur]
 	}
 	return nil
@@ -126,31 +126,45 @@ func (a *aheadSource) lineAt() *framedLine {
 // none (the line was cut by the buffer's end and moved, or does not start
 // with '{').
 func (a *aheadSource) framed(line []byte) *framedLine {
-	if a.last == nil || !a.last.framed || len(line) != len(a.last.line) || &line[0] != &a.last.line[0] {
+	e := a.last
+	if e == nil || !e.framed || len(line) != int(e.le-e.ls) || &line[0] != &a.buf[e.ls] {
 		return nil
 	}
-	return a.last
+	return e
+}
+
+// appendMembers appends the members the framer found for e, a line of the
+// buffer being read (framed), to dst.
+func (a *aheadSource) appendMembers(dst []jsonx.Member, e *framedLine) []jsonx.Member {
+	for _, m := range a.frames[a.id].spans[e.from:e.to] {
+		dst = append(dst, jsonx.Member{Key: a.buf[m.k0:m.k1:m.k1], Val: jsonx.Value(a.buf[m.v0:m.v1:m.v1])})
+	}
+	return dst
 }
 
 // frames is what the read-ahead goroutine found in one buffer: each line
 // that lies whole in it, in order, and the framing of those that start
-// with '{'.
+// with '{'. Offsets, not slices, so that a buffer of tiny lines costs
+// little (TestShortLinesMemoryIsBounded).
 type frames struct {
-	lines   []framedLine
-	members []jsonx.Member // the lines' members, one after the other
-	cur     int            // the first line the decoder has not read
+	lines []framedLine
+	spans []memberSpan // the lines' members, one after the other
+	cur   int          // the first line the decoder has not read
 }
 
 // framedLine is one line of a buffer: where it is, and the top-level
 // members the decoder's framing walk (Event.frame, or frameValid with
-// CheckAll) would find in it, with its error.
+// CheckAll) would find in it, with its error. Offsets are the buffer's.
 type framedLine struct {
-	start, end int    // the line's bytes are the buffer's [start, end), its '\n' at end
-	line       []byte // the line, trimmed (trimLine)
-	framed     bool   // the line starts with '{', and members and err are its framing
-	members    []jsonx.Member
+	start, end int32 // the line is [start, end), its '\n' at end
+	ls, le     int32 // the line trimmed (trimLine)
+	from, to   int32 // its members: frames.spans[from:to]
+	framed     bool  // the line starts with '{', and members and err are its framing
 	err        error
 }
+
+// memberSpan is a jsonx.Member as offsets in its buffer.
+type memberSpan struct{ k0, k1, v0, v1 int32 }
 
 // framer frames, on a goroutine of its own (readahead.NewHeaded's
 // watch), the lines that lie whole in each buffer read: the decoder's
@@ -162,6 +176,8 @@ type framer struct {
 	check  Check
 	frames []frames
 	head   int // the room in front of each buffer's bytes
+	// scratch is the members of the line being framed.
+	scratch []jsonx.Member
 	// cut: the last buffer did not end with '\n', so the first line of the
 	// next is the end of one it cut.
 	cut bool
@@ -170,8 +186,9 @@ type framer struct {
 // look is the read-ahead's watch: it is given buffer id's bytes read.
 func (fr *framer) look(id int, data []byte) {
 	t := &fr.frames[id]
-	t.lines, t.members, t.cur = t.lines[:0], t.members[:0], 0
-	at := 0 // offset in data
+	t.lines, t.spans, t.cur = t.lines[:0], t.spans[:0], 0
+	end := fr.head + cap(data) // the buffer's end, which cap counts from
+	at := 0                    // offset in data
 	if fr.cut {
 		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
@@ -179,35 +196,41 @@ func (fr *framer) look(id int, data []byte) {
 		}
 		at = i + 1
 	}
-	for len(t.lines) < maxFramedLines && len(t.members) < maxFramedMembers {
+	for len(t.lines) < maxFramedLines && len(t.spans) < maxFramedMembers {
 		i := bytes.IndexByte(data[at:], '\n')
 		if i < 0 {
 			break
 		}
-		e := framedLine{start: fr.head + at, end: fr.head + at + i, line: trimLine(data[at : at+i])}
+		line := trimLine(data[at : at+i])
+		ls := int32(end - cap(line))
+		e := framedLine{start: int32(fr.head + at), end: int32(fr.head + at + i), ls: ls, le: ls + int32(len(line))}
 		at += i + 1
-		if len(e.line) > 0 && e.line[0] == '{' {
-			from := len(t.members)
+		if len(line) > 0 && line[0] == '{' {
 			if fr.check == CheckAll {
-				t.members, e.err = jsonx.ValidMembers(e.line, t.members)
+				fr.scratch, e.err = jsonx.ValidMembers(line, fr.scratch[:0])
 			} else {
-				t.members, e.err = jsonx.Members(e.line, t.members)
+				fr.scratch, e.err = jsonx.Members(line, fr.scratch[:0])
 			}
-			e.framed, e.members = true, t.members[from:len(t.members):len(t.members)]
+			e.framed, e.from = true, int32(len(t.spans))
+			for _, m := range fr.scratch {
+				k0, v0 := int32(end-cap(m.Key)), int32(end-cap(m.Val))
+				t.spans = append(t.spans, memberSpan{k0, k0 + int32(len(m.Key)), v0, v0 + int32(len(m.Val))})
+			}
+			e.to = int32(len(t.spans))
 		}
 		t.lines = append(t.lines, e)
 	}
 	fr.cut = data[len(data)-1] != '\n' // (data is never empty)
 }
 
-// maxFramedLines and maxFramedMembers bound a buffer's table: a buffer of
-// tiny lines ("{}" 170,000 times) is framed up to there, its other lines
-// by the decoder, so that the table never costs more memory than a few
-// buffers (a real run's 512 KiB hold about 250 lines and 2,500 members, a
-// Gemini CLI stream's about 2,700 lines and 13,000 members).
+// maxFramedLines and maxFramedMembers bound a buffer's table (460 KB): a
+// buffer of tiny lines ("{}" 170,000 times) is framed up to there, its
+// other lines by the decoder, so that the tables cost less memory than
+// the buffers (a real run's 512 KiB hold about 250 lines and 2,500
+// members, a Gemini CLI stream's about 2,700 lines and 13,000 members).
 const (
-	maxFramedLines   = 8192
-	maxFramedMembers = 32768
+	maxFramedLines   = 4096
+	maxFramedMembers = 16384
 )
 
 // more fills until at least n bytes are unread, or an error came.
@@ -224,7 +247,7 @@ func (a *aheadSource) ReadSlice(delim byte) ([]byte, error) {
 	if e := a.lineAt(); e != nil && delim == '\n' {
 		// The framer found the line's end.
 		a.last = e
-		a.r = e.end + 1
+		a.r = int(e.end) + 1
 		return a.buf[e.start : e.end+1], nil
 	}
 	from := 0 // where the search goes on: the bytes before have no delim

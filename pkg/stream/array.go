@@ -53,7 +53,7 @@ func (d *Decoder) nextElement() (*Event, error) {
 			return nil, newSyntaxError(d.opts.Source, d.line, off, elem, err)
 		}
 	}
-	if err := prepare(&d.ev, elem, &d.opts, d.line, off, d.screen, nil); err != nil {
+	if err := prepare(&d.ev, elem, &d.opts, d.line, off, d.screen, nil, nil); err != nil {
 		return nil, err
 	}
 	return &d.ev, nil

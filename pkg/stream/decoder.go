@@ -312,7 +312,7 @@ func (d *Decoder) Next() (*Event, error) {
 				d.pre++
 			}
 		}
-		if err := prepare(&d.ev, line, &d.opts, d.line, off, d.screen, pre); err != nil {
+		if err := prepare(&d.ev, line, &d.opts, d.line, off, d.screen, d.ahead, pre); err != nil {
 			return nil, err
 		}
 		return &d.ev, nil
@@ -636,7 +636,7 @@ func (d *Decoder) lineSize(max int64) int64 {
 // prepare checks line number n as opts.Check says and points ev at it,
 // classified. It reads nothing of a Decoder, so that any Reader that cuts
 // lines its own way makes the same events.
-func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen Screen, pre *framedLine) error {
+func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen Screen, ahead *aheadSource, pre *framedLine) error {
 	var err error
 	switch opts.Check {
 	case CheckEnds:
@@ -668,7 +668,7 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen 
 	if pre != nil && opts.Check != CheckEnds {
 		// Framed (or validated, with CheckAll) as below, on the
 		// read-ahead goroutine.
-		ev.top, ev.haveTop = append(ev.top[:0], pre.members...), true
+		ev.top, ev.haveTop = ahead.appendMembers(ev.top[:0], pre), true
 		if pre.err != nil {
 			return badLine(opts, line, n, off, pre.err)
 		}

@@ -39,37 +39,56 @@ func TestShortLinesMemoryIsBounded(t *testing.T) {
 		return err
 	})
 
-	for _, name := range []string{unanswered, partial} {
-		t.Run(filepath.Base(name), func(t *testing.T) {
-			f, err := os.Open(name)
-			require.NoError(t, err)
-			defer f.Close()
-			dec := stream.NewDecoder(f, stream.DecoderOptions{Source: name, Check: stream.CheckFraming})
-			defer dec.Close()
-			tr := stream.NewTracker(stream.TrackerOptions{})
-			runtime.GC()
-			var peak uint64
-			var ms runtime.MemStats
-			n := 0
-			for ; ; n++ {
-				ev, err := dec.Next()
-				if err == io.EOF {
-					break
-				}
-				require.NoError(t, err)
-				tr.Observe(ev)
-				if n%20_000 == 0 {
-					runtime.ReadMemStats(&ms)
-					peak = max(peak, ms.HeapInuse)
-					require.Less(t, peak, uint64(1<<30), "line %d: stop before the machine runs out", n)
-				}
+	tiny := filepath.Join(dir, "tiny.jsonl")
+	write(t, tiny, func(w io.Writer) error {
+		for range lines {
+			if _, err := io.WriteString(w, "{\"type\":\"x\"}\n"); err != nil {
+				return err
 			}
-			runtime.ReadMemStats(&ms)
-			peak = max(peak, ms.HeapInuse)
-			t.Logf("%d events, peak heap in use %.1f MiB", n, float64(peak)/(1<<20))
-			require.Greater(t, n, lines-1)
-			assert.Less(t, peak, uint64(48<<20), "heap in use stays bounded")
-		})
+		}
+		return nil
+	})
+	// The plain Decoder, and the read-ahead NewReader picks for a file with
+	// more than one CPU (its lines framed ahead, a table of them for each
+	// buffer).
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	readers := map[string]func(io.Reader, stream.DecoderOptions) stream.Reader{
+		"decoder":    func(r io.Reader, o stream.DecoderOptions) stream.Reader { return stream.NewDecoder(r, o) },
+		"read ahead": stream.NewReader,
+	}
+	for _, name := range []string{unanswered, partial, tiny} {
+		for how, newReader := range readers {
+			t.Run(filepath.Base(name)+" "+how, func(t *testing.T) {
+				f, err := os.Open(name)
+				require.NoError(t, err)
+				defer f.Close()
+				dec := newReader(f, stream.DecoderOptions{Source: name, Check: stream.CheckFraming})
+				defer dec.Close()
+				tr := stream.NewTracker(stream.TrackerOptions{})
+				runtime.GC()
+				var peak uint64
+				var ms runtime.MemStats
+				n := 0
+				for ; ; n++ {
+					ev, err := dec.Next()
+					if err == io.EOF {
+						break
+					}
+					require.NoError(t, err)
+					tr.Observe(ev)
+					if n%20_000 == 0 {
+						runtime.ReadMemStats(&ms)
+						peak = max(peak, ms.HeapInuse)
+						require.Less(t, peak, uint64(1<<30), "line %d: stop before the machine runs out", n)
+					}
+				}
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
+				t.Logf("%d events, peak heap in use %.1f MiB", n, float64(peak)/(1<<20))
+				require.Greater(t, n, lines-1)
+				assert.Less(t, peak, uint64(48<<20), "heap in use stays bounded")
+			})
+		}
 	}
 }
 
