@@ -276,6 +276,11 @@ func keepsOutcome(ev *stream.Event) bool {
 	return ev.Kind == stream.KindResult || ev.Kind == stream.KindText
 }
 
+// keepsResult is keepsOutcome for a run that shows no final answer
+// (stream.Needs.NoFinalText): its tracker keeps no text, so the text
+// events are framed only, as every other event it does not use.
+func keepsResult(ev *stream.Event) bool { return ev.Kind == stream.KindResult }
+
 // validateUsed validates in full an event the run uses; with --where,
 // which runs on it, building its tree on the way.
 func validateUsed(c *Config, ev *stream.Event) error {

@@ -199,3 +199,49 @@ func objectKeys(t *testing.T, b []byte) []string {
 	}
 	return keys
 }
+
+// TestOnlyFinalKeepsTheFinalAnswer: the final answer's fallback (the main
+// agent's last text, which 27-compact's empty result falls back to) is
+// kept, and the text events it is made of validated in full, only by the
+// preset that shows it; types, usage and tools say they do not show it
+// (stream.Needs.NoFinalText), so their tracker decodes no text and their
+// Prepare leaves text events framed only, as every other event they do
+// not use.
+func TestOnlyFinalKeepsTheFinalAnswer(t *testing.T) {
+	const capture = "27-compact.jsonl"
+	for _, tc := range []struct {
+		preset    Preset
+		keepsText bool
+	}{{final, true}, {types, false}, {usage, false}, {tools, false}} {
+		t.Run(tc.preset.Name, func(t *testing.T) {
+			in, err := os.Open("../../testdata/events/" + capture)
+			require.NoError(t, err)
+			defer in.Close()
+			c := &Config{Format: render.JSON, Out: io.Discard, Stderr: io.Discard, Source: capture, Agent: "all"}
+			needs := tc.preset.NeedsOf(c)
+			assert.Equal(t, !tc.keepsText, needs.NoFinalText)
+			tr := stream.NewTracker(stream.TrackerOptions{Needs: needs})
+			run, err := tc.preset.Start(c, tr)
+			require.NoError(t, err)
+			dec := stream.NewDecoder(in, stream.DecoderOptions{Source: capture, Check: stream.CheckFraming, Prepare: run.Prepare})
+			texts := 0
+			for {
+				ev, err := dec.Next()
+				if err == io.EOF {
+					break
+				}
+				require.NoError(t, err)
+				if ev.Kind == stream.KindText {
+					texts++
+					assert.Equal(t, tc.keepsText, ev.Checked(), "line %d", ev.Line)
+				}
+				require.NoError(t, run.Event(context.Background(), ev, tr.Observe(ev)))
+			}
+			_, err = run.Finish(End{})
+			require.NoError(t, err)
+			assert.Positive(t, texts)
+			_, fellBack := tr.FinalText()
+			assert.Equal(t, tc.keepsText, fellBack, "27-compact's answer is the fallback")
+		})
+	}
+}

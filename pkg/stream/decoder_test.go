@@ -737,6 +737,51 @@ func TestFollowOutcome(t *testing.T) {
 	assert.Positive(t, fellBack, "some capture's final answer comes from the fallback")
 }
 
+// TestNoFinalTextChangesNothingElse: a tracker told the final answer is
+// not shown (Needs.NoFinalText: types, usage, tools) keeps no fallback
+// text, so it never falls back, and every other figure (outcome, last
+// result, type counts, usage, calls) is the one a tracker that keeps it
+// gives, at each level it is followed, on every capture of
+// testdata/events (27-compact's answer is the fallback).
+func TestNoFinalTextChangesNothingElse(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	fellBack := 0
+	for _, follow := range []stream.Follow{stream.FollowAll, stream.FollowUsage, stream.FollowOutcome} {
+		for _, name := range files {
+			data, err := os.ReadFile(name)
+			require.NoError(t, err)
+			var calls, lightCalls []stream.ToolCall
+			keeps := trackAll(data, stream.Needs{Follow: follow}, func(done []*stream.ToolCall) {
+				for _, c := range done {
+					calls = append(calls, *c)
+				}
+			})
+			light := trackAll(data, stream.Needs{Follow: follow, NoFinalText: true}, func(done []*stream.ToolCall) {
+				for _, c := range done {
+					lightCalls = append(lightCalls, *c)
+				}
+			})
+			text, fb := keeps.FinalText()
+			lightText, lightFB := light.FinalText()
+			assert.False(t, lightFB, name)
+			if fb {
+				fellBack++
+				assert.Empty(t, lightText, name)
+				assert.NotEmpty(t, text, name)
+			} else {
+				assert.Equal(t, text, lightText, name)
+			}
+			assert.Equal(t, keeps.Outcome(), light.Outcome(), name)
+			assert.Equal(t, string(keeps.LastResult()), string(light.LastResult()), name)
+			assert.Equal(t, keeps.Types(), light.Types(), name)
+			assert.Equal(t, keeps.Usage(), light.Usage(), name)
+			assert.Equal(t, calls, lightCalls, name)
+		}
+	}
+	assert.Positive(t, fellBack, "some capture's final answer comes from the fallback")
+}
+
 // TestOutcomeOwnsItsBytes: the outcome the tracker reports is its own,
 // not a view of the result event's bytes, which the decoder reuses (and a
 // mapped file's are gone after Close): after the result, a decoder with a

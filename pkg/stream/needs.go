@@ -18,6 +18,11 @@ type Needs struct {
 	// time). Without that memory a tool_progress of a hook on a Bash call
 	// (parent_tool_use_id: that call) is taken for a subagent's event.
 	NoOwners bool
+	// NoFinalText says the final answer is never shown (FinalText): the
+	// Tracker keeps no fallback text of the main agent's last message,
+	// which decoded every text event (with the lookup of its message id,
+	// a twentieth of types). Only final shows it.
+	NoFinalText bool
 	// Kinds, when not empty, are the only kinds of events the consumer
 	// (its tracker at this Follow level, and what it prints) reads: a
 	// reader that makes events of another agent's records (pkg/input's

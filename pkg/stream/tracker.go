@@ -439,7 +439,7 @@ func (t *Tracker) observeOutcome(e *Event) {
 	t.countType(e)
 	switch e.Kind {
 	case KindText:
-		if e.Type == "assistant" && !e.IsSubagent() {
+		if e.Type == "assistant" && !t.o.Needs.NoFinalText && !e.IsSubagent() {
 			t.lastText.add(e.messageField("id"), e, t.o.MaxTextBytes)
 		}
 	case KindToolUse:
@@ -519,7 +519,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 		final := !jsonx.Lookup(msg, "stop_reason").IsNull()
 		t.recordUsage(id, model, parent != "", agent, u, false, final)
 	}
-	if e.Kind == KindText && parent == "" {
+	if e.Kind == KindText && parent == "" && !t.o.Needs.NoFinalText {
 		t.lastText.add(idv, e, t.o.MaxTextBytes)
 	}
 	if e.Kind != KindToolUse {
