@@ -294,6 +294,13 @@ type Tracker struct {
 	// unfit counts the usage figures that did not fit (read as missing);
 	// the last result's own are added when it is parsed.
 	unfit Unfits
+	// lastUsage is the usage object last read and its figures: the
+	// events of one message (a block each) repeat the message's usage
+	// byte for byte, and reading it again was a twentieth of tools.
+	lastUsage struct {
+		raw []byte
+		u   Usage
+	}
 	// clock and now: the time of the event last observed (Time); start
 	// the run's (the first event's, or the first dated record's).
 	clock    Clock
@@ -986,9 +993,17 @@ func (t *Tracker) parseLast() {
 // usageOf reads the usage object v of line, counting the numbers that do
 // not fit in t.unfit.
 func (t *Tracker) usageOf(v jsonx.Value, line int64) Usage {
+	if len(v) > 0 && bytes.Equal(v, t.lastUsage.raw) {
+		return t.lastUsage.u // (kept only when every number fit)
+	}
 	var nf Unfits
 	u := usageOf(v, &nf)
 	t.unfit.Add(nf, line)
+	if nf.Count == 0 {
+		t.lastUsage.raw, t.lastUsage.u = append(t.lastUsage.raw[:0], v...), u
+	} else {
+		t.lastUsage.raw = t.lastUsage.raw[:0] // each line's unfit is noted
+	}
 	return u
 }
 
