@@ -301,6 +301,11 @@ type Tracker struct {
 		raw []byte
 		u   Usage
 	}
+	// lastID is the last assistant message's id, as JSON and read (msgID).
+	lastID struct {
+		raw []byte
+		s   string
+	}
 	// clock and now: the time of the event last observed (Time); start
 	// the run's (the first event's, or the first dated record's).
 	clock    Clock
@@ -511,8 +516,8 @@ func (t *Tracker) observeAssistant(e *Event) {
 	parent := e.ParentToolUseID()
 	agent := t.agentOf(parent, e.AgentID())
 	idv := jsonx.Lookup(msg, "id")
-	id := idv.Str()
-	model := jsonx.Lookup(msg, "model").Str()
+	id := t.msgID(idv)
+	model := t.name(jsonx.Lookup(msg, "model"))
 	usage := jsonx.Lookup(msg, "usage")
 	u := t.usageOf(usage, e.Line)
 	// A message with no usage at all is no model call the input counts:
@@ -544,7 +549,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 		}
 		c := &ToolCall{
 			ID:              b.ID.Str(),
-			Name:            t.toolName(b.Name),
+			Name:            t.name(b.Name),
 			Input:           json.RawMessage(bytes.Clone(b.Input)),
 			ParentToolUseID: parent,
 			Agent:           agent,
@@ -627,10 +632,11 @@ func max0(n int) int {
 	return n
 }
 
-// toolName returns a tool's name, the same string for every call of a
-// tool: a run calls a few tools many times, and a string per call was an
-// allocation per event. At most maxToolNames names are kept.
-func (t *Tracker) toolName(v jsonx.Value) string {
+// name returns a tool's or a model's name, the same string for every call
+// of a tool or a model: a run calls a few tools and models many times, and
+// a string per call was an allocation per event. At most maxToolNames
+// names are kept.
+func (t *Tracker) name(v jsonx.Value) string {
 	if name, ok := t.names[string(v)]; ok { // (the key is the value's JSON)
 		return name
 	}
@@ -639,6 +645,15 @@ func (t *Tracker) toolName(v jsonx.Value) string {
 		t.names[string(v)] = name
 	}
 	return name
+}
+
+// msgID returns an assistant message's id, the string of the event before
+// when the id is the same: a message's blocks come as events of their own.
+func (t *Tracker) msgID(v jsonx.Value) string {
+	if !bytes.Equal(v, t.lastID.raw) || len(v) == 0 {
+		t.lastID.raw, t.lastID.s = append(t.lastID.raw[:0], v...), v.Str()
+	}
+	return t.lastID.s
 }
 
 // maxToolNames bounds the tool names toolName keeps (a run has tens; MCP

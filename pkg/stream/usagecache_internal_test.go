@@ -14,7 +14,8 @@ import (
 
 // TestRepeatedUsageSameAsReadAgain: the tracker reads a usage object that
 // repeats the one before it byte for byte (the events of one message, a
-// block each) from what it read then (Tracker.lastUsage); the figures,
+// block each) from what it read then (Tracker.lastUsage, and the id
+// likewise: lastID); the figures,
 // the unfit numbers (with their first line) and every call are those of a
 // tracker that reads each usage object again (the plain path: the memory
 // cleared before each event). On every capture of testdata/events and on
@@ -103,7 +104,7 @@ func trackUsage(t *testing.T, in []byte, plain bool) (tr *Tracker, calls []ToolC
 			continue // a bad line: reported, skipped
 		}
 		if plain {
-			tr.lastUsage.raw = nil
+			tr.lastUsage.raw, tr.lastID.raw = nil, nil
 		} else if ev.Type == "assistant" && len(tr.lastUsage.raw) > 0 && bytes.Equal(ev.messageField("usage"), tr.lastUsage.raw) {
 			hits++
 		}
