@@ -261,6 +261,12 @@ func keepsFacts(ev *stream.Event) bool {
 	return ev.Kind == stream.KindToolUse || ev.Kind == stream.KindInit || ev.Kind == stream.KindResult
 }
 
+// keepsRunFacts is keepsFacts for a report that shows no tool input
+// (usage): the init and the result.
+func keepsRunFacts(ev *stream.Event) bool {
+	return ev.Kind == stream.KindInit || ev.Kind == stream.KindResult
+}
+
 // keepsOutcome reports whether an event carries what a tracker following
 // the outcome keeps: the result, the assistant's text (the final answer's
 // fallback).

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -200,6 +201,37 @@ func objectKeys(t *testing.T, b []byte) []string {
 	return keys
 }
 
+// validatedKinds runs p on a capture as runPreset does and counts, by
+// kind, the events its Prepare validated in full and all of them; tr is
+// its tracker, after the run.
+func validatedKinds(t *testing.T, p Preset, capture string, agent filter.Agent) (checked, all map[stream.Kind]int, tr *stream.Tracker) {
+	t.Helper()
+	in, err := os.Open("../../testdata/events/" + capture)
+	require.NoError(t, err)
+	defer in.Close()
+	c := &Config{Format: render.JSON, Out: io.Discard, Stderr: io.Discard, Source: capture, Agent: agent}
+	tr = stream.NewTracker(stream.TrackerOptions{Needs: p.NeedsOf(c)})
+	run, err := p.Start(c, tr)
+	require.NoError(t, err)
+	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: capture, Check: stream.CheckFraming, Prepare: run.Prepare})
+	checked, all = map[stream.Kind]int{}, map[stream.Kind]int{}
+	for {
+		ev, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		all[ev.Kind]++
+		if ev.Checked() {
+			checked[ev.Kind]++
+		}
+		require.NoError(t, run.Event(context.Background(), ev, tr.Observe(ev)))
+	}
+	_, err = run.Finish(End{})
+	require.NoError(t, err)
+	return checked, all, tr
+}
+
 // TestOnlyFinalKeepsTheFinalAnswer: the final answer's fallback (the main
 // agent's last text, which 27-compact's empty result falls back to) is
 // kept, and the text events it is made of validated in full, only by the
@@ -214,34 +246,50 @@ func TestOnlyFinalKeepsTheFinalAnswer(t *testing.T) {
 		keepsText bool
 	}{{final, true}, {types, false}, {usage, false}, {tools, false}} {
 		t.Run(tc.preset.Name, func(t *testing.T) {
-			in, err := os.Open("../../testdata/events/" + capture)
-			require.NoError(t, err)
-			defer in.Close()
-			c := &Config{Format: render.JSON, Out: io.Discard, Stderr: io.Discard, Source: capture, Agent: "all"}
-			needs := tc.preset.NeedsOf(c)
-			assert.Equal(t, !tc.keepsText, needs.NoFinalText)
-			tr := stream.NewTracker(stream.TrackerOptions{Needs: needs})
-			run, err := tc.preset.Start(c, tr)
-			require.NoError(t, err)
-			dec := stream.NewDecoder(in, stream.DecoderOptions{Source: capture, Check: stream.CheckFraming, Prepare: run.Prepare})
-			texts := 0
-			for {
-				ev, err := dec.Next()
-				if err == io.EOF {
-					break
-				}
-				require.NoError(t, err)
-				if ev.Kind == stream.KindText {
-					texts++
-					assert.Equal(t, tc.keepsText, ev.Checked(), "line %d", ev.Line)
-				}
-				require.NoError(t, run.Event(context.Background(), ev, tr.Observe(ev)))
+			c := &Config{Format: render.JSON, Agent: "all"}
+			assert.Equal(t, !tc.keepsText, tc.preset.NeedsOf(c).NoFinalText)
+			checked, all, tr := validatedKinds(t, tc.preset, capture, "all")
+			require.Positive(t, all[stream.KindText])
+			want := 0
+			if tc.keepsText {
+				want = all[stream.KindText]
 			}
-			_, err = run.Finish(End{})
-			require.NoError(t, err)
-			assert.Positive(t, texts)
+			assert.Equal(t, want, checked[stream.KindText], "text events validated in full")
 			_, fellBack := tr.FinalText()
 			assert.Equal(t, tc.keepsText, fellBack, "27-compact's answer is the fallback")
+		})
+	}
+}
+
+// TestUsageValidatesNoToolInput: a usage report shows no tool input, so
+// its run validates in full only the init and the result (02-write-read's
+// Write and Read calls are framed, as its text events are), where tools,
+// which prints the inputs, validates every call; usage --agent naming a
+// subagent validates the calls too (05b-subagents-foreground: the Agent
+// call's input names the subagent). The figures are the same either way
+// (the golden files and TestDocExamples).
+func TestUsageValidatesNoToolInput(t *testing.T) {
+	for _, tc := range []struct {
+		preset     Preset
+		capture    string
+		agent      filter.Agent
+		callsValid bool
+	}{
+		{usage, "02-write-read.jsonl", "all", false},
+		{usage, "05b-subagents-foreground.jsonl", "main", false},
+		{usage, "05b-subagents-foreground.jsonl", "toolu_01p2BPMJLfXZtWRhYC9umQMY", true},
+		{tools, "02-write-read.jsonl", "all", true},
+	} {
+		t.Run(tc.preset.Name+" "+tc.capture+" "+string(tc.agent), func(t *testing.T) {
+			checked, all, _ := validatedKinds(t, tc.preset, tc.capture, tc.agent)
+			require.Positive(t, all[stream.KindToolUse])
+			want := 0
+			if tc.callsValid {
+				want = all[stream.KindToolUse]
+			}
+			assert.Equal(t, want, checked[stream.KindToolUse], "tool calls validated in full")
+			assert.Equal(t, all[stream.KindResult], checked[stream.KindResult], "the result is")
+			assert.Equal(t, all[stream.KindInit], checked[stream.KindInit], "the init is")
 		})
 	}
 }
