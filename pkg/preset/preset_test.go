@@ -22,12 +22,19 @@ import (
 // run) and returns what it printed, on stdout and stderr, and its status.
 func runPreset(t *testing.T, p Preset, f render.Format, capture string) (string, string, Status) {
 	t.Helper()
+	return runPresetNeeding(t, p, f, capture, func(n stream.Needs) stream.Needs { return n })
+}
+
+// runPresetNeeding is runPreset with its tracker made from need(the
+// preset's needs).
+func runPresetNeeding(t *testing.T, p Preset, f render.Format, capture string, need func(stream.Needs) stream.Needs) (string, string, Status) {
+	t.Helper()
 	in, err := os.Open("../../testdata/events/" + capture)
 	require.NoError(t, err)
 	defer in.Close()
 	var out, errs bytes.Buffer
 	c := &Config{Format: f, Out: &out, Stderr: &errs, Source: capture, Agent: "all", ExitStatus: true}
-	tr := stream.NewTracker(stream.TrackerOptions{Needs: p.NeedsOf(c)})
+	tr := stream.NewTracker(stream.TrackerOptions{Needs: need(p.NeedsOf(c))})
 	run, err := p.Start(c, tr)
 	require.NoError(t, err)
 	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: capture, Check: stream.CheckFraming, Prepare: run.Prepare})
@@ -292,4 +299,43 @@ func TestUsageValidatesNoToolInput(t *testing.T) {
 			assert.Equal(t, all[stream.KindInit], checked[stream.KindInit], "the init is")
 		})
 	}
+}
+
+// TestWhatAPresetLeavesOutItDoesNotShow: types, usage and tools tell their
+// tracker to keep no final answer (Needs.NoFinalText) and, usage and
+// tools, no tally of tool calls (Needs.NoToolTally); each prints, in every
+// format, byte for byte what it prints with a tracker that keeps both, on
+// captures with tool errors, subagents, several results and a final
+// answer that falls back to the text.
+func TestWhatAPresetLeavesOutItDoesNotShow(t *testing.T) {
+	keepAll := func(n stream.Needs) stream.Needs {
+		n.NoFinalText, n.NoToolTally = false, false
+		return n
+	}
+	c := &Config{Agent: "all"}
+	assert.True(t, types.NeedsOf(c).NoFinalText)
+	for _, p := range []Preset{usage, tools} {
+		assert.True(t, p.NeedsOf(c).NoFinalText, p.Name)
+		assert.True(t, p.NeedsOf(c).NoToolTally, p.Name)
+	}
+	printed := 0
+	for _, p := range []Preset{types, usage, tools} {
+		for _, f := range render.Formats {
+			if !p.Prints(f) {
+				continue
+			}
+			for _, capture := range []string{"25-tool-errors.jsonl", "05b-subagents-foreground.jsonl", "05-subagents-async.jsonl", "27-compact.jsonl"} {
+				out, errs, st := runPreset(t, p, f, capture)
+				wantOut, wantErrs, wantSt := runPresetNeeding(t, p, f, capture, keepAll)
+				what := p.Name + " " + string(f) + " " + capture
+				if out != "" {
+					printed++
+				}
+				assert.Equal(t, wantOut, out, what)
+				assert.Equal(t, wantErrs, errs, what)
+				assert.Equal(t, wantSt, st, what)
+			}
+		}
+	}
+	assert.Greater(t, printed, 40, "most runs print something (tools on 27-compact: no call)")
 }

@@ -782,6 +782,48 @@ func TestNoFinalTextChangesNothingElse(t *testing.T) {
 	assert.Positive(t, fellBack, "some capture's final answer comes from the fallback")
 }
 
+// TestNoToolTallyChangesNothingElse: a tracker told no view reads its
+// tally's tool counts (Needs.NoToolTally: usage, tools) leaves them at 0,
+// and its tally's other counts, its account (whose tool calls are its
+// own), usage and calls are those of a tracker that counts them, at each
+// level it is followed, on every capture of testdata/events.
+func TestNoToolTallyChangesNothingElse(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	counted := 0
+	for _, follow := range []stream.Follow{stream.FollowAll, stream.FollowUsage} {
+		for _, name := range files {
+			data, err := os.ReadFile(name)
+			require.NoError(t, err)
+			var calls, lightCalls []stream.ToolCall
+			keeps := trackAll(data, stream.Needs{Follow: follow}, func(done []*stream.ToolCall) {
+				for _, c := range done {
+					calls = append(calls, *c)
+				}
+			})
+			light := trackAll(data, stream.Needs{Follow: follow, NoToolTally: true}, func(done []*stream.ToolCall) {
+				for _, c := range done {
+					lightCalls = append(lightCalls, *c)
+				}
+			})
+			want, got := keeps.Tally(), light.Tally()
+			if want.ToolCalls > 0 {
+				counted++
+			}
+			assert.Zero(t, got.ToolCalls, name)
+			assert.Nil(t, got.Tools, name)
+			assert.Zero(t, got.ToolErrors, name)
+			want.ToolCalls, want.Tools, want.OtherTools, want.ToolErrors = 0, nil, 0, 0
+			assert.Equal(t, want, got, name)
+			assert.Equal(t, keeps.Account(), light.Account(), name)
+			assert.Equal(t, keeps.Usage(), light.Usage(), name)
+			assert.Equal(t, keeps.Outcome(), light.Outcome(), name)
+			assert.Equal(t, calls, lightCalls, name)
+		}
+	}
+	assert.Positive(t, counted, "the tallies that count them count tool calls")
+}
+
 // TestOutcomeOwnsItsBytes: the outcome the tracker reports is its own,
 // not a view of the result event's bytes, which the decoder reuses (and a
 // mapped file's are gone after Close): after the result, a decoder with a

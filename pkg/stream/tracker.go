@@ -430,7 +430,7 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 	}
 	// After the rest: the tool results the tally and the troubles look at
 	// are then found already, sized as the Needs ask.
-	t.tally.Add(e)
+	t.tally.add(e, !t.o.Needs.NoToolTally)
 	t.countTrouble(e)
 	return done
 }
