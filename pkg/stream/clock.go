@@ -45,10 +45,14 @@ type Clock struct {
 	// moment (a message's blocks, its tool results) repeat it, and are
 	// not parsed again.
 	last []byte
+	// own: the event last observed is dated by its own timestamp (its
+	// time is that timestamp parsed), not by a record's before it.
+	own bool
 }
 
 // Observe returns e's time.
 func (c *Clock) Observe(e *Event) Time {
+	c.own = true
 	if raw := e.field("timestamp"); len(raw) > 2 {
 		if c.now.Dated && bytes.Equal(raw, c.last) {
 			return c.now
@@ -59,6 +63,7 @@ func (c *Clock) Observe(e *Event) Time {
 			return c.now
 		}
 	}
+	c.own = false
 	if c.now.Dated {
 		return c.now // the nearest dated record's before it
 	}

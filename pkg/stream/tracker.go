@@ -76,6 +76,11 @@ type ToolCall struct {
 	Duration    time.Duration
 	HasDuration bool
 
+	// at is the call's time, when its own timestamp gave it (dated): the
+	// clock parsed it already, and the duration is taken from it.
+	at    time.Time
+	dated bool
+
 	links[ToolCall] // its place among the open calls
 }
 
@@ -555,6 +560,8 @@ func (t *Tracker) observeAssistant(e *Event) {
 			Agent:           agent,
 			Line:            e.Line,
 			Timestamp:       e.Timestamp(),
+			at:              t.now.At,
+			dated:           t.clock.own,
 		}
 		if agent != nil {
 			agent.ToolCalls++
@@ -806,7 +813,12 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 		if !t.o.Needs.NoResultSizes {
 			c.ResultBytes = r.Size()
 		}
-		c.Duration, c.HasDuration = between(c.Timestamp, ts)
+		// Both times as the clock parsed them (between's, without
+		// parsing them again: a twentieth of tools' tracker).
+		c.Duration, c.HasDuration = 0, c.dated && t.clock.own
+		if c.HasDuration {
+			c.Duration = t.now.At.Sub(c.at)
+		}
 		t.completeCall(c)
 		if s := t.agents[id]; s != nil {
 			t.agentResult(s, e.toolUseResult(), r, e)
@@ -914,19 +926,6 @@ func (t *Tracker) observeTask(e *Event) {
 			s.EndLine = e.Line
 		}
 	}
-}
-
-// between returns the time from one RFC 3339 timestamp to another.
-func between(from, to string) (time.Duration, bool) {
-	if from == "" || to == "" {
-		return 0, false
-	}
-	a, err1 := time.Parse(time.RFC3339Nano, from)
-	b, err2 := time.Parse(time.RFC3339Nano, to)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	return b.Sub(a), true
 }
 
 // OpenCalls returns the tool calls still waiting for a result, oldest
