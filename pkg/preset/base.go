@@ -261,12 +261,6 @@ func keepsFacts(ev *stream.Event) bool {
 	return ev.Kind == stream.KindToolUse || ev.Kind == stream.KindInit || ev.Kind == stream.KindResult
 }
 
-// keepsRunFacts is keepsFacts for a report that shows no tool input
-// (usage): the init and the result.
-func keepsRunFacts(ev *stream.Event) bool {
-	return ev.Kind == stream.KindInit || ev.Kind == stream.KindResult
-}
-
 // keepsOutcome reports whether an event carries what a tracker following
 // the outcome keeps: the result, the assistant's text (the final answer's
 // fallback).
@@ -281,11 +275,6 @@ var outcomeKinds = stream.KindsOf(stream.KindInit, stream.KindText, stream.KindT
 func keepsOutcome(ev *stream.Event) bool {
 	return ev.Kind == stream.KindResult || ev.Kind == stream.KindText
 }
-
-// keepsResult is keepsOutcome for a run that shows no final answer
-// (stream.Needs.NoFinalText): its tracker keeps no text, so the text
-// events are framed only, as every other event it does not use.
-func keepsResult(ev *stream.Event) bool { return ev.Kind == stream.KindResult }
 
 // validateUsed validates in full an event the run uses; with --where,
 // which runs on it, building its tree on the way.

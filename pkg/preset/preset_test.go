@@ -241,62 +241,30 @@ func validatedKinds(t *testing.T, p Preset, capture string, agent filter.Agent) 
 
 // TestOnlyFinalKeepsTheFinalAnswer: the final answer's fallback (the main
 // agent's last text, which 27-compact's empty result falls back to) is
-// kept, and the text events it is made of validated in full, only by the
-// preset that shows it; types, usage and tools say they do not show it
-// (stream.Needs.NoFinalText), so their tracker decodes no text and their
-// Prepare leaves text events framed only, as every other event they do
-// not use.
+// kept by the tracker of the preset that shows it only; types, usage and
+// tools say they do not show it (stream.Needs.NoFinalText), so their
+// tracker decodes no text. What each validates in full stays: final and
+// types every text event (a bad escape in one is a warning in both, as
+// with --full-check), usage and tools every tool call and none of them.
 func TestOnlyFinalKeepsTheFinalAnswer(t *testing.T) {
 	const capture = "27-compact.jsonl"
 	for _, tc := range []struct {
-		preset    Preset
-		keepsText bool
-	}{{final, true}, {types, false}, {usage, false}, {tools, false}} {
+		preset     Preset
+		keepsText  bool
+		textsValid bool
+	}{{final, true, true}, {types, false, true}, {usage, false, false}, {tools, false, false}} {
 		t.Run(tc.preset.Name, func(t *testing.T) {
 			c := &Config{Format: render.JSON, Agent: "all"}
 			assert.Equal(t, !tc.keepsText, tc.preset.NeedsOf(c).NoFinalText)
 			checked, all, tr := validatedKinds(t, tc.preset, capture, "all")
 			require.Positive(t, all[stream.KindText])
 			want := 0
-			if tc.keepsText {
+			if tc.textsValid {
 				want = all[stream.KindText]
 			}
 			assert.Equal(t, want, checked[stream.KindText], "text events validated in full")
 			_, fellBack := tr.FinalText()
 			assert.Equal(t, tc.keepsText, fellBack, "27-compact's answer is the fallback")
-		})
-	}
-}
-
-// TestUsageValidatesNoToolInput: a usage report shows no tool input, so
-// its run validates in full only the init and the result (02-write-read's
-// Write and Read calls are framed, as its text events are), where tools,
-// which prints the inputs, validates every call; usage --agent naming a
-// subagent validates the calls too (05b-subagents-foreground: the Agent
-// call's input names the subagent). The figures are the same either way
-// (the golden files and TestDocExamples).
-func TestUsageValidatesNoToolInput(t *testing.T) {
-	for _, tc := range []struct {
-		preset     Preset
-		capture    string
-		agent      filter.Agent
-		callsValid bool
-	}{
-		{usage, "02-write-read.jsonl", "all", false},
-		{usage, "05b-subagents-foreground.jsonl", "main", false},
-		{usage, "05b-subagents-foreground.jsonl", "toolu_01p2BPMJLfXZtWRhYC9umQMY", true},
-		{tools, "02-write-read.jsonl", "all", true},
-	} {
-		t.Run(tc.preset.Name+" "+tc.capture+" "+string(tc.agent), func(t *testing.T) {
-			checked, all, _ := validatedKinds(t, tc.preset, tc.capture, tc.agent)
-			require.Positive(t, all[stream.KindToolUse])
-			want := 0
-			if tc.callsValid {
-				want = all[stream.KindToolUse]
-			}
-			assert.Equal(t, want, checked[stream.KindToolUse], "tool calls validated in full")
-			assert.Equal(t, all[stream.KindResult], checked[stream.KindResult], "the result is")
-			assert.Equal(t, all[stream.KindInit], checked[stream.KindInit], "the init is")
 		})
 	}
 }

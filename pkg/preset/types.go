@@ -16,12 +16,12 @@ var types = Preset{
 	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true, NoFinalText: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		if c.Agent == "" || c.Agent == "all" {
-			return startReport(c, tr, reportRun{uses: keepsResult, report: func(b *base) (*render.Report, error) { return typesReport(b, b.tr.Types()) }})
+			return startReport(c, tr, reportRun{uses: keepsOutcome, report: func(b *base) (*render.Report, error) { return typesReport(b, b.tr.Types()) }})
 		}
 		// --agent: the events of that agent, counted here (the
 		// tracker counts every event).
 		picked := stream.NewTypeCounter(0)
-		run, err := startReport(c, tr, reportRun{uses: keepsResult, report: func(b *base) (*render.Report, error) {
+		run, err := startReport(c, tr, reportRun{uses: keepsOutcome, report: func(b *base) (*render.Report, error) {
 			b.unmatchedAgent()
 			return typesReport(b, picked.Counts())
 		}})

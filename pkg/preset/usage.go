@@ -23,14 +23,7 @@ var usage = Preset{
 	// usage --by: every session under PATH, grouped (usage_by.go).
 	Grouping: usageGrouping,
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
-		// A usage report shows no tool input: a tool call is read for its
-		// usage only, as a text event is, and validated no more than it.
-		// A subagent named by --agent is known by its Agent call's input.
-		uses := keepsRunFacts
-		if !c.Agent.ByKind() {
-			uses = keepsFacts
-		}
-		return startReport(c, tr, reportRun{uses: uses, report: usageReport})
+		return startReport(c, tr, reportRun{uses: keepsFacts, report: usageReport})
 	},
 }
 
