@@ -737,6 +737,21 @@ func TestFollowOutcome(t *testing.T) {
 	assert.Positive(t, fellBack, "some capture's final answer comes from the fallback")
 }
 
+// trackTwice tracks data with needs and with light, and returns both
+// trackers and the calls each completed, in order.
+func trackTwice(data []byte, needs, light stream.Needs) (a, b *stream.Tracker, aCalls, bCalls []stream.ToolCall) {
+	keep := func(into *[]stream.ToolCall) func([]*stream.ToolCall) {
+		return func(done []*stream.ToolCall) {
+			for _, c := range done {
+				*into = append(*into, *c)
+			}
+		}
+	}
+	a = trackAll(data, needs, keep(&aCalls))
+	b = trackAll(data, light, keep(&bCalls))
+	return a, b, aCalls, bCalls
+}
+
 // TestNoFinalTextChangesNothingElse: a tracker told the final answer is
 // not shown (Needs.NoFinalText: types, usage, tools) keeps no fallback
 // text, so it never falls back, and every other figure (outcome, last
@@ -751,17 +766,7 @@ func TestNoFinalTextChangesNothingElse(t *testing.T) {
 		for _, name := range files {
 			data, err := os.ReadFile(name)
 			require.NoError(t, err)
-			var calls, lightCalls []stream.ToolCall
-			keeps := trackAll(data, stream.Needs{Follow: follow}, func(done []*stream.ToolCall) {
-				for _, c := range done {
-					calls = append(calls, *c)
-				}
-			})
-			light := trackAll(data, stream.Needs{Follow: follow, NoFinalText: true}, func(done []*stream.ToolCall) {
-				for _, c := range done {
-					lightCalls = append(lightCalls, *c)
-				}
-			})
+			keeps, light, calls, lightCalls := trackTwice(data, stream.Needs{Follow: follow}, stream.Needs{Follow: follow, NoFinalText: true})
 			text, fb := keeps.FinalText()
 			lightText, lightFB := light.FinalText()
 			assert.False(t, lightFB, name)
@@ -795,17 +800,7 @@ func TestNoToolTallyChangesNothingElse(t *testing.T) {
 		for _, name := range files {
 			data, err := os.ReadFile(name)
 			require.NoError(t, err)
-			var calls, lightCalls []stream.ToolCall
-			keeps := trackAll(data, stream.Needs{Follow: follow}, func(done []*stream.ToolCall) {
-				for _, c := range done {
-					calls = append(calls, *c)
-				}
-			})
-			light := trackAll(data, stream.Needs{Follow: follow, NoToolTally: true}, func(done []*stream.ToolCall) {
-				for _, c := range done {
-					lightCalls = append(lightCalls, *c)
-				}
-			})
+			keeps, light, calls, lightCalls := trackTwice(data, stream.Needs{Follow: follow}, stream.Needs{Follow: follow, NoToolTally: true})
 			want, got := keeps.Tally(), light.Tally()
 			if want.ToolCalls > 0 {
 				counted++
