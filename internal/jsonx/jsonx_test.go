@@ -582,7 +582,7 @@ func TestPlainQuoteAgreesWithTheLoops(t *testing.T) {
 // byte after it.
 func TestFrameMembersMatchesWalkMembers(t *testing.T) {
 	check := func(what string, b []byte) {
-		want, wantErr := walkMembers(b, nil, false)
+		want, wantErr := walkMembers(b, nil, false, 0)
 		got, gotErr := frameMembers(b, nil)
 		require.Equal(t, wantErr, gotErr, what)
 		require.Equal(t, len(want), len(got), what)

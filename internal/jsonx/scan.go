@@ -505,7 +505,7 @@ func Members(b []byte, dst []Member) ([]Member, error) { return frameMembers(b, 
 // ValidMembers validates b in full, as Validate does (the same errors),
 // and appends the members of the object b to dst on the way: one pass for
 // a line that is checked in full and then read by its members.
-func ValidMembers(b []byte, dst []Member) ([]Member, error) { return walkMembers(b, dst, true) }
+func ValidMembers(b []byte, dst []Member) ([]Member, error) { return walkMembers(b, dst, true, 0) }
 
 // frameMembers is walkMembers(b, dst, false) on a well-framed object (the
 // walk of every line, and of the tracker's messages and blocks): the
@@ -516,26 +516,26 @@ func ValidMembers(b []byte, dst []Member) ([]Member, error) { return walkMembers
 func frameMembers(b []byte, dst []Member) ([]Member, error) {
 	n0, i := len(dst), 0
 	if len(b) < 2 || b[0] != '{' {
-		return walkMembers(b, dst, false)
+		return walkMembers(b, dst, false, 0)
 	}
 	if i = skipSpace(b, 1); i < len(b) && b[i] == '}' {
 		i++
 	} else {
 		for {
 			if i >= len(b) || b[i] != '"' {
-				return walkMembers(b, dst[:n0], false)
+				return walkMembers(b, dst[:n0], false, 0)
 			}
 			ks, ke := i+1, keyEnd(b, i)
 			if ke < 0 {
-				return walkMembers(b, dst[:n0], false)
+				return walkMembers(b, dst[:n0], false, 0)
 			}
 			if i = skipSpace(b, ke); i >= len(b) || b[i] != ':' {
-				return walkMembers(b, dst[:n0], false)
+				return walkMembers(b, dst[:n0], false, 0)
 			}
 			i = skipSpace(b, i+1)
 			ve := skip(b, i)
 			if ve <= i {
-				return walkMembers(b, dst[:n0], false)
+				return walkMembers(b, dst[:n0], false, 0)
 			}
 			dst = append(dst, Member{Key: b[ks : ke-1], Val: Value(b[i:ve])})
 			if i = skipSpace(b, ve); i < len(b) && b[i] == ',' {
@@ -546,18 +546,72 @@ func frameMembers(b []byte, dst []Member) ([]Member, error) {
 				i++
 				break
 			}
-			return walkMembers(b, dst[:n0], false)
+			return walkMembers(b, dst[:n0], false, 0)
 		}
 	}
 	if skipSpace(b, i) != len(b) {
-		return walkMembers(b, dst[:n0], false)
+		return walkMembers(b, dst[:n0], false, 0)
 	}
 	return dst, nil
 }
 
+// ValidIndexed validates in full the object b given its members ms (as
+// Members returned them: they alias b), and indexes inner, the value of
+// one of them (nil: none), into dst on the way: the punctuation between
+// the members, each key and each value are checked where ms say they are,
+// at their depth, as Validate(b) checks them, and inner's members as they
+// are indexed. A line that is validated and then read by an object's
+// members is then walked once, not twice. ok false: b is not valid, or
+// ms are not its members; Validate(b) gives the error.
+func ValidIndexed(b []byte, ms []Member, inner Value, dst []Member) (index []Member, ok bool) {
+	i := skipSpace(b, 0)
+	if i >= len(b) || b[i] != '{' {
+		return dst, false
+	}
+	i = skipSpace(b, i+1)
+	for n, m := range ms {
+		if n > 0 {
+			if i >= len(b) || b[i] != ',' {
+				return dst, false
+			}
+			i = skipSpace(b, i+1)
+		}
+		// The key: where ms says (the same bytes, not a copy), valid.
+		if i+1 >= len(b) || b[i] != '"' || cap(m.Key) == 0 || &m.Key[:1][0] != &b[i+1] {
+			return dst, false
+		}
+		ke, err := validString(b, i)
+		if err != nil || ke != i+len(m.Key)+2 {
+			return dst, false
+		}
+		if i = skipSpace(b, ke); i >= len(b) || b[i] != ':' {
+			return dst, false
+		}
+		// The value: likewise, inner indexed as it is validated.
+		if i = skipSpace(b, i+1); i >= len(b) || len(m.Val) == 0 || &m.Val[0] != &b[i] || i+len(m.Val) > len(b) {
+			return dst, false
+		}
+		ve := i + len(m.Val)
+		if len(inner) > 0 && &inner[0] == &m.Val[0] && len(inner) == len(m.Val) && inner[0] == '{' {
+			if dst, err = walkMembers(b[i:ve], dst, true, 1); err != nil {
+				return dst, false
+			}
+			index = dst
+		} else if end, err := validValue(b, i, 1); err != nil || end != ve {
+			return dst, false
+		}
+		i = skipSpace(b, ve)
+	}
+	if i >= len(b) || b[i] != '}' || skipSpace(b, i+1) != len(b) {
+		return dst, false
+	}
+	return index, true
+}
+
 // walkMembers is Members, checking b's framing, or with full ValidMembers,
-// validating every byte.
-func walkMembers(b []byte, dst []Member, full bool) ([]Member, error) {
+// validating every byte; b is an object at that depth (0: the whole
+// input), its values one deeper.
+func walkMembers(b []byte, dst []Member, full bool, depth int) ([]Member, error) {
 	i := skipSpace(b, 0)
 	if i >= len(b) || b[i] != '{' {
 		check := ValidateFraming
@@ -595,7 +649,7 @@ func walkMembers(b []byte, dst []Member, full bool) ([]Member, error) {
 			var ve int
 			if full {
 				var err error
-				if ve, err = validValue(b, i, 1); err != nil {
+				if ve, err = validValue(b, i, depth+1); err != nil {
 					return dst, err
 				}
 			} else {

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -21,12 +22,19 @@ import (
 // run) and returns what it printed, on stdout and stderr, and its status.
 func runPreset(t *testing.T, p Preset, f render.Format, capture string) (string, string, Status) {
 	t.Helper()
+	return runPresetNeeding(t, p, f, capture, func(n stream.Needs) stream.Needs { return n })
+}
+
+// runPresetNeeding is runPreset with its tracker made from need(the
+// preset's needs).
+func runPresetNeeding(t *testing.T, p Preset, f render.Format, capture string, need func(stream.Needs) stream.Needs) (string, string, Status) {
+	t.Helper()
 	in, err := os.Open("../../testdata/events/" + capture)
 	require.NoError(t, err)
 	defer in.Close()
 	var out, errs bytes.Buffer
 	c := &Config{Format: f, Out: &out, Stderr: &errs, Source: capture, Agent: "all", ExitStatus: true}
-	tr := stream.NewTracker(stream.TrackerOptions{Needs: p.NeedsOf(c)})
+	tr := stream.NewTracker(stream.TrackerOptions{Needs: need(p.NeedsOf(c))})
 	run, err := p.Start(c, tr)
 	require.NoError(t, err)
 	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: capture, Check: stream.CheckFraming, Prepare: run.Prepare})
@@ -198,4 +206,104 @@ func objectKeys(t *testing.T, b []byte) []string {
 		require.NoError(t, dec.Decode(&skip))
 	}
 	return keys
+}
+
+// validatedKinds runs p on a capture as runPreset does and counts, by
+// kind, the events its Prepare validated in full and all of them; tr is
+// its tracker, after the run.
+func validatedKinds(t *testing.T, p Preset, capture string, agent filter.Agent) (checked, all map[stream.Kind]int, tr *stream.Tracker) {
+	t.Helper()
+	in, err := os.Open("../../testdata/events/" + capture)
+	require.NoError(t, err)
+	defer in.Close()
+	c := &Config{Format: render.JSON, Out: io.Discard, Stderr: io.Discard, Source: capture, Agent: agent}
+	tr = stream.NewTracker(stream.TrackerOptions{Needs: p.NeedsOf(c)})
+	run, err := p.Start(c, tr)
+	require.NoError(t, err)
+	dec := stream.NewDecoder(in, stream.DecoderOptions{Source: capture, Check: stream.CheckFraming, Prepare: run.Prepare})
+	checked, all = map[stream.Kind]int{}, map[stream.Kind]int{}
+	for {
+		ev, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		all[ev.Kind]++
+		if ev.Checked() {
+			checked[ev.Kind]++
+		}
+		require.NoError(t, run.Event(context.Background(), ev, tr.Observe(ev)))
+	}
+	_, err = run.Finish(End{})
+	require.NoError(t, err)
+	return checked, all, tr
+}
+
+// TestOnlyFinalKeepsTheFinalAnswer: the final answer's fallback (the main
+// agent's last text, which 27-compact's empty result falls back to) is
+// kept by the tracker of the preset that shows it only; types, usage and
+// tools say they do not show it (stream.Needs.NoFinalText), so their
+// tracker decodes no text. What each validates in full stays: final and
+// types every text event (a bad escape in one is a warning in both, as
+// with --full-check), usage and tools every tool call and none of them.
+func TestOnlyFinalKeepsTheFinalAnswer(t *testing.T) {
+	const capture = "27-compact.jsonl"
+	for _, tc := range []struct {
+		preset     Preset
+		keepsText  bool
+		textsValid bool
+	}{{final, true, true}, {types, false, true}, {usage, false, false}, {tools, false, false}} {
+		t.Run(tc.preset.Name, func(t *testing.T) {
+			c := &Config{Format: render.JSON, Agent: "all"}
+			assert.Equal(t, !tc.keepsText, tc.preset.NeedsOf(c).NoFinalText)
+			checked, all, tr := validatedKinds(t, tc.preset, capture, "all")
+			require.Positive(t, all[stream.KindText])
+			want := 0
+			if tc.textsValid {
+				want = all[stream.KindText]
+			}
+			assert.Equal(t, want, checked[stream.KindText], "text events validated in full")
+			_, fellBack := tr.FinalText()
+			assert.Equal(t, tc.keepsText, fellBack, "27-compact's answer is the fallback")
+		})
+	}
+}
+
+// TestWhatAPresetLeavesOutItDoesNotShow: types, usage and tools tell their
+// tracker to keep no final answer (Needs.NoFinalText) and, usage and
+// tools, no tally of tool calls (Needs.NoToolTally); each prints, in every
+// format, byte for byte what it prints with a tracker that keeps both, on
+// captures with tool errors, subagents, several results and a final
+// answer that falls back to the text.
+func TestWhatAPresetLeavesOutItDoesNotShow(t *testing.T) {
+	keepAll := func(n stream.Needs) stream.Needs {
+		n.NoFinalText, n.NoToolTally = false, false
+		return n
+	}
+	c := &Config{Agent: "all"}
+	assert.True(t, types.NeedsOf(c).NoFinalText)
+	for _, p := range []Preset{usage, tools} {
+		assert.True(t, p.NeedsOf(c).NoFinalText, p.Name)
+		assert.True(t, p.NeedsOf(c).NoToolTally, p.Name)
+	}
+	printed := 0
+	for _, p := range []Preset{types, usage, tools} {
+		for _, f := range render.Formats {
+			if !p.Prints(f) {
+				continue
+			}
+			for _, capture := range []string{"25-tool-errors.jsonl", "05b-subagents-foreground.jsonl", "05-subagents-async.jsonl", "27-compact.jsonl"} {
+				out, errs, st := runPreset(t, p, f, capture)
+				wantOut, wantErrs, wantSt := runPresetNeeding(t, p, f, capture, keepAll)
+				what := p.Name + " " + string(f) + " " + capture
+				if out != "" {
+					printed++
+				}
+				assert.Equal(t, wantOut, out, what)
+				assert.Equal(t, wantErrs, errs, what)
+				assert.Equal(t, wantSt, st, what)
+			}
+		}
+	}
+	assert.Greater(t, printed, 40, "most runs print something (tools on 27-compact: no call)")
 }

@@ -33,13 +33,15 @@ func startReport(c *Config, tr *stream.Tracker, r reportRun) (Run, error) {
 func rowDot(columns []string) string { return "a row: {" + strings.Join(columns, ", ") + "}" }
 
 // agentNeeds is a report preset's needs, n, unless --agent names a
-// subagent: whose each event, call or row is then takes the subagent tree.
+// subagent: whose each event, call or row is then takes the subagent tree
+// (and a report that shows no final answer or tool tally still needs
+// none).
 func agentNeeds(n stream.Needs) func(c *Config) stream.Needs {
 	return func(c *Config) stream.Needs {
 		if c.Agent.ByKind() {
 			return n
 		}
-		return stream.Needs{NoResultSizes: true}
+		return stream.Needs{NoResultSizes: true, NoFinalText: n.NoFinalText, NoToolTally: n.NoToolTally}
 	}
 }
 

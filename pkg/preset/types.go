@@ -13,7 +13,7 @@ var types = Preset{
 	Dot:     rowDot(typesColumns),
 	Example: "ccfilter types run.jsonl",
 	Words:   []string{"kinds", "counts"},
-	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true}),
+	Needs:   agentNeeds(stream.Needs{Follow: stream.FollowOutcome, NoOwners: true, NoFinalText: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		if c.Agent == "" || c.Agent == "all" {
 			return startReport(c, tr, reportRun{uses: keepsOutcome, report: func(b *base) (*render.Report, error) { return typesReport(b, b.tr.Types()) }})

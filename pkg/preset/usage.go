@@ -18,7 +18,7 @@ var usage = Preset{
 	Example: "ccfilter usage --format json run.jsonl",
 	Words:   []string{"cost", "costs", "spend", "spending", "tokens", "price", "billing"},
 	// (FollowUsage pairs no call with its result: no tool result is read.)
-	Needs: agentNeeds(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true, NoOwners: true,
+	Needs: agentNeeds(stream.Needs{Follow: stream.FollowUsage, NoResultSizes: true, NoOwners: true, NoFinalText: true, NoToolTally: true,
 		Kinds: ^stream.KindsOf(stream.KindToolResult)}),
 	// usage --by: every session under PATH, grouped (usage_by.go).
 	Grouping: usageGrouping,

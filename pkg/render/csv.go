@@ -39,6 +39,10 @@ type csvRenderer struct {
 	o      Options
 	header bool // the tool-call header was written
 	other  bool // a value or summary was written
+	// cells and scratch are each row's fields and the compact JSON they
+	// alias, reused from row to row (Row.cells).
+	cells   []string
+	scratch []byte
 }
 
 func newCSV(w io.Writer, o Options) *csvRenderer {
@@ -121,7 +125,8 @@ func (r *csvRenderer) writeHead(head []string) {
 
 func (r *csvRenderer) call(c *stream.ToolCall) {
 	r.writeHeader()
-	r.write(CallRow(c).withSource(r.o.Run).cells())
+	r.cells = CallRow(c).withSource(r.o.Run).cells(r.cells, &r.scratch)
+	r.write(r.cells)
 }
 
 func (r *csvRenderer) Render(rec Record) error {
@@ -132,7 +137,8 @@ func (r *csvRenderer) Render(rec Record) error {
 			r.writeHead(row.Columns)
 		}
 		if row.Values != nil {
-			r.write(row.cells())
+			r.cells = row.cells(r.cells, &r.scratch)
+			r.write(r.cells)
 		}
 	}
 	for _, c := range rec.Calls {
@@ -163,7 +169,8 @@ func (r *csvRenderer) Summary(rep *Report) error {
 	set := rep.Rows.withSource(r.o.Run)
 	r.writeHead(set.Columns)
 	for i := range set.Rows {
-		r.write(set.Row(i).cells())
+		r.cells = set.Row(i).cells(r.cells, &r.scratch)
+		r.write(r.cells)
 	}
 	return r.err
 }

@@ -543,3 +543,45 @@ func TestCSVRecordsAsEncodingCSV(t *testing.T) {
 		require.Equal(t, want.String(), got.String(), "record %q", rec)
 	}
 }
+
+// TestCSVCellsReusedAsFresh: the CSV writes each call's row from fields
+// and compact JSON kept from row to row (Row.cells into csvRenderer's
+// cells and scratch), byte for byte as from fields made fresh for each
+// row: every call of testdata/real/60-long-session.jsonl, then calls
+// whose input is over a megabyte (the scratch let go) between small
+// ones, not JSON (compacted by encoding/json, or kept as written), with
+// spaces to drop, quotes and commas, and empty.
+func TestCSVCellsReusedAsFresh(t *testing.T) {
+	data, err := os.ReadFile("../../testdata/real/60-long-session.jsonl")
+	require.NoError(t, err)
+	dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{})
+	tr := stream.NewTracker(stream.TrackerOptions{})
+	var calls []*stream.ToolCall
+	for {
+		ev, err := dec.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		calls = append(calls, tr.Observe(ev)...)
+	}
+	require.Greater(t, len(calls), 100)
+	big := `{"content":"` + strings.Repeat("a\\\"b, ", 300_000) + `"}`
+	for _, in := range []string{big, `{"a": 1}`, `{ "b" : [ 1 , 2 ] }`, big, `not json`, `{"x":"`, ``, `{"k":"v, \"q\""}`, `  [1, 2]  `} {
+		calls = append(calls, &stream.ToolCall{ID: "toolu_x", Name: "Bash", Input: json.RawMessage(in), Line: 7})
+	}
+	calls = append(calls, calls[:20]...)
+	var got, want bytes.Buffer
+	r := newCSV(&got, Options{})
+	fresh := newCSV(&want, Options{})
+	for _, c := range calls {
+		r.call(c)
+		var scratch []byte
+		fresh.write(CallRow(c).cells(nil, &scratch))
+	}
+	require.NoError(t, r.Flush())
+	require.NoError(t, fresh.Flush())
+	assert.Equal(t, strings.Join(CSVHeader, ",")+"\n"+want.String(), got.String()) // (r writes the header first)
+	assert.Greater(t, strings.Count(want.String(), "\n"), len(calls)-1)
+	assert.LessOrEqual(t, cap(r.scratch), maxKeptScratch)
+}

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,9 +78,12 @@ func (r *Row) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// cells are the row's values as CSV fields.
-func (r *Row) cells() []string {
-	out := make([]string, len(r.Values))
+// cells are the row's values as CSV fields, in out (reused: one slice for
+// every row of a CSV). A JSON value is compacted into *scratch, which the
+// fields then alias: they hold until the next call with it.
+func (r *Row) cells(out []string, scratch *[]byte) []string {
+	out = slices.Grow(out[:0], len(r.Values))[:len(r.Values)]
+	clear(out)
 	for i, v := range r.Values {
 		switch v := v.(type) {
 		case string:
@@ -97,7 +101,7 @@ func (r *Row) cells() []string {
 		case []string:
 			out[i] = cell(strings.Join(v, " "))
 		case json.RawMessage:
-			out[i] = cell(compactJSON(v))
+			out[i] = cell(compactJSONIn(scratch, v))
 		}
 	}
 	return out

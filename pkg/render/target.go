@@ -73,21 +73,44 @@ func ToolTarget(name string, input json.RawMessage) string {
 
 // compactJSON returns raw JSON without insignificant space (key order kept).
 func compactJSON(raw json.RawMessage) string {
+	var own []byte // (a buffer of its own: the string is the caller's)
+	return compactJSONIn(&own, raw)
+}
+
+// maxKeptScratch is the largest buffer compactJSONIn keeps for the next
+// value: a long line's is let go.
+const maxKeptScratch = 1 << 20
+
+// compactJSONIn is compactJSON into *scratch, reused from call to call
+// (the CSV's cells: a buffer for each row's input was most of what a
+// tools CSV allocated); the string aliases *scratch and holds until the
+// next call with it. A buffer grown past maxKeptScratch is not kept.
+func compactJSONIn(scratch *[]byte, raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return ""
 	}
 	// The same bytes as Compact, several times faster, in a buffer of
-	// their size made a string without a copy (it is this function's
-	// alone): a Write's input is a whole file, which an append that grew
-	// and a string conversion held three times at once.
-	if out, ok := jsonx.AppendCompact(make([]byte, 0, len(raw)), raw); ok {
-		return unsafe.String(unsafe.SliceData(out), len(out))
+	// their size made a string without a copy: a Write's input is a
+	// whole file, which an append that grew and a string conversion held
+	// three times at once.
+	buf := *scratch
+	if cap(buf) < len(raw) {
+		buf = make([]byte, 0, len(raw))
 	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return string(raw)
+	out, ok := jsonx.AppendCompact(buf[:0], raw)
+	if !ok {
+		var b bytes.Buffer
+		if err := json.Compact(&b, raw); err != nil {
+			return string(raw)
+		}
+		return b.String()
 	}
-	return b.String()
+	if cap(out) <= maxKeptScratch {
+		*scratch = out
+	} else {
+		*scratch = nil
+	}
+	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
 // fmtBytes formats a size: 17 B, 1.4 KB, 2.0 MB (powers of 1024).

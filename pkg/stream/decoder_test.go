@@ -737,6 +737,88 @@ func TestFollowOutcome(t *testing.T) {
 	assert.Positive(t, fellBack, "some capture's final answer comes from the fallback")
 }
 
+// trackTwice tracks data with needs and with light, and returns both
+// trackers and the calls each completed, in order.
+func trackTwice(data []byte, needs, light stream.Needs) (a, b *stream.Tracker, aCalls, bCalls []stream.ToolCall) {
+	keep := func(into *[]stream.ToolCall) func([]*stream.ToolCall) {
+		return func(done []*stream.ToolCall) {
+			for _, c := range done {
+				*into = append(*into, *c)
+			}
+		}
+	}
+	a = trackAll(data, needs, keep(&aCalls))
+	b = trackAll(data, light, keep(&bCalls))
+	return a, b, aCalls, bCalls
+}
+
+// TestNoFinalTextChangesNothingElse: a tracker told the final answer is
+// not shown (Needs.NoFinalText: types, usage, tools) keeps no fallback
+// text, so it never falls back, and every other figure (outcome, last
+// result, type counts, usage, calls) is the one a tracker that keeps it
+// gives, at each level it is followed, on every capture of
+// testdata/events (27-compact's answer is the fallback).
+func TestNoFinalTextChangesNothingElse(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	fellBack := 0
+	for _, follow := range []stream.Follow{stream.FollowAll, stream.FollowUsage, stream.FollowOutcome} {
+		for _, name := range files {
+			data, err := os.ReadFile(name)
+			require.NoError(t, err)
+			keeps, light, calls, lightCalls := trackTwice(data, stream.Needs{Follow: follow}, stream.Needs{Follow: follow, NoFinalText: true})
+			text, fb := keeps.FinalText()
+			lightText, lightFB := light.FinalText()
+			assert.False(t, lightFB, name)
+			if fb {
+				fellBack++
+				assert.Empty(t, lightText, name)
+				assert.NotEmpty(t, text, name)
+			} else {
+				assert.Equal(t, text, lightText, name)
+			}
+			assert.Equal(t, keeps.Outcome(), light.Outcome(), name)
+			assert.Equal(t, string(keeps.LastResult()), string(light.LastResult()), name)
+			assert.Equal(t, keeps.Types(), light.Types(), name)
+			assert.Equal(t, keeps.Usage(), light.Usage(), name)
+			assert.Equal(t, calls, lightCalls, name)
+		}
+	}
+	assert.Positive(t, fellBack, "some capture's final answer comes from the fallback")
+}
+
+// TestNoToolTallyChangesNothingElse: a tracker told no view reads its
+// tally's tool counts (Needs.NoToolTally: usage, tools) leaves them at 0,
+// and its tally's other counts, its account (whose tool calls are its
+// own), usage and calls are those of a tracker that counts them, at each
+// level it is followed, on every capture of testdata/events.
+func TestNoToolTallyChangesNothingElse(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	counted := 0
+	for _, follow := range []stream.Follow{stream.FollowAll, stream.FollowUsage} {
+		for _, name := range files {
+			data, err := os.ReadFile(name)
+			require.NoError(t, err)
+			keeps, light, calls, lightCalls := trackTwice(data, stream.Needs{Follow: follow}, stream.Needs{Follow: follow, NoToolTally: true})
+			want, got := keeps.Tally(), light.Tally()
+			if want.ToolCalls > 0 {
+				counted++
+			}
+			assert.Zero(t, got.ToolCalls, name)
+			assert.Nil(t, got.Tools, name)
+			assert.Zero(t, got.ToolErrors, name)
+			want.ToolCalls, want.Tools, want.OtherTools, want.ToolErrors = 0, nil, 0, 0
+			assert.Equal(t, want, got, name)
+			assert.Equal(t, keeps.Account(), light.Account(), name)
+			assert.Equal(t, keeps.Usage(), light.Usage(), name)
+			assert.Equal(t, keeps.Outcome(), light.Outcome(), name)
+			assert.Equal(t, calls, lightCalls, name)
+		}
+	}
+	assert.Positive(t, counted, "the tallies that count them count tool calls")
+}
+
 // TestOutcomeOwnsItsBytes: the outcome the tracker reports is its own,
 // not a view of the result event's bytes, which the decoder reuses (and a
 // mapped file's are gone after Close): after the result, a decoder with a

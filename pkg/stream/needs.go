@@ -18,6 +18,18 @@ type Needs struct {
 	// time). Without that memory a tool_progress of a hook on a Bash call
 	// (parent_tool_use_id: that call) is taken for a subagent's event.
 	NoOwners bool
+	// NoFinalText says the final answer is never shown (FinalText): the
+	// Tracker keeps no fallback text of the main agent's last message,
+	// which decoded every text event (with the lookup of its message id,
+	// a twentieth of types). Only final shows it.
+	NoFinalText bool
+	// NoToolTally says the Tracker's Tally counts no tool call and no tool
+	// error (its ToolCalls, Tools, OtherTools and ToolErrors stay 0): no
+	// view of the preset reads them (a report's tool calls are the
+	// account's, Tracker.Account, counted as calls are paired). Finding
+	// them walked every assistant message's blocks and every tool result:
+	// a ninth of usage.
+	NoToolTally bool
 	// Kinds, when not empty, are the only kinds of events the consumer
 	// (its tracker at this Follow level, and what it prints) reads: a
 	// reader that makes events of another agent's records (pkg/input's

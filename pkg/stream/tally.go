@@ -50,7 +50,12 @@ type ResultFigures struct {
 }
 
 // Add counts one event.
-func (t *Tally) Add(e *Event) {
+func (t *Tally) Add(e *Event) { t.add(e, true) }
+
+// add counts one event; without tools, no tool call or tool error
+// (Needs.NoToolTally): finding them walks every message's content blocks
+// and every tool result.
+func (t *Tally) add(e *Event, tools bool) {
 	switch e.Kind {
 	case KindInterrupt:
 		t.Interrupts++
@@ -66,6 +71,9 @@ func (t *Tally) Add(e *Event) {
 			t.HookFailures++
 		}
 	case KindToolResult:
+		if !tools {
+			break
+		}
 		for _, r := range e.toolResults(false) {
 			if r.IsError {
 				t.ToolErrors++
@@ -74,7 +82,7 @@ func (t *Tally) Add(e *Event) {
 	case KindResult:
 		t.addResult(e)
 	}
-	if e.Type == "assistant" {
+	if e.Type == "assistant" && tools {
 		t.addToolUses(e)
 	}
 }

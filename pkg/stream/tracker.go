@@ -76,6 +76,11 @@ type ToolCall struct {
 	Duration    time.Duration
 	HasDuration bool
 
+	// at is the call's time, when its own timestamp gave it (dated): the
+	// clock parsed it already, and the duration is taken from it.
+	at    time.Time
+	dated bool
+
 	links[ToolCall] // its place among the open calls
 }
 
@@ -294,6 +299,18 @@ type Tracker struct {
 	// unfit counts the usage figures that did not fit (read as missing);
 	// the last result's own are added when it is parsed.
 	unfit Unfits
+	// lastUsage is the usage object last read and its figures: the
+	// events of one message (a block each) repeat the message's usage
+	// byte for byte, and reading it again was a twentieth of tools.
+	lastUsage struct {
+		raw []byte
+		u   Usage
+	}
+	// lastID is the last assistant message's id, as JSON and read (msgID).
+	lastID struct {
+		raw []byte
+		s   string
+	}
 	// clock and now: the time of the event last observed (Time); start
 	// the run's (the first event's, or the first dated record's).
 	clock    Clock
@@ -418,7 +435,7 @@ func (t *Tracker) Observe(e *Event) []*ToolCall {
 	}
 	// After the rest: the tool results the tally and the troubles look at
 	// are then found already, sized as the Needs ask.
-	t.tally.Add(e)
+	t.tally.add(e, !t.o.Needs.NoToolTally)
 	t.countTrouble(e)
 	return done
 }
@@ -439,7 +456,7 @@ func (t *Tracker) observeOutcome(e *Event) {
 	t.countType(e)
 	switch e.Kind {
 	case KindText:
-		if e.Type == "assistant" && !e.IsSubagent() {
+		if e.Type == "assistant" && !t.o.Needs.NoFinalText && !e.IsSubagent() {
 			t.lastText.add(e.messageField("id"), e, t.o.MaxTextBytes)
 		}
 	case KindToolUse:
@@ -504,8 +521,8 @@ func (t *Tracker) observeAssistant(e *Event) {
 	parent := e.ParentToolUseID()
 	agent := t.agentOf(parent, e.AgentID())
 	idv := jsonx.Lookup(msg, "id")
-	id := idv.Str()
-	model := jsonx.Lookup(msg, "model").Str()
+	id := t.msgID(idv)
+	model := t.name(jsonx.Lookup(msg, "model"))
 	usage := jsonx.Lookup(msg, "usage")
 	u := t.usageOf(usage, e.Line)
 	// A message with no usage at all is no model call the input counts:
@@ -519,7 +536,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 		final := !jsonx.Lookup(msg, "stop_reason").IsNull()
 		t.recordUsage(id, model, parent != "", agent, u, false, final)
 	}
-	if e.Kind == KindText && parent == "" {
+	if e.Kind == KindText && parent == "" && !t.o.Needs.NoFinalText {
 		t.lastText.add(idv, e, t.o.MaxTextBytes)
 	}
 	if e.Kind != KindToolUse {
@@ -537,12 +554,14 @@ func (t *Tracker) observeAssistant(e *Event) {
 		}
 		c := &ToolCall{
 			ID:              b.ID.Str(),
-			Name:            t.toolName(b.Name),
+			Name:            t.name(b.Name),
 			Input:           json.RawMessage(bytes.Clone(b.Input)),
 			ParentToolUseID: parent,
 			Agent:           agent,
 			Line:            e.Line,
 			Timestamp:       e.Timestamp(),
+			at:              t.now.At,
+			dated:           t.clock.own,
 		}
 		if agent != nil {
 			agent.ToolCalls++
@@ -620,10 +639,11 @@ func max0(n int) int {
 	return n
 }
 
-// toolName returns a tool's name, the same string for every call of a
-// tool: a run calls a few tools many times, and a string per call was an
-// allocation per event. At most maxToolNames names are kept.
-func (t *Tracker) toolName(v jsonx.Value) string {
+// name returns a tool's or a model's name, the same string for every call
+// of a tool or a model: a run calls a few tools and models many times, and
+// a string per call was an allocation per event. At most maxToolNames
+// names are kept.
+func (t *Tracker) name(v jsonx.Value) string {
 	if name, ok := t.names[string(v)]; ok { // (the key is the value's JSON)
 		return name
 	}
@@ -632,6 +652,15 @@ func (t *Tracker) toolName(v jsonx.Value) string {
 		t.names[string(v)] = name
 	}
 	return name
+}
+
+// msgID returns an assistant message's id, the string of the event before
+// when the id is the same: a message's blocks come as events of their own.
+func (t *Tracker) msgID(v jsonx.Value) string {
+	if !bytes.Equal(v, t.lastID.raw) || len(v) == 0 {
+		t.lastID.raw, t.lastID.s = append(t.lastID.raw[:0], v...), v.Str()
+	}
+	return t.lastID.s
 }
 
 // maxToolNames bounds the tool names toolName keeps (a run has tens; MCP
@@ -784,7 +813,12 @@ func (t *Tracker) observeResults(e *Event) []*ToolCall {
 		if !t.o.Needs.NoResultSizes {
 			c.ResultBytes = r.Size()
 		}
-		c.Duration, c.HasDuration = between(c.Timestamp, ts)
+		// Both times as the clock parsed them (between's, without
+		// parsing them again: a twentieth of tools' tracker).
+		c.Duration, c.HasDuration = 0, c.dated && t.clock.own
+		if c.HasDuration {
+			c.Duration = t.now.At.Sub(c.at)
+		}
 		t.completeCall(c)
 		if s := t.agents[id]; s != nil {
 			t.agentResult(s, e.toolUseResult(), r, e)
@@ -894,19 +928,6 @@ func (t *Tracker) observeTask(e *Event) {
 	}
 }
 
-// between returns the time from one RFC 3339 timestamp to another.
-func between(from, to string) (time.Duration, bool) {
-	if from == "" || to == "" {
-		return 0, false
-	}
-	a, err1 := time.Parse(time.RFC3339Nano, from)
-	b, err2 := time.Parse(time.RFC3339Nano, to)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	return b.Sub(a), true
-}
-
 // OpenCalls returns the tool calls still waiting for a result, oldest
 // first: at the end of a stream, the calls that never got one.
 func (t *Tracker) OpenCalls() []*ToolCall {
@@ -986,9 +1007,17 @@ func (t *Tracker) parseLast() {
 // usageOf reads the usage object v of line, counting the numbers that do
 // not fit in t.unfit.
 func (t *Tracker) usageOf(v jsonx.Value, line int64) Usage {
+	if len(v) > 0 && bytes.Equal(v, t.lastUsage.raw) {
+		return t.lastUsage.u // (kept only when every number fit)
+	}
 	var nf Unfits
 	u := usageOf(v, &nf)
 	t.unfit.Add(nf, line)
+	if nf.Count == 0 {
+		t.lastUsage.raw, t.lastUsage.u = append(t.lastUsage.raw[:0], v...), u
+	} else {
+		t.lastUsage.raw = t.lastUsage.raw[:0] // each line's unfit is noted
+	}
 	return u
 }
 
