@@ -48,7 +48,8 @@ type geminiReader struct {
 	ended bool
 	err   error // a failure making an event, handed out in turn
 
-	session string
+	session  string
+	sessionQ []byte // session written as a JSON string, once (it is in every event)
 	// the turn's text: the pieces of the current attempt, joined
 	msgID   string // the attempt's message id ("" when no text is open)
 	attempt int
@@ -76,7 +77,13 @@ const maxOpenGeminiCalls = 4096
 
 // NewGeminiReader returns the reader of a Gemini CLI stream read from r.
 func NewGeminiReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Reader {
-	return &geminiReader{in: stream.NewReader(r, opts), opts: opts, replay: -1, tools: map[string]string{}}
+	g := &geminiReader{opts: opts, replay: -1, tools: map[string]string{}}
+	inner := opts
+	if g.passes() {
+		inner.Want = g.read
+	}
+	g.in = stream.NewReader(r, inner)
+	return g
 }
 
 func (g *geminiReader) Next() (*stream.Event, error) {
@@ -125,6 +132,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 	switch ev.Type {
 	case "init":
 		g.session = v.Get("session_id").Str()
+		g.sessionQ = (&jw{}).str(g.session).b
 		if !g.wants(stream.KindInit) {
 			return
 		}
@@ -271,10 +279,36 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	}
 	g.respond()
 	piece := content.AppendStr(nil)
-	switch {
-	case g.msgID == "":
+	if g.msgID == "" {
 		g.open(ev.Line, tsv.Str())
-		g.text = append(g.text, piece...)
+	}
+	if abandoned := g.add(piece); abandoned != "" {
+		// The pieces sent so far are abandoned (as Claude Code marks a
+		// broken stream's), the retry's are the text.
+		if stop := g.makeIf(stream.KindDelta, nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
+			"event":            map[string]any{"type": "message_stop"},
+			"abandoned_blocks": map[string]any{"api_message_id": abandoned, "from_block_index": 0},
+			"session_id":       g.session, "timestamp": tsv.Str()}); stop != nil {
+			stop.Line = ev.Line
+			g.queue = append(g.queue, stop)
+		}
+	}
+	if !g.wants(stream.KindDelta) {
+		return
+	}
+	w := g.w.start(`{"type":"stream_event","ccfilter":"synthetic","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`)
+	w.val(content, `""`).raw(`}},"api_message_id":`).str(g.msgID).raw(`,"session_id":`).quoted(g.sessionQ)
+	if len(tsv) > 0 {
+		w.raw(`,"timestamp":`).val(tsv, `""`)
+	}
+	g.emit(ev, w.raw(`}`).b)
+}
+
+// add adds piece to the open text: more text, or, when it is the
+// attempt's first piece again (the stream was retried), the start of a new
+// attempt, whose message id it then returns the old one of ("" else).
+func (g *geminiReader) add(piece []byte) (abandoned string) {
+	switch {
 	case g.replay >= 0:
 		if rest := g.text[g.replay:]; bytes.HasPrefix(rest, piece) {
 			g.replay += len(piece)
@@ -284,16 +318,8 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 			g.replay = len(g.text)
 		}
 	case len(piece) > 0 && bytes.Equal(piece, g.first) && bytes.HasPrefix(g.text, piece):
-		// Sent again: the stream was retried. The pieces sent so far are
-		// abandoned (as Claude Code marks a broken stream's), the retry's
-		// are the text.
-		if stop := g.makeIf(stream.KindDelta, nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
-			"event":            map[string]any{"type": "message_stop"},
-			"abandoned_blocks": map[string]any{"api_message_id": g.msgID, "from_block_index": 0},
-			"session_id":       g.session, "timestamp": tsv.Str()}); stop != nil {
-			stop.Line = ev.Line
-			g.queue = append(g.queue, stop)
-		}
+		// Sent again: the stream was retried.
+		abandoned = g.msgID
 		g.attempt++
 		g.msgID = g.attemptID()
 		g.replay = len(piece)
@@ -306,15 +332,7 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	if len(g.first) == 0 {
 		g.first = piece
 	}
-	if !g.wants(stream.KindDelta) {
-		return
-	}
-	w := g.w.start(`{"type":"stream_event","ccfilter":"synthetic","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`)
-	w.val(content, `""`).raw(`}},"api_message_id":`).str(g.msgID).raw(`,"session_id":`).str(g.session)
-	if len(tsv) > 0 {
-		w.raw(`,"timestamp":`).val(tsv, `""`)
-	}
-	g.emit(ev, w.raw(`}`).b)
+	return abandoned
 }
 
 // wants reports whether the consumer reads events of kind k: the reader
@@ -370,7 +388,7 @@ func (g *geminiReader) flush() {
 // the Gemini line's own JSON tokens, not decoded and encoded again: the
 // stream's lines are many and small (docs/performance.md).
 func (g *geminiReader) line(role string, ts jsonx.Value, id, content string) *jw {
-	w := g.w.start(`{"type":"`).raw(role).raw(`","ccfilter":"synthetic","parent_tool_use_id":null,"session_id":`).str(g.session)
+	w := g.w.start(`{"type":"`).raw(role).raw(`","ccfilter":"synthetic","parent_tool_use_id":null,"session_id":`).quoted(g.sessionQ)
 	if len(ts) > 0 {
 		w.raw(`,"timestamp":`).val(ts, `""`)
 	}
@@ -568,6 +586,15 @@ func (w *jw) val(v jsonx.Value, def string) *jw {
 	} else {
 		w.b = append(w.b, def...)
 	}
+	return w
+}
+
+// quoted writes q, a JSON string str wrote before ("" when none was).
+func (w *jw) quoted(q []byte) *jw {
+	if len(q) == 0 {
+		return w.str("")
+	}
+	w.b = append(w.b, q...)
 	return w
 }
 
