@@ -2,9 +2,11 @@ package input
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -209,4 +211,66 @@ func TestGeminiReaderPassesOverTheLinesARunMakesNothingOf(t *testing.T) {
 	assert.Zero(t, final[`message"user"`], "and the prompts")
 	assert.Less(t, final[`message"assistant"`], all[`message"assistant"`], "and the pieces after a turn's first")
 	assert.Positive(t, final[`message"assistant"`], "a turn's first piece is read: it opens the text at its line")
+}
+
+// TestGeminiResultWrittenAsMarshalled proves that the result and init
+// events the Gemini stream's reader writes by hand (appendResult, the
+// init in translate) are the JSON json.Marshal makes of their gmResult
+// and gmInit, member for member, in the same order: for the result of
+// every Gemini CLI 0.61.0 capture in testdata/agents/gemini (runs that
+// succeeded, failed after retries, hit the turn limit; one model and
+// several), and for the shapes no capture has (no stats, escapes, text
+// json.Marshal escapes otherwise: the same value).
+func TestGeminiResultWrittenAsMarshalled(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/agents/gemini/*.jsonl")
+	require.NoError(t, err)
+	results, inits := 0, 0
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		r := NewGeminiReader(bytes.NewReader(data), "", stream.DecoderOptions{})
+		for {
+			ev, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			require.NoError(t, err, f)
+			var want any
+			switch ev.Kind {
+			case stream.KindResult:
+				var res gmResult
+				require.NoError(t, json.Unmarshal(ev.Raw, &res), f)
+				want, results = res, results+1
+			case stream.KindInit:
+				var in gmInit
+				require.NoError(t, json.Unmarshal(ev.Raw, &in), f)
+				want, inits = in, inits+1
+			default:
+				continue
+			}
+			marshalled, err := json.Marshal(want)
+			require.NoError(t, err)
+			assert.Equal(t, string(marshalled), string(ev.Raw), f)
+		}
+		r.Close()
+	}
+	assert.GreaterOrEqual(t, results, 10)
+	assert.GreaterOrEqual(t, inits, 10)
+
+	g := &geminiReader{}
+	d := int64(7)
+	for name, r := range map[string]gmResult{
+		"bare":   {Type: "result", Subtype: "success", CCFilter: stream.Synthetic},
+		"failed": {Type: "result", Subtype: "error_max_turns", IsError: true, Errors: []string{"a \"quoted\"\nmessage", "two"}, NumTurns: 2},
+		"models": {Type: "result", Subtype: "success", Result: str("<b>é & \u2028</b>"), DurationMs: &d, SessionID: "s", Timestamp: "t",
+			Usage: &gmUsage{InputTokens: 1, CacheReadInputTokens: 2, OutputTokens: 3},
+			ModelUsage: map[string]gmModelUsage{"z-model": {InputTokens: 5}, "a-model": {OutputTokens: 6}, "m\"odel": {}}},
+	} {
+		marshalled, err := json.Marshal(r)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(marshalled), string(g.appendResult(&r)), name)
+		if name != "models" { // (json.Marshal writes < > & \u2028 escaped: the same value)
+			assert.Equal(t, string(marshalled), string(g.appendResult(&r)), name)
+		}
+	}
 }

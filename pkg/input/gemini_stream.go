@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
@@ -70,6 +71,7 @@ type geminiReader struct {
 	// maxOpenGeminiCalls, the oldest forgotten past that.
 	tools     map[string]string
 	toolOrder []string
+	models    []string // appendResult's, kept
 }
 
 // maxOpenGeminiCalls bounds the calls whose names are kept for their result.
@@ -136,8 +138,15 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		if !g.wants(stream.KindInit) {
 			return
 		}
-		g.emit(ev, gmInit{Type: "system", Subtype: "init", CCFilter: stream.Synthetic, CLI: geminiCLI,
-			SessionID: g.session, Model: v.Get("model").Str(), Timestamp: ts(), Tools: []string{}, MCPServers: []string{}})
+		// (written as json.Marshal writes gmInit{Type: "system", Subtype:
+		// "init", CCFilter, CLI, SessionID, Model, Timestamp, Tools: [],
+		// MCPServers: []}: a marshal per run was a tenth of final)
+		w := g.w.start(`{"type":"system","subtype":"init","ccfilter":"synthetic","cli":"` + geminiCLI + `","session_id":`).quoted(g.sessionQ).
+			raw(`,"model":`).str(v.Get("model").Str())
+		if t := ts(); t != "" {
+			w.raw(`,"timestamp":`).str(t)
+		}
+		g.emit(ev, ownJSON(w.raw(`,"tools":[],"mcp_servers":[]}`).b))
 		return
 	case "message":
 		switch role := v.Get("role"); {
@@ -225,7 +234,8 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		if !g.wants(stream.KindResult) {
 			return
 		}
-		g.emit(ev, g.result(v, ts()))
+		r := g.result(v, ts())
+		g.emit(ev, ownJSON(g.appendResult(&r)))
 		return
 	}
 	// A type (or role) this reader does not know: passed through as it
@@ -460,6 +470,60 @@ func (g *geminiReader) result(v topKeys, ts string) gmResult {
 	return r
 }
 
+// appendResult writes r as json.Marshal writes a gmResult (its members in
+// their order, the models' sorted by name), by hand: a marshal per run was
+// a tenth of final's time on a stream of short runs
+// (TestGeminiResultWrittenAsMarshalled).
+func (g *geminiReader) appendResult(r *gmResult) []byte {
+	w := g.w.start(`{"type":`).str(r.Type).raw(`,"subtype":`).str(r.Subtype).raw(`,"ccfilter":`).str(r.CCFilter).
+		raw(`,"is_error":`).raw(strconv.FormatBool(r.IsError))
+	if r.Result != nil {
+		w.raw(`,"result":`).str(*r.Result)
+	}
+	if len(r.Errors) > 0 {
+		w.raw(`,"errors":[`)
+		for i, e := range r.Errors {
+			if i > 0 {
+				w.raw(",")
+			}
+			w.str(e)
+		}
+		w.raw("]")
+	}
+	if r.DurationMs != nil {
+		w.raw(`,"duration_ms":`).int(*r.DurationMs)
+	}
+	w.raw(`,"num_turns":`).int(int64(r.NumTurns))
+	if r.SessionID != "" {
+		w.raw(`,"session_id":`).str(r.SessionID)
+	}
+	if r.Timestamp != "" {
+		w.raw(`,"timestamp":`).str(r.Timestamp)
+	}
+	if u := r.Usage; u != nil {
+		w.raw(`,"usage":{"input_tokens":`).int(u.InputTokens).raw(`,"cache_creation_input_tokens":`).int(u.CacheCreationInputTokens).
+			raw(`,"cache_read_input_tokens":`).int(u.CacheReadInputTokens).raw(`,"output_tokens":`).int(u.OutputTokens).raw("}")
+	}
+	if len(r.ModelUsage) > 0 {
+		g.models = g.models[:0]
+		for name := range r.ModelUsage {
+			g.models = append(g.models, name)
+		}
+		slices.Sort(g.models)
+		w.raw(`,"modelUsage":{`)
+		for i, name := range g.models {
+			if i > 0 {
+				w.raw(",")
+			}
+			m := r.ModelUsage[name]
+			w.str(name).raw(`:{"inputTokens":`).int(m.InputTokens).raw(`,"outputTokens":`).int(m.OutputTokens).
+				raw(`,"cacheReadInputTokens":`).int(m.CacheReadInputTokens).raw(`,"cacheCreationInputTokens":`).int(m.CacheCreationInputTokens).raw("}")
+		}
+		w.raw("}")
+	}
+	return w.raw("}").b
+}
+
 // geminiCounts reads a Gemini token count object (the run's stats or a
 // model's) in one walk, geminiTokens of its counts: a Get per count walked
 // it four times, a tenth of final's time on a stream of short runs. As
@@ -539,6 +603,9 @@ func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *strea
 	// the values of src it copies (the reader's own text is written valid).
 	b, written := v.([]byte)
 	valid := !written || src == nil || src.Checked()
+	if own, ok := v.(ownJSON); ok {
+		b, written, valid = own, true, true
+	}
 	if !written {
 		var err error
 		if b, err = json.Marshal(v); err != nil {
@@ -571,6 +638,11 @@ func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *strea
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// ownJSON is an event's JSON written by the reader from its own values
+// only (str, raw, int; no val of a line's token): valid whatever the line
+// it stands for.
+type ownJSON []byte
+
 // jw writes an event's JSON: what is written by hand (raw), a Gemini
 // line's own token (val) and a string of the reader's (str).
 type jw struct{ b []byte }
@@ -597,6 +669,9 @@ func (w *jw) quoted(q []byte) *jw {
 	w.b = append(w.b, q...)
 	return w
 }
+
+// int writes n.
+func (w *jw) int(n int64) *jw { w.b = strconv.AppendInt(w.b, n, 10); return w }
 
 // str writes s as a JSON string.
 func (w *jw) str(s string) *jw {
