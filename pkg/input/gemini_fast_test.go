@@ -263,7 +263,7 @@ func TestGeminiResultWrittenAsMarshalled(t *testing.T) {
 		"bare":   {Type: "result", Subtype: "success", CCFilter: stream.Synthetic},
 		"failed": {Type: "result", Subtype: "error_max_turns", IsError: true, Errors: []string{"a \"quoted\"\nmessage", "two"}, NumTurns: 2},
 		"models": {Type: "result", Subtype: "success", Result: str("<b>é & \u2028</b>"), DurationMs: &d, SessionID: "s", Timestamp: "t",
-			Usage: &gmUsage{InputTokens: 1, CacheReadInputTokens: 2, OutputTokens: 3},
+			Usage:      &gmUsage{InputTokens: 1, CacheReadInputTokens: 2, OutputTokens: 3},
 			ModelUsage: map[string]gmModelUsage{"z-model": {InputTokens: 5}, "a-model": {OutputTokens: 6}, "m\"odel": {}}},
 	} {
 		marshalled, err := json.Marshal(r)
