@@ -53,6 +53,7 @@ type geminiReader struct {
 	sessionQ []byte // session written as a JSON string, once (it is in every event)
 	// the turn's text: the pieces of the current attempt, joined
 	msgID   string // the attempt's message id ("" when no text is open)
+	msgIDQ  []byte // msgID written as a JSON string (in each of its pieces' events)
 	attempt int
 	text    []byte
 	first   []byte // the attempt's first piece
@@ -307,7 +308,7 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 		return
 	}
 	w := g.w.start(`{"type":"stream_event","ccfilter":"synthetic","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`)
-	w.val(content, `""`).raw(`}},"api_message_id":`).str(g.msgID).raw(`,"session_id":`).quoted(g.sessionQ)
+	w.val(content, `""`).raw(`}},"api_message_id":`).quoted(g.msgIDQ).raw(`,"session_id":`).quoted(g.sessionQ)
 	if len(tsv) > 0 {
 		w.raw(`,"timestamp":`).val(tsv, `""`)
 	}
@@ -331,7 +332,7 @@ func (g *geminiReader) add(piece []byte) (abandoned string) {
 		// Sent again: the stream was retried.
 		abandoned = g.msgID
 		g.attempt++
-		g.msgID = g.attemptID()
+		g.setMsgID(g.attemptID())
 		g.replay = len(piece)
 	default:
 		g.text = append(g.text, piece...)
@@ -360,8 +361,15 @@ func (g *geminiReader) respond() {
 // open starts a turn's text.
 func (g *geminiReader) open(line int64, ts string) {
 	g.attempt++
-	g.msgID, g.textAt, g.textTS = g.attemptID(), line, ts
+	g.setMsgID(g.attemptID())
+	g.textAt, g.textTS = line, ts
 	g.text, g.first, g.replay = g.text[:0], nil, -1
+}
+
+// setMsgID sets the attempt's message id.
+func (g *geminiReader) setMsgID(id string) {
+	g.msgID = id
+	g.msgIDQ = (&jw{b: g.msgIDQ[:0]}).str(id).b
 }
 
 // attemptID is the message id of the current attempt: the stream gives
@@ -389,7 +397,8 @@ func (g *geminiReader) flush() {
 			g.queue = append(g.queue, ev)
 		}
 	}
-	g.msgID, g.text, g.first, g.replay = "", g.text[:0], nil, -1
+	g.setMsgID("")
+	g.text, g.first, g.replay = g.text[:0], nil, -1
 }
 
 // line starts a user or assistant event of the stream's shape: its
