@@ -274,3 +274,29 @@ func TestGeminiResultWrittenAsMarshalled(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainStringIsTheByteTest proves that plainString, eight bytes at a
+// time, says what the byte-at-a-time test says (printable ASCII, no quote
+// nor backslash): every byte value at every position of strings of 1 to
+// 19 bytes, after plain bytes and before them.
+func TestPlainStringIsTheByteTest(t *testing.T) {
+	byByte := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] < 0x20 || s[i] >= 0x80 || s[i] == '"' || s[i] == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	for n := 1; n < 20; n++ {
+		for pos := range n {
+			for c := range 256 {
+				b := []byte(strings.Repeat("a~ ", 7)[:n])
+				b[pos] = byte(c)
+				s := string(b)
+				require.Equal(t, byByte(s), plainString(s), "%q", s)
+			}
+		}
+	}
+	assert.True(t, plainString(""))
+}

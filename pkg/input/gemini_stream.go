@@ -2,6 +2,7 @@ package input
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"io"
 	"slices"
@@ -684,17 +685,36 @@ func (w *jw) int(n int64) *jw { w.b = strconv.AppendInt(w.b, n, 10); return w }
 
 // str writes s as a JSON string.
 func (w *jw) str(s string) *jw {
-	plain := true
-	for i := 0; i < len(s) && plain; i++ {
-		plain = s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\'
-	}
-	if plain {
+	if plainString(s) {
 		w.b = append(append(append(w.b, '"'), s...), '"')
 		return w
 	}
 	q, _ := json.Marshal(s)
 	w.b = append(w.b, q...)
 	return w
+}
+
+// plainString reports whether s is written as a JSON string as it is:
+// printable ASCII, no quote nor backslash. Eight bytes at a time (a byte
+// at a time was 4% of types on a Gemini stream: a text joined from its
+// pieces, ids, names).
+func plainString(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		// a byte < 0x20, a byte >= 0x80, a zero byte of q or bs (a quote, a backslash)
+		if (x-ones*0x20|x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x80 || s[i] == '"' || s[i] == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // end closes the message and the event.
