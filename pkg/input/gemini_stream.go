@@ -140,15 +140,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		if !g.wants(stream.KindInit) {
 			return
 		}
-		// (written as json.Marshal writes gmInit{Type: "system", Subtype:
-		// "init", CCFilter, CLI, SessionID, Model, Timestamp, Tools: [],
-		// MCPServers: []}: a marshal per run was a tenth of final)
-		w := g.w.start(`{"type":"system","subtype":"init","ccfilter":"synthetic","cli":"` + geminiCLI + `","session_id":`).quoted(g.sessionQ).
-			raw(`,"model":`).str(v.Get("model").Str())
-		if t := ts(); t != "" {
-			w.raw(`,"timestamp":`).str(t)
-		}
-		g.emit(ev, ownJSON(w.raw(`,"tools":[],"mcp_servers":[]}`).b))
+		g.emit(ev, g.appendInit(v.Get("model").Str(), ts()))
 		return
 	case "message":
 		switch role := v.Get("role"); {
@@ -237,7 +229,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 			return
 		}
 		r := g.result(v, ts())
-		g.emit(ev, ownJSON(g.appendResult(&r)))
+		g.emit(ev, g.appendResult(&r))
 		return
 	}
 	// A type (or role) this reader does not know: passed through as it
@@ -480,11 +472,24 @@ func (g *geminiReader) result(v topKeys, ts string) gmResult {
 	return r
 }
 
+// appendInit writes the init of the run: as json.Marshal writes
+// gmInit{Type: "system", Subtype: "init", CCFilter, CLI, SessionID, Model,
+// Timestamp, Tools: [], MCPServers: []}, by hand (a marshal per run was a
+// tenth of final on a stream of short runs).
+func (g *geminiReader) appendInit(model, ts string) ownJSON {
+	w := g.w.start(`{"type":"system","subtype":"init","ccfilter":"synthetic","cli":"` + geminiCLI + `","session_id":`).quoted(g.sessionQ).
+		raw(`,"model":`).str(model)
+	if ts != "" {
+		w.raw(`,"timestamp":`).str(ts)
+	}
+	return ownJSON(w.raw(`,"tools":[],"mcp_servers":[]}`).b)
+}
+
 // appendResult writes r as json.Marshal writes a gmResult (its members in
 // their order, the models' sorted by name), by hand: a marshal per run was
 // a tenth of final's time on a stream of short runs
 // (TestGeminiResultWrittenAsMarshalled).
-func (g *geminiReader) appendResult(r *gmResult) []byte {
+func (g *geminiReader) appendResult(r *gmResult) ownJSON {
 	w := g.w.start(`{"type":`).str(r.Type).raw(`,"subtype":`).str(r.Subtype).raw(`,"ccfilter":`).str(r.CCFilter).
 		raw(`,"is_error":`).raw(strconv.FormatBool(r.IsError))
 	if r.Result != nil {
@@ -531,7 +536,7 @@ func (g *geminiReader) appendResult(r *gmResult) []byte {
 		}
 		w.raw("}")
 	}
-	return w.raw("}").b
+	return ownJSON(w.raw("}").b)
 }
 
 // geminiCounts reads a Gemini token count object (the run's stats or a
