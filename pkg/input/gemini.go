@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 )
@@ -89,6 +90,9 @@ var exitCodeLine = regexp.MustCompile(`(?m)^Exit Code: (-?\d+)\s*$`)
 
 // shellExitCode reads a command's exit code from its output.
 func shellExitCode(output string) (int, bool) {
+	if !strings.Contains(output, "Exit Code: ") {
+		return 0, false // (the regexp's backtracking on every command's output was 2% of tools)
+	}
 	m := exitCodeLine.FindStringSubmatch(output)
 	if m == nil {
 		return 0, false

@@ -2,8 +2,10 @@ package input
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
@@ -48,9 +50,11 @@ type geminiReader struct {
 	ended bool
 	err   error // a failure making an event, handed out in turn
 
-	session string
+	session  string
+	sessionQ []byte // session written as a JSON string, once (it is in every event)
 	// the turn's text: the pieces of the current attempt, joined
 	msgID   string // the attempt's message id ("" when no text is open)
+	msgIDQ  []byte // msgID written as a JSON string (in each of its pieces' events)
 	attempt int
 	text    []byte
 	first   []byte // the attempt's first piece
@@ -69,6 +73,7 @@ type geminiReader struct {
 	// maxOpenGeminiCalls, the oldest forgotten past that.
 	tools     map[string]string
 	toolOrder []string
+	models    []string // appendResult's, kept
 }
 
 // maxOpenGeminiCalls bounds the calls whose names are kept for their result.
@@ -76,7 +81,13 @@ const maxOpenGeminiCalls = 4096
 
 // NewGeminiReader returns the reader of a Gemini CLI stream read from r.
 func NewGeminiReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.Reader {
-	return &geminiReader{in: stream.NewReader(r, opts), opts: opts, replay: -1, tools: map[string]string{}}
+	g := &geminiReader{opts: opts, replay: -1, tools: map[string]string{}}
+	inner := opts
+	if g.passes() {
+		inner.Want = g.read
+	}
+	g.in = stream.NewReader(r, inner)
+	return g
 }
 
 func (g *geminiReader) Next() (*stream.Event, error) {
@@ -125,11 +136,11 @@ func (g *geminiReader) translate(ev *stream.Event) {
 	switch ev.Type {
 	case "init":
 		g.session = v.Get("session_id").Str()
+		g.sessionQ = (&jw{}).str(g.session).b
 		if !g.wants(stream.KindInit) {
 			return
 		}
-		g.emit(ev, gmInit{Type: "system", Subtype: "init", CCFilter: stream.Synthetic, CLI: geminiCLI,
-			SessionID: g.session, Model: v.Get("model").Str(), Timestamp: ts(), Tools: []string{}, MCPServers: []string{}})
+		g.emit(ev, g.appendInit(v.Get("model").Str(), ts()))
 		return
 	case "message":
 		switch role := v.Get("role"); {
@@ -217,7 +228,8 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		if !g.wants(stream.KindResult) {
 			return
 		}
-		g.emit(ev, g.result(v, ts()))
+		r := g.result(v, ts())
+		g.emit(ev, g.appendResult(&r))
 		return
 	}
 	// A type (or role) this reader does not know: passed through as it
@@ -271,10 +283,36 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	}
 	g.respond()
 	piece := content.AppendStr(nil)
-	switch {
-	case g.msgID == "":
+	if g.msgID == "" {
 		g.open(ev.Line, tsv.Str())
-		g.text = append(g.text, piece...)
+	}
+	if abandoned := g.add(piece); abandoned != "" {
+		// The pieces sent so far are abandoned (as Claude Code marks a
+		// broken stream's), the retry's are the text.
+		if stop := g.makeIf(stream.KindDelta, nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
+			"event":            map[string]any{"type": "message_stop"},
+			"abandoned_blocks": map[string]any{"api_message_id": abandoned, "from_block_index": 0},
+			"session_id":       g.session, "timestamp": tsv.Str()}); stop != nil {
+			stop.Line = ev.Line
+			g.queue = append(g.queue, stop)
+		}
+	}
+	if !g.wants(stream.KindDelta) {
+		return
+	}
+	w := g.w.start(`{"type":"stream_event","ccfilter":"synthetic","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`)
+	w.val(content, `""`).raw(`}},"api_message_id":`).quoted(g.msgIDQ).raw(`,"session_id":`).quoted(g.sessionQ)
+	if len(tsv) > 0 {
+		w.raw(`,"timestamp":`).val(tsv, `""`)
+	}
+	g.emit(ev, w.raw(`}`).b)
+}
+
+// add adds piece to the open text: more text, or, when it is the
+// attempt's first piece again (the stream was retried), the start of a new
+// attempt, whose message id it then returns the old one of ("" else).
+func (g *geminiReader) add(piece []byte) (abandoned string) {
+	switch {
 	case g.replay >= 0:
 		if rest := g.text[g.replay:]; bytes.HasPrefix(rest, piece) {
 			g.replay += len(piece)
@@ -284,18 +322,10 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 			g.replay = len(g.text)
 		}
 	case len(piece) > 0 && bytes.Equal(piece, g.first) && bytes.HasPrefix(g.text, piece):
-		// Sent again: the stream was retried. The pieces sent so far are
-		// abandoned (as Claude Code marks a broken stream's), the retry's
-		// are the text.
-		if stop := g.makeIf(stream.KindDelta, nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
-			"event":            map[string]any{"type": "message_stop"},
-			"abandoned_blocks": map[string]any{"api_message_id": g.msgID, "from_block_index": 0},
-			"session_id":       g.session, "timestamp": tsv.Str()}); stop != nil {
-			stop.Line = ev.Line
-			g.queue = append(g.queue, stop)
-		}
+		// Sent again: the stream was retried.
+		abandoned = g.msgID
 		g.attempt++
-		g.msgID = g.attemptID()
+		g.setMsgID(g.attemptID())
 		g.replay = len(piece)
 	default:
 		g.text = append(g.text, piece...)
@@ -306,15 +336,7 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	if len(g.first) == 0 {
 		g.first = piece
 	}
-	if !g.wants(stream.KindDelta) {
-		return
-	}
-	w := g.w.start(`{"type":"stream_event","ccfilter":"synthetic","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`)
-	w.val(content, `""`).raw(`}},"api_message_id":`).str(g.msgID).raw(`,"session_id":`).str(g.session)
-	if len(tsv) > 0 {
-		w.raw(`,"timestamp":`).val(tsv, `""`)
-	}
-	g.emit(ev, w.raw(`}`).b)
+	return abandoned
 }
 
 // wants reports whether the consumer reads events of kind k: the reader
@@ -332,8 +354,15 @@ func (g *geminiReader) respond() {
 // open starts a turn's text.
 func (g *geminiReader) open(line int64, ts string) {
 	g.attempt++
-	g.msgID, g.textAt, g.textTS = g.attemptID(), line, ts
+	g.setMsgID(g.attemptID())
+	g.textAt, g.textTS = line, ts
 	g.text, g.first, g.replay = g.text[:0], nil, -1
+}
+
+// setMsgID sets the attempt's message id.
+func (g *geminiReader) setMsgID(id string) {
+	g.msgID = id
+	g.msgIDQ = (&jw{b: g.msgIDQ[:0]}).str(id).b
 }
 
 // attemptID is the message id of the current attempt: the stream gives
@@ -361,7 +390,8 @@ func (g *geminiReader) flush() {
 			g.queue = append(g.queue, ev)
 		}
 	}
-	g.msgID, g.text, g.first, g.replay = "", g.text[:0], nil, -1
+	g.setMsgID("")
+	g.text, g.first, g.replay = g.text[:0], nil, -1
 }
 
 // line starts a user or assistant event of the stream's shape: its
@@ -370,7 +400,7 @@ func (g *geminiReader) flush() {
 // the Gemini line's own JSON tokens, not decoded and encoded again: the
 // stream's lines are many and small (docs/performance.md).
 func (g *geminiReader) line(role string, ts jsonx.Value, id, content string) *jw {
-	w := g.w.start(`{"type":"`).raw(role).raw(`","ccfilter":"synthetic","parent_tool_use_id":null,"session_id":`).str(g.session)
+	w := g.w.start(`{"type":"`).raw(role).raw(`","ccfilter":"synthetic","parent_tool_use_id":null,"session_id":`).quoted(g.sessionQ)
 	if len(ts) > 0 {
 		w.raw(`,"timestamp":`).val(ts, `""`)
 	}
@@ -440,6 +470,73 @@ func (g *geminiReader) result(v topKeys, ts string) gmResult {
 	}
 	r.Result = str(g.lastText)
 	return r
+}
+
+// appendInit writes the init of the run: as json.Marshal writes
+// gmInit{Type: "system", Subtype: "init", CCFilter, CLI, SessionID, Model,
+// Timestamp, Tools: [], MCPServers: []}, by hand (a marshal per run was a
+// tenth of final on a stream of short runs).
+func (g *geminiReader) appendInit(model, ts string) ownJSON {
+	w := g.w.start(`{"type":"system","subtype":"init","ccfilter":"synthetic","cli":"` + geminiCLI + `","session_id":`).quoted(g.sessionQ).
+		raw(`,"model":`).str(model)
+	if ts != "" {
+		w.raw(`,"timestamp":`).str(ts)
+	}
+	return ownJSON(w.raw(`,"tools":[],"mcp_servers":[]}`).b)
+}
+
+// appendResult writes r as json.Marshal writes a gmResult (its members in
+// their order, the models' sorted by name), by hand: a marshal per run was
+// a tenth of final's time on a stream of short runs
+// (TestGeminiResultWrittenAsMarshalled).
+func (g *geminiReader) appendResult(r *gmResult) ownJSON {
+	w := g.w.start(`{"type":`).str(r.Type).raw(`,"subtype":`).str(r.Subtype).raw(`,"ccfilter":`).str(r.CCFilter).
+		raw(`,"is_error":`).raw(strconv.FormatBool(r.IsError))
+	if r.Result != nil {
+		w.raw(`,"result":`).str(*r.Result)
+	}
+	if len(r.Errors) > 0 {
+		w.raw(`,"errors":[`)
+		for i, e := range r.Errors {
+			if i > 0 {
+				w.raw(",")
+			}
+			w.str(e)
+		}
+		w.raw("]")
+	}
+	if r.DurationMs != nil {
+		w.raw(`,"duration_ms":`).int(*r.DurationMs)
+	}
+	w.raw(`,"num_turns":`).int(int64(r.NumTurns))
+	if r.SessionID != "" {
+		w.raw(`,"session_id":`).str(r.SessionID)
+	}
+	if r.Timestamp != "" {
+		w.raw(`,"timestamp":`).str(r.Timestamp)
+	}
+	if u := r.Usage; u != nil {
+		w.raw(`,"usage":{"input_tokens":`).int(u.InputTokens).raw(`,"cache_creation_input_tokens":`).int(u.CacheCreationInputTokens).
+			raw(`,"cache_read_input_tokens":`).int(u.CacheReadInputTokens).raw(`,"output_tokens":`).int(u.OutputTokens).raw("}")
+	}
+	if len(r.ModelUsage) > 0 {
+		g.models = g.models[:0]
+		for name := range r.ModelUsage {
+			g.models = append(g.models, name)
+		}
+		slices.Sort(g.models)
+		w.raw(`,"modelUsage":{`)
+		for i, name := range g.models {
+			if i > 0 {
+				w.raw(",")
+			}
+			m := r.ModelUsage[name]
+			w.str(name).raw(`:{"inputTokens":`).int(m.InputTokens).raw(`,"outputTokens":`).int(m.OutputTokens).
+				raw(`,"cacheReadInputTokens":`).int(m.CacheReadInputTokens).raw(`,"cacheCreationInputTokens":`).int(m.CacheCreationInputTokens).raw("}")
+		}
+		w.raw("}")
+	}
+	return ownJSON(w.raw("}").b)
 }
 
 // geminiCounts reads a Gemini token count object (the run's stats or a
@@ -521,6 +618,9 @@ func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *strea
 	// the values of src it copies (the reader's own text is written valid).
 	b, written := v.([]byte)
 	valid := !written || src == nil || src.Checked()
+	if own, ok := v.(ownJSON); ok {
+		b, written, valid = own, true, true
+	}
 	if !written {
 		var err error
 		if b, err = json.Marshal(v); err != nil {
@@ -553,6 +653,11 @@ func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *strea
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
+// ownJSON is an event's JSON written by the reader from its own values
+// only (str, raw, int; no val of a line's token): valid whatever the line
+// it stands for.
+type ownJSON []byte
+
 // jw writes an event's JSON: what is written by hand (raw), a Gemini
 // line's own token (val) and a string of the reader's (str).
 type jw struct{ b []byte }
@@ -571,19 +676,50 @@ func (w *jw) val(v jsonx.Value, def string) *jw {
 	return w
 }
 
+// quoted writes q, a JSON string str wrote before ("" when none was).
+func (w *jw) quoted(q []byte) *jw {
+	if len(q) == 0 {
+		return w.str("")
+	}
+	w.b = append(w.b, q...)
+	return w
+}
+
+// int writes n.
+func (w *jw) int(n int64) *jw { w.b = strconv.AppendInt(w.b, n, 10); return w }
+
 // str writes s as a JSON string.
 func (w *jw) str(s string) *jw {
-	plain := true
-	for i := 0; i < len(s) && plain; i++ {
-		plain = s[i] >= 0x20 && s[i] < 0x80 && s[i] != '"' && s[i] != '\\'
-	}
-	if plain {
+	if plainString(s) {
 		w.b = append(append(append(w.b, '"'), s...), '"')
 		return w
 	}
 	q, _ := json.Marshal(s)
 	w.b = append(w.b, q...)
 	return w
+}
+
+// plainString reports whether s is written as a JSON string as it is:
+// printable ASCII, no quote nor backslash. Eight bytes at a time (a byte
+// at a time was 4% of types on a Gemini stream: a text joined from its
+// pieces, ids, names).
+func plainString(s string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+		q, bs := x^(ones*'"'), x^(ones*'\\')
+		// a byte < 0x20, a byte >= 0x80, a zero byte of q or bs (a quote, a backslash)
+		if (x-ones*0x20|x|(q-ones)&^q|(bs-ones)&^bs)&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x80 || s[i] == '"' || s[i] == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // end closes the message and the event.
