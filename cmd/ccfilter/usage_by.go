@@ -244,9 +244,13 @@ func (o *options) transcripts(names []string) []inputFile {
 			name = p
 		}
 		fi, err := os.Stat(name)
+		var tree []string // (another CLI's tree: listed once, a walk three folders deep)
+		if err == nil && fi.IsDir() {
+			tree = treeSessions(name)
+		}
 		switch {
-		case err == nil && fi.IsDir() && treeSessions(name) != nil:
-			for _, f := range treeSessions(name) {
+		case tree != nil:
+			for _, f := range tree {
 				out = append(out, inputFile{path: f, found: true})
 			}
 		case err == nil && fi.IsDir() && anyProjectsTree([]string{name}):

@@ -324,7 +324,25 @@ func EachRecordChecked(path string, opts stream.DecoderOptions, fn func(*stream.
 	if opts.Buffer != nil && opts.Buffer.Size() < size {
 		opts.Buffer = nil // (too small for this file: one of its size)
 	}
-	dec := stream.NewDecoder(r, opts)
+	var dec stream.Reader
+	if r == io.Reader(f) && fi.Size() <= wholeFile {
+		// Not compressed, and small: read in one read call, and cut
+		// into lines where it lies (stream.NewBytesDecoder: the
+		// Decoder's events, not its read calls). The one rule for the
+		// faster path; the Decoder is the reference
+		// (TestEachRecordCheckedWholeSameAsDecoder).
+		scratch := opts.Scratch
+		if scratch == nil {
+			scratch = &stream.Scratch{}
+		}
+		data, err := scratch.ReadWhole(f, fi.Size())
+		if err != nil {
+			return nil, err
+		}
+		dec = stream.NewBytesDecoder(data, opts)
+	} else {
+		dec = stream.NewDecoder(r, opts)
+	}
 	defer dec.Close()
 	for {
 		ev, err := dec.Next()
@@ -341,6 +359,12 @@ func EachRecordChecked(path string, opts stream.DecoderOptions, fn func(*stream.
 		fn(ev)
 	}
 }
+
+// wholeFile is the largest transcript EachRecordChecked reads in one
+// read call (into the caller's Scratch, whose buffer then stays that
+// large): a session is a few hundred KB to a few MB; a larger file is
+// read by the Decoder, in the memory of its longest line.
+var wholeFile int64 = 16 << 20 // (a var: tests set it to -1 for the Decoder)
 
 // Unsure reports a line the byte tests of DeclaredType cannot judge: not
 // written as Claude Code writes a record, one object opening on a key
