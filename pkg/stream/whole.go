@@ -30,6 +30,11 @@ type bytesDecoder struct {
 // long to return is told by where the Decoder's buffer filled), is read
 // by a Decoder itself, from data. opts.Buffer is not used (nor
 // opts.Scratch, whose buffer may be data).
+//
+// Its events index their message in the walk that checks their framing:
+// it reads the records of session transcripts for a usage account or a
+// listing, which read the message of nearly every record they take (see
+// Event.frame).
 func NewBytesDecoder(data []byte, opts DecoderOptions) Reader {
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
@@ -42,7 +47,9 @@ func NewBytesDecoder(data []byte, opts DecoderOptions) Reader {
 	if i := firstNonSpace(data[start:]); len(data) > opts.MaxLineBytes || i >= 0 && data[start+i] == '[' {
 		return NewDecoder(bytes.NewReader(data), opts)
 	}
-	return &bytesDecoder{data: data, pos: start, opts: opts}
+	d := &bytesDecoder{data: data, pos: start, opts: opts}
+	d.ev.nestMsg = true
+	return d
 }
 
 // firstNonSpace is the index of b's first byte that is not a space, a
@@ -82,7 +89,7 @@ func (d *bytesDecoder) Next() (*Event, error) {
 		}
 		return &d.ev, nil
 	}
-	d.ev = Event{}
+	d.ev = Event{nestMsg: true}
 	return nil, io.EOF
 }
 
