@@ -528,15 +528,18 @@ func firstLine(s string) string {
 // Projects returns the transcripts under dirs: each dir is a project
 // folder (it holds *.jsonl) or a folder of project folders, such as
 // ~/.claude/projects.
-func Projects(dirs []string) ([]string, error) {
+func Projects(dirs []string) ([]string, error) { return (*Listing)(nil).Projects(dirs) }
+
+// Projects is Projects over the folders' listings kept.
+func (l *Listing) Projects(dirs []string) ([]string, error) {
 	var out []string
 	for _, d := range dirs {
-		files, err := GlobJSONL(filepath.Join(d, "*.jsonl"))
+		files, err := l.GlobJSONL(filepath.Join(d, "*.jsonl"))
 		if err != nil {
 			return nil, err
 		}
 		if len(files) == 0 {
-			files, err = GlobJSONL(filepath.Join(d, "*", "*.jsonl"))
+			files, err = l.GlobJSONL(filepath.Join(d, "*", "*.jsonl"))
 			if err != nil {
 				return nil, err
 			}
