@@ -39,21 +39,23 @@ func TestSubagentFilesSameAsTheirGlobs(t *testing.T) {
 	}
 	require.Positive(t, with, "some real sessions have subagents")
 	tmp := t.TempDir()
-	mk := func(name string, make func(dir string)) {
+	mk := func(name string, build func(dir string)) {
 		dir := filepath.Join(tmp, name)
 		require.NoError(t, os.MkdirAll(dir, 0o755))
-		make(dir)
+		build(dir)
 		dirs = append(dirs, dir)
 	}
-	real := ""
+	linkTo := ""
 	for _, d := range dirs {
 		if len(files(d)) > 0 {
-			real, _ = filepath.Abs(filepath.Join(d, "subagents"))
+			linkTo, _ = filepath.Abs(filepath.Join(d, "subagents"))
 		}
 	}
 	mk("file", func(d string) { require.NoError(t, os.WriteFile(filepath.Join(d, "subagents"), nil, 0o644)) })
-	mk("link", func(d string) { require.NoError(t, os.Symlink(real, filepath.Join(d, "subagents"))) })
-	mk("dangling", func(d string) { require.NoError(t, os.Symlink(filepath.Join(d, "nowhere"), filepath.Join(d, "subagents"))) })
+	mk("link", func(d string) { require.NoError(t, os.Symlink(linkTo, filepath.Join(d, "subagents"))) })
+	mk("dangling", func(d string) {
+		require.NoError(t, os.Symlink(filepath.Join(d, "nowhere"), filepath.Join(d, "subagents")))
+	})
 	mk("empty", func(d string) { require.NoError(t, os.MkdirAll(filepath.Join(d, "subagents"), 0o755)) })
 	dirs = append(dirs, filepath.Join(tmp, "no-such-session"))
 	linked := 0
