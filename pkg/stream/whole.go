@@ -30,11 +30,7 @@ type bytesDecoder struct {
 // long to return is told by where the Decoder's buffer filled), is read
 // by a Decoder itself, from data. opts.Buffer is not used (nor
 // opts.Scratch, whose buffer may be data).
-//
-// Its events index their message in the walk that checks their framing:
-// it reads the records of session transcripts for a usage account or a
-// listing, which read the message of nearly every record they take (see
-// Event.frame).
+
 func NewBytesDecoder(data []byte, opts DecoderOptions) Reader {
 	if opts.MaxLineBytes <= 0 {
 		opts.MaxLineBytes = DefaultMaxLineBytes
@@ -47,9 +43,23 @@ func NewBytesDecoder(data []byte, opts DecoderOptions) Reader {
 	if i := firstNonSpace(data[start:]); len(data) > opts.MaxLineBytes || i >= 0 && data[start+i] == '[' {
 		return NewDecoder(bytes.NewReader(data), opts)
 	}
-	d := &bytesDecoder{data: data, pos: start, opts: opts}
-	d.ev.nestMsg = true
-	return d
+	return &bytesDecoder{data: data, pos: start, opts: opts}
+}
+
+// IndexMessages has the events of r (a Decoder, or NewBytesDecoder's
+// Reader; any other is returned as it is) index their message in the
+// walk that checks their framing, for a consumer that reads the message
+// of nearly every event it takes: a usage account (AssistantHead) or a
+// listing of sessions, which then walked each message (a call's whole
+// input) a second time. Its events are the same (see Event.frame).
+func IndexMessages(r Reader) Reader {
+	switch d := r.(type) {
+	case *Decoder:
+		d.ev.nestMsg = true
+	case *bytesDecoder:
+		d.ev.nestMsg = true
+	}
+	return r
 }
 
 // firstNonSpace is the index of b's first byte that is not a space, a
@@ -89,7 +99,7 @@ func (d *bytesDecoder) Next() (*Event, error) {
 		}
 		return &d.ev, nil
 	}
-	d.ev = Event{nestMsg: true}
+	d.ev = Event{nestMsg: d.ev.nestMsg}
 	return nil, io.EOF
 }
 

@@ -21,9 +21,12 @@ import (
 // is read with) gives what the Decoder reading the same bytes as a file
 // gives: events, line numbers, offsets, kinds, bytes and line errors, in
 // order, at every check level, with and without a Want that passes most
-// lines over (usage --by day's). On every real session transcript
-// (testdata/transcripts, subagents' files too), 60-long-session, all
-// captures concatenated, and hostile variants of them: CRLF line ends, a
+// lines over (usage --by day's); and what the readers of sessions read
+// of each record's message, also where the framing walk indexes it
+// (IndexMessages, on either reader). On every real session transcript
+// (testdata/transcripts, subagents' files too, one after the other),
+// 60-long-session, all captures concatenated, and hostile variants of
+// them: CRLF line ends, a
 // BOM and blank lines, bad escapes, cut and glued lines, no final
 // newline, lines far longer than the Decoder's buffer, a JSON array
 // (which the Decoder reads itself), only spaces, and random mutations.
@@ -37,13 +40,13 @@ func TestBytesDecoderSameAsDecoder(t *testing.T) {
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
-		inputs[f] = b
 		sessions = append(sessions, b...)
 	}
 	long, err := os.ReadFile(longSession)
 	require.NoError(t, err)
 	all := allCaptures(t)
 	huge := `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"t","type":"tool_result","content":"` + strings.Repeat(`ab\n`, 1<<20) + `"}]}}`
+	inputs["sessions"] = sessions
 	inputs["60-long-session"] = long
 	inputs["captures"] = all
 	inputs["crlf"] = bytes.ReplaceAll(sessions, []byte("\n"), []byte("\r\n"))
@@ -74,7 +77,13 @@ func TestBytesDecoderSameAsDecoder(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/check=%d/want=%v", filepath.Base(name), check, w != nil), func(t *testing.T) {
 					dec := stream.NewDecoder(bytes.NewReader(in), opts)
 					defer dec.Close()
-					assert.Equal(t, drainViews(t, dec), drainViews(t, stream.NewBytesDecoder(in, opts)))
+					want := drainViews(t, dec)
+					assert.Equal(t, want, drainViews(t, stream.NewBytesDecoder(in, opts)))
+					if check == stream.CheckFraming {
+						// (the only check whose walk indexes the members)
+						assert.Equal(t, want, drainViews(t, stream.IndexMessages(stream.NewBytesDecoder(in, opts))), "indexing messages")
+						assert.Equal(t, want, drainViews(t, stream.IndexMessages(stream.NewDecoder(bytes.NewReader(in), opts))), "a Decoder indexing messages")
+					}
 				})
 			}
 		}
