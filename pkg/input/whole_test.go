@@ -27,10 +27,7 @@ import (
 // 3 MB (past the read buffer), duplicated message ids across files (a
 // second copy of one session), and gzip (read by the Decoder both ways).
 func TestEachRecordCheckedWholeSameAsDecoder(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*.jsonl")
-	subs, _ := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*/subagents/*.jsonl")
-	files = append(files, subs...)
-	require.Greater(t, len(files), 25)
+	files := realTranscriptFiles(t)
 	dir := t.TempDir()
 	write := func(name string, b []byte) {
 		p := filepath.Join(dir, name)
