@@ -69,3 +69,18 @@ func TestSubagentFilesSameAsTheirGlobs(t *testing.T) {
 	assert.Positive(t, linked, "a linked subagents/ folder is read")
 	assert.Empty(t, SubagentMetas(""), "no folder: no subagents (a transcript read from stdin)")
 }
+
+// TestSessionWithoutSubagentsIsNotGlobbed proves a session folder with
+// no subagents/ entry costs one look, not the four pattern walks of its
+// path it cost (each filepath.Glob and GlobJSONL builds its pattern and
+// its matches): counted in allocations, which a walk cannot hide, on a
+// real session without subagents (02-write-read).
+func TestSessionWithoutSubagentsIsNotGlobbed(t *testing.T) {
+	sessions, _ := filepath.Glob("../../testdata/transcripts/02-write-read/home/.claude/projects/*/*.jsonl")
+	require.Len(t, sessions, 1)
+	dir := SessionDir(sessions[0])
+	require.Empty(t, SubagentFiles(dir))
+	look := testing.AllocsPerRun(20, func() { _, _ = os.Lstat(filepath.Join(dir, "subagents")) })
+	assert.LessOrEqual(t, testing.AllocsPerRun(20, func() { SubagentFiles(dir) }), look)
+	assert.LessOrEqual(t, testing.AllocsPerRun(20, func() { SubagentMetas(dir) }), look)
+}
