@@ -176,12 +176,15 @@ func (o *options) stdinIsNothing() bool {
 
 // anyProjectsTree reports whether a path is a folder of project folders
 // (~/.claude/projects): no session of its own, sessions one level down.
-func anyProjectsTree(paths []string) bool {
+func anyProjectsTree(paths []string) bool { return projectsTreeIn(nil, paths) }
+
+// projectsTreeIn is anyProjectsTree over the listings of l (nil: none kept).
+func projectsTreeIn(l *input.Listing, paths []string) bool {
 	for _, p := range paths {
 		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
 			continue
 		}
-		if !input.HasJSONL(filepath.Join(p, "*.jsonl")) && input.HasJSONL(filepath.Join(p, "*", "*.jsonl")) {
+		if !l.HasJSONL(filepath.Join(p, "*.jsonl")) && l.HasJSONL(filepath.Join(p, "*", "*.jsonl")) {
 			return true
 		}
 	}
@@ -244,13 +247,20 @@ func (o *options) transcripts(names []string) []inputFile {
 			name = p
 		}
 		fi, err := os.Stat(name)
+		// The tree's folders are listed once for every kind's pattern
+		// (input.Listing), another CLI's first.
+		l := input.NewListing()
+		var tree []string
+		if err == nil && fi.IsDir() {
+			tree, _ = l.TreeSessions(name)
+		}
 		switch {
-		case err == nil && fi.IsDir() && treeSessions(name) != nil:
-			for _, f := range treeSessions(name) {
+		case tree != nil:
+			for _, f := range tree {
 				out = append(out, inputFile{path: f, found: true})
 			}
-		case err == nil && fi.IsDir() && anyProjectsTree([]string{name}):
-			files, err := input.Projects([]string{name})
+		case err == nil && fi.IsDir() && projectsTreeIn(l, []string{name}):
+			files, err := l.Projects([]string{name})
 			if err != nil {
 				out = append(out, inputFile{err: fmt.Errorf("%s: %w", name, err)})
 			}
@@ -264,13 +274,6 @@ func (o *options) transcripts(names []string) []inputFile {
 		}
 	}
 	return out
-}
-
-// treeSessions are the session files of another agent CLI's tree of
-// sessions (Codex's YYYY/MM/DD/rollout-*.jsonl), nil for any other folder.
-func treeSessions(dir string) []string {
-	files, _ := input.TreeSessions(dir)
-	return files
 }
 
 // readLedgers reads the sessions on every core (pkg/spend), each into

@@ -12,6 +12,16 @@ import (
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
+// realTranscriptFiles are the real session transcripts of testdata and
+// their subagents' files.
+func realTranscriptFiles(t *testing.T) []string {
+	files, _ := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*.jsonl")
+	subs, _ := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*/subagents/*.jsonl")
+	files = append(files, subs...)
+	require.Greater(t, len(files), 25)
+	return files
+}
+
 // TestDeclaredTypeIsTheRecordsType proves, on every line of every real
 // transcript (its subagents' files too), that a line whose record is an
 // assistant, user, system or cost-state record declares that type where
@@ -19,10 +29,7 @@ import (
 // and that it declares no other type than the record's but for a nested
 // one (which its readers classify).
 func TestDeclaredTypeIsTheRecordsType(t *testing.T) {
-	files, _ := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*.jsonl")
-	subs, _ := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*/subagents/*.jsonl")
-	files = append(files, subs...)
-	require.Greater(t, len(files), 25)
+	files := realTranscriptFiles(t)
 	n := 0
 	for _, f := range files {
 		fh, err := os.Open(f)

@@ -18,9 +18,13 @@ var compressedExts = []string{".zst", ".gz"}
 // or its compressed copies' names (pattern.zst, pattern.gz), sorted. A
 // compressed copy beside its plain file is left out: the plain file is
 // the one Claude Code writes to, the copy an older state of it.
-func GlobJSONL(pattern string) ([]string, error) {
+func GlobJSONL(pattern string) ([]string, error) { return (*Listing)(nil).GlobJSONL(pattern) }
+
+// GlobJSONL is GlobJSONL over the folders' listings kept (a nil Listing
+// lists each folder afresh).
+func (l *Listing) GlobJSONL(pattern string) ([]string, error) {
 	var files []string
-	err := eachJSONL(pattern, func(f string) bool {
+	err := l.eachJSONL(pattern, func(f string) bool {
 		files = append(files, f)
 		return true
 	})
@@ -31,9 +35,12 @@ func GlobJSONL(pattern string) ([]string, error) {
 // HasJSONL reports whether GlobJSONL(pattern) finds a file, stopping at
 // the first (is this folder a tree of projects: one look, not a listing
 // of the whole tree).
-func HasJSONL(pattern string) bool {
+func HasJSONL(pattern string) bool { return (*Listing)(nil).HasJSONL(pattern) }
+
+// HasJSONL is HasJSONL over the folders' listings kept.
+func (l *Listing) HasJSONL(pattern string) bool {
 	found := false
-	_ = eachJSONL(pattern, func(string) bool {
+	_ = l.eachJSONL(pattern, func(string) bool {
 		found = true
 		return false
 	})
@@ -45,20 +52,17 @@ func HasJSONL(pattern string) bool {
 // once, for the plain names and the compressed ones together: three
 // filepath.Globs listed a tree of projects three times over, which was a
 // seventh of usage --by day on one (issue 41).
-func eachJSONL(pattern string, found func(string) bool) error {
+func (l *Listing) eachJSONL(pattern string, found func(string) bool) error {
 	base := filepath.Base(pattern)
 	if _, err := filepath.Match(base, ""); err != nil {
 		return err
 	}
-	dirs, err := filepath.Glob(filepath.Dir(pattern)) // (no pattern in it: the folder, when it is there)
+	dirs, err := l.Glob(filepath.Dir(pattern)) // (no pattern in it: the folder, when it is there)
 	if err != nil {
 		return err
 	}
 	for _, d := range dirs {
-		names, err := readNames(d)
-		if err != nil {
-			continue // (as filepath.Glob: a folder it cannot list holds nothing)
-		}
+		names := l.names(d) // (none: a folder it cannot list holds nothing, as for filepath.Glob)
 		has := make(map[string]bool, len(names))
 		for _, n := range names {
 			has[n] = true

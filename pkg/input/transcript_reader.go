@@ -182,7 +182,7 @@ func regular(path string) error {
 // in its folder dir: subagents/agent-<id>.meta.json, and a Workflow's
 // agents' under subagents/workflows/<run>/.
 func SubagentMetas(dir string) []string {
-	if dir == "" {
+	if dir == "" || !hasSubagents(dir) {
 		return nil
 	}
 	metas, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.meta.json"))

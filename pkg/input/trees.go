@@ -37,12 +37,15 @@ func SessionTrees(getenv func(string) string, home string) []SessionTree {
 // kind's tree of sessions other than Claude Code's projects tree (a
 // Format's SessionGlob: Codex's YYYY/MM/DD/rollout-*.jsonl), by the times
 // inside them; ok is false when dir holds no such file.
-func TreeSessions(dir string) (files []string, ok bool) {
+func TreeSessions(dir string) (files []string, ok bool) { return (*Listing)(nil).TreeSessions(dir) }
+
+// TreeSessions is TreeSessions over the folders' listings kept.
+func (l *Listing) TreeSessions(dir string) (files []string, ok bool) {
 	for _, f := range Formats() {
 		if f.SessionGlob == "" {
 			continue
 		}
-		found, _ := filepath.Glob(filepath.Join(dir, f.SessionGlob))
+		found, _ := l.Glob(filepath.Join(dir, f.SessionGlob))
 		files = append(files, found...)
 	}
 	type file struct{ name, first, last string }

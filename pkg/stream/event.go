@@ -73,6 +73,7 @@ type Event struct {
 	// from its start (past a tool's whole input) before.
 	msg        []jsonx.Member
 	haveMsg    bool
+	nestMsg    bool // the reader's: frame indexes msg on its way (kept by point)
 	blocks     []blockHead
 	haveBlocks bool
 }
@@ -80,7 +81,7 @@ type Event struct {
 // point aims the reused event at a new line; the member index keeps its
 // capacity, so a reused event allocates nothing.
 func (e *Event) point(raw []byte, source string, line, off int64) {
-	*e = Event{Raw: raw, Source: source, Line: line, Offset: off, top: e.top[:0], results: e.results[:0], msg: e.msg[:0], blocks: e.blocks[:0]}
+	*e = Event{Raw: raw, Source: source, Line: line, Offset: off, top: e.top[:0], results: e.results[:0], msg: e.msg[:0], blocks: e.blocks[:0], nestMsg: e.nestMsg}
 }
 
 func (e *Event) classify() {
@@ -96,9 +97,20 @@ func (e *Event) classify() {
 
 // frame builds the member index, checking the line's framing on the way;
 // on a bad line the index keeps what could be read.
+//
+// With nestMsg, the members of the message are indexed in the same walk
+// (message): for a reader whose consumer reads the message of nearly
+// every line it hands out (a usage account's AssistantHead), which then
+// walked the message (a call's whole input) a second time. Others index
+// it when asked: the classifier reads only the message's head, and a
+// walk of its members that no one reads made final 8% slower.
 func (e *Event) frame() error {
 	var err error
-	e.top, err = jsonx.Members(e.Raw, e.top[:0])
+	if e.nestMsg {
+		e.top, e.msg, e.haveMsg, err = jsonx.MembersNested(e.Raw, e.top[:0], "message", e.msg[:0])
+	} else {
+		e.top, err = jsonx.Members(e.Raw, e.top[:0])
+	}
 	e.haveTop = true
 	return err
 }
