@@ -136,20 +136,19 @@ func (a *aheadSource) framed(line []byte) *framedLine {
 // appendMembers appends the members the framer found for e, a line of the
 // buffer being read (framed), to dst.
 func (a *aheadSource) appendMembers(dst []jsonx.Member, e *framedLine) []jsonx.Member {
-	for _, m := range a.frames[a.id].spans[e.from:e.to] {
-		dst = append(dst, jsonx.Member{Key: a.buf[m.k0:m.k1:m.k1], Val: jsonx.Value(a.buf[m.v0:m.v1:m.v1])})
-	}
-	return dst
+	return append(dst, a.frames[a.id].members[e.from:e.to]...)
 }
 
 // frames is what the read-ahead goroutine found in one buffer: each line
 // that lies whole in it, in order, and the framing of those that start
-// with '{'. Offsets, not slices, so that a buffer of tiny lines costs
-// little (TestShortLinesMemoryIsBounded).
+// with '{'. Lines as offsets, so that a buffer of tiny lines costs little
+// (TestShortLinesMemoryIsBounded); members as the Decoder's walk makes
+// them (slices of the buffer), so that the Decoder copies them as they
+// are (rebuilt from offsets, they cost a sixth of final's Decoder).
 type frames struct {
-	lines []framedLine
-	spans []memberSpan // the lines' members, one after the other
-	cur   int          // the first line the decoder has not read
+	lines   []framedLine
+	members []jsonx.Member // the lines' members, one after the other
+	cur     int            // the first line the decoder has not read
 }
 
 // framedLine is one line of a buffer: where it is, and the top-level
@@ -158,13 +157,10 @@ type frames struct {
 type framedLine struct {
 	start, end int32 // the line is [start, end), its '\n' at end
 	ls, le     int32 // the line trimmed (trimLine)
-	from, to   int32 // its members: frames.spans[from:to]
+	from, to   int32 // its members: frames.members[from:to]
 	framed     bool  // the line starts with '{', and members and err are its framing
 	err        error
 }
-
-// memberSpan is a jsonx.Member as offsets in its buffer.
-type memberSpan struct{ k0, k1, v0, v1 int32 }
 
 // framer frames, on a goroutine of its own (readahead.NewHeaded's
 // watch), the lines that lie whole in each buffer read: the decoder's
@@ -176,8 +172,6 @@ type framer struct {
 	check  Check
 	frames []frames
 	head   int // the room in front of each buffer's bytes
-	// scratch is the members of the line being framed.
-	scratch []jsonx.Member
 	// cut: the last buffer did not end with '\n', so the first line of the
 	// next is the end of one it cut.
 	cut bool
@@ -186,7 +180,7 @@ type framer struct {
 // look is the read-ahead's watch: it is given buffer id's bytes read.
 func (fr *framer) look(id int, data []byte) {
 	t := &fr.frames[id]
-	t.lines, t.spans, t.cur = t.lines[:0], t.spans[:0], 0
+	t.lines, t.members, t.cur = t.lines[:0], t.members[:0], 0
 	end := fr.head + cap(data) // the buffer's end, which cap counts from
 	at := 0                    // offset in data
 	if fr.cut {
@@ -196,7 +190,7 @@ func (fr *framer) look(id int, data []byte) {
 		}
 		at = i + 1
 	}
-	for len(t.lines) < maxFramedLines && len(t.spans) < maxFramedMembers {
+	for len(t.lines) < maxFramedLines && len(t.members) < maxFramedMembers {
 		i := bytes.IndexByte(data[at:], '\n')
 		if i < 0 {
 			break
@@ -206,24 +200,20 @@ func (fr *framer) look(id int, data []byte) {
 		e := framedLine{start: int32(fr.head + at), end: int32(fr.head + at + i), ls: ls, le: ls + int32(len(line))}
 		at += i + 1
 		if len(line) > 0 && line[0] == '{' {
+			e.framed, e.from = true, int32(len(t.members))
 			if fr.check == CheckAll {
-				fr.scratch, e.err = jsonx.ValidMembers(line, fr.scratch[:0])
+				t.members, e.err = jsonx.ValidMembers(line, t.members)
 			} else {
-				fr.scratch, e.err = jsonx.Members(line, fr.scratch[:0])
+				t.members, e.err = jsonx.Members(line, t.members)
 			}
-			e.framed, e.from = true, int32(len(t.spans))
-			for _, m := range fr.scratch {
-				k0, v0 := int32(end-cap(m.Key)), int32(end-cap(m.Val))
-				t.spans = append(t.spans, memberSpan{k0, k0 + int32(len(m.Key)), v0, v0 + int32(len(m.Val))})
-			}
-			e.to = int32(len(t.spans))
+			e.to = int32(len(t.members))
 		}
 		t.lines = append(t.lines, e)
 	}
 	fr.cut = data[len(data)-1] != '\n' // (data is never empty)
 }
 
-// maxFramedLines and maxFramedMembers bound a buffer's table (460 KB): a
+// maxFramedLines and maxFramedMembers bound a buffer's table (1 MB): a
 // buffer of tiny lines ("{}" 170,000 times) is framed up to there, its
 // other lines by the decoder, so that the tables cost less memory than
 // the buffers (a real run's 512 KiB hold about 250 lines and 2,500
