@@ -105,7 +105,7 @@ type Screen interface {
 }
 
 // aheadBufferSize is the size of the read-ahead's buffers, each with as
-// much room in front (aheadSource) and four of them in flight: 4 MiB in
-// all, where one buffer of defaultBufferSize would make 8 (a line longer
-// than a buffer is read as the Decoder reads any long line).
+// much room in front (aheadSource), eight of them in flight: 8 MiB in all,
+// where buffers of defaultBufferSize would make 16 (a line longer than a
+// buffer is read as the Decoder reads any long line).
 const aheadBufferSize = 512 << 10
