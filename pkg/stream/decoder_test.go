@@ -525,6 +525,7 @@ type decoded struct {
 	Kind         string
 	Raw          string
 	Parent       string
+	Head         string // AssistantHead, read from the event's message members
 	Err          string
 }
 

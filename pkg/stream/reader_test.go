@@ -125,7 +125,7 @@ func drain(t *testing.T, rd stream.Reader) []decoded {
 			out = append(out, decoded{Err: err.Error()})
 			continue
 		}
-		out = append(out, decoded{ev.Line, ev.Offset, ev.Kind.String(), string(ev.Raw), ev.ParentToolUseID(), ""})
+		out = append(out, decoded{ev.Line, ev.Offset, ev.Kind.String(), string(ev.Raw), ev.ParentToolUseID(), fmt.Sprint(ev.AssistantHead()), ""})
 	}
 }
 
@@ -185,7 +185,7 @@ func TestOneCPUStillScreensARegularFile(t *testing.T) {
 		if ev.Screened() {
 			screened++
 		}
-		got = append(got, decoded{ev.Line, ev.Offset, ev.Kind.String(), string(ev.Raw), ev.ParentToolUseID(), ""})
+		got = append(got, decoded{ev.Line, ev.Offset, ev.Kind.String(), string(ev.Raw), ev.ParentToolUseID(), fmt.Sprint(ev.AssistantHead()), ""})
 	}
 	require.NoError(t, rd.Close())
 	assert.Equal(t, want, got)
