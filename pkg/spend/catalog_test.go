@@ -79,7 +79,7 @@ func TestEstimateAppliesEachKindsPrice(t *testing.T) {
 	assert.InDelta(t, 1.25+0.25+1.0+1.25, cost, 1e-9)
 	_, ok = Prices.Estimate("my-proxy-model", u)
 	assert.False(t, ok, "an unknown model is said, not priced at $0")
-	over := PriceTable{extra: map[string]float64{"gpt-5": 2}, catalog: Prices.catalog}
+	over := PriceTable{extra: map[string]float64{"gpt-5": 2}}
 	cost, ok = over.Estimate("gpt-5", u)
 	require.True(t, ok)
 	assert.InDelta(t, 2*(1+0.1*2+5*0.1+1.25*1), cost, 1e-9)
