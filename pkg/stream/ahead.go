@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/internal/readahead"
@@ -139,19 +140,35 @@ func (a *aheadSource) framed(line []byte) *framedLine {
 // appendMembers appends the members the framer found for e, a line of the
 // buffer being read (framed), to dst.
 func (a *aheadSource) appendMembers(dst []jsonx.Member, e *framedLine) []jsonx.Member {
-	return append(dst, a.frames[a.id].members[e.from:e.to]...)
+	spans, buf := a.frames[a.id].spans[e.from:e.to], a.buf
+	n := len(dst)
+	dst = slices.Grow(dst, len(spans))[:n+len(spans)]
+	for i, m := range spans {
+		dst[n+i] = jsonx.Member{Key: buf[m.k0:m.k1:m.k1], Val: jsonx.Value(buf[m.v0:m.v1:m.v1])}
+	}
+	return dst
+}
+
+// frameErr is the framing error the framer found for e (nil: none).
+func (a *aheadSource) frameErr(e *framedLine) error {
+	if e.errAt == 0 {
+		return nil
+	}
+	return a.frames[a.id].errs[e.errAt-1]
 }
 
 // frames is what the read-ahead goroutine found in one buffer: each line
 // that lies whole in it, in order, and the framing of those that start
-// with '{'. Lines as offsets, so that a buffer of tiny lines costs little
-// (TestShortLinesMemoryIsBounded); members as the Decoder's walk makes
-// them (slices of the buffer), so that the Decoder copies them as they
-// are (rebuilt from offsets, they cost a sixth of final's Decoder).
+// with '{'. Offsets, not slices, so that the tables hold no pointer for
+// the garbage collector to scan at every cycle (with its members as
+// slices, final on a Codex CLI corpus, which allocates an event per
+// line, spent half its time scanning them: 2.4 s against 1.6), and a
+// buffer of tiny lines costs little (TestShortLinesMemoryIsBounded).
 type frames struct {
-	lines   []framedLine
-	members []jsonx.Member // the lines' members, one after the other
-	cur     int            // the first line the decoder has not read
+	lines []framedLine
+	spans []memberSpan // the lines' members, one after the other
+	errs  []error      // the lines' framing errors (framedLine.errAt)
+	cur   int          // the first line the decoder has not read
 }
 
 // framedLine is one line of a buffer: where it is, and the top-level
@@ -160,10 +177,13 @@ type frames struct {
 type framedLine struct {
 	start, end int32 // the line is [start, end), its '\n' at end
 	ls, le     int32 // the line trimmed (trimLine)
-	from, to   int32 // its members: frames.members[from:to]
-	framed     bool  // the line starts with '{', and members and err are its framing
-	err        error
+	from, to   int32 // its members: frames.spans[from:to]
+	errAt      int32 // its framing error: frames.errs[errAt-1]; 0: none
+	framed     bool  // the line starts with '{', and members and errAt are its framing
 }
+
+// memberSpan is a jsonx.Member as offsets in its buffer.
+type memberSpan struct{ k0, k1, v0, v1 int32 }
 
 // framer frames, on a goroutine of its own (readahead.NewHeaded's
 // watch), the lines that lie whole in each buffer read: the decoder's
@@ -175,6 +195,8 @@ type framer struct {
 	check  Check
 	frames []frames
 	head   int // the room in front of each buffer's bytes
+	// scratch is the members of the line being framed.
+	scratch []jsonx.Member
 	// cut: the last buffer did not end with '\n', so the first line of the
 	// next is the end of one it cut.
 	cut bool
@@ -183,7 +205,8 @@ type framer struct {
 // look is the read-ahead's watch: it is given buffer id's bytes read.
 func (fr *framer) look(id int, data []byte) {
 	t := &fr.frames[id]
-	t.lines, t.members, t.cur = t.lines[:0], t.members[:0], 0
+	clear(t.errs) // (let the errors go)
+	t.lines, t.spans, t.errs, t.cur = t.lines[:0], t.spans[:0], t.errs[:0], 0
 	end := fr.head + cap(data) // the buffer's end, which cap counts from
 	at := 0                    // offset in data
 	if fr.cut {
@@ -193,7 +216,7 @@ func (fr *framer) look(id int, data []byte) {
 		}
 		at = i + 1
 	}
-	for len(t.lines) < maxFramedLines && len(t.members) < maxFramedMembers {
+	for len(t.lines) < maxFramedLines && len(t.spans) < maxFramedMembers {
 		i := bytes.IndexByte(data[at:], '\n')
 		if i < 0 {
 			break
@@ -203,20 +226,29 @@ func (fr *framer) look(id int, data []byte) {
 		e := framedLine{start: int32(fr.head + at), end: int32(fr.head + at + i), ls: ls, le: ls + int32(len(line))}
 		at += i + 1
 		if len(line) > 0 && line[0] == '{' {
-			e.framed, e.from = true, int32(len(t.members))
+			var err error
 			if fr.check == CheckAll {
-				t.members, e.err = jsonx.ValidMembers(line, t.members)
+				fr.scratch, err = jsonx.ValidMembers(line, fr.scratch[:0])
 			} else {
-				t.members, e.err = jsonx.Members(line, t.members)
+				fr.scratch, err = jsonx.Members(line, fr.scratch[:0])
 			}
-			e.to = int32(len(t.members))
+			if err != nil {
+				t.errs = append(t.errs, err)
+				e.errAt = int32(len(t.errs))
+			}
+			e.framed, e.from = true, int32(len(t.spans))
+			for _, m := range fr.scratch {
+				k0, v0 := int32(end-cap(m.Key)), int32(end-cap(m.Val))
+				t.spans = append(t.spans, memberSpan{k0, k0 + int32(len(m.Key)), v0, v0 + int32(len(m.Val))})
+			}
+			e.to = int32(len(t.spans))
 		}
 		t.lines = append(t.lines, e)
 	}
 	fr.cut = data[len(data)-1] != '\n' // (data is never empty)
 }
 
-// maxFramedLines and maxFramedMembers bound a buffer's table (1 MB): a
+// maxFramedLines and maxFramedMembers bound a buffer's table (460 KB): a
 // buffer of tiny lines ("{}" 170,000 times) is framed up to there, its
 // other lines by the decoder, so that the tables cost less memory than
 // the buffers (a real run's 512 KiB hold about 250 lines and 2,500

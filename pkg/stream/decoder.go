@@ -669,8 +669,8 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen 
 		// Framed (or validated, with CheckAll) as below, on the
 		// read-ahead goroutine.
 		ev.top, ev.haveTop = ahead.appendMembers(ev.top[:0], pre), true
-		if pre.err != nil {
-			return badLine(opts, line, n, off, pre.err)
+		if err := ahead.frameErr(pre); err != nil {
+			return badLine(opts, line, n, off, err)
 		}
 	} else if opts.Check == CheckAll {
 		// Validated and indexed in one pass.
