@@ -390,9 +390,19 @@ type codexTranslator struct {
 	// (passOver).
 	apiError bool
 	spawned  map[string]string      // a subagent's thread → its spawn_agent call, until it ends
-	totals   map[string]codexTokens // each thread's last total
+	totals   map[string]codexTokens // each thread's last total, for the last maxCodexThreads threads
+	threads  []string               // those threads, the earliest first
 	sum      codexTokens            // the input's: the threads' last totals added up
 }
+
+// maxCodexThreads bounds the threads whose last total is kept, so that a
+// stream of many runs (a corpus of thousands of threads, concatenated)
+// is read in the same memory as one: kept for all, the totals grew the
+// heap to 28 MB on 300 MB of runs and the collector ran back to back
+// (final 2.1 s, 0.9 s bounded). A thread resumed after this many others
+// have ended has its earlier total counted again; a resume follows its
+// run, in one stream or in the session files beside it.
+const maxCodexThreads = 1024
 
 // codexTokens are a turn.completed's usage, in the stream's meanings.
 type codexTokens struct{ input, cached, written, output, reasoning int64 }
@@ -404,7 +414,15 @@ func (c *codexTranslator) total(t codexTokens) {
 	if c.totals == nil {
 		c.totals = map[string]codexTokens{}
 	}
-	old := c.totals[c.thread]
+	old, known := c.totals[c.thread]
+	if !known {
+		if len(c.threads) == maxCodexThreads {
+			// The earliest thread's total stays in the sum, for good.
+			delete(c.totals, c.threads[0])
+			c.threads = append(c.threads[:0], c.threads[1:]...)
+		}
+		c.threads = append(c.threads, c.thread)
+	}
 	c.totals[c.thread] = t
 	s := c.sum
 	c.sum = codexTokens{s.input - old.input + t.input, s.cached - old.cached + t.cached, s.written - old.written + t.written,

@@ -2,6 +2,8 @@ package input
 
 import (
 	"bytes"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -131,4 +133,42 @@ func TestCodexRetryTextReadByHandAsByItsExpressions(t *testing.T) {
 			assert.Equal(t, s[1], d, "%q", text)
 		}
 	}
+}
+
+// TestCodexThreadsKeptBounded: a stream of many Codex runs (01-plain-text
+// 3,000 times, each a thread of its own, as a corpus of renamed copies
+// is) is read in bounded memory: the last totals of at most 1,024
+// threads are kept (kept for all, they grew the heap to 28 MB on 300 MB
+// of runs), and the input's usage is still every run's, added up: the
+// last result's total is 3,000 times one run's.
+func TestCodexThreadsKeptBounded(t *testing.T) {
+	one, err := os.ReadFile("../../testdata/agents/codex/01-plain-text.jsonl")
+	require.NoError(t, err)
+	const runs = 3000
+	var in bytes.Buffer
+	for i := range runs {
+		in.Write(bytes.Replace(one, []byte(`"thread_id":"`), []byte(fmt.Sprintf(`"thread_id":"t%05d-`, i)), 1))
+	}
+	rd := NewCodexReader(&in, "corpus", stream.DecoderOptions{Check: stream.CheckFraming})
+	cr := rd.(*codexReader)
+	var last stream.Usage
+	results := 0
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			break
+		}
+		require.NoError(t, err)
+		if ev.Kind == stream.KindResult {
+			results++
+			last = ev.Result().Usage
+		}
+	}
+	require.Equal(t, runs, results)
+	assert.LessOrEqual(t, len(cr.c.totals), 1024, "the threads' totals kept")
+	assert.LessOrEqual(t, len(cr.c.threads), 1024)
+	// One run: 9219 input of which 5632 cached, 11 output.
+	assert.Equal(t, int64(runs*(9219-5632)), last.InputTokens)
+	assert.Equal(t, int64(runs*5632), last.CacheReadInputTokens)
+	assert.Equal(t, int64(runs*11), last.OutputTokens)
 }
