@@ -17,8 +17,8 @@
 #   final, types, text, tools -F csv, usage -F json on `real` (the real captures
 #     but 19-big-tool-result, concatenated with ids renamed to 300 MB): ccfilter's
 #     median over wc -l's (lower is better), jq's and jaq's over ccfilter's
-#     (× faster; higher is better); jq and jaq run the programs of
-#     bench-compare.sh --help
+#     (× faster; higher is better), the four run in turn, round after round;
+#     jq and jaq run the programs of bench-compare.sh --help
 #   all -F ndjson --redact over --no-redact, all -F markdown (redacted by
 #     default) over --no-redact: paired runs, one of each in turn
 #   all -F otlp --no-redact over all -F ndjson; all -F html over all -F markdown
@@ -125,10 +125,28 @@ if [ "$TIMED" = 1 ]; then
 	fact corpus "$(basename "$f"): $(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.0f MB", b / 1e6 }'), $(wc -l <"$f") lines"
 	log "timing on $f, $RUNS run(s) each"
 	series wc wc "" wc "$f"
+	# Each task in rounds: wc -l, ccfilter, jq, jaq, one run of each in turn,
+	# so that a drift of the machine (a virtual machine's neighbours moved
+	# the medians of one series by up to 1.5x within minutes) weighs on a
+	# ratio's two sides alike; wc -l's own series for the task is "wc@TASK".
 	for task in final types text tools usage; do
-		series "$task" ccfilter "$CCFILTER" "$task" "$f"
-		[ -n "$JQ" ] && series "$task/jq" jq "$JQ" "$task" "$f"
-		[ -n "$JAQ" ] && series "$task/jaq" jaq "$JAQ" "$task" "$f"
+		settle "$f"
+		log "  $task (with wc -l, jq, jaq in turn)"
+		declare -A got=()
+		for ((i = 0; i < RUNS; i++)); do
+			measure 1 wc "" wc "$f" && got[wc]+="$M_SEC "
+			measure 1 ccfilter "$CCFILTER" "$task" "$f" && got[cc]+="$M_SEC " || fact "n/a $task" "$M_ERR"
+			[ -n "$JQ" ] && { measure 1 jq "$JQ" "$task" "$f" && got[jq]+="$M_SEC " || fact "n/a $task/jq" "$M_ERR"; }
+			[ -n "$JAQ" ] && { measure 1 jaq "$JAQ" "$task" "$f" && got[jaq]+="$M_SEC " || fact "n/a $task/jaq" "$M_ERR"; }
+		done
+		# shellcheck disable=SC2086 # the runs are separate words
+		{
+			[ -n "${got[wc]:-}" ] && put "wc@$task" "$(median ${got[wc]})" "$(echo ${got[wc]} | tr ' ' ,)"
+			[ -n "${got[cc]:-}" ] && put "$task" "$(median ${got[cc]})" "$(echo ${got[cc]} | tr ' ' ,)"
+			[ -n "${got[jq]:-}" ] && put "$task/jq" "$(median ${got[jq]})" "$(echo ${got[jq]} | tr ' ' ,)"
+			[ -n "${got[jaq]:-}" ] && put "$task/jaq" "$(median ${got[jaq]})" "$(echo ${got[jaq]} | tr ' ' ,)"
+		}
+		unset got
 	done
 
 	# Paired: one run of each in turn, so that a drift of the machine weighs on

@@ -225,3 +225,16 @@ func TestAgentRowsArePerByte(t *testing.T) {
 	assert.Contains(t, row, "not met; not met")
 	assert.ElementsMatch(t, []string{"codex/tools", "codex/usage", "codex/types"}, res.Missing)
 }
+
+// TestWcOfTheTaskWhenTimedInTurn: a task's ratio to wc -l divides by the
+// wc -l runs timed in turn with it ("wc@TASK"), not by wc -l's series
+// timed minutes before, when the run has them; an older run without them
+// is divided by "wc".
+func TestWcOfTheTaskWhenTimedInTurn(t *testing.T) {
+	v, ok := againstWc("final", 2.5, nil)[0].Value(measurements(t, "wc\t0.05\nwc@final\t0.04\nfinal\t0.1\n"))
+	require.True(t, ok)
+	assert.InDelta(t, 2.5, v, 1e-9)
+	v, ok = againstWc("final", 2.5, nil)[0].Value(measurements(t, "wc\t0.05\nfinal\t0.1\n"))
+	require.True(t, ok)
+	assert.InDelta(t, 2.0, v, 1e-9)
+}
