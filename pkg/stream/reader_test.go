@@ -207,9 +207,9 @@ func (s *recordingScreen) Clean(from, to int64) bool { return to <= int64(s.seen
 // and from odd seeds (empty, an array, a BOM, blanks, an over-long line),
 // each cut, mutated, glued or put in an array, at both check levels that
 // frame, with buffers of 4 KiB so that lines cross buffers everywhere.
-// (FuzzDecoder does not read ahead: coverage-guided fuzzing needs a run's
-// coverage to be the same each time, which the goroutines' interleaving
-// is not.)
+// (FuzzDecoder does not read ahead: with it, go test -fuzz counted 58 runs
+// in 20 s while the function ran some 1,500 times a second, most likely
+// because the goroutines' interleaving made each run's coverage new.)
 func TestReadAheadSameOnHostileInputs(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	files, err := filepath.Glob("../../testdata/events/*.jsonl")
