@@ -55,7 +55,7 @@ func NewReader(r io.Reader, opts DecoderOptions) Reader {
 		watch = screen.Read
 	}
 	var d *Decoder
-	if runtime.GOMAXPROCS(0) > 1 && opts.Buffer == nil {
+	if runtime.GOMAXPROCS(0) > 1 && opts.Buffer == nil && opts.BufferSize <= maxAheadBufferSize {
 		// The decoder reads the read-ahead's buffers where they were
 		// filled (aheadSource), not through a copy into a bufio.Reader.
 		if opts.BufferSize <= 0 {
@@ -109,3 +109,8 @@ type Screen interface {
 // where buffers of defaultBufferSize would make 16 (a line longer than a
 // buffer is read as the Decoder reads any long line).
 const aheadBufferSize = 512 << 10
+
+// maxAheadBufferSize bounds a buffer the read-ahead takes (a caller's
+// DecoderOptions.BufferSize): the framer's tables hold offsets in a
+// buffer, with its room in front, as int32.
+const maxAheadBufferSize = 1 << 29
