@@ -99,18 +99,10 @@ func (a *aheadSource) fill() {
 	a.last = nil // (its table is the framer's again)
 }
 
-// nextLine reports, from the framer's table, whether the next line of the
-// buffer being read lies whole in it (so that ReadSlice returns it without
-// waiting); ok is false when the table does not say (the caller looks).
-func (a *aheadSource) nextLine() (whole, ok bool) {
-	if e := a.lineAt(); e != nil {
-		return true, true
-	}
-	return false, false
-}
-
 // lineAt returns the framer's entry for the line that starts at the read
-// position of the buffer being read, or nil.
+// position of the buffer being read, or nil: a line the table holds lies
+// whole in the buffer (ReadSlice returns it without waiting, and without
+// searching for its end).
 func (a *aheadSource) lineAt() *framedLine {
 	if a.frames == nil || a.id < 0 {
 		return nil

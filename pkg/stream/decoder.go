@@ -238,10 +238,8 @@ func (d *Decoder) Buffered() bool {
 	if d.skipping {
 		return false // (the end found would be the skipped line's)
 	}
-	if d.ahead != nil {
-		if whole, ok := d.ahead.nextLine(); ok {
-			return whole // (the framer found its end)
-		}
+	if d.ahead != nil && d.ahead.lineAt() != nil {
+		return true // (the framer found the next line's end)
 	}
 	n := d.br.Buffered()
 	if n == 0 {
