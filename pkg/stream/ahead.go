@@ -240,7 +240,7 @@ func (fr *framer) look(id int, data []byte) {
 	fr.cut = data[len(data)-1] != '\n' // (data is never empty)
 }
 
-// maxFramedLines and maxFramedMembers bound a buffer's table (460 KB): a
+// maxFramedLines and maxFramedMembers bound a buffer's table (400 KB): a
 // buffer of tiny lines ("{}" 170,000 times) is framed up to there, its
 // other lines by the decoder, so that the tables cost less memory than
 // the buffers (a real run's 512 KiB hold about 250 lines and 2,500
