@@ -17,7 +17,7 @@ var tools = Preset{
 	Words:   []string{"calls", "commands"},
 	// Every call paired, in every agent; the final answer and the tally's
 	// tool counts are not shown (a report's are the account's).
-	Needs: fixed(stream.Needs{NoFinalText: true, NoToolTally: true}),
+	Needs: fixed(stream.Needs{NoFinalText: true, NoToolTally: true, ValidatesCalls: true}),
 	Start: func(c *Config, tr *stream.Tracker) (Run, error) {
 		b, err := newBase(c, tr, true, true)
 		if err != nil {

@@ -81,6 +81,12 @@ type DecoderOptions struct {
 	// records: it may make none of the other kinds. A Decoder hands out
 	// every line whatever this says.
 	Kinds KindSet
+	// ValidateAhead says the consumer validates in full nearly every
+	// assistant event it reads (Needs.ValidatesCalls): a Reader that frames
+	// lines on another goroutine (NewReader's read-ahead) validates those
+	// lines there, and their events say so (Event.Validate then has
+	// nothing to do). It changes no event and no error.
+	ValidateAhead bool
 }
 
 // Check is how much of each line a Decoder validates before returning it.
@@ -667,6 +673,7 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen 
 		// Framed (or validated, with CheckAll) as below, on the
 		// read-ahead goroutine.
 		ev.top, ev.haveTop = ahead.appendMembers(ev.top[:0], pre), true
+		ev.valid = ev.valid || pre.valid
 		if err := ahead.frameErr(pre); err != nil {
 			return badLine(opts, line, n, off, err)
 		}

@@ -526,6 +526,7 @@ type decoded struct {
 	Raw          string
 	Parent       string
 	Head         string // AssistantHead, read from the event's message members
+	Valid        string // what Event.Validate says of it
 	Err          string
 }
 

@@ -13,3 +13,7 @@ func FramedAhead(r Reader) int64 {
 	d, _ := r.(*Decoder)
 	return d.pre
 }
+
+// KnownValid says the event's line is known to be valid JSON already
+// (a CheckAll decoder, Validate, or the read-ahead's ValidateAhead).
+func KnownValid(ev *Event) bool { return ev.valid }

@@ -41,6 +41,11 @@ type Needs struct {
 	// time. The type counts then count only these kinds: a consumer
 	// that shows them (types) leaves this empty.
 	Kinds KindSet
+	// ValidatesCalls says the consumer validates in full the assistant
+	// events it reads (tools: every tool call): a reader that frames lines
+	// ahead validates them there (DecoderOptions.ValidateAhead), off the
+	// consumer's goroutine.
+	ValidatesCalls bool
 }
 
 // Follow is how much of a stream a Tracker follows; each level does less

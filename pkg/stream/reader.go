@@ -62,7 +62,7 @@ func NewReader(r io.Reader, opts DecoderOptions) Reader {
 			opts.BufferSize = aheadBufferSize
 		}
 		opts.setDefaults()
-		a := newAheadSource(f, opts.BufferSize, opts.Check, watch)
+		a := newAheadSource(f, opts.BufferSize, opts.Check, opts.ValidateAhead, watch)
 		d = newDecoder(a, opts)
 		d.ahead, d.closer = a, a
 	} else {

@@ -125,7 +125,7 @@ func drain(t *testing.T, rd stream.Reader) []decoded {
 			out = append(out, decoded{Err: err.Error()})
 			continue
 		}
-		out = append(out, decoded{ev.Line, ev.Offset, ev.Kind.String(), string(ev.Raw), ev.ParentToolUseID(), fmt.Sprint(ev.AssistantHead()), ""})
+		out = append(out, decoded{ev.Line, ev.Offset, ev.Kind.String(), string(ev.Raw), ev.ParentToolUseID(), fmt.Sprint(ev.AssistantHead()), fmt.Sprint(ev.Validate()), ""})
 	}
 }
 
@@ -185,7 +185,7 @@ func TestOneCPUStillScreensARegularFile(t *testing.T) {
 		if ev.Screened() {
 			screened++
 		}
-		got = append(got, decoded{ev.Line, ev.Offset, ev.Kind.String(), string(ev.Raw), ev.ParentToolUseID(), fmt.Sprint(ev.AssistantHead()), ""})
+		got = append(got, decoded{ev.Line, ev.Offset, ev.Kind.String(), string(ev.Raw), ev.ParentToolUseID(), fmt.Sprint(ev.AssistantHead()), fmt.Sprint(ev.Validate()), ""})
 	}
 	require.NoError(t, rd.Close())
 	assert.Equal(t, want, got)
@@ -248,8 +248,12 @@ func TestReadAheadSameOnHostileInputs(t *testing.T) {
 			data = mutate(r, append(data, '\n'))
 		}
 		require.NoError(t, os.WriteFile(path, data, 0o644))
-		for _, check := range []stream.Check{stream.CheckFraming, stream.CheckAll} {
-			opts := stream.DecoderOptions{Check: check, BufferSize: 4096, MaxLineBytes: 1 << 16}
+		for _, opts := range []stream.DecoderOptions{
+			{Check: stream.CheckFraming}, {Check: stream.CheckAll},
+			{Check: stream.CheckFraming, ValidateAhead: true}, // (tools)
+		} {
+			opts.BufferSize, opts.MaxLineBytes = 4096, 1<<16
+			check := opts.Check
 			want := decodeAll(t, bytes.NewReader(data), opts)
 			f, err := os.Open(path)
 			require.NoError(t, err)
@@ -258,6 +262,60 @@ func TestReadAheadSameOnHostileInputs(t *testing.T) {
 			require.NoError(t, rd.Close())
 			f.Close()
 			require.Equal(t, want, got, "input %d, check %d: %q", i, check, data[:min(len(data), 300)])
+		}
+	}
+}
+
+// TestValidateAheadValidatesAssistantLines: with ValidateAhead (tools), a
+// file read ahead has its assistant lines validated on the framer's
+// goroutine, so their events are known valid before the consumer asks;
+// a line that is not valid is left for the consumer, whose Validate
+// reports it as the plain Decoder's would. On the real long session
+// (testdata/real/60-long-session.jsonl) with a bad escape planted in one
+// of its assistant lines.
+func TestValidateAheadValidatesAssistantLines(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	data, err := os.ReadFile(longSession)
+	require.NoError(t, err)
+	i := bytes.Index(data, []byte(`{"type":"assistant"`))
+	require.GreaterOrEqual(t, i, 0)
+	j := i + bytes.Index(data[i:], []byte(`"text":"`))
+	require.Greater(t, j, i)
+	bad := append(append(bytes.Clone(data[:j+8]), `\q`...), data[j+8:]...)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	require.NoError(t, os.WriteFile(path, bad, 0o644))
+
+	for _, ahead := range []bool{false, true} {
+		opts := stream.DecoderOptions{Check: stream.CheckFraming, ValidateAhead: ahead}
+		f, err := os.Open(path)
+		require.NoError(t, err)
+		rd := stream.NewReader(f, opts)
+		calls, known := 0, 0
+		var errs []string
+		for {
+			ev, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			require.NoError(t, err)
+			if ev.Kind == stream.KindToolUse {
+				calls++
+				if stream.KnownValid(ev) {
+					known++
+				}
+			}
+			if err := ev.Validate(); err != nil {
+				errs = append(errs, err.Error())
+			}
+		}
+		require.NoError(t, rd.Close())
+		f.Close()
+		require.Len(t, errs, 1, "ahead %v: the planted bad escape, once", ahead)
+		assert.Contains(t, errs[0], "invalid escape", "ahead %v", ahead)
+		if ahead {
+			assert.Greater(t, known, calls*9/10, "tool calls validated ahead: %d of %d", known, calls)
+		} else {
+			assert.Zero(t, known, "without ValidateAhead nothing is validated ahead")
 		}
 	}
 }
