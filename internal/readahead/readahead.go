@@ -1,10 +1,11 @@
-// Package readahead reads an io.Reader on a goroutine of its own, a buffer
+// Package readahead reads an io.Reader on a goroutine of its own, buffers
 // ahead of its consumer, so that the copying of the read calls (a third of
 // ccfilter's time on a file in the page cache) overlaps the consumer's
 // work on another CPU.
 //
-// It changes when the bytes are read, never which: a Reader returns exactly
-// the bytes, and then the error, that the underlying reader returned.
+// It changes when the bytes are read, never which: a Reader hands over
+// exactly the bytes, and then the error, that the underlying reader
+// returned.
 package readahead
 
 import (
@@ -12,8 +13,9 @@ import (
 	"sync"
 )
 
-// Reader is an io.Reader that reads ahead. Close it when done before the
-// end of the input, or its goroutine waits for a free buffer forever.
+// Reader hands over the buffers it read, in order (Next). Close it when
+// done before the end of the input, or its goroutines wait for a free
+// buffer forever.
 type Reader struct {
 	bufs [][]byte   // the buffers, each head+size bytes
 	full chan chunk // read buffers, in order
@@ -21,16 +23,12 @@ type Reader struct {
 	stop chan struct{}
 	once sync.Once
 	done sync.WaitGroup // the goroutines, which Close waits for
-	head int            // room left free before the bytes read into each buffer (NewHeaded)
+	head int            // room left free before the bytes read into each buffer
 	// read, when set, looks at each buffer read on the reading goroutine,
 	// watch on a goroutine of its own after it, before it is handed over
-	// (NewHeaded's read and look).
+	// (New's read and look).
 	read  func(b []byte)
 	watch func(id int, b []byte)
-
-	cur  []byte // the unread rest of the buffer being consumed
-	back int    // that buffer's id, to give back; -1: none
-	err  error  // the underlying reader's error, after the last chunk
 }
 
 type chunk struct {
@@ -39,34 +37,37 @@ type chunk struct {
 	err error
 }
 
-// New returns a Reader that reads r in reads of size bytes, holding at most
-// buffers of them (at least 2: the one consumed and the one being read).
-func New(r io.Reader, size, buffers int) *Reader { return NewWatched(r, size, buffers, nil) }
-
-// NewWatched is New with watch called, on the reading goroutine, with
-// each buffer read, in order, before its consumer can read it: work on the
-// input's bytes that then overlaps the consumer's (the redaction's scan
-// for secrets). watch must not keep the buffer.
-func NewWatched(r io.Reader, size, buffers int, watch func([]byte)) *Reader {
-	return NewHeaded(r, size, 0, buffers, watch, nil)
-}
-
-// NewHeaded is NewWatched for a consumer of whole buffers (Next): each has
-// head bytes of room in front of the bytes read into it, so that the
-// consumer can move the unread end of one buffer in front of the next
-// instead of copying every byte out (a line cut by the end of a buffer is
-// made whole by copying its head, not the buffers). read, when set, is
-// NewWatched's watch. look, when set, is given each buffer after read, on
-// a goroutine of its own between the reading one and the consumer (a
-// pipeline of three: the read calls' copying, look's work and the
-// consumer's overlap), and told which buffer it looks at (its id, as Next
-// hands it over), so that what it finds there can be kept beside the
-// buffer for its consumer; buffers should then be at least 4 (one read
-// into, one looked at, and the consumer's, with the one before while it
-// moves a cut line).
-func NewHeaded(r io.Reader, size, head, buffers int, read func([]byte), look func(id int, b []byte)) *Reader {
-	ra := newReader(size, head, buffers)
-	ra.read, ra.watch = read, look
+// New returns a Reader that reads r in reads of size bytes into buffers
+// (at least 2) with head bytes of room in front of the bytes read into
+// each, for a consumer of whole buffers (Next) that moves the unread end
+// of one buffer in front of the next instead of copying every byte out (a
+// line cut by the end of a buffer is made whole by copying its head, not
+// the buffers). read, when set, is called with each buffer read, in
+// order, on the reading goroutine: work on the input's bytes that then
+// overlaps the consumer's (the redaction's scan for secrets). look, when
+// set, is given each buffer after read, on a goroutine of its own between
+// the reading one and the consumer (a pipeline of three: the read calls'
+// copying, look's work and the consumer's overlap), and told which buffer
+// it looks at (its id, as Next hands it over), so that what it finds
+// there can be kept beside the buffer for its consumer; buffers should
+// then be at least 4 (one read into, one looked at, and the consumer's,
+// with the one before while it moves a cut line). Neither may keep the
+// buffer.
+func New(r io.Reader, size, head, buffers int, read func([]byte), look func(id int, b []byte)) *Reader {
+	buffers = max(buffers, 2)
+	ra := &Reader{
+		bufs:  make([][]byte, buffers),
+		full:  make(chan chunk, buffers),
+		free:  make(chan int, buffers),
+		stop:  make(chan struct{}),
+		head:  head,
+		read:  read,
+		watch: look,
+	}
+	for id := range buffers {
+		ra.bufs[id] = make([]byte, head+size)
+		ra.free <- id
+	}
 	if look == nil {
 		ra.done.Go(func() { ra.fill(r, ra.full) })
 		return ra
@@ -74,23 +75,6 @@ func NewHeaded(r io.Reader, size, head, buffers int, read func([]byte), look fun
 	in := make(chan chunk, len(ra.bufs))
 	ra.done.Go(func() { ra.fill(r, in) })
 	ra.done.Go(func() { ra.look(in) })
-	return ra
-}
-
-func newReader(size, head, buffers int) *Reader {
-	buffers = max(buffers, 2)
-	ra := &Reader{
-		bufs: make([][]byte, buffers),
-		full: make(chan chunk, buffers),
-		free: make(chan int, buffers),
-		stop: make(chan struct{}),
-		head: head,
-		back: -1,
-	}
-	for id := range buffers {
-		ra.bufs[id] = make([]byte, head+size)
-		ra.free <- id
-	}
 	return ra
 }
 
@@ -125,7 +109,7 @@ func (ra *Reader) fill(r io.Reader, out chan<- chunk) {
 	}
 }
 
-// look is NewHeaded's looking goroutine: it hands each buffer read on to
+// look is New's looking goroutine: it hands each buffer read on to
 // the consumer, in order, once watch has looked at it.
 func (ra *Reader) look(in <-chan chunk) {
 	for {
@@ -149,32 +133,13 @@ func (ra *Reader) look(in <-chan chunk) {
 	}
 }
 
-// Read reads from the buffers read ahead, waiting for one when none is.
-func (ra *Reader) Read(p []byte) (int, error) {
-	for len(ra.cur) == 0 {
-		if ra.err != nil {
-			return 0, ra.err
-		}
-		if ra.back >= 0 {
-			ra.Release(ra.back)
-			ra.back = -1
-		}
-		c := <-ra.full
-		ra.cur, ra.back, ra.err = c.b, c.id, c.err
-	}
-	n := copy(p, ra.cur)
-	ra.cur = ra.cur[n:]
-	return n, nil
-}
-
 // Next hands over the next buffer read, waiting for it: its id, the bytes
-// read (Buffer(id)[head:head+len(data)], NewHeaded's head), and the
-// underlying reader's error after them (io.EOF at the end; it is passed
-// on once, and Next must not be called after it). The consumer owns the
-// buffer until it gives it back with Release, which it must do before it
-// asks for the buffer after next: the reading goroutine reads into the
-// buffers given back. A Reader is read either by Read or by Next, not
-// both.
+// read (Buffer(id)[head:head+len(data)]), and the underlying reader's
+// error after them (io.EOF at the end; it is passed on once, and Next
+// must not be called after it). The consumer owns the buffer until it
+// gives it back with Release, which it must do before it asks for the
+// buffer after next: the reading goroutine reads into the buffers given
+// back.
 func (ra *Reader) Next() (id int, data []byte, err error) {
 	c := <-ra.full
 	return c.id, c.b, c.err

@@ -32,7 +32,7 @@ var (
 // instead of copying each into a bufio.Reader's buffer: that copy was a
 // memmove of every byte of the input on the decoder's goroutine, a
 // quarter of `final`'s time on a file (issue 41). Each buffer has size
-// bytes of room in front of the bytes read (readahead.NewHeaded): the
+// bytes of room in front of the bytes read (readahead.New): the
 // unread end of a buffer (the head of a line it cut, under size bytes)
 // is moved there, in front of the next buffer's bytes, so that a line of
 // up to size bytes is always whole in one buffer.
@@ -75,7 +75,7 @@ func newAheadSource(f io.Reader, size int, check Check, validate bool, screen fu
 		fr := &framer{check: check, frames: a.frames, head: size, validate: validate}
 		look = fr.look
 	}
-	a.ra = readahead.NewHeaded(f, size, size, buffers, screen, look)
+	a.ra = readahead.New(f, size, size, buffers, screen, look)
 	return a
 }
 
@@ -178,7 +178,7 @@ type framedLine struct {
 // memberSpan is a jsonx.Member as offsets in its buffer.
 type memberSpan struct{ k0, k1, v0, v1 int32 }
 
-// framer frames, on a goroutine of its own (readahead.NewHeaded's
+// framer frames, on a goroutine of its own (readahead.New's
 // watch), the lines that lie whole in each buffer read: the decoder's
 // goroutine then finds their ends in its table instead of searching for
 // them, and only classifies them and hands them on (issue 41). Lines cut

@@ -74,7 +74,7 @@ func NewReader(r io.Reader, opts DecoderOptions) Reader {
 }
 
 // watched is a reader whose bytes watch sees as they are read, on the
-// reader's goroutine (readahead.NewWatched's, without the goroutine).
+// reader's goroutine (readahead.New's read, without the goroutine).
 type watched struct {
 	r     io.Reader
 	watch func([]byte)
