@@ -118,9 +118,10 @@ func (a *aheadSource) lineAt() *framedLine {
 }
 
 // framed returns the framing the read-ahead goroutine found for line, the
-// line ReadSlice just returned, trimmed (trimLine); nil when it framed
-// none (the line was cut by the buffer's end and moved, or does not start
-// with '{').
+// line the Decoder just read, trimmed (trimLine): the one ReadSlice last
+// returned from its table, known by where its bytes are. nil for any
+// other: a line cut by a buffer's end and moved, one not starting with
+// '{', a long line read into a buffer of its own.
 func (a *aheadSource) framed(line []byte) *framedLine {
 	e := a.last
 	if e == nil || !e.framed || len(line) != int(e.le-e.ls) || &line[0] != &a.buf[e.ls] {

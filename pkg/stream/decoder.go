@@ -129,10 +129,8 @@ type Decoder struct {
 	br lineSource    // a *bufio.Reader, or NewReader's aheadSource
 	bb *bufio.Reader // br when it is a bufio.Reader (readLongInPlace resets it)
 	// ahead is br when it is NewReader's aheadSource, which frames the
-	// lines it reads on its goroutine (framed); inBuf: the line readLine
-	// returned is in its buffer, where framed can find it.
+	// lines it reads on another goroutine (framed).
 	ahead *aheadSource
-	inBuf bool
 	pre   int64 // the lines prepared from the read-ahead's framing (a test's figure)
 	opts  DecoderOptions
 	ra    io.ReaderAt // the input, when it is a file we can look ahead in (lineSize)
@@ -311,7 +309,8 @@ func (d *Decoder) Next() (*Event, error) {
 			continue // not read: the consumer has no use for it
 		}
 		var pre *framedLine
-		if d.inBuf && d.ahead != nil {
+		if d.ahead != nil {
+			// (A line not in the buffer, a long one, is framed by none.)
 			if pre = d.ahead.framed(line); pre != nil {
 				d.pre++
 			}
@@ -380,7 +379,6 @@ func (d *Decoder) readLine() ([]byte, int64, error) {
 	off := d.off
 	var b []byte
 	var err error
-	d.inBuf = false
 	if d.next > 0 {
 		// Buffered found the line's end: the bytes are in the buffer.
 		b, _ = d.br.Peek(d.next)
@@ -393,7 +391,6 @@ func (d *Decoder) readLine() ([]byte, int64, error) {
 	switch {
 	case err == nil:
 		d.line++
-		d.inBuf = true
 		return b[:len(b)-1], off, d.checkSize(int64(len(b)-1), off)
 	case err == bufio.ErrBufferFull:
 		line, err := d.readLongLine(b, off)
@@ -669,9 +666,9 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen 
 	ev.spellings = opts.Spellings
 	ev.screened = screen != nil && screen.Clean(off, off+int64(len(line)))
 	ev.valid = opts.Check == CheckAll
-	if pre != nil && opts.Check != CheckEnds {
+	if pre != nil {
 		// Framed (or validated, with CheckAll) as below, on the
-		// read-ahead goroutine.
+		// read-ahead goroutine (which frames nothing under CheckEnds).
 		ev.top, ev.haveTop = ahead.appendMembers(ev.top[:0], pre), true
 		ev.valid = ev.valid || pre.valid
 		if err := ahead.frameErr(pre); err != nil {
