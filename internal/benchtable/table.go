@@ -229,17 +229,13 @@ func agentRow(cli, name string) Row {
 }
 
 // perByte is series a over series b, each divided by the bytes of its
-// input (the series aBytes and bBytes).
+// input (the series aBytes and bBytes): a/b times bBytes/aBytes.
 func perByte(a, aBytes, b, bBytes string) func(Measurements) (float64, bool) {
+	times, sizes := ratio(a, b), ratio(bBytes, aBytes)
 	return func(m Measurements) (float64, bool) {
-		x, ok1 := m.Values[a]
-		y, ok2 := m.Values[b]
-		xb, ok3 := m.Values[aBytes]
-		yb, ok4 := m.Values[bBytes]
-		if !ok1 || !ok2 || !ok3 || !ok4 || y <= 0 || xb <= 0 || yb <= 0 {
-			return 0, false
-		}
-		return (x / xb) / (y / yb), true
+		t, ok1 := times(m)
+		s, ok2 := sizes(m)
+		return t * s, ok1 && ok2 && s > 0
 	}
 }
 
