@@ -31,11 +31,20 @@ var codexFormat = Format{
 	Events: NewCodexReader,
 }
 
+// isCodexEvent recognises a line of the stream by its type: a thread.*,
+// turn.* or item.* event, or an error event of Codex's shape.
 func isCodexEvent(head []byte) bool {
 	if jsonx.Validate(head) != nil {
 		return false
 	}
-	typ := jsonx.Value(head).Get("type").Str()
+	v := jsonx.Value(head)
+	typ := v.Get("type").Str()
+	if typ == "error" {
+		// A stream error (a retry, or why the run stopped): a message
+		// alone, where Gemini CLI's has a severity and a timestamp.
+		return v.Get("message").Type() == jsonx.String && v.Get("severity").Type() == jsonx.Missing &&
+			v.Get("timestamp").Type() == jsonx.Missing
+	}
 	return strings.HasPrefix(typ, "thread.") || strings.HasPrefix(typ, "turn.") || strings.HasPrefix(typ, "item.")
 }
 

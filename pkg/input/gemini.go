@@ -1,7 +1,6 @@
 package input
 
 import (
-	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"regexp"
@@ -46,30 +45,61 @@ var geminiSessionFormat = Format{
 	SessionGlob:  filepath.Join("*", "chats", "session-*.jsonl"),
 }
 
-// isGeminiStream recognises the stream by its first line, Gemini's init:
-// type "init" with a timestamp, a session_id and a model, and no subtype.
-// Claude Code's init is type "system" with subtype "init", so neither is
-// ever taken for the other (TestGeminiDetectionIsCertain).
-func isGeminiStream(head []byte) bool {
-	if !bytes.Contains(head, []byte(`"init"`)) || jsonx.Validate(head) != nil {
+// isGeminiStream recognises a line of the stream by its type and the
+// members only Gemini CLI writes with it: an init with a session_id, a
+// message with a role, a tool_use with its tool's name and id, a
+// tool_result with its id and status, an error with a severity, a result
+// with a status. None has a subtype: Claude Code's events of the same
+// types (result; its init is type "system") always have one, and its
+// messages and tool blocks are nested, never top-level events, so that
+// neither is ever taken for the other (TestDetectionIsCertain).
+func isGeminiStream(line []byte) bool {
+	if jsonx.Validate(line) != nil {
 		return false
 	}
-	v := jsonx.Value(head)
-	return v.Get("type").StrEqual("init") && v.Get("subtype").Type() == jsonx.Missing &&
-		v.Get("timestamp").Type() == jsonx.String && v.Get("session_id").Type() == jsonx.String &&
-		v.Get("model").Type() == jsonx.String
+	v := jsonx.Value(line)
+	has := func(key string) bool { return v.Get(key).Type() == jsonx.String }
+	if v.Get("subtype").Type() != jsonx.Missing {
+		return false
+	}
+	switch v.Get("type").Str() {
+	case "init":
+		return has("session_id")
+	case "message":
+		return has("role")
+	case "tool_use":
+		return has("tool_name") && has("tool_id")
+	case "tool_result":
+		return has("tool_id") && has("status")
+	case "error":
+		return has("severity")
+	case "result":
+		return has("status") && v.Get("is_error").Type() == jsonx.Missing
+	}
+	return false
 }
 
-// isGeminiChat recognises a chat file by its header: sessionId,
-// projectHash, startTime and kind ("main" or "subagent"), and no type.
-func isGeminiChat(head []byte) bool {
-	if !bytes.Contains(head, []byte(`"projectHash"`)) || jsonx.Validate(head) != nil {
+// isGeminiChat recognises a line of a chat file: its header (sessionId,
+// projectHash, startTime and kind, and no type), an update of it (an
+// object of "$set" alone), or a record (an id, a timestamp, a type and
+// content at the top level, where Claude Code's records hold a message).
+func isGeminiChat(line []byte) bool {
+	if jsonx.Validate(line) != nil {
 		return false
 	}
-	v := jsonx.Value(head)
-	return v.Get("sessionId").Type() == jsonx.String && v.Get("projectHash").Type() == jsonx.String &&
-		v.Get("startTime").Type() == jsonx.String && v.Get("kind").Type() == jsonx.String &&
-		v.Get("type").Type() == jsonx.Missing
+	v := jsonx.Value(line)
+	has := func(key string) bool { return v.Get(key).Type() == jsonx.String }
+	switch {
+	case v.Get("$set").Type() == jsonx.Object:
+		n := 0
+		v.EachMember(func(k []byte, _ jsonx.Value) bool { n++; return true })
+		return n == 1
+	case has("projectHash"):
+		return has("sessionId") && has("startTime") && has("kind") && v.Get("type").Type() == jsonx.Missing
+	}
+	return has("id") && has("timestamp") && has("type") && v.Get("content").Type() != jsonx.Missing &&
+		v.Get("message").Type() == jsonx.Missing && v.Get("sessionId").Type() == jsonx.Missing &&
+		v.Get("session_id").Type() == jsonx.Missing
 }
 
 // geminiShell is the tool that runs a command; its result is a success

@@ -1,7 +1,6 @@
 package input
 
 import (
-	"bufio"
 	"io"
 	"os"
 	"path/filepath"
@@ -21,8 +20,9 @@ func GeminiSessionsTree(getenv func(string) string, home string) string {
 	return filepath.Join(home, ".gemini", "tmp")
 }
 
-// IsGeminiChatFile reports whether path's first line is a Gemini chat
-// file's header (false for what is not a regular file).
+// IsGeminiChatFile reports whether path is a Gemini chat file, by the
+// first line of its head that a kind recognises, as Open tells (false
+// for what is not a regular file).
 func IsGeminiChatFile(path string) bool {
 	if _, err := RegularFile(path); err != nil {
 		return false // a FIFO would be waited on forever: its caller says what it is
@@ -32,8 +32,8 @@ func IsGeminiChatFile(path string) bool {
 		return false
 	}
 	defer f.Close()
-	head, _, _ := bufio.NewReader(io.LimitReader(f, headSize)).ReadLine()
-	return isGeminiChat(head)
+	h, _, err := sniff(f, "", Formats())
+	return err == nil && h.format.Kind == GeminiSession
 }
 
 // EachGeminiChatEvent calls fn with each event the reader of the Gemini
@@ -70,6 +70,7 @@ func EachGeminiChatEvent(path string, fn func(ev *stream.Event, agent bool)) (ba
 // to also (Agent: a subagent's; Main), so the caller's account reads it
 // as it reads a transcript's records.
 func scanGeminiChat(path string, s Session, also *Also) (Session, error) {
+	s.CLI = geminiCLI // (the init, which says so too, is made from the header, which may be cut)
 	msgs := map[string]stream.Usage{}
 	bad, err := EachGeminiChatEvent(path, func(ev *stream.Event, agent bool) {
 		if ev.Kind == stream.KindInit {

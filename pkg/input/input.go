@@ -33,10 +33,10 @@ type Format struct {
 	// (stream.CLIOf; "" for Claude Code's). A report's first line names
 	// it; the init a kind's reader makes carries the same id ("cli").
 	CLI string
-	// Detect reports whether an input whose first line (or first 64 KiB)
-	// is head is of this kind; nil accepts any input: the last format,
-	// which takes what no other recognises.
-	Detect func(head []byte) bool
+	// Detect reports whether line, one line of the input's head (a JSON
+	// object, trimmed), is certainly one of this kind's: Open takes the
+	// kind of the first line of the head that a kind recognises.
+	Detect func(line []byte) bool
 	// Events returns the reader of the input's events; path is the file
 	// the input was opened from ("" for stdin), for kinds that read the
 	// files beside it.
@@ -55,7 +55,9 @@ type Format struct {
 	SessionGlob string
 }
 
-// Formats returns the kinds of input, in the order Open tries them.
+// Formats returns the kinds of input, in the order Open tries them on each
+// line; the last, Claude Code's stream, also takes an input of which no
+// line of the head is recognised.
 func Formats() []Format {
 	return []Format{geminiFormat, geminiSessionFormat, transcriptFormat, codexFormat, codexSessionFormat, streamFormat}
 }
@@ -86,10 +88,10 @@ type Input struct {
 var ErrPrettyJSON = errors.New("this looks like pretty-printed JSON, not one event per line (try jq -c . first)")
 
 // Open opens r, read from the file path ("" for stdin): it undoes gzip or
-// zstd compression, looks at the first
-// line (ErrPrettyJSON; Empty), and picks the kind of input, want or (when
-// want is empty) the first format that recognises that line. It reads no
-// more of r than that: on a live pipe, the first line.
+// zstd compression, looks at the first line (ErrPrettyJSON; Empty), and
+// picks the kind of input: want, or (when want is empty) the kind of the
+// first line of the head that a format recognises (sniff). It reads no
+// more of r than that: on a live pipe, the first line of a known kind.
 func Open(r io.Reader, path string, want Kind) (*Input, error) {
 	return open(r, path, want, Formats())
 }
@@ -100,22 +102,26 @@ func open(r io.Reader, path string, want Kind, formats []Format) (*Input, error)
 	if in.r, in.close, err = decompress(r); err != nil {
 		return nil, err
 	}
-	var head []byte
-	if head, in.r, err = peekLine(in.r); err != nil {
+	var h head
+	if h, in.r, err = sniff(in.r, want, formats); err != nil {
 		in.Close()
 		return nil, err
 	}
-	switch first := bytes.TrimSpace(head); {
+	switch first := bytes.TrimSpace(h.first); {
 	case len(first) == 1 && first[0] == '{':
 		in.Close()
 		return nil, ErrPrettyJSON
 	case len(first) == 0:
-		in.empty = true // peekLine reads past blank lines: all there is
+		in.empty = true // sniff reads past blank lines: all there is
 	}
-	if in.format, err = pick(head, want, formats); err != nil {
-		in.Close()
-		return nil, err
+	if want != "" {
+		if in.format, err = pick(want, formats); err != nil {
+			in.Close()
+			return nil, err
+		}
+		return in, nil
 	}
+	in.format = h.format
 	return in, nil
 }
 
@@ -156,60 +162,105 @@ type source struct {
 
 func (s source) Kind() Kind { return s.kind }
 
-// pick chooses the format: the one asked for, or the first that
-// recognises the head.
-func pick(head []byte, want Kind, formats []Format) (Format, error) {
-	if want != "" {
-		for _, f := range formats {
-			if f.Kind == want {
-				return f, nil
-			}
-		}
-		return Format{}, fmt.Errorf("unknown input kind %q", want)
-	}
+// pick returns the format asked for.
+func pick(want Kind, formats []Format) (Format, error) {
 	for _, f := range formats {
-		if f.Detect == nil || f.Detect(head) {
+		if f.Kind == want {
 			return f, nil
 		}
 	}
-	return Format{}, errors.New("no input format recognises this input")
+	return Format{}, fmt.Errorf("unknown input kind %q", want)
 }
 
-// headSize bounds the head a format is shown.
+// headSize bounds the head Open looks at.
 const headSize = 64 << 10
 
-// peekLine reads r up to the end of its first line that is not blank (at
-// most headSize bytes) and returns that line and a reader that yields all
-// of r again: r itself, sought back, when it can seek (a file stays a
+// head is what sniff found at the input's start.
+type head struct {
+	first  []byte // the first line that is not blank
+	format Format // the kind of the first line a format recognises
+}
+
+// sniff reads r up to the end of the first line that a format recognises
+// (want empty), or of its first line that is not blank (want set), at
+// most headSize bytes, and returns what it found and a reader that yields
+// all of r again: r itself, sought back, when it can seek (a file stays a
 // file, which the stream reader reads ahead and looks into), else the
 // bytes read put back in front. It stops there so that a live pipe is not
-// waited on. A blank head means the input is blank to its end (or its
-// first headSize bytes are white space).
-func peekLine(r io.Reader) ([]byte, io.Reader, error) {
+// waited on once its kind is known. Lines no format recognises are looked
+// past: what a CLI wrote on stderr, mixed in with 2>&1, before its first
+// event; an event of a type this version does not know; a first line cut
+// or corrupted. An input none of whose first lines is recognised is
+// Claude Code's stream (the last format), whose reader reports its lines
+// one by one. A blank first line means the input is blank to its end (or
+// its first headSize bytes are white space).
+func sniff(r io.Reader, want Kind, formats []Format) (head, io.Reader, error) {
 	var read []byte
+	var h head
 	buf := make([]byte, 4096)
-	for len(read) < headSize && !hasLine(read) {
+	scanned := 0 // read[:scanned] is whole lines looked at
+	found := false
+	for !found && len(read) < headSize {
 		n, err := r.Read(buf[:min(len(buf), headSize-len(read))])
 		read = append(read, buf[:n]...)
+		end := err != nil || len(read) >= headSize
+		for !found {
+			i := bytes.IndexByte(read[scanned:], '\n')
+			if i < 0 && (!end || scanned == len(read)) {
+				break
+			}
+			start, line := scanned, read[scanned:]
+			if i >= 0 {
+				line, scanned = line[:i], scanned+i+1
+			} else {
+				scanned = len(read) // (the input's last line, or the head's end)
+			}
+			if start == 0 {
+				line = bytes.TrimPrefix(line, utf8BOM)
+			}
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 {
+				continue
+			}
+			if h.first == nil {
+				h.first = line
+				if want != "" || line[0] == '[' {
+					// (A '[' is the JSON array of --output-format json.)
+					found = true
+					h.format = formats[len(formats)-1]
+					break
+				}
+			}
+			if line[0] == '{' {
+				h.format, found = recognise(line, formats)
+			}
+		}
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, nil, err
+			return head{}, nil, err
 		}
 	}
-	rest, err := putBack(r, read)
-	head := bytes.TrimLeft(read, " \t\r\n")
-	if i := bytes.IndexByte(head, '\n'); i >= 0 {
-		head = head[:i]
+	if !found {
+		h.format = formats[len(formats)-1]
 	}
-	return head, rest, err
+	h.first = bytes.Clone(h.first) // (read is put back)
+	rest, err := putBack(r, read)
+	return h, rest, err
 }
 
-// hasLine reports whether b holds a line that is not blank, ended.
-func hasLine(b []byte) bool {
-	b = bytes.TrimLeft(b, " \t\r\n")
-	return bytes.IndexByte(b, '\n') >= 0
+// utf8BOM is the byte order mark an editor may put in front of a file.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
+// recognise returns the first format that recognises line.
+func recognise(line []byte, formats []Format) (Format, bool) {
+	for _, f := range formats {
+		if f.Detect != nil && f.Detect(line) {
+			return f, true
+		}
+	}
+	return Format{}, false
 }
 
 // putBack returns a reader of head followed by the rest of r.

@@ -222,17 +222,19 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 	if err != nil {
 		return s, err
 	}
-	if first != nil && !isTranscriptRecord(first) {
-		// Another agent CLI's session file (Codex's): read by its kind.
+	s.CLI = stream.ClaudeCodeID
+	if first == nil || !isTranscriptRecord(first) {
+		// Another agent CLI's session file (Codex's), which Open tells
+		// from the first lines it recognises (the first may be cut).
 		if o, err := scanOtherSession(path, also); err == nil {
 			return o, nil
 		}
-	}
-	s.CLI = stream.ClaudeCodeID
-	if first == nil || !isTranscriptRecord(first) {
 		what := "empty"
-		if first != nil {
+		switch {
+		case first != nil:
 			what = "its first record is not a transcript's"
+		case len(s.Bad) > 0:
+			what = "none of its lines is a whole record"
 		}
 		return s, fmt.Errorf("%s: %w (%s)", path, ErrNotTranscript, what)
 	}

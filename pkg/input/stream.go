@@ -3,6 +3,8 @@ package input
 import (
 	"io"
 
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -11,11 +13,23 @@ import (
 // json, which the decoder recognises by its '[').
 const Stream Kind = "stream"
 
-// streamFormat takes any input no other format recognises: a stream's
-// lines are read and reported one by one, whatever they hold.
+// streamFormat is recognised by a line of a type Claude Code's stream has;
+// it also takes any input no format recognises: a stream's lines are read
+// and reported one by one, whatever they hold.
 var streamFormat = Format{
-	Kind: Stream,
+	Kind:   Stream,
+	Detect: isStreamEvent,
 	Events: func(r io.Reader, _ string, opts stream.DecoderOptions) stream.Reader {
 		return stream.NewReader(r, opts)
 	},
+}
+
+// isStreamEvent recognises a line of Claude Code's stream by its type.
+// The other kinds, tried before, take their lines first (a Gemini CLI
+// result is a "result" too).
+func isStreamEvent(line []byte) bool {
+	if jsonx.Validate(line) != nil {
+		return false
+	}
+	return stream.KnownType(jsonx.Value(line).Get("type").Str())
 }
