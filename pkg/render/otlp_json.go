@@ -2,9 +2,9 @@ package render
 
 import (
 	"encoding/hex"
-	"errors"
 	"math"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -20,8 +20,12 @@ import (
 // bytes equal to protojson's of the protobuf the format sends, on every
 // capture's and transcript's trace.
 
-// errOTLPUTF8 is protojson's refusal of a string that is not UTF-8.
-var errOTLPUTF8 = errors.New("render: otlp: string field contains invalid UTF-8")
+// utf8Valid is s with each byte that is not UTF-8 replaced by U+FFFD:
+// protojson and proto.Marshal refuse such a string, which a run's input
+// may hold anywhere (a file's name, a tool input's key: jsonx's Str
+// replaces them in the values it reads, not in the JSON a summary
+// quotes), and a trace is not refused for one byte.
+func utf8Valid(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 
 type otlpEncoder struct {
 	b   []byte
@@ -216,6 +220,7 @@ func (e *otlpEncoder) float(n float64) {
 // a string with a byte past ASCII, seen on the way (a second pass over
 // every string was half of quoting's instructions).
 func (e *otlpEncoder) quote(s string) {
+	at := len(e.b)
 	e.b = append(e.b, '"')
 	start := 0
 	var high uint64 // the bytes' high bits, or'ed: one is set past ASCII
@@ -265,8 +270,11 @@ func (e *otlpEncoder) quote(s string) {
 		i++
 		start = i
 	}
-	if high&0x8080808080808080 != 0 && !utf8.ValidString(s) && e.err == nil {
-		e.err = errOTLPUTF8
+	if high&0x8080808080808080 != 0 && !utf8.ValidString(s) {
+		// Written again with each bad byte replaced (utf8Valid).
+		e.b = e.b[:at]
+		e.quote(utf8Valid(s))
+		return
 	}
 	e.b = append(e.b, s[start:]...)
 	e.b = append(e.b, '"')

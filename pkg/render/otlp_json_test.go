@@ -170,17 +170,23 @@ func TestOTLPJSONMatchesProtojsonOnHardValues(t *testing.T) {
 		assert.Equal(t, string(want), string(got), "%q", name)
 		assert.Len(t, msg.ResourceSpans[0].ScopeSpans[0].Spans, 3)
 	}
-	var err error
-	// A string that is not UTF-8 is refused by both encodings, as
-	// protojson and proto.Marshal refuse it, wherever its bad byte sits
-	// (the JSON's check is made of the strings with a byte past ASCII,
-	// seen eight bytes at a time or one by one).
+	// A string that is not UTF-8, which protojson and proto.Marshal
+	// refuse, is written by both encodings with each bad byte replaced by
+	// U+FFFD, wherever its bad byte sits (the JSON's check is made of the
+	// strings with a byte past ASCII, seen eight bytes at a time or one by
+	// one): the same bytes as protojson's of the batch with it replaced.
 	for _, name := range []string{"a\xffb", "abcdefg\xff", "\xffabcdefgh", "abcdefgh\xc3", "ééé\xe9é", "abc\"\xff\"defgh"} {
-		bad := hardBatch(name)
-		_, err = bad.AppendJSON(nil)
-		assert.ErrorContains(t, err, "invalid UTF-8", "%q", name)
-		_, err = bad.AppendProtobuf(nil)
-		assert.ErrorContains(t, err, "invalid UTF-8", "%q", name)
+		got, err := hardBatch(name).AppendJSON(nil)
+		require.NoError(t, err, "%q", name)
+		pb, err := hardBatch(name).AppendProtobuf(nil)
+		require.NoError(t, err, "%q", name)
+		valid := hardBatch(strings.ToValidUTF8(name, "\uFFFD"))
+		wantPB, err := valid.AppendProtobuf(nil)
+		require.NoError(t, err)
+		assert.Equal(t, wantPB, pb, "%q", name)
+		_, want, err := otlpref.FromProtobuf(wantPB)
+		require.NoError(t, err)
+		assert.Equal(t, string(want), string(got), "%q", name)
 	}
 }
 

@@ -50,8 +50,8 @@ func (e *otlpProto) str(n protowire.Number, v string) {
 
 // strAlways writes a string even when empty (a oneof's member).
 func (e *otlpProto) strAlways(n protowire.Number, v string) {
-	if !utf8.ValidString(v) && e.err == nil {
-		e.err = errOTLPUTF8 // (proto.Marshal refuses it too)
+	if !utf8.ValidString(v) {
+		v = utf8Valid(v) // (proto.Marshal refuses it)
 	}
 	e.b = protowire.AppendTag(e.b, n, protowire.BytesType)
 	e.b = protowire.AppendString(e.b, v)
