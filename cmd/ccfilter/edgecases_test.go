@@ -73,9 +73,9 @@ func TestDuplicateKeysLastWins(t *testing.T) {
 }
 
 // TestNumbersThatDoNotFit proves that a cost past float64 (1e400) or a
-// count past int64 neither crashes a JSON report nor shows as a 0 that was
-// not written: the cost is kept as written, the count is left out, and
-// stderr names the line and the field.
+// count past int64 or below 0 neither crashes a JSON report nor shows as
+// a 0 that was not written (nor cuts a sum): the cost is kept as written,
+// the count is left out, and stderr names the line and the field.
 func TestNumbersThatDoNotFit(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -105,6 +105,12 @@ func TestNumbersThatDoNotFit(t *testing.T) {
 			[]string{"usage", "--format", "csv"},
 			[]string{"claude-opus-5-5,main,1,0,1,2457,9840,"},
 			"line 2: input_tokens 99999999999999999999 does not fit a 64-bit number: read as missing"},
+		{"a negative count: left out and said, not summed",
+			[]string{`"input_tokens":3,"cache_creation_input_tokens":2457,"cache_read_input_tokens":9840,"cache_creation"`,
+				`"input_tokens":-5000,"cache_creation_input_tokens":2457,"cache_read_input_tokens":9840,"cache_creation"`},
+			[]string{"usage", "--format", "csv"},
+			[]string{"claude-opus-5-5,main,1,0,1,2457,9840,"},
+			"line 2: input_tokens -5000 is negative, which no count is: read as missing"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

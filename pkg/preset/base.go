@@ -187,8 +187,12 @@ func (b *base) unfitSummary() {
 	if nf.Count == 0 {
 		return
 	}
-	msg := fmt.Sprintf("%s: line %d: %s %s does not fit a 64-bit number: read as missing",
-		b.c.Source, nf.First.Line, nf.First.Field, nf.First.Text)
+	what := "does not fit a 64-bit number"
+	if nf.First.Negative {
+		what = "is negative, which no count is"
+	}
+	msg := fmt.Sprintf("%s: line %d: %s %s %s: read as missing",
+		b.c.Source, nf.First.Line, nf.First.Field, nf.First.Text, what)
 	if nf.Count > 1 {
 		msg += fmt.Sprintf(" (%s in all)", render.Plural(nf.Count, "such number"))
 	}

@@ -68,13 +68,16 @@ func usageOf(v jsonx.Value, nf *Unfits) Usage {
 }
 
 // Unfit is a number the stream wrote that does not fit where ccfilter
-// keeps it: a count past int64, a cost past float64 (1e400). It is read as
-// missing (no cost; a count left out of the sums) and reported, so that no
-// report shows a 0 that was not written, and no JSON output fails on +Inf.
+// keeps it: a count past int64 or below 0, a cost past float64 (1e400). It
+// is read as missing (no cost; a count left out of the sums) and reported,
+// so that no report shows a 0 that was not written, no sum is cut by a
+// negative count, and no JSON output fails on +Inf.
 type Unfit struct {
 	Line  int64  `json:"line"`
 	Field string `json:"field"`
 	Text  string `json:"text"` // as written
+	// Negative: a count below 0 (else a number past what ccfilter holds).
+	Negative bool `json:"negative,omitempty"`
 }
 
 // Unfits counts the numbers that did not fit and keeps the first. The zero
@@ -86,11 +89,17 @@ type Unfits struct {
 }
 
 // Int reads v as a count (0 when missing), noting a number that int64
-// cannot hold.
+// cannot hold or that is negative, and reading either as 0.
 func (nf *Unfits) Int(field string, v jsonx.Value) int64 {
 	n, ok := v.IntOK()
-	if !ok && nf != nil && v.Type() == jsonx.Number {
-		nf.note(field, v)
+	switch {
+	case n < 0:
+		if nf != nil {
+			nf.note(field, v, true)
+		}
+		return 0
+	case !ok && nf != nil && v.Type() == jsonx.Number:
+		nf.note(field, v, false)
 	}
 	return n
 }
@@ -100,14 +109,14 @@ func (nf *Unfits) Int(field string, v jsonx.Value) int64 {
 func (nf *Unfits) Float(field string, v jsonx.Value) (float64, bool) {
 	f, ok := v.FloatOK()
 	if !ok && nf != nil && v.Type() == jsonx.Number {
-		nf.note(field, v)
+		nf.note(field, v, false)
 	}
 	return f, ok
 }
 
-func (nf *Unfits) note(field string, v jsonx.Value) {
+func (nf *Unfits) note(field string, v jsonx.Value, negative bool) {
 	if nf.Count == 0 {
-		nf.First = Unfit{Line: nf.line, Field: field, Text: numberText(v)}
+		nf.First = Unfit{Line: nf.line, Field: field, Text: numberText(v), Negative: negative}
 	}
 	nf.Count++
 }
