@@ -70,6 +70,10 @@ type codexSessionReader struct {
 	// as a Claude Code message's do).
 	pending []codexPending
 	calls   int
+	// records: a line of a session file's was read. Without one (JSON
+	// lines of no type it knows, read as a session because --input said
+	// so), no result is made: there was no run to say succeeded.
+	records bool
 	f       codexSessionFacts
 	echo    echoes
 	made    eventMaker
@@ -116,7 +120,7 @@ func (c *codexSessionReader) Next() (*stream.Event, error) {
 			if err := c.flush(nil); err != nil {
 				return nil, err
 			}
-			if c.opts.Cut == nil || !c.opts.Cut() {
+			if c.records && (c.opts.Cut == nil || !c.opts.Cut()) {
 				if err := c.emit(c.result(), c.opts.Source, 0); err != nil {
 					return nil, err
 				}
@@ -137,6 +141,7 @@ func (c *codexSessionReader) Next() (*stream.Event, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.records = c.records || known
 		if !known {
 			raw.SetEcho(c.echo.take())
 			if c.opts.Prepare != nil {

@@ -50,7 +50,11 @@ func (k topKeys) Path(keys ...string) jsonx.Value { return jsonx.Value(k.ev.Get(
 const maxHeld = 64
 
 type transcriptReader struct {
-	opts    stream.DecoderOptions
+	opts stream.DecoderOptions
+	// records: a record of a transcript's type was read. Without one (JSON
+	// lines of no type it knows, read as a transcript because --input said
+	// so), no init and no result are made: there was no session.
+	records bool
 	dir     string // the session's folder (subagents/, tool-results/); "" from stdin
 	frames  []frame
 	agents  map[string][]sidechain // by the Agent (or Workflow) call's tool_use id
@@ -348,7 +352,7 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 				t.unjoined()
 				continue
 			}
-			if !t.ended && (t.opts.Cut == nil || !t.opts.Cut()) {
+			if !t.ended && t.records && (t.opts.Cut == nil || !t.opts.Cut()) {
 				t.ended = true
 				return t.synthetic(t.result())
 			}
@@ -362,6 +366,9 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 		}
 		if err != nil {
 			return nil, err
+		}
+		if !t.records && slices.Contains(transcriptTypes, ev.Type) {
+			t.records = true
 		}
 		if ev.Kind == stream.KindToolResult {
 			t.persisted(ev)
@@ -402,7 +409,7 @@ func (t *transcriptReader) hold(ev *stream.Event) {
 // release puts the synthetic init before the held records.
 func (t *transcriptReader) release() {
 	t.held = false
-	if t.inited {
+	if t.inited || !t.records {
 		return
 	}
 	t.inited = true
