@@ -631,6 +631,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	// reads whole trees holds a line and its tree).
 	perLine := max(1, p.preset.LinesHeld)
 	lead := &leading{stderr: o.stderr}
+	foreign := &foreignLines{kind: in.Kind(), cli: in.CLI(), source: cfg.Source}
 	path := o.eventPath(run, tr)
 	for {
 		if !dec.Buffered() || o.LineBuffered {
@@ -656,6 +657,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 			continue
 		}
 		lead.event()
+		foreign.see(ev, o.stderr)
 		o.watch.event(ev)
 		memory.line(len(ev.Raw), perLine)
 		if code, done, err := path.pass(ctx, ev); done {

@@ -253,6 +253,15 @@ func sniff(r io.Reader, want Kind, formats []Format) (head, io.Reader, error) {
 // utf8BOM is the byte order mark an editor may put in front of a file.
 var utf8BOM = []byte("\xef\xbb\xbf")
 
+// Recognise says which kind of input line (one line, trimmed) is
+// certainly a line of, and that kind's CLI: for a reader's caller that
+// meets a line its input's kind did not know, to tell another CLI's
+// output concatenated after the first's from an event of a new type.
+func Recognise(line []byte) (Kind, stream.CLI, bool) {
+	f, ok := recognise(line, Formats())
+	return f.Kind, stream.CLIOf(f.CLI, ""), ok
+}
+
 // recognise returns the first format that recognises line.
 func recognise(line []byte, formats []Format) (Format, bool) {
 	for _, f := range formats {
