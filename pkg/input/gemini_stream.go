@@ -39,11 +39,10 @@ import (
 // user last saw, not doubled.
 
 type geminiReader struct {
-	w jw // the buffer events are written in (NewEvent copies them)
-	// free are events handed out before, which the reader may remake
-	// (valid until its next Next, as a decoder's); out, the last one.
-	free  []*stream.Event
-	out   *stream.Event
+	w jw // the buffer events are written in (made copies them)
+	// made makes the events, remaking those handed out before (valid
+	// until the reader's next Next, as a decoder's).
+	made  eventMaker
 	in    stream.Reader
 	opts  stream.DecoderOptions
 	queue []*stream.Event
@@ -74,6 +73,8 @@ type geminiReader struct {
 	tools     map[string]string
 	toolOrder []string
 	models    []string // appendResult's, kept
+	// marshalled is the member index of the last event marshalled (make).
+	marshalled []jsonx.Member
 }
 
 // maxOpenGeminiCalls bounds the calls whose names are kept for their result.
@@ -91,10 +92,6 @@ func NewGeminiReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.R
 }
 
 func (g *geminiReader) Next() (*stream.Event, error) {
-	if g.out != nil {
-		g.free = append(g.free, g.out)
-		g.out = nil
-	}
 	for {
 		if g.err != nil {
 			err := g.err
@@ -104,12 +101,13 @@ func (g *geminiReader) Next() (*stream.Event, error) {
 		if len(g.queue) > 0 {
 			ev := g.queue[0]
 			g.queue = g.queue[:copy(g.queue, g.queue[1:])]
-			g.out = ev
 			return ev, nil
 		}
 		if g.ended {
 			return nil, io.EOF
 		}
+		// (every event made before was handed out: they are made again)
+		g.made.reset()
 		ev, err := g.in.Next()
 		if err == io.EOF {
 			g.ended = true
@@ -193,12 +191,12 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		} else {
 			w.str(content)
 		}
-		w.raw(`}]`)
+		w.raw(`}]}`)
 		if g.tools[id] == geminiSubagent && !failed {
-			w.raw(`},"tool_use_result":{"status":"completed"`) // (the tracker's sign of a subagent's end)
+			w.key("tool_use_result").raw(`{"status":"completed"}`) // (the tracker's sign of a subagent's end)
 		}
 		g.forget(id)
-		g.emit(ev, w.end())
+		g.emit(ev, w.done())
 		return
 	case "error":
 		g.flush()
@@ -300,12 +298,13 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	if !g.wants(stream.KindDelta) {
 		return
 	}
-	w := g.w.start(`{"type":"stream_event","ccfilter":"synthetic","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`)
-	w.val(content, `""`).raw(`}},"api_message_id":`).quoted(g.msgIDQ).raw(`,"session_id":`).quoted(g.sessionQ)
+	w := g.w.start().key("type").raw(`"stream_event"`).key("ccfilter").raw(`"synthetic"`).
+		key("event").raw(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`).val(content, `""`).raw(`}}`).
+		key("api_message_id").quoted(g.msgIDQ).key("session_id").quoted(g.sessionQ)
 	if len(tsv) > 0 {
-		w.raw(`,"timestamp":`).val(tsv, `""`)
+		w.key("timestamp").val(tsv, `""`)
 	}
-	g.emit(ev, w.raw(`}`).b)
+	g.emit(ev, w.done())
 }
 
 // add adds piece to the open text: more text, or, when it is the
@@ -400,11 +399,12 @@ func (g *geminiReader) flush() {
 // the Gemini line's own JSON tokens, not decoded and encoded again: the
 // stream's lines are many and small (docs/performance.md).
 func (g *geminiReader) line(role string, ts jsonx.Value, id, content string) *jw {
-	w := g.w.start(`{"type":"`).raw(role).raw(`","ccfilter":"synthetic","parent_tool_use_id":null,"session_id":`).quoted(g.sessionQ)
+	w := g.w.start().key("type").raw(`"`).raw(role).raw(`"`).key("ccfilter").raw(`"synthetic"`).key("parent_tool_use_id").raw("null").
+		key("session_id").quoted(g.sessionQ)
 	if len(ts) > 0 {
-		w.raw(`,"timestamp":`).val(ts, `""`)
+		w.key("timestamp").val(ts, `""`)
 	}
-	w.raw(`,"message":{"role":"`).raw(role).raw(`"`)
+	w.key("message").raw(`{"role":"`).raw(role).raw(`"`)
 	if role == "assistant" {
 		w.raw(`,"model":"<synthetic>"`) // no model call the stream accounts for
 	}
@@ -476,27 +476,27 @@ func (g *geminiReader) result(v topKeys, ts string) gmResult {
 // gmInit{Type: "system", Subtype: "init", CCFilter, CLI, SessionID, Model,
 // Timestamp, Tools: [], MCPServers: []}, by hand (a marshal per run was a
 // tenth of final on a stream of short runs).
-func (g *geminiReader) appendInit(model, ts string) ownJSON {
-	w := g.w.start(`{"type":"system","subtype":"init","ccfilter":"synthetic","cli":"` + geminiCLI + `","session_id":`).quoted(g.sessionQ).
-		raw(`,"model":`).str(model)
+func (g *geminiReader) appendInit(model, ts string) written {
+	w := g.w.start().key("type").raw(`"system"`).key("subtype").raw(`"init"`).key("ccfilter").raw(`"synthetic"`).
+		key("cli").raw(`"` + geminiCLI + `"`).key("session_id").quoted(g.sessionQ).key("model").str(model)
 	if ts != "" {
-		w.raw(`,"timestamp":`).str(ts)
+		w.key("timestamp").str(ts)
 	}
-	return ownJSON(w.raw(`,"tools":[],"mcp_servers":[]}`).b)
+	return w.key("tools").raw(`[]`).key("mcp_servers").raw(`[]`).done()
 }
 
 // appendResult writes r as json.Marshal writes a gmResult (its members in
 // their order, the models' sorted by name), by hand: a marshal per run was
 // a tenth of final's time on a stream of short runs
 // (TestGeminiResultWrittenAsMarshalled).
-func (g *geminiReader) appendResult(r *gmResult) ownJSON {
-	w := g.w.start(`{"type":`).str(r.Type).raw(`,"subtype":`).str(r.Subtype).raw(`,"ccfilter":`).str(r.CCFilter).
-		raw(`,"is_error":`).raw(strconv.FormatBool(r.IsError))
+func (g *geminiReader) appendResult(r *gmResult) written {
+	w := g.w.start().key("type").str(r.Type).key("subtype").str(r.Subtype).key("ccfilter").str(r.CCFilter).
+		key("is_error").raw(strconv.FormatBool(r.IsError))
 	if r.Result != nil {
-		w.raw(`,"result":`).str(*r.Result)
+		w.key("result").str(*r.Result)
 	}
 	if len(r.Errors) > 0 {
-		w.raw(`,"errors":[`)
+		w.key("errors").raw(`[`)
 		for i, e := range r.Errors {
 			if i > 0 {
 				w.raw(",")
@@ -506,17 +506,17 @@ func (g *geminiReader) appendResult(r *gmResult) ownJSON {
 		w.raw("]")
 	}
 	if r.DurationMs != nil {
-		w.raw(`,"duration_ms":`).int(*r.DurationMs)
+		w.key("duration_ms").int(*r.DurationMs)
 	}
-	w.raw(`,"num_turns":`).int(int64(r.NumTurns))
+	w.key("num_turns").int(int64(r.NumTurns))
 	if r.SessionID != "" {
-		w.raw(`,"session_id":`).str(r.SessionID)
+		w.key("session_id").str(r.SessionID)
 	}
 	if r.Timestamp != "" {
-		w.raw(`,"timestamp":`).str(r.Timestamp)
+		w.key("timestamp").str(r.Timestamp)
 	}
 	if u := r.Usage; u != nil {
-		w.raw(`,"usage":{"input_tokens":`).int(u.InputTokens).raw(`,"cache_creation_input_tokens":`).int(u.CacheCreationInputTokens).
+		w.key("usage").raw(`{"input_tokens":`).int(u.InputTokens).raw(`,"cache_creation_input_tokens":`).int(u.CacheCreationInputTokens).
 			raw(`,"cache_read_input_tokens":`).int(u.CacheReadInputTokens).raw(`,"output_tokens":`).int(u.OutputTokens).raw("}")
 	}
 	if len(r.ModelUsage) > 0 {
@@ -525,7 +525,7 @@ func (g *geminiReader) appendResult(r *gmResult) ownJSON {
 			g.models = append(g.models, name)
 		}
 		slices.Sort(g.models)
-		w.raw(`,"modelUsage":{`)
+		w.key("modelUsage").raw(`{`)
 		for i, name := range g.models {
 			if i > 0 {
 				w.raw(",")
@@ -536,7 +536,7 @@ func (g *geminiReader) appendResult(r *gmResult) ownJSON {
 		}
 		w.raw("}")
 	}
-	return ownJSON(w.raw("}").b)
+	return w.done()
 }
 
 // geminiCounts reads a Gemini token count object (the run's stats or a
@@ -590,16 +590,38 @@ func (g *geminiReader) makeIf(k stream.Kind, src *stream.Event, v any) *stream.E
 }
 
 // make is the event of v, at src's line, echoing src's bytes (none when
-// src is nil), prepared as the decoder prepares the lines it reads.
+// src is nil), prepared as the decoder prepares the lines it reads. v is
+// the reader's own writing (written), indexed as it was written, or a
+// value marshalled (the rare events: a notice, an API error, a restart).
 func (g *geminiReader) make(src *stream.Event, v any) *stream.Event {
-	var reuse *stream.Event
-	if n := len(g.free); n > 0 {
-		reuse, g.free = g.free[n-1], g.free[:n-1]
+	w, ok := v.(written)
+	if !ok {
+		b, err := json.Marshal(v)
+		if err == nil {
+			w.b = b
+			w.top, err = jsonx.Members(b, g.marshalled[:0])
+			g.marshalled = w.top
+		}
+		if err != nil {
+			g.err = err
+			return nil
+		}
 	}
-	ev, err := remakeEvent(reuse, v, g.opts, src)
-	if err != nil {
-		g.err = err
-		return nil
+	// Written by hand, the event is as valid as the values of src it
+	// copies (the reader's own text is written valid); marshalled, valid.
+	var line, off int64
+	var echo []byte
+	valid := !ok || src == nil || src.Checked()
+	if src != nil {
+		line, off, echo = src.Line, src.Offset, src.Raw
+	}
+	ev, _ := g.made.makeAt(w, g.opts.Source, line, valid, echo, nil)
+	ev.Offset = off
+	if g.opts.Prepare != nil {
+		if err := g.opts.Prepare(ev); err != nil {
+			g.err = err
+			return nil
+		}
 	}
 	return ev
 }
@@ -608,33 +630,16 @@ func (g *geminiReader) make(src *stream.Event, v any) *stream.Event {
 // for; nil: none) at its line, and runs the decoder's Prepare on it (the
 // redaction of its values, the run's validation).
 func makeEvent(v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Event, error) {
-	return remakeEvent(nil, v, opts, src)
-}
-
-// remakeEvent is makeEvent remaking ev, an event handed out before (nil:
-// a new one).
-func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Event, error) {
-	// Marshalled, v is valid JSON; written by hand (jw), it is as valid as
-	// the values of src it copies (the reader's own text is written valid).
-	b, written := v.([]byte)
-	valid := !written || src == nil || src.Checked()
-	if own, ok := v.(ownJSON); ok {
-		b, written, valid = own, true, true
-	}
-	if !written {
-		var err error
-		if b, err = json.Marshal(v); err != nil {
-			return nil, err
-		}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
 	}
 	var line int64
 	if src != nil {
 		line = src.Line
 	}
-	if ev == nil {
-		ev = &stream.Event{}
-	}
-	if err := ev.RemakeWritten(b, opts.Source, line, valid); err != nil {
+	ev := &stream.Event{}
+	if err := ev.RemakeWritten(b, opts.Source, line, true); err != nil {
 		return nil, err
 	}
 	if src != nil {
@@ -653,16 +658,49 @@ func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *strea
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// ownJSON is an event's JSON written by the reader from its own values
-// only (str, raw, int; no val of a line's token): valid whatever the line
-// it stands for.
-type ownJSON []byte
-
 // jw writes an event's JSON: what is written by hand (raw), a Gemini
-// line's own token (val) and a string of the reader's (str).
-type jw struct{ b []byte }
+// line's own token (val) and a string of the reader's (str). Its
+// top-level members are noted as they are written (key; done), so that
+// the event is indexed as it is written (Event.RemakeIndexed, as Codex's
+// are) rather than framed again: that walk over each event written was a
+// sixth of a run on the stream's small lines.
+type jw struct {
+	b []byte
+	// offs are the offsets in b of each member's key (start, end) and
+	// value (start, end), top the members done made of them.
+	offs []int
+	top  []jsonx.Member
+}
 
-func (w *jw) start(s string) *jw { w.b = append(w.b[:0], s...); return w }
+// start begins an event.
+func (w *jw) start() *jw {
+	w.b, w.offs = append(w.b[:0], '{'), w.offs[:0]
+	return w
+}
+
+// key begins a top-level member of the event; its value is written next.
+func (w *jw) key(k string) *jw {
+	if len(w.offs) > 0 {
+		w.offs = append(w.offs, len(w.b)) // (the end of the value before)
+		w.b = append(w.b, ',')
+	}
+	at := len(w.b) + 1
+	w.b = append(append(append(w.b, '"'), k...), `":`...)
+	w.offs = append(w.offs, at, at+len(k), len(w.b))
+	return w
+}
+
+// done ends the event: its JSON and its members (valid until the next
+// start).
+func (w *jw) done() written {
+	w.offs = append(w.offs, len(w.b))
+	w.b = append(w.b, '}')
+	w.top = w.top[:0]
+	for o := w.offs; len(o) >= 4; o = o[4:] {
+		w.top = append(w.top, jsonx.Member{Key: w.b[o[0]:o[1]], Val: jsonx.Value(w.b[o[2]:o[3]])})
+	}
+	return written{w.b, w.top}
+}
 
 func (w *jw) raw(s string) *jw { w.b = append(w.b, s...); return w }
 
@@ -723,4 +761,4 @@ func plainString(s string) bool {
 }
 
 // end closes the message and the event.
-func (w *jw) end() []byte { return append(w.b, "}}"...) }
+func (w *jw) end() written { return w.raw("}").done() }
