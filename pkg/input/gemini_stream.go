@@ -74,8 +74,21 @@ type geminiReader struct {
 	toolOrder []string
 	models    []string // appendResult's, kept
 	// marshalled is the member index of the last event marshalled (make).
-	marshalled []jsonx.Member
+	marshalled  []jsonx.Member
+	resultClass stream.Class // the last result's (appendResult)
 }
+
+// The classes of the events the reader writes whose class it knows (jw's
+// done): what classification finds of them, which need not read them
+// again (TestGeminiEventsIndexedAsFramed). A prompt's is left to
+// classification (its text can make it an interruption).
+var (
+	gmInitClass  = stream.Class{Type: "system", Subtype: "init", Kind: stream.KindInit}
+	gmDelta      = stream.Class{Type: "stream_event", Kind: stream.KindDelta}
+	gmText       = stream.Class{Type: "assistant", Kind: stream.KindText}
+	gmToolUse    = stream.Class{Type: "assistant", Kind: stream.KindToolUse}
+	gmToolResult = stream.Class{Type: "user", Kind: stream.KindToolResult}
+)
 
 // maxOpenGeminiCalls bounds the calls whose names are kept for their result.
 const maxOpenGeminiCalls = 4096
@@ -138,7 +151,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		if !g.wants(stream.KindInit) {
 			return
 		}
-		g.emit(ev, g.appendInit(v.Get("model").Str(), ts()))
+		g.emitOwn(ev, g.appendInit(v.Get("model").Str(), ts()))
 		return
 	case "message":
 		switch role := v.Get("role"); {
@@ -148,7 +161,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 			if !g.wants(stream.KindPrompt) {
 				return
 			}
-			g.emit(ev, g.line("user", v.Get("timestamp"), "", "").raw(`"content":`).val(v.Get("content"), `""`).end())
+			g.emit(ev, g.line("user", v.Get("timestamp"), "", "").raw(`"content":`).val(v.Get("content"), `""`).end(nil))
 			return
 		case role.StrEqual("assistant") && v.Get("delta").Bool():
 			g.delta(ev, v.Get("content"), v.Get("timestamp"))
@@ -171,7 +184,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 			return
 		}
 		g.emit(ev, g.line("assistant", v.Get("timestamp"), id, `"content":[{"type":"tool_use","id":`).val(v.Get("tool_id"), `""`).
-			raw(`,"name":`).val(v.Get("tool_name"), `""`).raw(`,"input":`).val(v.Get("parameters"), `{}`).raw(`}]`).end())
+			raw(`,"name":`).val(v.Get("tool_name"), `""`).raw(`,"input":`).val(v.Get("parameters"), `{}`).raw(`}]`).end(&gmToolUse))
 		return
 	case "tool_result":
 		g.flush()
@@ -196,7 +209,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 			w.key("tool_use_result").raw(`{"status":"completed"}`) // (the tracker's sign of a subagent's end)
 		}
 		g.forget(id)
-		g.emit(ev, w.done())
+		g.emit(ev, w.done(&gmToolResult))
 		return
 	case "error":
 		g.flush()
@@ -205,7 +218,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 			if !g.wants(stream.KindNotice) {
 				return
 			}
-			g.emit(ev, map[string]any{"type": "system", "subtype": "informational", "ccfilter": stream.Synthetic,
+			g.emitValue(ev, map[string]any{"type": "system", "subtype": "informational", "ccfilter": stream.Synthetic,
 				"content": msg, "level": "warning", "session_id": g.session, "timestamp": ts()})
 			return
 		}
@@ -215,7 +228,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		}
 		m := g.message("assistant", ts(), "", "")
 		m.Message.Model, m.Message.Content = "<synthetic>", []gmBlock{{Type: "text", Text: str(msg)}}
-		g.emit(ev, struct {
+		g.emitValue(ev, struct {
 			gmEvent
 			APIError bool   `json:"is_api_error_message"`
 			Error    string `json:"error"`
@@ -227,7 +240,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 			return
 		}
 		r := g.result(v, ts())
-		g.emit(ev, g.appendResult(&r))
+		g.emitOwn(ev, g.appendResult(&r))
 		return
 	}
 	// A type (or role) this reader does not know: passed through as it
@@ -287,7 +300,7 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	if abandoned := g.add(piece); abandoned != "" {
 		// The pieces sent so far are abandoned (as Claude Code marks a
 		// broken stream's), the retry's are the text.
-		if stop := g.makeIf(stream.KindDelta, nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
+		if stop := g.marshalIf(stream.KindDelta, nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
 			"event":            map[string]any{"type": "message_stop"},
 			"abandoned_blocks": map[string]any{"api_message_id": abandoned, "from_block_index": 0},
 			"session_id":       g.session, "timestamp": tsv.Str()}); stop != nil {
@@ -304,7 +317,7 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	if len(tsv) > 0 {
 		w.key("timestamp").val(tsv, `""`)
 	}
-	g.emit(ev, w.done())
+	g.emit(ev, w.done(&gmDelta))
 }
 
 // add adds piece to the open text: more text, or, when it is the
@@ -384,7 +397,7 @@ func (g *geminiReader) flush() {
 			ts, _ = json.Marshal(g.textTS)
 		}
 		w := g.line("assistant", ts, g.msgID, `"content":[{"type":"text","text":`).str(text).raw(`}]`)
-		if ev := g.make(nil, w.end()); ev != nil {
+		if ev := g.make(nil, w.end(&gmText), false); ev != nil {
 			ev.Line = g.textAt // where the text starts
 			g.queue = append(g.queue, ev)
 		}
@@ -482,7 +495,7 @@ func (g *geminiReader) appendInit(model, ts string) written {
 	if ts != "" {
 		w.key("timestamp").str(ts)
 	}
-	return w.key("tools").raw(`[]`).key("mcp_servers").raw(`[]`).done()
+	return w.key("tools").raw(`[]`).key("mcp_servers").raw(`[]`).done(&gmInitClass)
 }
 
 // appendResult writes r as json.Marshal writes a gmResult (its members in
@@ -536,7 +549,8 @@ func (g *geminiReader) appendResult(r *gmResult) written {
 		}
 		w.raw("}")
 	}
-	return w.done()
+	g.resultClass = stream.Class{Type: "result", Subtype: r.Subtype, Kind: stream.KindResult}
+	return w.done(&g.resultClass)
 }
 
 // geminiCounts reads a Gemini token count object (the run's stats or a
@@ -574,48 +588,56 @@ func (g *geminiReader) remember(id, name string) {
 
 func (g *geminiReader) forget(id string) { delete(g.tools, id) }
 
-// emit queues the event made of v, standing for the line src.
-func (g *geminiReader) emit(src *stream.Event, v any) {
-	if ev := g.make(src, v); ev != nil {
+// emit queues the event w, standing for the line src, written of its
+// values and the reader's own.
+func (g *geminiReader) emit(src *stream.Event, w written) { g.queueMade(g.make(src, w, false)) }
+
+// emitOwn is emit of an event written of the reader's own values only
+// (str, raw, int; no val of a line's token): valid whatever the line.
+func (g *geminiReader) emitOwn(src *stream.Event, w written) { g.queueMade(g.make(src, w, true)) }
+
+// emitValue is emit of v marshalled.
+func (g *geminiReader) emitValue(src *stream.Event, v any) { g.queueMade(g.marshal(src, v)) }
+
+func (g *geminiReader) queueMade(ev *stream.Event) {
+	if ev != nil {
 		g.queue = append(g.queue, ev)
 	}
 }
 
-// makeIf is make when the consumer reads events of kind k, else nil.
-func (g *geminiReader) makeIf(k stream.Kind, src *stream.Event, v any) *stream.Event {
+// marshalIf is marshal when the consumer reads events of kind k, else nil.
+func (g *geminiReader) marshalIf(k stream.Kind, src *stream.Event, v any) *stream.Event {
 	if !g.wants(k) {
 		return nil
 	}
-	return g.make(src, v)
+	return g.marshal(src, v)
 }
 
-// make is the event of v, at src's line, echoing src's bytes (none when
-// src is nil), prepared as the decoder prepares the lines it reads. v is
-// the reader's own writing (written), indexed as it was written, or a
-// value marshalled (the rare events: a notice, an API error, a restart).
-func (g *geminiReader) make(src *stream.Event, v any) *stream.Event {
-	w, ok := v.(written)
-	if !ok {
-		b, err := json.Marshal(v)
-		if err == nil {
-			w.b = b
-			w.top, err = jsonx.Members(b, g.marshalled[:0])
-			g.marshalled = w.top
-		}
-		if err != nil {
-			g.err = err
-			return nil
-		}
+// marshal is make of v marshalled (the rare events: a notice, an API
+// error, a restart), indexed by a walk of it.
+func (g *geminiReader) marshal(src *stream.Event, v any) *stream.Event {
+	b, err := json.Marshal(v)
+	if err == nil {
+		g.marshalled, err = jsonx.Members(b, g.marshalled[:0])
 	}
-	// Written by hand, the event is as valid as the values of src it
-	// copies (the reader's own text is written valid); marshalled, valid.
+	if err != nil {
+		g.err = err
+		return nil
+	}
+	return g.make(src, written{b: b, top: g.marshalled}, true)
+}
+
+// make is the event w, at src's line, echoing src's bytes (none when src
+// is nil), prepared as the decoder prepares the lines it reads. Written by
+// hand, it is as valid as the values of src it copies (own: it copies
+// none, or marshalled).
+func (g *geminiReader) make(src *stream.Event, w written, own bool) *stream.Event {
 	var line, off int64
 	var echo []byte
-	valid := !ok || src == nil || src.Checked()
 	if src != nil {
 		line, off, echo = src.Line, src.Offset, src.Raw
 	}
-	ev, _ := g.made.makeAt(w, g.opts.Source, line, valid, echo, nil)
+	ev := g.made.makeWritten(w, g.opts.Source, line, own || src == nil || src.Checked(), echo)
 	ev.Offset = off
 	if g.opts.Prepare != nil {
 		if err := g.opts.Prepare(ev); err != nil {
@@ -691,15 +713,16 @@ func (w *jw) key(k string) *jw {
 }
 
 // done ends the event: its JSON and its members (valid until the next
-// start).
-func (w *jw) done() written {
+// start), and its class c when the writer knows it (nil: the event is
+// classified from its JSON).
+func (w *jw) done(c *stream.Class) written {
 	w.offs = append(w.offs, len(w.b))
 	w.b = append(w.b, '}')
 	w.top = w.top[:0]
 	for o := w.offs; len(o) >= 4; o = o[4:] {
 		w.top = append(w.top, jsonx.Member{Key: w.b[o[0]:o[1]], Val: jsonx.Value(w.b[o[2]:o[3]])})
 	}
-	return written{w.b, w.top}
+	return written{w.b, w.top, c}
 }
 
 func (w *jw) raw(s string) *jw { w.b = append(w.b, s...); return w }
@@ -761,4 +784,4 @@ func plainString(s string) bool {
 }
 
 // end closes the message and the event.
-func (w *jw) end() written { return w.raw("}").done() }
+func (w *jw) end(c *stream.Class) written { return w.raw("}").done(c) }
