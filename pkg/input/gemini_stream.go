@@ -57,6 +57,7 @@ type geminiReader struct {
 	attempt int
 	text    []byte
 	first   []byte // the attempt's first piece
+	piece   []byte // the line's piece, decoded
 	replay  int    // how much of text a restarted attempt has sent again; -1: not replaying
 	textTS  string
 	textAt  int64 // the line of the turn's first piece
@@ -75,7 +76,9 @@ type geminiReader struct {
 	models    []string // appendResult's, kept
 	// marshalled is the member index of the last event marshalled (make).
 	marshalled  []jsonx.Member
-	resultClass stream.Class // the last result's (appendResult)
+	resultClass stream.Class            // the last result's (appendResult)
+	modelUsage  map[string]gmModelUsage // the last result's (result)
+	name        []byte                  // a model's name, quoted (result)
 }
 
 // The classes of the events the reader writes whose class it knows (jw's
@@ -301,7 +304,8 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 		}
 	}
 	g.respond()
-	piece := content.AppendStr(nil)
+	g.piece = content.AppendStr(g.piece[:0])
+	piece := g.piece
 	if g.msgID == "" {
 		g.open(ev.Line, tsv.Str())
 	}
@@ -354,7 +358,7 @@ func (g *geminiReader) add(piece []byte) (abandoned string) {
 		g.replay = -1
 	}
 	if len(g.first) == 0 {
-		g.first = piece
+		g.first = append(g.first, piece...) // (piece is the reader's buffer)
 	}
 	return abandoned
 }
@@ -376,7 +380,7 @@ func (g *geminiReader) open(line int64, ts string) {
 	g.attempt++
 	g.setMsgID(g.attemptID())
 	g.textAt, g.textTS = line, ts
-	g.text, g.first, g.replay = g.text[:0], nil, -1
+	g.text, g.first, g.replay = g.text[:0], g.first[:0], -1
 }
 
 // setMsgID sets the attempt's message id.
@@ -411,7 +415,7 @@ func (g *geminiReader) flush() {
 		}
 	}
 	g.setMsgID("")
-	g.text, g.first, g.replay = g.text[:0], nil, -1
+	g.text, g.first, g.replay = g.text[:0], g.first[:0], -1
 }
 
 // line starts a user or assistant event of the stream's shape: its
@@ -457,20 +461,43 @@ func (g *geminiReader) blocks(role, ts, id string, b ...gmBlock) gmEvent {
 func (g *geminiReader) result(v topKeys, ts string) gmResult {
 	st := v.Get("stats")
 	r := gmResult{Type: "result", Subtype: "success", CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: ts, NumTurns: g.turns}
-	if d := st.Get("duration_ms"); d.Type() == jsonx.Number {
-		n := d.Int()
-		r.DurationMs = &n
-	}
 	if st.Type() == jsonx.Object {
-		u := geminiCounts(st)
+		// One walk over the stats for the run's counts, its duration and
+		// its models (a Get of each walked the models again: a tenth of
+		// final on a stream of short runs). As with Get, a key written
+		// twice counts its last value.
+		var c geminiCount
+		var dur, models jsonx.Value
+		st.EachMember(func(k []byte, n jsonx.Value) bool {
+			switch m := (jsonx.Member{Key: k}); {
+			case m.Is("duration_ms"):
+				dur = n
+			case m.Is("models"):
+				models = n
+			default:
+				c.read(m, n)
+			}
+			return true
+		})
+		if dur.Type() == jsonx.Number {
+			n := dur.Int()
+			r.DurationMs = &n
+		}
+		u := c.tokens()
 		r.Usage = &u
-		st.Get("models").EachMember(func(k []byte, m jsonx.Value) bool {
+		models.EachMember(func(k []byte, m jsonx.Value) bool {
 			u := geminiCounts(m)
 			if r.ModelUsage == nil {
-				r.ModelUsage = map[string]gmModelUsage{}
+				// (one map, emptied for each result: appendResult has
+				// written the last one's)
+				clear(g.modelUsage)
+				if g.modelUsage == nil {
+					g.modelUsage = map[string]gmModelUsage{}
+				}
+				r.ModelUsage = g.modelUsage
 			}
-			name := jsonx.Value(append(append([]byte{'"'}, k...), '"')).Str()
-			r.ModelUsage[name] = gmModelUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CacheReadInputTokens}
+			g.name = append(append(append(g.name[:0], '"'), k...), '"')
+			r.ModelUsage[jsonx.Value(g.name).Str()] = gmModelUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CacheReadInputTokens}
 			return true
 		})
 	}
@@ -566,22 +593,33 @@ func (g *geminiReader) appendResult(r *gmResult) written {
 // it four times, a tenth of final's time on a stream of short runs. As
 // with Get, a key written twice counts its last value.
 func geminiCounts(v jsonx.Value) gmUsage {
-	var input, cached, output, total int64
+	var c geminiCount
 	v.EachMember(func(k []byte, n jsonx.Value) bool {
-		switch m := (jsonx.Member{Key: k}); {
-		case m.Is("input_tokens"):
-			input = n.Int()
-		case m.Is("cached"):
-			cached = n.Int()
-		case m.Is("output_tokens"):
-			output = n.Int()
-		case m.Is("total_tokens"):
-			total = n.Int()
-		}
+		c.read(jsonx.Member{Key: k}, n)
 		return true
 	})
-	return geminiTokens(input, cached, output, total)
+	return c.tokens()
 }
+
+// geminiCount is a token count object's counts, read member by member.
+type geminiCount struct{ input, cached, output, total int64 }
+
+// read reads the member m (its key), whose value is n, when it is a count.
+func (c *geminiCount) read(m jsonx.Member, n jsonx.Value) {
+	switch {
+	case m.Is("input_tokens"):
+		c.input = n.Int()
+	case m.Is("cached"):
+		c.cached = n.Int()
+	case m.Is("output_tokens"):
+		c.output = n.Int()
+	case m.Is("total_tokens"):
+		c.total = n.Int()
+	}
+}
+
+// tokens are the stream's four counts of them (geminiTokens).
+func (c *geminiCount) tokens() gmUsage { return geminiTokens(c.input, c.cached, c.output, c.total) }
 
 func (g *geminiReader) remember(id, name string) {
 	if _, ok := g.tools[id]; !ok {
