@@ -193,30 +193,22 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		g.flush()
 		g.answered = false
 		g.lastText = ""
-		if !g.wants(stream.KindToolResult) {
-			return // (no call's name was kept to forget: tool_use keeps none)
-		}
 		id := v.Get("tool_id").Str()
-		// The outcome reads the output of a failed call, of a shell
-		// command (its exit code) or one that is no string; any other is
-		// written as it is, not decoded into a string first (a copy and a
-		// check of every byte of what can be megabytes).
-		out, tool := v.Get("output"), g.tools[id]
-		var content string
-		failed := false
-		if v.Get("status").StrEqual("error") || tool == geminiShell || out.Type() != jsonx.String {
-			content, failed = geminiOutcome(tool, v.Get("status").Str(), out.Str(),
-				v.Path("error", "type").Str(), v.Path("error", "message").Str())
+		if !g.wants(stream.KindToolResult) {
+			g.forget(id)
+			return
 		}
+		content, failed := geminiOutcome(g.tools[id], v.Get("status").Str(), v.Get("output").Str(),
+			v.Path("error", "type").Str(), v.Path("error", "message").Str())
 		w := g.line("user", v.Get("timestamp"), "", `"content":[{"type":"tool_result","tool_use_id":`).val(v.Get("tool_id"), `""`).
 			raw(`,"is_error":`).raw(strconv.FormatBool(failed)).raw(`,"content":`)
-		if !failed && out.Type() == jsonx.String {
+		if out := v.Get("output"); !failed && out.Type() == jsonx.String {
 			w.val(out, `""`) // the output as it is, not decoded and written again
 		} else {
 			w.str(content)
 		}
 		w.raw(`}]}`)
-		if tool == geminiSubagent && !failed {
+		if g.tools[id] == geminiSubagent && !failed {
 			w.key("tool_use_result").raw(`{"status":"completed"}`) // (the tracker's sign of a subagent's end)
 		}
 		g.forget(id)
