@@ -603,14 +603,21 @@ func (c *codexTranslator) open() {
 }
 
 // key starts a member of the event under way; its value is written next.
-func (c *codexTranslator) key(k string) {
-	if len(c.offs) > 0 {
-		c.offs = append(c.offs, len(c.w)) // (the end of the value before)
-		c.w = append(c.w, ',')
+func (c *codexTranslator) key(k string) { c.w, c.offs = memberKey(c.w, c.offs, k) }
+
+// memberKey appends to w the key k of the next member of an object being
+// written, noting in offs (the object's, from its first member on) where
+// the member before ends, and where k and the value written next begin:
+// four offsets a member, from which its index is made as it is written
+// (Event.RemakeIndexed) rather than found by framing it again.
+func memberKey(w []byte, offs []int, k string) ([]byte, []int) {
+	if len(offs) > 0 {
+		offs = append(offs, len(w)) // (the end of the value before)
+		w = append(w, ',')
 	}
-	at := len(c.w) + 1
-	c.w = append(append(append(c.w, '"'), k...), `":`...)
-	c.offs = append(c.offs, at, at+len(k), len(c.w))
+	at := len(w) + 1
+	w = append(append(append(w, '"'), k...), `":`...)
+	return w, append(offs, at, at+len(k), len(w))
 }
 
 // raw writes a member whose value is JSON as it is.

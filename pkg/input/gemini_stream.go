@@ -744,13 +744,7 @@ func (w *jw) start() *jw {
 
 // key begins a top-level member of the event; its value is written next.
 func (w *jw) key(k string) *jw {
-	if len(w.offs) > 0 {
-		w.offs = append(w.offs, len(w.b)) // (the end of the value before)
-		w.b = append(w.b, ',')
-	}
-	at := len(w.b) + 1
-	w.b = append(append(append(w.b, '"'), k...), `":`...)
-	w.offs = append(w.offs, at, at+len(k), len(w.b))
+	w.b, w.offs = memberKey(w.b, w.offs, k)
 	return w
 }
 
