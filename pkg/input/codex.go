@@ -263,14 +263,11 @@ func (m *eventMaker) make(v any, src *stream.Event, echo []byte, prepare func(*s
 // makeAt is make at source's line number line; valid says every value
 // spliced into v was validated.
 func (m *eventMaker) makeAt(v any, source string, line int64, valid bool, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
-	if m.used == len(m.evs) {
-		m.evs = append(m.evs, &stream.Event{})
-	}
-	ev := m.evs[m.used]
-	m.used++
+	var ev *stream.Event
 	if w, ok := v.(written); ok {
-		ev.RemakeIndexed(w.b, w.top, source, line, valid)
+		ev = m.makeWritten(w, source, line, valid, echo)
 	} else {
+		ev = m.next()
 		if mv, isMap := v.(map[string]any); isMap {
 			mv["ccfilter"] = stream.Synthetic
 		}
@@ -278,14 +275,36 @@ func (m *eventMaker) makeAt(v any, source string, line int64, valid bool, echo [
 		if err := ev.RemakeWritten(m.buf, source, line, valid); err != nil {
 			return nil, err
 		}
+		ev.SetEcho(echo)
 	}
-	ev.SetEcho(echo)
 	if prepare != nil {
 		if err := prepare(ev); err != nil {
 			return nil, err
 		}
 	}
 	return ev, nil
+}
+
+// makeWritten is makeAt of w, for a caller that has it as it is: not
+// boxed in an interface (an allocation per event), nor prepared.
+func (m *eventMaker) makeWritten(w written, source string, line int64, valid bool, echo []byte) *stream.Event {
+	ev := m.next()
+	if w.class != nil {
+		ev.RemakeClassed(w.b, w.top, source, line, valid, *w.class)
+	} else {
+		ev.RemakeIndexed(w.b, w.top, source, line, valid)
+	}
+	ev.SetEcho(echo)
+	return ev
+}
+
+// next is an event to make: one handed out before, or a new one.
+func (m *eventMaker) next() *stream.Event {
+	if m.used == len(m.evs) {
+		m.evs = append(m.evs, &stream.Event{})
+	}
+	m.used++
+	return m.evs[m.used-1]
 }
 
 // appendJSON appends v as JSON: the few shapes the readers build (maps
@@ -593,14 +612,21 @@ func (c *codexTranslator) open() {
 }
 
 // key starts a member of the event under way; its value is written next.
-func (c *codexTranslator) key(k string) {
-	if len(c.offs) > 0 {
-		c.offs = append(c.offs, len(c.w)) // (the end of the value before)
-		c.w = append(c.w, ',')
+func (c *codexTranslator) key(k string) { c.w, c.offs = memberKey(c.w, c.offs, k) }
+
+// memberKey appends to w the key k of the next member of an object being
+// written, noting in offs (the object's, from its first member on) where
+// the member before ends, and where k and the value written next begin:
+// four offsets a member, from which its index is made as it is written
+// (Event.RemakeIndexed) rather than found by framing it again.
+func memberKey(w []byte, offs []int, k string) ([]byte, []int) {
+	if len(offs) > 0 {
+		offs = append(offs, len(w)) // (the end of the value before)
+		w = append(w, ',')
 	}
-	at := len(c.w) + 1
-	c.w = append(append(append(c.w, '"'), k...), `":`...)
-	c.offs = append(c.offs, at, at+len(k), len(c.w))
+	at := len(w) + 1
+	w = append(append(append(w, '"'), k...), `":`...)
+	return w, append(offs, at, at+len(k), len(w))
 }
 
 // raw writes a member whose value is JSON as it is.
@@ -625,7 +651,7 @@ func (c *codexTranslator) close() written {
 		o := c.offs[i : i+4]
 		c.tops = append(c.tops, jsonx.Member{Key: b[o[0]-c.objAt : o[1]-c.objAt], Val: jsonx.Value(b[o[2]-c.objAt : o[3]-c.objAt])})
 	}
-	return written{b, c.tops[from:len(c.tops):len(c.tops)]}
+	return written{b: b, top: c.tops[from:len(c.tops):len(c.tops)]}
 }
 
 // eventKeys reads an event's members from its index (Event.Get) as
@@ -687,6 +713,9 @@ func (c *codexTranslator) list(vs ...any) []any {
 type written struct {
 	b   []byte
 	top []jsonx.Member
+	// class, when the writer knows it, is the event's (nil: classified
+	// from b).
+	class *stream.Class
 }
 
 // block writes a content block of its type with one member more (named

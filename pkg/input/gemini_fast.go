@@ -83,7 +83,8 @@ func (g *geminiReader) read(line []byte) bool {
 				return true
 			}
 			g.respond()
-			g.add(content.AppendStr(nil)) // (a restart's stop event is a delta: not read)
+			g.piece = content.AppendStr(g.piece[:0])
+			g.add(g.piece) // (a restart's stop event is a delta: not read)
 			return false
 		}
 	}

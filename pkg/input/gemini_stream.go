@@ -39,11 +39,10 @@ import (
 // user last saw, not doubled.
 
 type geminiReader struct {
-	w jw // the buffer events are written in (NewEvent copies them)
-	// free are events handed out before, which the reader may remake
-	// (valid until its next Next, as a decoder's); out, the last one.
-	free  []*stream.Event
-	out   *stream.Event
+	w jw // the buffer events are written in (made copies them)
+	// made makes the events, remaking those handed out before (valid
+	// until the reader's next Next, as a decoder's).
+	made  eventMaker
 	in    stream.Reader
 	opts  stream.DecoderOptions
 	queue []*stream.Event
@@ -58,6 +57,7 @@ type geminiReader struct {
 	attempt int
 	text    []byte
 	first   []byte // the attempt's first piece
+	piece   []byte // the line's piece, decoded
 	replay  int    // how much of text a restarted attempt has sent again; -1: not replaying
 	textTS  string
 	textAt  int64 // the line of the turn's first piece
@@ -74,7 +74,24 @@ type geminiReader struct {
 	tools     map[string]string
 	toolOrder []string
 	models    []string // appendResult's, kept
+	// marshalled is the member index of the last event marshalled (make).
+	marshalled  []jsonx.Member
+	resultClass stream.Class            // the last result's (appendResult)
+	modelUsage  map[string]gmModelUsage // the last result's (result)
+	name        []byte                  // a model's name, quoted (result)
 }
+
+// The classes of the events the reader writes whose class it knows (jw's
+// done): what classification finds of them, which need not read them
+// again (TestGeminiEventsIndexedAsFramed). A prompt's is left to
+// classification (its text can make it an interruption).
+var (
+	gmInitClass  = stream.Class{Type: "system", Subtype: "init", Kind: stream.KindInit}
+	gmDelta      = stream.Class{Type: "stream_event", Kind: stream.KindDelta}
+	gmText       = stream.Class{Type: "assistant", Kind: stream.KindText}
+	gmToolUse    = stream.Class{Type: "assistant", Kind: stream.KindToolUse}
+	gmToolResult = stream.Class{Type: "user", Kind: stream.KindToolResult}
+)
 
 // maxOpenGeminiCalls bounds the calls whose names are kept for their result.
 const maxOpenGeminiCalls = 4096
@@ -91,10 +108,6 @@ func NewGeminiReader(r io.Reader, _ string, opts stream.DecoderOptions) stream.R
 }
 
 func (g *geminiReader) Next() (*stream.Event, error) {
-	if g.out != nil {
-		g.free = append(g.free, g.out)
-		g.out = nil
-	}
 	for {
 		if g.err != nil {
 			err := g.err
@@ -104,12 +117,13 @@ func (g *geminiReader) Next() (*stream.Event, error) {
 		if len(g.queue) > 0 {
 			ev := g.queue[0]
 			g.queue = g.queue[:copy(g.queue, g.queue[1:])]
-			g.out = ev
 			return ev, nil
 		}
 		if g.ended {
 			return nil, io.EOF
 		}
+		// (every event made before was handed out: they are made again)
+		g.made.reset()
 		ev, err := g.in.Next()
 		if err == io.EOF {
 			g.ended = true
@@ -140,7 +154,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		if !g.wants(stream.KindInit) {
 			return
 		}
-		g.emit(ev, g.appendInit(v.Get("model").Str(), ts()))
+		g.emitOwn(ev, g.appendInit(v.Get("model").Str(), ts()))
 		return
 	case "message":
 		switch role := v.Get("role"); {
@@ -150,7 +164,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 			if !g.wants(stream.KindPrompt) {
 				return
 			}
-			g.emit(ev, g.line("user", v.Get("timestamp"), "", "").raw(`"content":`).val(v.Get("content"), `""`).end())
+			g.emit(ev, g.line("user", v.Get("timestamp"), "", "").raw(`"content":`).val(v.Get("content"), `""`).end(nil))
 			return
 		case role.StrEqual("assistant") && v.Get("delta").Bool():
 			g.delta(ev, v.Get("content"), v.Get("timestamp"))
@@ -173,7 +187,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 			return
 		}
 		g.emit(ev, g.line("assistant", v.Get("timestamp"), id, `"content":[{"type":"tool_use","id":`).val(v.Get("tool_id"), `""`).
-			raw(`,"name":`).val(v.Get("tool_name"), `""`).raw(`,"input":`).val(v.Get("parameters"), `{}`).raw(`}]`).end())
+			raw(`,"name":`).val(v.Get("tool_name"), `""`).raw(`,"input":`).val(v.Get("parameters"), `{}`).raw(`}]`).end(&gmToolUse))
 		return
 	case "tool_result":
 		g.flush()
@@ -193,12 +207,12 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		} else {
 			w.str(content)
 		}
-		w.raw(`}]`)
+		w.raw(`}]}`)
 		if g.tools[id] == geminiSubagent && !failed {
-			w.raw(`},"tool_use_result":{"status":"completed"`) // (the tracker's sign of a subagent's end)
+			w.key("tool_use_result").raw(`{"status":"completed"}`) // (the tracker's sign of a subagent's end)
 		}
 		g.forget(id)
-		g.emit(ev, w.end())
+		g.emit(ev, w.done(&gmToolResult))
 		return
 	case "error":
 		g.flush()
@@ -207,7 +221,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 			if !g.wants(stream.KindNotice) {
 				return
 			}
-			g.emit(ev, map[string]any{"type": "system", "subtype": "informational", "ccfilter": stream.Synthetic,
+			g.emitValue(ev, map[string]any{"type": "system", "subtype": "informational", "ccfilter": stream.Synthetic,
 				"content": msg, "level": "warning", "session_id": g.session, "timestamp": ts()})
 			return
 		}
@@ -217,7 +231,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 		}
 		m := g.message("assistant", ts(), "", "")
 		m.Message.Model, m.Message.Content = "<synthetic>", []gmBlock{{Type: "text", Text: str(msg)}}
-		g.emit(ev, struct {
+		g.emitValue(ev, struct {
 			gmEvent
 			APIError bool   `json:"is_api_error_message"`
 			Error    string `json:"error"`
@@ -229,7 +243,7 @@ func (g *geminiReader) translate(ev *stream.Event) {
 			return
 		}
 		r := g.result(v, ts())
-		g.emit(ev, g.appendResult(&r))
+		g.emitOwn(ev, g.appendResult(&r))
 		return
 	}
 	// A type (or role) this reader does not know: passed through as it
@@ -282,14 +296,15 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 		}
 	}
 	g.respond()
-	piece := content.AppendStr(nil)
+	g.piece = content.AppendStr(g.piece[:0])
+	piece := g.piece
 	if g.msgID == "" {
 		g.open(ev.Line, tsv.Str())
 	}
 	if abandoned := g.add(piece); abandoned != "" {
 		// The pieces sent so far are abandoned (as Claude Code marks a
 		// broken stream's), the retry's are the text.
-		if stop := g.makeIf(stream.KindDelta, nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
+		if stop := g.marshalIf(stream.KindDelta, nil, map[string]any{"type": "stream_event", "ccfilter": stream.Synthetic,
 			"event":            map[string]any{"type": "message_stop"},
 			"abandoned_blocks": map[string]any{"api_message_id": abandoned, "from_block_index": 0},
 			"session_id":       g.session, "timestamp": tsv.Str()}); stop != nil {
@@ -300,12 +315,17 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	if !g.wants(stream.KindDelta) {
 		return
 	}
-	w := g.w.start(`{"type":"stream_event","ccfilter":"synthetic","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`)
-	w.val(content, `""`).raw(`}},"api_message_id":`).quoted(g.msgIDQ).raw(`,"session_id":`).quoted(g.sessionQ)
+	w := g.w.start().key("type").raw(`"stream_event"`).key("ccfilter").raw(`"synthetic"`).
+		key("event").raw(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":`).val(content, `""`).raw(`}}`).
+		key("api_message_id").quoted(g.msgIDQ).key("session_id").quoted(g.sessionQ)
 	if len(tsv) > 0 {
-		w.raw(`,"timestamp":`).val(tsv, `""`)
+		w.key("timestamp").val(tsv, `""`)
 	}
-	g.emit(ev, w.raw(`}`).b)
+	// Of its line's values, the event copies the piece, validated above,
+	// and the timestamp: valid when that is, and not validated again in
+	// full by the run that prints the pieces (text).
+	own := len(tsv) == 0 || jsonx.Validate(tsv.Trim()) == nil
+	g.queueMade(g.make(ev, w.done(&gmDelta), own))
 }
 
 // add adds piece to the open text: more text, or, when it is the
@@ -334,7 +354,7 @@ func (g *geminiReader) add(piece []byte) (abandoned string) {
 		g.replay = -1
 	}
 	if len(g.first) == 0 {
-		g.first = piece
+		g.first = append(g.first, piece...) // (piece is the reader's buffer)
 	}
 	return abandoned
 }
@@ -356,7 +376,7 @@ func (g *geminiReader) open(line int64, ts string) {
 	g.attempt++
 	g.setMsgID(g.attemptID())
 	g.textAt, g.textTS = line, ts
-	g.text, g.first, g.replay = g.text[:0], nil, -1
+	g.text, g.first, g.replay = g.text[:0], g.first[:0], -1
 }
 
 // setMsgID sets the attempt's message id.
@@ -385,13 +405,13 @@ func (g *geminiReader) flush() {
 			ts, _ = json.Marshal(g.textTS)
 		}
 		w := g.line("assistant", ts, g.msgID, `"content":[{"type":"text","text":`).str(text).raw(`}]`)
-		if ev := g.make(nil, w.end()); ev != nil {
+		if ev := g.make(nil, w.end(&gmText), false); ev != nil {
 			ev.Line = g.textAt // where the text starts
 			g.queue = append(g.queue, ev)
 		}
 	}
 	g.setMsgID("")
-	g.text, g.first, g.replay = g.text[:0], nil, -1
+	g.text, g.first, g.replay = g.text[:0], g.first[:0], -1
 }
 
 // line starts a user or assistant event of the stream's shape: its
@@ -400,11 +420,12 @@ func (g *geminiReader) flush() {
 // the Gemini line's own JSON tokens, not decoded and encoded again: the
 // stream's lines are many and small (docs/performance.md).
 func (g *geminiReader) line(role string, ts jsonx.Value, id, content string) *jw {
-	w := g.w.start(`{"type":"`).raw(role).raw(`","ccfilter":"synthetic","parent_tool_use_id":null,"session_id":`).quoted(g.sessionQ)
+	w := g.w.start().key("type").raw(`"`).raw(role).raw(`"`).key("ccfilter").raw(`"synthetic"`).key("parent_tool_use_id").raw("null").
+		key("session_id").quoted(g.sessionQ)
 	if len(ts) > 0 {
-		w.raw(`,"timestamp":`).val(ts, `""`)
+		w.key("timestamp").val(ts, `""`)
 	}
-	w.raw(`,"message":{"role":"`).raw(role).raw(`"`)
+	w.key("message").raw(`{"role":"`).raw(role).raw(`"`)
 	if role == "assistant" {
 		w.raw(`,"model":"<synthetic>"`) // no model call the stream accounts for
 	}
@@ -436,20 +457,43 @@ func (g *geminiReader) blocks(role, ts, id string, b ...gmBlock) gmEvent {
 func (g *geminiReader) result(v topKeys, ts string) gmResult {
 	st := v.Get("stats")
 	r := gmResult{Type: "result", Subtype: "success", CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: ts, NumTurns: g.turns}
-	if d := st.Get("duration_ms"); d.Type() == jsonx.Number {
-		n := d.Int()
-		r.DurationMs = &n
-	}
 	if st.Type() == jsonx.Object {
-		u := geminiCounts(st)
+		// One walk over the stats for the run's counts, its duration and
+		// its models (a Get of each walked the models again: a tenth of
+		// final on a stream of short runs). As with Get, a key written
+		// twice counts its last value.
+		var c geminiCount
+		var dur, models jsonx.Value
+		st.EachMember(func(k []byte, n jsonx.Value) bool {
+			switch m := (jsonx.Member{Key: k}); {
+			case m.Is("duration_ms"):
+				dur = n
+			case m.Is("models"):
+				models = n
+			default:
+				c.read(m, n)
+			}
+			return true
+		})
+		if dur.Type() == jsonx.Number {
+			n := dur.Int()
+			r.DurationMs = &n
+		}
+		u := c.tokens()
 		r.Usage = &u
-		st.Get("models").EachMember(func(k []byte, m jsonx.Value) bool {
+		models.EachMember(func(k []byte, m jsonx.Value) bool {
 			u := geminiCounts(m)
 			if r.ModelUsage == nil {
-				r.ModelUsage = map[string]gmModelUsage{}
+				// (one map, emptied for each result: appendResult has
+				// written the last one's)
+				clear(g.modelUsage)
+				if g.modelUsage == nil {
+					g.modelUsage = map[string]gmModelUsage{}
+				}
+				r.ModelUsage = g.modelUsage
 			}
-			name := jsonx.Value(append(append([]byte{'"'}, k...), '"')).Str()
-			r.ModelUsage[name] = gmModelUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CacheReadInputTokens}
+			g.name = append(append(append(g.name[:0], '"'), k...), '"')
+			r.ModelUsage[jsonx.Value(g.name).Str()] = gmModelUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CacheReadInputTokens}
 			return true
 		})
 	}
@@ -476,27 +520,27 @@ func (g *geminiReader) result(v topKeys, ts string) gmResult {
 // gmInit{Type: "system", Subtype: "init", CCFilter, CLI, SessionID, Model,
 // Timestamp, Tools: [], MCPServers: []}, by hand (a marshal per run was a
 // tenth of final on a stream of short runs).
-func (g *geminiReader) appendInit(model, ts string) ownJSON {
-	w := g.w.start(`{"type":"system","subtype":"init","ccfilter":"synthetic","cli":"` + geminiCLI + `","session_id":`).quoted(g.sessionQ).
-		raw(`,"model":`).str(model)
+func (g *geminiReader) appendInit(model, ts string) written {
+	w := g.w.start().key("type").raw(`"system"`).key("subtype").raw(`"init"`).key("ccfilter").raw(`"synthetic"`).
+		key("cli").raw(`"` + geminiCLI + `"`).key("session_id").quoted(g.sessionQ).key("model").str(model)
 	if ts != "" {
-		w.raw(`,"timestamp":`).str(ts)
+		w.key("timestamp").str(ts)
 	}
-	return ownJSON(w.raw(`,"tools":[],"mcp_servers":[]}`).b)
+	return w.key("tools").raw(`[]`).key("mcp_servers").raw(`[]`).done(&gmInitClass)
 }
 
 // appendResult writes r as json.Marshal writes a gmResult (its members in
 // their order, the models' sorted by name), by hand: a marshal per run was
 // a tenth of final's time on a stream of short runs
 // (TestGeminiResultWrittenAsMarshalled).
-func (g *geminiReader) appendResult(r *gmResult) ownJSON {
-	w := g.w.start(`{"type":`).str(r.Type).raw(`,"subtype":`).str(r.Subtype).raw(`,"ccfilter":`).str(r.CCFilter).
-		raw(`,"is_error":`).raw(strconv.FormatBool(r.IsError))
+func (g *geminiReader) appendResult(r *gmResult) written {
+	w := g.w.start().key("type").str(r.Type).key("subtype").str(r.Subtype).key("ccfilter").str(r.CCFilter).
+		key("is_error").raw(strconv.FormatBool(r.IsError))
 	if r.Result != nil {
-		w.raw(`,"result":`).str(*r.Result)
+		w.key("result").str(*r.Result)
 	}
 	if len(r.Errors) > 0 {
-		w.raw(`,"errors":[`)
+		w.key("errors").raw(`[`)
 		for i, e := range r.Errors {
 			if i > 0 {
 				w.raw(",")
@@ -506,17 +550,17 @@ func (g *geminiReader) appendResult(r *gmResult) ownJSON {
 		w.raw("]")
 	}
 	if r.DurationMs != nil {
-		w.raw(`,"duration_ms":`).int(*r.DurationMs)
+		w.key("duration_ms").int(*r.DurationMs)
 	}
-	w.raw(`,"num_turns":`).int(int64(r.NumTurns))
+	w.key("num_turns").int(int64(r.NumTurns))
 	if r.SessionID != "" {
-		w.raw(`,"session_id":`).str(r.SessionID)
+		w.key("session_id").str(r.SessionID)
 	}
 	if r.Timestamp != "" {
-		w.raw(`,"timestamp":`).str(r.Timestamp)
+		w.key("timestamp").str(r.Timestamp)
 	}
 	if u := r.Usage; u != nil {
-		w.raw(`,"usage":{"input_tokens":`).int(u.InputTokens).raw(`,"cache_creation_input_tokens":`).int(u.CacheCreationInputTokens).
+		w.key("usage").raw(`{"input_tokens":`).int(u.InputTokens).raw(`,"cache_creation_input_tokens":`).int(u.CacheCreationInputTokens).
 			raw(`,"cache_read_input_tokens":`).int(u.CacheReadInputTokens).raw(`,"output_tokens":`).int(u.OutputTokens).raw("}")
 	}
 	if len(r.ModelUsage) > 0 {
@@ -525,7 +569,7 @@ func (g *geminiReader) appendResult(r *gmResult) ownJSON {
 			g.models = append(g.models, name)
 		}
 		slices.Sort(g.models)
-		w.raw(`,"modelUsage":{`)
+		w.key("modelUsage").raw(`{`)
 		for i, name := range g.models {
 			if i > 0 {
 				w.raw(",")
@@ -536,7 +580,8 @@ func (g *geminiReader) appendResult(r *gmResult) ownJSON {
 		}
 		w.raw("}")
 	}
-	return ownJSON(w.raw("}").b)
+	g.resultClass = stream.Class{Type: "result", Subtype: r.Subtype, Kind: stream.KindResult}
+	return w.done(&g.resultClass)
 }
 
 // geminiCounts reads a Gemini token count object (the run's stats or a
@@ -544,22 +589,33 @@ func (g *geminiReader) appendResult(r *gmResult) ownJSON {
 // it four times, a tenth of final's time on a stream of short runs. As
 // with Get, a key written twice counts its last value.
 func geminiCounts(v jsonx.Value) gmUsage {
-	var input, cached, output, total int64
+	var c geminiCount
 	v.EachMember(func(k []byte, n jsonx.Value) bool {
-		switch m := (jsonx.Member{Key: k}); {
-		case m.Is("input_tokens"):
-			input = n.Int()
-		case m.Is("cached"):
-			cached = n.Int()
-		case m.Is("output_tokens"):
-			output = n.Int()
-		case m.Is("total_tokens"):
-			total = n.Int()
-		}
+		c.read(jsonx.Member{Key: k}, n)
 		return true
 	})
-	return geminiTokens(input, cached, output, total)
+	return c.tokens()
 }
+
+// geminiCount is a token count object's counts, read member by member.
+type geminiCount struct{ input, cached, output, total int64 }
+
+// read reads the member m (its key), whose value is n, when it is a count.
+func (c *geminiCount) read(m jsonx.Member, n jsonx.Value) {
+	switch {
+	case m.Is("input_tokens"):
+		c.input = n.Int()
+	case m.Is("cached"):
+		c.cached = n.Int()
+	case m.Is("output_tokens"):
+		c.output = n.Int()
+	case m.Is("total_tokens"):
+		c.total = n.Int()
+	}
+}
+
+// tokens are the stream's four counts of them (geminiTokens).
+func (c *geminiCount) tokens() gmUsage { return geminiTokens(c.input, c.cached, c.output, c.total) }
 
 func (g *geminiReader) remember(id, name string) {
 	if _, ok := g.tools[id]; !ok {
@@ -574,32 +630,62 @@ func (g *geminiReader) remember(id, name string) {
 
 func (g *geminiReader) forget(id string) { delete(g.tools, id) }
 
-// emit queues the event made of v, standing for the line src.
-func (g *geminiReader) emit(src *stream.Event, v any) {
-	if ev := g.make(src, v); ev != nil {
+// emit queues the event w, standing for the line src, written of its
+// values and the reader's own.
+func (g *geminiReader) emit(src *stream.Event, w written) { g.queueMade(g.make(src, w, false)) }
+
+// emitOwn is emit of an event written of the reader's own values only
+// (str, raw, int; no val of a line's token): valid whatever the line.
+func (g *geminiReader) emitOwn(src *stream.Event, w written) { g.queueMade(g.make(src, w, true)) }
+
+// emitValue is emit of v marshalled.
+func (g *geminiReader) emitValue(src *stream.Event, v any) { g.queueMade(g.marshal(src, v)) }
+
+func (g *geminiReader) queueMade(ev *stream.Event) {
+	if ev != nil {
 		g.queue = append(g.queue, ev)
 	}
 }
 
-// makeIf is make when the consumer reads events of kind k, else nil.
-func (g *geminiReader) makeIf(k stream.Kind, src *stream.Event, v any) *stream.Event {
+// marshalIf is marshal when the consumer reads events of kind k, else nil.
+func (g *geminiReader) marshalIf(k stream.Kind, src *stream.Event, v any) *stream.Event {
 	if !g.wants(k) {
 		return nil
 	}
-	return g.make(src, v)
+	return g.marshal(src, v)
 }
 
-// make is the event of v, at src's line, echoing src's bytes (none when
-// src is nil), prepared as the decoder prepares the lines it reads.
-func (g *geminiReader) make(src *stream.Event, v any) *stream.Event {
-	var reuse *stream.Event
-	if n := len(g.free); n > 0 {
-		reuse, g.free = g.free[n-1], g.free[:n-1]
+// marshal is make of v marshalled (the rare events: a notice, an API
+// error, a restart), indexed by a walk of it.
+func (g *geminiReader) marshal(src *stream.Event, v any) *stream.Event {
+	b, err := json.Marshal(v)
+	if err == nil {
+		g.marshalled, err = jsonx.Members(b, g.marshalled[:0])
 	}
-	ev, err := remakeEvent(reuse, v, g.opts, src)
 	if err != nil {
 		g.err = err
 		return nil
+	}
+	return g.make(src, written{b: b, top: g.marshalled}, true)
+}
+
+// make is the event w, at src's line, echoing src's bytes (none when src
+// is nil), prepared as the decoder prepares the lines it reads. Written by
+// hand, it is as valid as the values of src it copies (own: it copies
+// none, or marshalled).
+func (g *geminiReader) make(src *stream.Event, w written, own bool) *stream.Event {
+	var line, off int64
+	var echo []byte
+	if src != nil {
+		line, off, echo = src.Line, src.Offset, src.Raw
+	}
+	ev := g.made.makeWritten(w, g.opts.Source, line, own || src == nil || src.Checked(), echo)
+	ev.Offset = off
+	if g.opts.Prepare != nil {
+		if err := g.opts.Prepare(ev); err != nil {
+			g.err = err
+			return nil
+		}
 	}
 	return ev
 }
@@ -608,33 +694,16 @@ func (g *geminiReader) make(src *stream.Event, v any) *stream.Event {
 // for; nil: none) at its line, and runs the decoder's Prepare on it (the
 // redaction of its values, the run's validation).
 func makeEvent(v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Event, error) {
-	return remakeEvent(nil, v, opts, src)
-}
-
-// remakeEvent is makeEvent remaking ev, an event handed out before (nil:
-// a new one).
-func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *stream.Event) (*stream.Event, error) {
-	// Marshalled, v is valid JSON; written by hand (jw), it is as valid as
-	// the values of src it copies (the reader's own text is written valid).
-	b, written := v.([]byte)
-	valid := !written || src == nil || src.Checked()
-	if own, ok := v.(ownJSON); ok {
-		b, written, valid = own, true, true
-	}
-	if !written {
-		var err error
-		if b, err = json.Marshal(v); err != nil {
-			return nil, err
-		}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
 	}
 	var line int64
 	if src != nil {
 		line = src.Line
 	}
-	if ev == nil {
-		ev = &stream.Event{}
-	}
-	if err := ev.RemakeWritten(b, opts.Source, line, valid); err != nil {
+	ev := &stream.Event{}
+	if err := ev.RemakeWritten(b, opts.Source, line, true); err != nil {
 		return nil, err
 	}
 	if src != nil {
@@ -653,16 +722,44 @@ func remakeEvent(ev *stream.Event, v any, opts stream.DecoderOptions, src *strea
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// ownJSON is an event's JSON written by the reader from its own values
-// only (str, raw, int; no val of a line's token): valid whatever the line
-// it stands for.
-type ownJSON []byte
-
 // jw writes an event's JSON: what is written by hand (raw), a Gemini
-// line's own token (val) and a string of the reader's (str).
-type jw struct{ b []byte }
+// line's own token (val) and a string of the reader's (str). Its
+// top-level members are noted as they are written (key; done), so that
+// the event is indexed as it is written (Event.RemakeIndexed, as Codex's
+// are) rather than framed again: that walk over each event written was a
+// sixth of a run on the stream's small lines.
+type jw struct {
+	b []byte
+	// offs are the offsets in b of each member's key (start, end) and
+	// value (start, end), top the members done made of them.
+	offs []int
+	top  []jsonx.Member
+}
 
-func (w *jw) start(s string) *jw { w.b = append(w.b[:0], s...); return w }
+// start begins an event.
+func (w *jw) start() *jw {
+	w.b, w.offs = append(w.b[:0], '{'), w.offs[:0]
+	return w
+}
+
+// key begins a top-level member of the event; its value is written next.
+func (w *jw) key(k string) *jw {
+	w.b, w.offs = memberKey(w.b, w.offs, k)
+	return w
+}
+
+// done ends the event: its JSON and its members (valid until the next
+// start), and its class c when the writer knows it (nil: the event is
+// classified from its JSON).
+func (w *jw) done(c *stream.Class) written {
+	w.offs = append(w.offs, len(w.b))
+	w.b = append(w.b, '}')
+	w.top = w.top[:0]
+	for o := w.offs; len(o) >= 4; o = o[4:] {
+		w.top = append(w.top, jsonx.Member{Key: w.b[o[0]:o[1]], Val: jsonx.Value(w.b[o[2]:o[3]])})
+	}
+	return written{w.b, w.top, c}
+}
 
 func (w *jw) raw(s string) *jw { w.b = append(w.b, s...); return w }
 
@@ -723,4 +820,4 @@ func plainString(s string) bool {
 }
 
 // end closes the message and the event.
-func (w *jw) end() []byte { return append(w.b, "}}"...) }
+func (w *jw) end(c *stream.Class) written { return w.raw("}").done(c) }
