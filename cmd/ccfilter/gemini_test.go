@@ -97,6 +97,19 @@ func TestGeminiStreamRetryTextNotDoubled(t *testing.T) {
 	assert.Equal(t, "Answer after one\n[the stream above broke off and was abandoned; the call is retried]\nAnswer after one stream that was cut short.\n", got.Stdout)
 }
 
+// TestGeminiTextEachTurnOnItsLine proves text prints each turn's answer on
+// a line of its own, as it does for Claude Code's partial messages (capture
+// 08: three turns of text before its tools, then the summary). Before, the
+// reader sent a turn's pieces with no end, so the turns ran together.
+func TestGeminiTextEachTurnOnItsLine(t *testing.T) {
+	got := runIn(t, []string{"text", geminiData + "08-long-session.jsonl"}, "")
+	require.Equal(t, 0, got.Code, got.Stderr)
+	assert.True(t, strings.HasPrefix(got.Stdout, "Let me look around the project first.\n"+
+		"The divide test fails because `divide` uses `//`. Fixing it.\n"+
+		"That file doesn't exist; creating the directory.\n"+
+		"Done. Summary:\n"), got.Stdout)
+}
+
 // TestGeminiUsageIsTheRunsTotals proves usage on a stream shows the
 // result's stats as the run's totals by model (no per-call rows):
 // capture 10's gemini-3.8-flash: input 23334 of which 11520 cached, so

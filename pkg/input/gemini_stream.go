@@ -399,6 +399,18 @@ func (g *geminiReader) flush() {
 	}
 	text := string(g.text)
 	g.lastText = text
+	if len(g.text) > 0 && g.wants(stream.KindDelta) {
+		// The pieces' block ends, as a Claude Code stream's does: what
+		// printed them as they came (text) ends the turn's line there,
+		// not after the next turn's text.
+		w := g.w.start().key("type").raw(`"stream_event"`).key("ccfilter").raw(`"synthetic"`).
+			key("event").raw(`{"type":"content_block_stop","index":0}`).
+			key("api_message_id").quoted(g.msgIDQ).key("session_id").quoted(g.sessionQ)
+		if ev := g.make(nil, w.done(&gmDelta), true); ev != nil {
+			ev.Line = g.textAt
+			g.queue = append(g.queue, ev)
+		}
+	}
 	if g.wants(stream.KindText) {
 		var ts jsonx.Value
 		if g.textTS != "" {
