@@ -55,7 +55,8 @@ func geminiChat(t *testing.T, capture string) string {
 // answer is the text after the last tool result (14's retried pieces not
 // doubled), and the exit code is docs/exit-codes.md's, from the result's
 // status, whatever the CLI's own (.rc: 145 for 05, 53 for 11; 0 for 09,
-// which has no result line: interrupted).
+// which has no result line: interrupted); a failure is said by its
+// reasons.
 func TestGeminiFinalAnswerAndExitCode(t *testing.T) {
 	for _, tc := range []struct {
 		capture, answer string
@@ -64,7 +65,9 @@ func TestGeminiFinalAnswerAndExitCode(t *testing.T) {
 	}{
 		{"01-plain-text", "Hello! I am a scripted fake model. 2 + 2 = 4.\n", 0, 0, ""},
 		{"03-shell-fail", "The directory `/nonexistent-dir-for-probe` does not exist (ls exited with status 2).\n", 0, 0, ""},
-		{"05-auth-401", "", 145, 1, "UNAUTHENTICATED"},
+		// Said by its reasons, as Claude Code's 401 is (README), not
+		// "error_during_execution": the HTTP status is the API's own.
+		{"05-auth-401", "", 145, 1, "the run failed (api_error, authentication_failed, HTTP 401)\n  [API Error: {\"error\":{\"code\":401"},
 		{"09-sigint-tool", "", 0, 4, "no result"},
 		{"11-max-turns", "", 53, 1, "error_max_turns"},
 		{"14-stream-cut", "Answer after one stream that was cut short.\n", 0, 0, ""},

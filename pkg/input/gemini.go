@@ -198,18 +198,22 @@ type (
 		CacheCreationInputTokens int64 `json:"cacheCreationInputTokens"`
 	}
 	gmResult struct {
-		Type       string                  `json:"type"`
-		Subtype    string                  `json:"subtype"`
-		CCFilter   string                  `json:"ccfilter"`
-		IsError    bool                    `json:"is_error"`
-		Result     *string                 `json:"result,omitempty"`
-		Errors     []string                `json:"errors,omitempty"`
-		DurationMs *int64                  `json:"duration_ms,omitempty"`
-		NumTurns   int                     `json:"num_turns"`
-		SessionID  string                  `json:"session_id,omitempty"`
-		Timestamp  string                  `json:"timestamp,omitempty"`
-		Usage      *gmUsage                `json:"usage,omitempty"`
-		ModelUsage map[string]gmModelUsage `json:"modelUsage,omitempty"`
+		Type     string   `json:"type"`
+		Subtype  string   `json:"subtype"`
+		CCFilter string   `json:"ccfilter"`
+		IsError  bool     `json:"is_error"`
+		Result   *string  `json:"result,omitempty"`
+		Errors   []string `json:"errors,omitempty"`
+		// TerminalReason and APIErrorStatus: a run the API's error ended,
+		// said as Claude Code says it (apiFailure).
+		TerminalReason string                  `json:"terminal_reason,omitempty"`
+		APIErrorStatus int                     `json:"api_error_status,omitempty"`
+		DurationMs     *int64                  `json:"duration_ms,omitempty"`
+		NumTurns       int                     `json:"num_turns"`
+		SessionID      string                  `json:"session_id,omitempty"`
+		Timestamp      string                  `json:"timestamp,omitempty"`
+		Usage          *gmUsage                `json:"usage,omitempty"`
+		ModelUsage     map[string]gmModelUsage `json:"modelUsage,omitempty"`
 	}
 )
 

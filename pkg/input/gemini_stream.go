@@ -521,11 +521,29 @@ func (g *geminiReader) result(v topKeys, ts string) gmResult {
 		if msg == "" {
 			msg = "the run ended with status error"
 		}
+		if status, category := apiFailure(msg); status != 0 && r.Subtype == "error_during_execution" {
+			// The API's error ended the run: said as Claude Code says it,
+			// an API error message, then a result that is an error
+			// (is_error) with the terminal reason and the HTTP status.
+			g.apiError(msg, category, ts)
+			r.Subtype, r.Result, r.TerminalReason, r.APIErrorStatus = "success", str(msg), "api_error", status
+			return r
+		}
 		r.Errors = []string{msg}
 		return r
 	}
 	r.Result = str(g.lastText)
 	return r
+}
+
+// apiError queues the API error message that ended the run, as Claude
+// Code's stream has it: a synthetic assistant message (model
+// "<synthetic>") with the error's text and its category ("error").
+func (g *geminiReader) apiError(msg, category, ts string) {
+	g.emitValue(nil, map[string]any{"type": "assistant", "ccfilter": stream.Synthetic, "parent_tool_use_id": nil,
+		"session_id": g.session, "timestamp": ts, "error": category,
+		"message": map[string]any{"id": "gemini-" + g.session + "-api-error", "model": "<synthetic>", "role": "assistant", "type": "message",
+			"content": []any{map[string]any{"type": "text", "text": msg}}}})
 }
 
 // appendInit writes the init of the run: as json.Marshal writes
@@ -560,6 +578,9 @@ func (g *geminiReader) appendResult(r *gmResult) written {
 			w.str(e)
 		}
 		w.raw("]")
+	}
+	if r.TerminalReason != "" {
+		w.key("terminal_reason").str(r.TerminalReason).key("api_error_status").int(int64(r.APIErrorStatus))
 	}
 	if r.DurationMs != nil {
 		w.key("duration_ms").int(*r.DurationMs)
