@@ -19,7 +19,7 @@ func TestForcedKindOnLinesOfNoKindIsNoRun(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`{"foo":1}`+"\n"+`{"bar":2}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, kind := range []string{"stream", "transcript", "codex-session"} {
+	for _, kind := range []string{"stream", "transcript", "codex-session", "gemini-session"} {
 		r := runIn(t, []string{"final", "--input", kind, path}, "")
 		assert.Equal(t, 5, r.Code, "%s: %s", kind, r.Stderr)
 		assert.Contains(t, r.Stderr, "no line has a known type", kind)

@@ -248,14 +248,28 @@ func TestGeminiReportsNameTheCLI(t *testing.T) {
 	assert.Equal(t, "There are 3 files here.\n", got.Stdout)
 }
 
+// TestGeminiChatTypesAreKnown proves types on a chat file marks none of
+// the file's own lines unknown: its "$set" lines and a record written
+// again are bookkeeping the reader knows (before, "no" for both).
+func TestGeminiChatTypesAreKnown(t *testing.T) {
+	got := runIn(t, []string{"types", "-F", "csv", geminiChat(t, "08-long-session")}, "")
+	require.Equal(t, 0, got.Code, got.Stderr)
+	assert.Contains(t, got.Stdout, ",53,true")
+	assert.NotContains(t, got.Stdout, ",false")
+}
+
 // TestGeminiSessionsListsChatFolders proves sessions reads a folder of
 // Gemini chat files given as PATH (16's chats/): its session id, prompt,
 // tool calls (the subagent's two joined: 3) and tokens (the chat file's
-// per-call totals: 11644+11772 main, 11936+12063 subagent = 47415).
+// per-call totals: 11644+11772 main, 11936+12063 subagent = 47415) and
+// its project.
 func TestGeminiSessionsListsChatFolders(t *testing.T) {
 	rows := geminiRows(t, "sessions", geminiData+"16-subagent.chats")
 	require.Len(t, rows, 1, rows)
 	assert.Equal(t, "73f8cf0f-df5b-4625-bbbc-bc47cbed7a04", rows[0]["session_id"])
+	// The project: the first workspace directory of the session context
+	// (the chat file says it nowhere else). Before, blank.
+	assert.Equal(t, "/home/user/project", rows[0]["cwd"], rows[0])
 	assert.EqualValues(t, 3, rows[0]["tool_calls"], rows[0])
 	assert.EqualValues(t, 47415, rows[0]["total_tokens"], rows[0])
 }

@@ -182,7 +182,11 @@ type (
 		Message   gmMessage `json:"message"`
 		SessionID string    `json:"session_id,omitempty"`
 		Timestamp string    `json:"timestamp,omitempty"`
-		Parent    *string   `json:"parent_tool_use_id"`
+		// Cwd is the session's workspace, on its model calls' events (as
+		// a Claude Code transcript's records carry theirs): what usage's
+		// project is.
+		Cwd    string  `json:"cwd,omitempty"`
+		Parent *string `json:"parent_tool_use_id"`
 		// ToolUseResult says a subagent's call completed (what the
 		// tracker reads of Claude Code's Agent results).
 		ToolUseResult *gmToolUseResult `json:"tool_use_result,omitempty"`

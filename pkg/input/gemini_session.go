@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
@@ -44,6 +45,9 @@ type geminiSessionReader struct {
 	err   error
 
 	session  string
+	cwd      string // the first workspace directory its session context names
+	inited   bool   // the init was made (from the header, or before the first record when it is cut)
+	records  bool   // a line of a chat file's was read: without one, no result is made
 	lastText string
 	turns    int // the main agent's model responses (its "gemini" records)
 }
@@ -73,7 +77,7 @@ func (g *geminiSessionReader) Next() (*stream.Event, error) {
 		if err == io.EOF {
 			g.ended = true
 			g.release()
-			if !g.sub {
+			if !g.sub && g.records {
 				g.emit(nil, g.result())
 			}
 			continue
@@ -97,19 +101,37 @@ func (g *geminiSessionReader) read(ev *stream.Event) {
 	switch {
 	case v.Get("projectHash").Exists() && v.Get("sessionId").Exists() && !v.Get("type").Exists():
 		g.session = v.Get("sessionId").Str()
-		if g.sub {
+		g.records = true
+		if g.sub || g.inited {
 			g.record(ev)
 			return
 		}
+		g.inited = true
 		g.emit(ev, gmInit{Type: "system", Subtype: "init", CCFilter: stream.Synthetic, CLI: geminiCLI,
 			SessionID: g.session, Timestamp: v.Get("startTime").Str(), Tools: []string{}, MCPServers: []string{}})
-	case v.Get("$set").Exists() || !v.Get("id").Exists():
+	case v.Get("$set").Type() == jsonx.Object:
+		g.records = true
+		if g.cwd == "" {
+			g.cwd = geminiWorkspace(v.Get("$set"))
+		}
 		if len(g.held) > 0 {
 			g.held = append(g.held, g.kept(ev))
 			return
 		}
 		g.record(ev)
+	case !v.Get("id").Exists():
+		// No line of a chat file's: passed through as it is (unknown to
+		// types, echoed by NDJSON), after the record held before it.
+		g.release()
+		g.queue = append(g.queue, ev.Clone())
 	default:
+		g.records = true
+		if !g.inited && !g.sub {
+			// The header is cut or lost: the init is made without it.
+			g.inited = true
+			g.emit(nil, gmInit{Type: "system", Subtype: "init", CCFilter: stream.Synthetic, CLI: geminiCLI,
+				Timestamp: v.Get("timestamp").Str(), Tools: []string{}, MCPServers: []string{}})
+		}
 		if len(g.held) > 0 && jsonx.Value(g.held[0].Raw).Get("id").Str() == v.Get("id").Str() {
 			// The record written again: the later version stands; the
 			// earlier one's line is still echoed, in its place.
@@ -195,7 +217,7 @@ func (g *geminiSessionReader) call(ev *stream.Event, v jsonx.Value, ts, id strin
 	model := v.Get("model").Str()
 	src := ev
 	block := func(b gmBlock) {
-		g.emit(src, gmEvent{Type: "assistant", CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: ts,
+		g.emit(src, gmEvent{Type: "assistant", CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: ts, Cwd: g.cwd,
 			Message: gmMessage{ID: id, Role: "assistant", Model: model, Content: []gmBlock{b}, StopReason: str("end_turn"), Usage: &u}})
 		src = nil // the record's line is echoed once
 	}
@@ -237,7 +259,7 @@ func (g *geminiSessionReader) call(ev *stream.Event, v jsonx.Value, ts, id strin
 	})
 	if src != nil {
 		// a call that said nothing: its usage still counts
-		g.emit(src, gmEvent{Type: "assistant", CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: ts,
+		g.emit(src, gmEvent{Type: "assistant", CCFilter: stream.Synthetic, SessionID: g.session, Timestamp: ts, Cwd: g.cwd,
 			Message: gmMessage{ID: id, Role: "assistant", Model: model, Content: []gmBlock{}, StopReason: str("end_turn"), Usage: &u}})
 	}
 	if len(results) > 0 {
@@ -301,3 +323,27 @@ func (g *geminiSessionReader) emit(src *stream.Event, v any) {
 	}
 	g.queue = append(g.queue, ev)
 }
+
+// geminiWorkspace is the first workspace directory a chat file's session
+// context names (its first user message, in a "$set" of the messages:
+// "- **Workspace Directories:**" then "  - /home/user/project"), the
+// session's working directory, which the file says nowhere else.
+func geminiWorkspace(set jsonx.Value) string {
+	var cwd string
+	set.Get("messages").Each(func(_ int, m jsonx.Value) bool {
+		m.Get("content").Each(func(_ int, p jsonx.Value) bool {
+			if t := p.Get("text").Str(); strings.Contains(t, "<session_context>") {
+				if w := workspaceDir.FindStringSubmatch(t); w != nil {
+					cwd = strings.TrimSpace(w[1])
+				}
+			}
+			return cwd == ""
+		})
+		return cwd == ""
+	})
+	return cwd
+}
+
+// workspaceDir finds the first of the session context's workspace
+// directories.
+var workspaceDir = regexp.MustCompile(`Workspace Directories:\*\*\s*\n\s*- ([^\n]+)`)

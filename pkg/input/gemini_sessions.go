@@ -74,7 +74,9 @@ func scanGeminiChat(path string, s Session, also *Also) (Session, error) {
 	msgs := map[string]stream.Usage{}
 	bad, err := EachGeminiChatEvent(path, func(ev *stream.Event, agent bool) {
 		if ev.Kind == stream.KindInit {
-			s.ID, s.named = ev.Str("session_id"), true
+			if id := ev.Str("session_id"); id != "" {
+				s.ID, s.named = id, true // (an init made without the header has none: the file's name stays)
+			}
 			s.CLI = stream.CLIOf(ev.Str("cli"), "").ID
 		}
 		if ev.Type == "assistant" {

@@ -8,7 +8,11 @@ type TypeCounter struct {
 	index  map[typeKey]int // a pair's place in order and counts
 	order  []typeKey
 	counts []int64
-	last   int // the place of the pair counted last, -1 before the first
+	// records: a pair's events were an input kind's bookkeeping
+	// (KindRecord: a reader knew them, whatever their type says, as a
+	// Gemini chat file's "$set" lines), so known.
+	records []bool
+	last    int // the place of the pair counted last, -1 before the first
 }
 
 type typeKey struct{ typ, sub string }
@@ -29,6 +33,7 @@ func NewTypeCounter(max int) *TypeCounter {
 func (c *TypeCounter) Add(e *Event) {
 	if c.last >= 0 && c.order[c.last] == (typeKey{e.Type, e.Subtype}) {
 		c.counts[c.last]++
+		c.records[c.last] = c.records[c.last] || e.Kind == KindRecord
 		return
 	}
 	k := typeKey{e.Type, e.Subtype}
@@ -44,18 +49,21 @@ func (c *TypeCounter) Add(e *Event) {
 			c.index[k] = i
 			c.order = append(c.order, k)
 			c.counts = append(c.counts, 0)
+			c.records = append(c.records, false)
 		}
 	}
 	c.counts[i]++
+	c.records[i] = c.records[i] || e.Kind == KindRecord
 	c.last = i
 }
 
 // Counts returns the count of each pair in order of first appearance,
-// with Known telling the pairs ccfilter knows.
+// with Known telling the pairs ccfilter knows (Known, or an input kind's
+// bookkeeping its reader knew).
 func (c *TypeCounter) Counts() []TypeCount {
 	out := make([]TypeCount, 0, len(c.order))
 	for i, k := range c.order {
-		out = append(out, TypeCount{Type: k.typ, Subtype: k.sub, Count: c.counts[i], Known: k.typ != "(other)" && Known(k.typ, k.sub)})
+		out = append(out, TypeCount{Type: k.typ, Subtype: k.sub, Count: c.counts[i], Known: k.typ != "(other)" && (Known(k.typ, k.sub) || c.records[i])})
 	}
 	return out
 }
