@@ -359,12 +359,14 @@ func appendJSON(dst []byte, v any) []byte {
 type commandInput string
 
 // rawString is a string value of the input's line as it is (quotes and
-// escapes), for appendJSON to copy; null when it is not a string.
+// escapes), for appendJSON to copy; null when it is not a string. v is a
+// member's value as an index or Get cut it (exact, never open-ended like
+// Find's): a Trim here walked a command's whole output a second time.
 func rawString(v jsonx.Value) json.RawMessage {
 	if v.Type() != jsonx.String {
 		return json.RawMessage("null")
 	}
-	return json.RawMessage(v.Trim())
+	return json.RawMessage(v)
 }
 
 // codexTranslator turns Codex's events into Claude Code's, keeping what
@@ -698,7 +700,7 @@ func (c *codexTranslator) block(typ, key string, v []byte) []byte {
 // the stream's own tool where one does the same (a shell command is
 // Bash; spawn_agent starts a subagent as Agent does), else Codex's.
 func codexToolName(item codexItem) (string, any) {
-	switch item.Get("type").Str() {
+	switch item.typ {
 	case "command_execution":
 		return "Bash", commandInput(item.Get("command").Str())
 	case "file_change":
@@ -707,14 +709,14 @@ func codexToolName(item codexItem) (string, any) {
 			paths = append(paths, ch.Get("kind").Str()+" "+ch.Get("path").Str())
 			return true
 		})
-		in := map[string]any{"changes": json.RawMessage(item.Get("changes").Trim())}
+		in := map[string]any{"changes": json.RawMessage(item.Get("changes"))}
 		if len(paths) > 0 {
 			_, in["file_path"], _ = strings.Cut(paths[0], " ")
 			in["description"] = strings.Join(paths, ", ")
 		}
 		return "apply_patch", in
 	case "mcp_tool_call":
-		args := json.RawMessage(item.Get("arguments").Trim())
+		args := json.RawMessage(item.Get("arguments"))
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
@@ -761,6 +763,10 @@ func itemID(item codexItem) string {
 // again) was a third of a tools run.
 type codexItem struct {
 	top []jsonx.Member
+	// typ is its "type", read once (codexItemType): the translation
+	// tells items apart by it four or five times, and each Str made a
+	// string of it.
+	typ string
 }
 
 // Get is jsonx.Value.Get on the item (the last member of that key).
@@ -770,14 +776,30 @@ func (it codexItem) Get(key string) jsonx.Value { return jsonx.Lookup(it.top, ke
 func (it codexItem) Path(keys ...string) jsonx.Value { return it.Get(keys[0]).Path(keys[1:]...) }
 
 // indexItem indexes the members of item (none when it is not an
-// object), in a buffer reused from line to line.
+// object), in a buffer reused from line to line. item is the event's
+// member as its index cut it (exact: no Trim, which walked the item to
+// its end once more).
 func (c *codexTranslator) indexItem(item jsonx.Value) codexItem {
 	if item.Type() != jsonx.Object {
 		return codexItem{}
 	}
 	// (the line was validated: no error)
-	c.itemTop, _ = jsonx.Members(item.Trim(), c.itemTop[:0])
-	return codexItem{c.itemTop}
+	c.itemTop, _ = jsonx.Members(item, c.itemTop[:0])
+	return codexItem{top: c.itemTop, typ: codexItemType(jsonx.Lookup(c.itemTop, "type"))}
+}
+
+// codexItemTypes are the item types the translator tells apart.
+var codexItemTypes = append([]string{"agent_message", "reasoning", "todo_list", "error"}, codexToolTypes...)
+
+// codexItemType is typ.Str() without a new string for the item types
+// the translator knows (every item of a stream but a new one).
+func codexItemType(typ jsonx.Value) string {
+	for _, t := range codexItemTypes {
+		if typ.StrEqual(t) {
+			return t
+		}
+	}
+	return typ.Str()
 }
 
 // toolUse is the tool_use event an item that is a tool call starts with;
@@ -797,7 +819,7 @@ func (c *codexTranslator) toolUse(item codexItem) any {
 
 // item translates a completed (or updated) item.
 func (c *codexTranslator) item(item codexItem, completed bool) []any {
-	switch item.Get("type").Str() {
+	switch item.typ {
 	case "agent_message":
 		c.lastText = append(c.lastText[:0], rawString(item.Get("text"))...)
 		return c.list(c.assistant(c.block("text", "text", c.lastText)))
@@ -826,8 +848,7 @@ func (c *codexTranslator) item(item codexItem, completed bool) []any {
 	if !completed {
 		return nil
 	}
-	typ := item.Get("type")
-	if !codexToolItem(typ) {
+	if !slices.Contains(codexToolTypes, item.typ) {
 		return nil
 	}
 	var out []any
@@ -1002,7 +1023,7 @@ var codexToolTypes = []string{"command_execution", "file_change", "mcp_tool_call
 // in a later call. Its own calls and usage are in its own session file,
 // not in the parent's stream.
 func (c *codexTranslator) subagentEnds(item codexItem) []any {
-	if !item.Get("type").StrEqual("collab_tool_call") {
+	if item.typ != "collab_tool_call" {
 		return nil
 	}
 	var out []any
@@ -1027,7 +1048,7 @@ func (c *codexTranslator) toolResult(item codexItem) written {
 	failed := item.Get("status").StrEqual("failed")
 	var content any
 	var extra map[string]any
-	switch item.Get("type").Str() {
+	switch item.typ {
 	case "command_execution":
 		out := rawString(item.Get("aggregated_output"))
 		content = out
@@ -1103,7 +1124,7 @@ func (c *codexTranslator) toolResult(item codexItem) written {
 // (until its end, subagentEnds) and returns its thread; false for another
 // item.
 func (c *codexTranslator) spawn(item codexItem) (string, bool) {
-	if !item.Get("type").StrEqual("collab_tool_call") || !item.Get("tool").StrEqual("spawn_agent") {
+	if item.typ != "collab_tool_call" || !item.Get("tool").StrEqual("spawn_agent") {
 		return "", false
 	}
 	agent := ""
