@@ -260,7 +260,7 @@ func (m *eventMaker) makeAt(v any, source string, line int64, valid bool, echo [
 	ev := m.evs[m.used]
 	m.used++
 	if w, ok := v.(written); ok {
-		ev.RemakeIndexed(w.b, w.top, source, line, valid)
+		ev.RemakeClassified(w.b, w.top, w.cls, source, line, valid)
 	} else {
 		if mv, isMap := v.(map[string]any); isMap {
 			mv["ccfilter"] = stream.Synthetic
@@ -508,7 +508,7 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		c.raw("subtype", `"init"`)
 		c.raw("tools", `[]`)
 		c.raw("type", `"system"`)
-		return c.list(c.close())
+		return c.list(c.close().as("system", "init", stream.KindInit))
 	case "turn.started":
 		// Carries nothing: codex exec is one turn, its end the result.
 		return c.list()
@@ -552,12 +552,12 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		b = strconv.AppendInt(append(b, `,"output_tokens":`...), sum.output, 10)
 		b = strconv.AppendInt(append(b, `,"output_tokens_details":{"reasoning_tokens":`...), sum.reasoning, 10)
 		c.w = append(b, `}}`...)
-		return append(out, c.close())
+		return append(out, c.close().as("result", "success", stream.KindResult))
 	case "turn.failed":
 		c.result(true, rawString(v.Path("error", "message")))
 		c.raw("subtype", `"error_during_execution"`)
 		c.raw("type", `"result"`)
-		return c.list(c.close())
+		return c.list(c.close().as("result", "error_during_execution", stream.KindResult))
 	}
 	return nil
 }
@@ -618,7 +618,7 @@ func (c *codexTranslator) close() written {
 		o := c.offs[i : i+4]
 		c.tops = append(c.tops, jsonx.Member{Key: b[o[0]-c.objAt : o[1]-c.objAt], Val: jsonx.Value(b[o[2]-c.objAt : o[3]-c.objAt])})
 	}
-	return written{b, c.tops[from:len(c.tops):len(c.tops)]}
+	return written{b: b, top: c.tops[from:len(c.tops):len(c.tops)]}
 }
 
 // eventKeys reads an event's members from its index (Event.Get) as
@@ -646,11 +646,12 @@ func (c *codexTranslator) errorEvent(msg string) map[string]any {
 	return map[string]any{"type": "system", "subtype": "informational", "level": "error", "content": msg, "session_id": c.thread}
 }
 
-// assistant is an assistant event of one content block.
+// assistant is an assistant event of one content block, of kind k (the
+// block's: text, thinking, tool_use; no model, so no API error).
 // It is written as appendJSON writes the map it stands for (its keys
 // sorted), without the maps: an assistant event is made of most of a
 // Codex stream's lines (each tool call's start, each message).
-func (c *codexTranslator) assistant(block []byte) written {
+func (c *codexTranslator) assistant(block []byte, k stream.Kind) written {
 	c.msgs++
 	c.open()
 	c.key("message")
@@ -660,7 +661,7 @@ func (c *codexTranslator) assistant(block []byte) written {
 	c.raw("parent_tool_use_id", "null")
 	c.str("session_id", c.thread)
 	c.raw("type", `"assistant"`)
-	return c.close()
+	return c.close().as("assistant", "", k)
 }
 
 // list is the events of a line: vs, in one list reused from line to
@@ -675,11 +676,21 @@ func (c *codexTranslator) list(vs ...any) []any {
 }
 
 // written is an event's JSON as the reader wrote it (with its "ccfilter"
-// mark; open), standing where a map of it would, and its top-level
-// members (slices of b).
+// mark; open), standing where a map of it would, its top-level members
+// (slices of b) and its classification (as: the writer knows it, rather
+// than the classifier reading it again; zero: not said).
 type written struct {
 	b   []byte
 	top []jsonx.Member
+	cls stream.Class
+}
+
+// as says w's classification: what stream's classifier finds in the JSON
+// written (TestCodexDeclaredClassIsTheClassifiers checks it on every
+// event of the captures).
+func (w written) as(typ, subtype string, k stream.Kind) written {
+	w.cls = stream.Class{Type: typ, Subtype: subtype, Kind: k}
+	return w
 }
 
 // block writes a content block of its type with one member more (named
@@ -814,7 +825,7 @@ func (c *codexTranslator) toolUse(item codexItem) any {
 	b = appendJSON(append(b, `,"input":`...), input)
 	b = jsonx.AppendQuoted(append(b, `,"name":`...), name)
 	c.blk = append(b, `,"type":"tool_use"}`...)
-	return c.assistant(c.blk)
+	return c.assistant(c.blk, stream.KindToolUse)
 }
 
 // item translates a completed (or updated) item.
@@ -822,10 +833,10 @@ func (c *codexTranslator) item(item codexItem, completed bool) []any {
 	switch item.typ {
 	case "agent_message":
 		c.lastText = append(c.lastText[:0], rawString(item.Get("text"))...)
-		return c.list(c.assistant(c.block("text", "text", c.lastText)))
+		return c.list(c.assistant(c.block("text", "text", c.lastText), stream.KindText))
 	case "reasoning":
 		// The reasoning summaries (Codex shows no raw reasoning).
-		return c.list(c.assistant(c.block("thinking", "thinking", rawString(item.Get("text")))))
+		return c.list(c.assistant(c.block("thinking", "thinking", rawString(item.Get("text"))), stream.KindThinking))
 	case "todo_list":
 		// The plan (update_plan): a notice, not a tool call; its
 		// completion comes at the turn's end, after the answer.
@@ -1117,7 +1128,7 @@ func (c *codexTranslator) toolResult(item codexItem) written {
 		c.w = appendJSON(c.w, extra)
 	}
 	c.raw("type", `"user"`)
-	return c.close()
+	return c.close().as("user", "", stream.KindToolResult)
 }
 
 // spawn keeps the subagent a collab_tool_call spawn_agent item starts

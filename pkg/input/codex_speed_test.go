@@ -2,6 +2,7 @@ package input
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
 // TestCodexItemTypeIsStrWithoutAString proves that the item type the
@@ -40,5 +42,53 @@ func TestCodexItemTypeIsStrWithoutAString(t *testing.T) {
 	for _, known := range codexItemTypes {
 		v := jsonx.Value(`"` + known + `"`)
 		assert.Zero(t, testing.AllocsPerRun(10, func() { _ = codexItemType(v) }), known)
+	}
+}
+
+// TestCodexDeclaredClassIsTheClassifiers proves that the classification
+// the Codex translator declares for the events it writes (written.as,
+// which Event.RemakeClassified takes instead of classifying what was just
+// written) is the classifier's: every event made of the 18 Codex CLI
+// 0.171.0 captures (testdata/agents/codex) is classified again from its
+// bytes (stream.NewEvent), and its type, subtype and kind must be the
+// same; each declared kind is met. (Seen failing with a tool result
+// declared as KindText.)
+func TestCodexDeclaredClassIsTheClassifiers(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/agents/codex/*.jsonl")
+	require.NoError(t, err)
+	require.Len(t, files, 18)
+	seen := map[stream.Kind]int{}
+	for _, f := range files {
+		for k, n := range classifiedAgain(t, f) {
+			seen[k] += n
+		}
+	}
+	for _, k := range []stream.Kind{stream.KindInit, stream.KindText, stream.KindThinking, stream.KindToolUse, stream.KindToolResult, stream.KindResult} {
+		assert.Positive(t, seen[k], "events of kind %s", k)
+	}
+}
+
+// classifiedAgain reads file with the Codex reader and checks that each
+// event's classification is what stream.NewEvent finds in its bytes; it
+// returns the events met of each kind.
+func classifiedAgain(t *testing.T, file string) map[stream.Kind]int {
+	t.Helper()
+	in, err := os.Open(file)
+	require.NoError(t, err)
+	defer in.Close()
+	rd := NewCodexReader(in, file, stream.DecoderOptions{Source: file})
+	defer rd.Close()
+	seen := map[stream.Kind]int{}
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			return seen
+		}
+		require.NoError(t, err)
+		again, err := stream.NewEvent(ev.Raw, ev.Source, ev.Line)
+		require.NoError(t, err)
+		require.Equal(t, [3]string{again.Type, again.Subtype, again.Kind.String()}, [3]string{ev.Type, ev.Subtype, ev.Kind.String()},
+			"%s:%d: %s", file, ev.Line, ev.Raw)
+		seen[ev.Kind]++
 	}
 }

@@ -425,6 +425,13 @@ func (e *Event) RemakeWritten(raw []byte, source string, line int64, valid bool)
 // small lines, the walk over each event written was a sixth of a run).
 // The writer answers for raw being one object of those members.
 func (e *Event) RemakeIndexed(raw []byte, top []jsonx.Member, source string, line int64, valid bool) {
+	e.remakeIndexed(raw, top, source, line)
+	e.classify()
+	e.valid = valid
+}
+
+// remakeIndexed is RemakeIndexed up to the classification.
+func (e *Event) remakeIndexed(raw []byte, top []jsonx.Member, source string, line int64) {
 	own := append(e.own[:0], raw...)
 	e.point(own, source, line, 0)
 	e.own = own
@@ -433,7 +440,30 @@ func (e *Event) RemakeIndexed(raw []byte, top []jsonx.Member, source string, lin
 		e.top = append(e.top, jsonx.Member{Key: own[k : k+len(m.Key)], Val: jsonx.Value(own[v : v+len(m.Val)])})
 	}
 	e.haveTop = true
-	e.classify()
+}
+
+// Class is an event's classification as its writer knows it: the
+// discriminators and the Kind that classify would find in the JSON it
+// wrote (RemakeClassified). The zero Class knows nothing.
+type Class struct {
+	Type, Subtype string
+	Kind          Kind
+}
+
+// RemakeClassified is RemakeIndexed for JSON whose writer also knows its
+// classification, cls (when cls.Type is set; else it is found, as
+// RemakeIndexed finds it): the classifier read again what was just
+// written, walking a tool call's input or a command's output to the
+// block's type after it (a seventh of a Codex stream's types run). The
+// writer answers for cls being what classify finds in raw, which a test
+// of each writer checks over its real captures.
+func (e *Event) RemakeClassified(raw []byte, top []jsonx.Member, cls Class, source string, line int64, valid bool) {
+	if cls.Type == "" {
+		e.RemakeIndexed(raw, top, source, line, valid)
+		return
+	}
+	e.remakeIndexed(raw, top, source, line)
+	e.Type, e.Subtype, e.Kind = cls.Type, cls.Subtype, cls.Kind
 	e.valid = valid
 }
 
