@@ -92,3 +92,46 @@ func classifiedAgain(t *testing.T, file string) map[stream.Kind]int {
 		seen[ev.Kind]++
 	}
 }
+
+// TestRequoteIsAppendQuotedOfStr proves that requote, which copies a
+// string value's bytes as they are when it can, writes what
+// jsonx.AppendQuoted(v.Str()) wrote before it: on every string value of
+// the 18 Codex CLI 0.171.0 captures (testdata/agents/codex: commands,
+// ids, outputs) and on values spelled otherwise (each escape, raw and
+// escaped U+2028, invalid UTF-8, not a string, none); and that a plain
+// value is copied without a string made of it.
+func TestRequoteIsAppendQuotedOfStr(t *testing.T) {
+	values := []jsonx.Value{
+		jsonx.Value(`"plain"`), jsonx.Value(`""`), jsonx.Value(`"a\"b"`), jsonx.Value(`"a\\b"`), jsonx.Value(`"a\/b"`),
+		jsonx.Value(`"line\nnext\ttab"`), jsonx.Value(`"\u00e9t\u00E9"`), jsonx.Value("\"\xc3\xa9t\xc3\xa9\""),
+		jsonx.Value("\"a\xe2\x80\xa8b\""), jsonx.Value(`"a\u2028b"`), jsonx.Value("\"a\xe2\x82\xacb\""), jsonx.Value("\"bad \xff byte\""),
+		jsonx.Value(`"\ud83d\ude00"`), jsonx.Value(`"\u0001"`), jsonx.Value(`12`), jsonx.Value(`null`), jsonx.Value(`{"a":1}`), nil,
+	}
+	files, err := filepath.Glob("../../testdata/agents/codex/*.jsonl")
+	require.NoError(t, err)
+	require.Len(t, files, 18)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+			var walk func(v jsonx.Value)
+			walk = func(v jsonx.Value) {
+				switch v.Type() {
+				case jsonx.String:
+					values = append(values, v)
+				case jsonx.Object:
+					v.EachMember(func(_ []byte, m jsonx.Value) bool { walk(m); return true })
+				case jsonx.Array:
+					v.Each(func(_ int, e jsonx.Value) bool { walk(e); return true })
+				}
+			}
+			walk(jsonx.Value(line))
+		}
+	}
+	require.Greater(t, len(values), 500)
+	for _, v := range values {
+		assert.Equal(t, string(jsonx.AppendQuoted([]byte("x"), v.Str())), string(requote([]byte("x"), v)), "%s", v)
+	}
+	plain, buf := jsonx.Value(`"bash -lc 'ls -la'"`), make([]byte, 0, 64)
+	assert.Zero(t, testing.AllocsPerRun(10, func() { buf = requote(buf[:0], plain) }))
+}
