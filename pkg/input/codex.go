@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
@@ -59,12 +60,16 @@ type codexReader struct {
 	check stream.Check // the run's (DecoderOptions.Check), which want applies to the lines it passes over
 	// head is the look at the head of the line the decoder reads next
 	// (want's), when it read one.
-	head  codexHead
-	opts  stream.DecoderOptions
-	queue []*stream.Event
-	c     codexTranslator
-	echo  echoes
-	made  eventMaker
+	head codexHead
+	opts stream.DecoderOptions
+	// queue holds the events made of a line, handed out from queued on;
+	// its array is reused from line to line (a slice cut from its front
+	// lost its room, and a new array was made for nearly every line).
+	queue  []*stream.Event
+	queued int
+	c      codexTranslator
+	echo   echoes
+	made   eventMaker
 }
 
 // echoes are the input's lines read and not yet given to an event as its
@@ -159,11 +164,12 @@ func (c *codexReader) want(line []byte) bool {
 
 func (c *codexReader) Next() (*stream.Event, error) {
 	for {
-		if len(c.queue) > 0 {
-			ev := c.queue[0]
-			c.queue = c.queue[1:]
+		if c.queued < len(c.queue) {
+			ev := c.queue[c.queued]
+			c.queued++
 			return ev, nil
 		}
+		c.queue, c.queued = c.queue[:0], 0
 		raw, err := c.in.Next()
 		if err != nil {
 			return nil, err
@@ -232,7 +238,7 @@ func (c *codexReader) passOver(raw *stream.Event, kept bool) (pass, msg bool) {
 	return c.c.passOver(codexEventOf(raw.Type), item)
 }
 
-func (c *codexReader) Buffered() bool { return len(c.queue) > 0 || c.in.Buffered() }
+func (c *codexReader) Buffered() bool { return c.queued < len(c.queue) || c.in.Buffered() }
 
 func (c *codexReader) Close() error { return c.in.Close() }
 
@@ -264,7 +270,7 @@ func (m *eventMaker) make(v any, src *stream.Event, echo []byte, prepare func(*s
 // spliced into v was validated.
 func (m *eventMaker) makeAt(v any, source string, line int64, valid bool, echo []byte, prepare func(*stream.Event) error) (*stream.Event, error) {
 	var ev *stream.Event
-	if w, ok := v.(written); ok {
+	if w, ok := v.(*written); ok {
 		ev = m.makeWritten(w, source, line, valid, echo)
 	} else {
 		ev = m.next()
@@ -287,13 +293,9 @@ func (m *eventMaker) makeAt(v any, source string, line int64, valid bool, echo [
 
 // makeWritten is makeAt of w, for a caller that has it as it is: not
 // boxed in an interface (an allocation per event), nor prepared.
-func (m *eventMaker) makeWritten(w written, source string, line int64, valid bool, echo []byte) *stream.Event {
+func (m *eventMaker) makeWritten(w *written, source string, line int64, valid bool, echo []byte) *stream.Event {
 	ev := m.next()
-	if w.class != nil {
-		ev.RemakeClassed(w.b, w.top, source, line, valid, *w.class)
-	} else {
-		ev.RemakeIndexed(w.b, w.top, source, line, valid)
-	}
+	ev.RemakeClassified(w.b, w.top, w.cls, source, line, valid)
 	ev.SetEcho(echo)
 	return ev
 }
@@ -327,7 +329,7 @@ func appendJSON(dst []byte, v any) []byte {
 	case int64:
 		return strconv.AppendInt(dst, v, 10)
 	case commandInput:
-		return append(jsonx.AppendQuoted(append(dst, `{"command":`...), string(v)), '}')
+		return append(requote(append(dst, `{"command":`...), jsonx.Value(v)), '}')
 	case json.RawMessage:
 		if len(v) == 0 {
 			return append(dst, "null"...)
@@ -383,16 +385,35 @@ func appendJSON(dst []byte, v any) []byte {
 }
 
 // commandInput is a Bash call's input, {"command": the command}, written
-// by appendJSON without a map (a tool call of most Codex turns).
-type commandInput string
+// by appendJSON without a map (a tool call of most Codex turns): the
+// command's value as the line spells it (requote).
+type commandInput jsonx.Value
+
+// requote appends the string value v as jsonx.AppendQuoted(dst, v.Str())
+// writes it, from a line validated in full (Next validates every line it
+// translates: no raw control or quote in a string): v's own bytes when
+// they are what that writes (no escape, no U+2028 or U+2029, valid UTF-8),
+// found at memory speed, rather than decoded into a new string and
+// escaped again byte by byte (a command's heredoc, each call's id).
+func requote(dst []byte, v jsonx.Value) []byte {
+	if v.Type() == jsonx.String && len(v) >= 2 {
+		body := v[1 : len(v)-1]
+		if bytes.IndexByte(body, '\\') < 0 && bytes.IndexByte(body, 0xE2) < 0 && utf8.Valid(body) {
+			return append(dst, v...)
+		}
+	}
+	return jsonx.AppendQuoted(dst, v.Str())
+}
 
 // rawString is a string value of the input's line as it is (quotes and
-// escapes), for appendJSON to copy; null when it is not a string.
+// escapes), for appendJSON to copy; null when it is not a string. v is a
+// member's value as an index or Get cut it (exact, never open-ended like
+// Find's): a Trim here walked a command's whole output a second time.
 func rawString(v jsonx.Value) json.RawMessage {
 	if v.Type() != jsonx.String {
 		return json.RawMessage("null")
 	}
-	return json.RawMessage(v.Trim())
+	return json.RawMessage(v)
 }
 
 // codexTranslator turns Codex's events into Claude Code's, keeping what
@@ -412,6 +433,7 @@ type codexTranslator struct {
 	offs     []int
 	objAt    int
 	out      []any           // the events of the line under way (list)
+	ws       []written       // those written by hand (close)
 	lastText json.RawMessage // the last agent message, as the line spells it (a copy)
 	msgs     int
 	// apiError says an event passed through as it is was an API error
@@ -518,7 +540,7 @@ func isWordByte(c byte) bool {
 // translate returns the events ev stands for, nil to pass ev through.
 func (c *codexTranslator) translate(ev *stream.Event) []any {
 	// (the events of the line before were made: their bytes were copied)
-	c.w, c.tops = c.w[:0], c.tops[:0]
+	c.w, c.tops, c.ws = c.w[:0], c.tops[:0], c.ws[:0]
 	// (its members read from the index the decoder's framing built, not
 	// by a walk of the line for each)
 	v := eventKeys{ev}
@@ -534,7 +556,7 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		c.raw("subtype", `"init"`)
 		c.raw("tools", `[]`)
 		c.raw("type", `"system"`)
-		return c.list(c.close())
+		return c.list(c.close().as("system", "init", stream.KindInit))
 	case "turn.started":
 		// Carries nothing: codex exec is one turn, its end the result.
 		return c.list()
@@ -555,7 +577,7 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		// output_tokens the reasoning ones: the stream's meanings are
 		// uncached input, cache reads, and everything generated.
 		t := codexTokens{max(in-cached, 0), cached, u.Get("cache_write_input_tokens").Int(), u.Get("output_tokens").Int(), u.Get("reasoning_output_tokens").Int()}
-		var out []any
+		out := c.list()
 		if _, again := c.totals[c.thread]; again {
 			out = append(out, map[string]any{"type": "system", "subtype": "informational", "level": "info", "session_id": c.thread,
 				"content": "thread " + c.thread + " resumed: Codex's usage is the thread's running total, so the later total replaces the earlier one (not added to it)"})
@@ -578,12 +600,13 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		b = strconv.AppendInt(append(b, `,"output_tokens":`...), sum.output, 10)
 		b = strconv.AppendInt(append(b, `,"output_tokens_details":{"reasoning_tokens":`...), sum.reasoning, 10)
 		c.w = append(b, `}}`...)
-		return append(out, c.close())
+		c.out = append(out, c.close().as("result", "success", stream.KindResult))
+		return c.out
 	case "turn.failed":
 		c.result(true, rawString(v.Path("error", "message")))
 		c.raw("subtype", `"error_during_execution"`)
 		c.raw("type", `"result"`)
-		return c.list(c.close())
+		return c.list(c.close().as("result", "error_during_execution", stream.KindResult))
 	}
 	return nil
 }
@@ -642,7 +665,7 @@ func (c *codexTranslator) str(k, s string) {
 }
 
 // close ends the event under way: its JSON and its members.
-func (c *codexTranslator) close() written {
+func (c *codexTranslator) close() *written {
 	c.offs = append(c.offs, len(c.w))
 	c.w = append(c.w, '}')
 	b := c.w[c.objAt:len(c.w):len(c.w)]
@@ -651,7 +674,10 @@ func (c *codexTranslator) close() written {
 		o := c.offs[i : i+4]
 		c.tops = append(c.tops, jsonx.Member{Key: b[o[0]-c.objAt : o[1]-c.objAt], Val: jsonx.Value(b[o[2]-c.objAt : o[3]-c.objAt])})
 	}
-	return written{b: b, top: c.tops[from:len(c.tops):len(c.tops)]}
+	// (a pointer into ws: a written boxed into the line's list was an
+	// allocation per event)
+	c.ws = append(c.ws, written{b: b, top: c.tops[from:len(c.tops):len(c.tops)]})
+	return &c.ws[len(c.ws)-1]
 }
 
 // eventKeys reads an event's members from its index (Event.Get) as
@@ -679,11 +705,12 @@ func (c *codexTranslator) errorEvent(msg string) map[string]any {
 	return map[string]any{"type": "system", "subtype": "informational", "level": "error", "content": msg, "session_id": c.thread}
 }
 
-// assistant is an assistant event of one content block.
+// assistant is an assistant event of one content block, of kind k (the
+// block's: text, thinking, tool_use; no model, so no API error).
 // It is written as appendJSON writes the map it stands for (its keys
 // sorted), without the maps: an assistant event is made of most of a
 // Codex stream's lines (each tool call's start, each message).
-func (c *codexTranslator) assistant(block []byte) written {
+func (c *codexTranslator) assistant(block []byte, k stream.Kind) *written {
 	c.msgs++
 	c.open()
 	c.key("message")
@@ -693,7 +720,7 @@ func (c *codexTranslator) assistant(block []byte) written {
 	c.raw("parent_tool_use_id", "null")
 	c.str("session_id", c.thread)
 	c.raw("type", `"assistant"`)
-	return c.close()
+	return c.close().as("assistant", "", k)
 }
 
 // list is the events of a line: vs, in one list reused from line to
@@ -708,14 +735,21 @@ func (c *codexTranslator) list(vs ...any) []any {
 }
 
 // written is an event's JSON as the reader wrote it (with its "ccfilter"
-// mark; open), standing where a map of it would, and its top-level
-// members (slices of b).
+// mark; open), standing where a map of it would, its top-level members
+// (slices of b) and its classification (as: the writer knows it, rather
+// than the classifier reading it again; zero: not said).
 type written struct {
 	b   []byte
 	top []jsonx.Member
-	// class, when the writer knows it, is the event's (nil: classified
-	// from b).
-	class *stream.Class
+	cls stream.Class
+}
+
+// as says w's classification: what stream's classifier finds in the JSON
+// written (TestCodexDeclaredClassIsTheClassifiers checks it on every
+// event of the captures).
+func (w *written) as(typ, subtype string, k stream.Kind) *written {
+	w.cls = stream.Class{Type: typ, Subtype: subtype, Kind: k}
+	return w
 }
 
 // block writes a content block of its type with one member more (named
@@ -736,23 +770,23 @@ func (c *codexTranslator) block(typ, key string, v []byte) []byte {
 // the stream's own tool where one does the same (a shell command is
 // Bash; spawn_agent starts a subagent as Agent does), else Codex's.
 func codexToolName(item codexItem) (string, any) {
-	switch item.Get("type").Str() {
+	switch item.typ {
 	case "command_execution":
-		return "Bash", commandInput(item.Get("command").Str())
+		return "Bash", commandInput(item.Get("command"))
 	case "file_change":
 		var paths []string
 		item.Get("changes").Each(func(_ int, ch jsonx.Value) bool {
 			paths = append(paths, ch.Get("kind").Str()+" "+ch.Get("path").Str())
 			return true
 		})
-		in := map[string]any{"changes": json.RawMessage(item.Get("changes").Trim())}
+		in := map[string]any{"changes": json.RawMessage(item.Get("changes"))}
 		if len(paths) > 0 {
 			_, in["file_path"], _ = strings.Cut(paths[0], " ")
 			in["description"] = strings.Join(paths, ", ")
 		}
 		return "apply_patch", in
 	case "mcp_tool_call":
-		args := json.RawMessage(item.Get("arguments").Trim())
+		args := json.RawMessage(item.Get("arguments"))
 		if len(args) == 0 {
 			args = json.RawMessage("{}")
 		}
@@ -784,13 +818,13 @@ func codexHeadline(s string, n int) string {
 // itemID is an item's exec id: the first "id" of the item (a web_search
 // item has two, its exec id item_N first and the Responses id after it,
 // which a JSON decoder that keeps the last would read).
-func itemID(item codexItem) string {
+func itemID(item codexItem) jsonx.Value {
 	for _, m := range item.top {
 		if string(m.Key) == "id" {
-			return m.Val.Str()
+			return m.Val
 		}
 	}
-	return ""
+	return nil
 }
 
 // codexItem is an item's object with its members indexed once: its
@@ -799,6 +833,10 @@ func itemID(item codexItem) string {
 // again) was a third of a tools run.
 type codexItem struct {
 	top []jsonx.Member
+	// typ is its "type", read once (codexItemType): the translation
+	// tells items apart by it four or five times, and each Str made a
+	// string of it.
+	typ string
 }
 
 // Get is jsonx.Value.Get on the item (the last member of that key).
@@ -808,14 +846,30 @@ func (it codexItem) Get(key string) jsonx.Value { return jsonx.Lookup(it.top, ke
 func (it codexItem) Path(keys ...string) jsonx.Value { return it.Get(keys[0]).Path(keys[1:]...) }
 
 // indexItem indexes the members of item (none when it is not an
-// object), in a buffer reused from line to line.
+// object), in a buffer reused from line to line. item is the event's
+// member as its index cut it (exact: no Trim, which walked the item to
+// its end once more).
 func (c *codexTranslator) indexItem(item jsonx.Value) codexItem {
 	if item.Type() != jsonx.Object {
 		return codexItem{}
 	}
 	// (the line was validated: no error)
-	c.itemTop, _ = jsonx.Members(item.Trim(), c.itemTop[:0])
-	return codexItem{c.itemTop}
+	c.itemTop, _ = jsonx.Members(item, c.itemTop[:0])
+	return codexItem{top: c.itemTop, typ: codexItemType(jsonx.Lookup(c.itemTop, "type"))}
+}
+
+// codexItemTypes are the item types the translator tells apart.
+var codexItemTypes = append([]string{"agent_message", "reasoning", "todo_list", "error"}, codexToolTypes...)
+
+// codexItemType is typ.Str() without a new string for the item types
+// the translator knows (every item of a stream but a new one).
+func codexItemType(typ jsonx.Value) string {
+	for _, t := range codexItemTypes {
+		if typ.StrEqual(t) {
+			return t
+		}
+	}
+	return typ.Str()
 }
 
 // toolUse is the tool_use event an item that is a tool call starts with;
@@ -826,22 +880,22 @@ func (c *codexTranslator) toolUse(item codexItem) any {
 		return nil
 	}
 	// {"id","input","name","type"}, as appendJSON writes them.
-	b := jsonx.AppendQuoted(append(c.blk[:0], `{"id":`...), itemID(item))
+	b := requote(append(c.blk[:0], `{"id":`...), itemID(item))
 	b = appendJSON(append(b, `,"input":`...), input)
 	b = jsonx.AppendQuoted(append(b, `,"name":`...), name)
 	c.blk = append(b, `,"type":"tool_use"}`...)
-	return c.assistant(c.blk)
+	return c.assistant(c.blk, stream.KindToolUse)
 }
 
 // item translates a completed (or updated) item.
 func (c *codexTranslator) item(item codexItem, completed bool) []any {
-	switch item.Get("type").Str() {
+	switch item.typ {
 	case "agent_message":
 		c.lastText = append(c.lastText[:0], rawString(item.Get("text"))...)
-		return c.list(c.assistant(c.block("text", "text", c.lastText)))
+		return c.list(c.assistant(c.block("text", "text", c.lastText), stream.KindText))
 	case "reasoning":
 		// The reasoning summaries (Codex shows no raw reasoning).
-		return c.list(c.assistant(c.block("thinking", "thinking", rawString(item.Get("text")))))
+		return c.list(c.assistant(c.block("thinking", "thinking", rawString(item.Get("text"))), stream.KindThinking))
 	case "todo_list":
 		// The plan (update_plan): a notice, not a tool call; its
 		// completion comes at the turn's end, after the answer.
@@ -864,11 +918,10 @@ func (c *codexTranslator) item(item codexItem, completed bool) []any {
 	if !completed {
 		return nil
 	}
-	typ := item.Get("type")
-	if !codexToolItem(typ) {
+	if !slices.Contains(codexToolTypes, item.typ) {
 		return nil
 	}
-	var out []any
+	out := c.list()
 	if c.kinds.Has(stream.KindToolResult) {
 		out = append(out, c.toolResult(item))
 	} else {
@@ -876,7 +929,10 @@ func (c *codexTranslator) item(item codexItem, completed bool) []any {
 		// end's task notification)
 		c.spawn(item)
 	}
-	return append(out, c.subagentEnds(item)...)
+	if c.out = append(out, c.subagentEnds(item)...); len(c.out) == 0 {
+		return nil // (passed through as it is)
+	}
+	return c.out
 }
 
 // codexEvent is a Codex event type, as passOver tells them apart.
@@ -1040,7 +1096,7 @@ var codexToolTypes = []string{"command_execution", "file_change", "mcp_tool_call
 // in a later call. Its own calls and usage are in its own session file,
 // not in the parent's stream.
 func (c *codexTranslator) subagentEnds(item codexItem) []any {
-	if !item.Get("type").StrEqual("collab_tool_call") {
+	if item.typ != "collab_tool_call" {
 		return nil
 	}
 	var out []any
@@ -1061,22 +1117,26 @@ func (c *codexTranslator) subagentEnds(item codexItem) []any {
 
 // toolResult is the user event with the tool_result of a completed tool
 // item: its output, failed when the item's status is "failed".
-func (c *codexTranslator) toolResult(item codexItem) written {
+func (c *codexTranslator) toolResult(item codexItem) *written {
 	failed := item.Get("status").StrEqual("failed")
-	var content any
-	var extra map[string]any
-	switch item.Get("type").Str() {
+	// The result's content: JSON as it is (output, a command's; spliced
+	// after exitSaid when it says a failing exit code), else the string
+	// content. (Written without boxing them, nor a map for the exit code,
+	// which were most of the allocations of a command's line.)
+	var output json.RawMessage
+	var content string
+	exit, exitSaid := int64(0), false
+	hasExit := false
+	switch item.typ {
 	case "command_execution":
-		out := rawString(item.Get("aggregated_output"))
-		content = out
+		output = rawString(item.Get("aggregated_output"))
 		code := item.Get("exit_code")
 		if code.Type() == jsonx.Number {
-			extra = map[string]any{"exit_code": code.Int()}
-			if code.Int() != 0 && len(out) > 1 && out[0] == '"' {
+			exit, hasExit = code.Int(), true
+			if exit != 0 && len(output) > 1 && output[0] == '"' {
 				// As Claude Code's Bash result says a failing command's
 				// exit code (spliced into the output's JSON string).
-				content = json.RawMessage(append([]byte(`"Exit code `+strconv.FormatInt(code.Int(), 10)+`\n`), out[1:]...))
-				failed = true
+				exitSaid, failed = true, true
 			}
 		}
 	case "file_change":
@@ -1115,33 +1175,44 @@ func (c *codexTranslator) toolResult(item codexItem) written {
 		})
 		content = strings.Join(parts, "\n")
 	}
-	if agent, ok := c.spawn(item); ok {
-		// Launched, as a background Agent call is: its end comes later.
-		extra = map[string]any{"status": "async_launched", "agentId": agent}
-	}
 	// A user event of one tool_result block, written as appendJSON writes
 	// the map it stands for (its keys sorted), without the maps.
+	agent, launched := c.spawn(item)
 	c.open()
 	c.key("message")
-	b := appendJSON(append(c.w, `{"content":[{"content":`...), content)
+	b := append(c.w, `{"content":[{"content":`...)
+	switch {
+	case exitSaid:
+		b = append(strconv.AppendInt(append(b, `"Exit code `...), exit, 10), `\n`...)
+		b = append(b, output[1:]...)
+	case output != nil:
+		b = append(b, output...)
+	default:
+		b = jsonx.AppendQuoted(b, content)
+	}
 	b = strconv.AppendBool(append(b, `,"is_error":`...), failed)
-	b = jsonx.AppendQuoted(append(b, `,"tool_use_id":`...), itemID(item))
+	b = requote(append(b, `,"tool_use_id":`...), itemID(item))
 	c.w = append(b, `,"type":"tool_result"}],"role":"user"}`...)
 	c.raw("parent_tool_use_id", "null")
 	c.str("session_id", c.thread)
-	if extra != nil {
+	switch {
+	case launched:
+		// Launched, as a background Agent call is: its end comes later.
 		c.key("tool_use_result")
-		c.w = appendJSON(c.w, extra)
+		c.w = append(jsonx.AppendQuoted(append(c.w, `{"agentId":`...), agent), `,"status":"async_launched"}`...)
+	case hasExit:
+		c.key("tool_use_result")
+		c.w = append(strconv.AppendInt(append(c.w, `{"exit_code":`...), exit, 10), '}')
 	}
 	c.raw("type", `"user"`)
-	return c.close()
+	return c.close().as("user", "", stream.KindToolResult)
 }
 
 // spawn keeps the subagent a collab_tool_call spawn_agent item starts
 // (until its end, subagentEnds) and returns its thread; false for another
 // item.
 func (c *codexTranslator) spawn(item codexItem) (string, bool) {
-	if !item.Get("type").StrEqual("collab_tool_call") || !item.Get("tool").StrEqual("spawn_agent") {
+	if item.typ != "collab_tool_call" || !item.Get("tool").StrEqual("spawn_agent") {
 		return "", false
 	}
 	agent := ""
@@ -1150,7 +1221,7 @@ func (c *codexTranslator) spawn(item codexItem) (string, bool) {
 		if c.spawned == nil {
 			c.spawned = map[string]string{}
 		}
-		c.spawned[agent] = itemID(item)
+		c.spawned[agent] = itemID(item).Str()
 	}
 	return agent, true
 }

@@ -712,7 +712,7 @@ func (g *geminiReader) make(src *stream.Event, w written, own bool) *stream.Even
 	if src != nil {
 		line, off, echo = src.Line, src.Offset, src.Raw
 	}
-	ev := g.made.makeWritten(w, g.opts.Source, line, own || src == nil || src.Checked(), echo)
+	ev := g.made.makeWritten(&w, g.opts.Source, line, own || src == nil || src.Checked(), echo)
 	ev.Offset = off
 	if g.opts.Prepare != nil {
 		if err := g.opts.Prepare(ev); err != nil {
@@ -791,7 +791,11 @@ func (w *jw) done(c *stream.Class) written {
 	for o := w.offs; len(o) >= 4; o = o[4:] {
 		w.top = append(w.top, jsonx.Member{Key: w.b[o[0]:o[1]], Val: jsonx.Value(w.b[o[2]:o[3]])})
 	}
-	return written{w.b, w.top, c}
+	var cls stream.Class // (the zero Class: classified from its JSON)
+	if c != nil {
+		cls = *c
+	}
+	return written{w.b, w.top, cls}
 }
 
 func (w *jw) raw(s string) *jw { w.b = append(w.b, s...); return w }

@@ -430,26 +430,7 @@ func (e *Event) RemakeIndexed(raw []byte, top []jsonx.Member, source string, lin
 	e.valid = valid
 }
 
-// Class is what classification finds of an event: its Type, Subtype and
-// Kind.
-type Class struct {
-	Type, Subtype string
-	Kind          Kind
-}
-
-// RemakeClassed is RemakeIndexed for a writer that knows the event's class
-// too (it wrote the type, the subtype and what the kind is read from), so
-// that the event is not read again to classify it: on a Gemini stream's
-// small lines, that read of each event written was a tenth of a run. The
-// writer answers for c being what classification finds (a differential
-// test over its input's corpus: TestGeminiEventsIndexedAsFramed).
-func (e *Event) RemakeClassed(raw []byte, top []jsonx.Member, source string, line int64, valid bool, c Class) {
-	e.remakeIndexed(raw, top, source, line)
-	e.Type, e.Subtype, e.Kind = c.Type, c.Subtype, c.Kind
-	e.valid = valid
-}
-
-// remakeIndexed aims e at its own copy of raw, indexed by top.
+// remakeIndexed is RemakeIndexed up to the classification.
 func (e *Event) remakeIndexed(raw []byte, top []jsonx.Member, source string, line int64) {
 	own := append(e.own[:0], raw...)
 	e.point(own, source, line, 0)
@@ -459,6 +440,31 @@ func (e *Event) remakeIndexed(raw []byte, top []jsonx.Member, source string, lin
 		e.top = append(e.top, jsonx.Member{Key: own[k : k+len(m.Key)], Val: jsonx.Value(own[v : v+len(m.Val)])})
 	}
 	e.haveTop = true
+}
+
+// Class is an event's classification as its writer knows it: the
+// discriminators and the Kind that classify would find in the JSON it
+// wrote (RemakeClassified). The zero Class knows nothing.
+type Class struct {
+	Type, Subtype string
+	Kind          Kind
+}
+
+// RemakeClassified is RemakeIndexed for JSON whose writer also knows its
+// classification, cls (when cls.Type is set; else it is found, as
+// RemakeIndexed finds it): the classifier read again what was just
+// written, walking a tool call's input or a command's output to the
+// block's type after it (a seventh of a Codex stream's types run). The
+// writer answers for cls being what classify finds in raw, which a test
+// of each writer checks over its real captures.
+func (e *Event) RemakeClassified(raw []byte, top []jsonx.Member, cls Class, source string, line int64, valid bool) {
+	if cls.Type == "" {
+		e.RemakeIndexed(raw, top, source, line, valid)
+		return
+	}
+	e.remakeIndexed(raw, top, source, line)
+	e.Type, e.Subtype, e.Kind = cls.Type, cls.Subtype, cls.Kind
+	e.valid = valid
 }
 
 // Checked reports whether the event's JSON is known to be valid in full

@@ -180,14 +180,21 @@ func (e *Event) Assistant() Assistant {
 		a.Blocks = []Block{{Type: "text", Text: content.Str()}}
 		return a
 	}
+	// Each block's members indexed once and looked up, as blockHeads
+	// reads them (the last of a key written twice, in any spelling): a Get
+	// per field walked the block six times, past its whole text or input
+	// for each key it lacks (a tenth of text on a Codex stream's small
+	// messages).
+	var buf [8]jsonx.Member
 	content.Each(func(_ int, b jsonx.Value) bool {
+		m := members(b, buf[:0])
 		a.Blocks = append(a.Blocks, Block{
-			Type:     b.Get("type").Str(),
-			Text:     b.Get("text").Str(),
-			Thinking: b.Get("thinking").Str(),
-			ID:       b.Get("id").Str(),
-			Name:     b.Get("name").Str(),
-			Input:    json.RawMessage(b.Get("input")),
+			Type:     jsonx.Lookup(m, "type").Str(),
+			Text:     jsonx.Lookup(m, "text").Str(),
+			Thinking: jsonx.Lookup(m, "thinking").Str(),
+			ID:       jsonx.Lookup(m, "id").Str(),
+			Name:     jsonx.Lookup(m, "name").Str(),
+			Input:    json.RawMessage(jsonx.Lookup(m, "input")),
 		})
 		return true
 	})
