@@ -188,7 +188,8 @@ func TestCodexInterruptedCommandIsListedAsInterrupted(t *testing.T) {
 
 // TestCodexRetriesAndFailureAreTroubles: 05-auth-401's five
 // "Reconnecting... n/5" errors are retries n of 5 with their HTTP status,
-// and the turn.failed is the failed result.
+// and the turn.failed is the failed result, said by its reasons (before:
+// "error_during_execution").
 func TestCodexRetriesAndFailureAreTroubles(t *testing.T) {
 	got := runIn(t, []string{"errors", "-F", "json", codexDir + "05-auth-401.jsonl"}, "")
 	assert.Equal(t, exitOK, got.Code, got.Stderr) // (errors lists; final says the run failed)
@@ -203,7 +204,19 @@ func TestCodexRetriesAndFailureAreTroubles(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 5, retries, got.Stdout)
-	assert.Contains(t, got.Stdout, "error_during_execution")
+	// The turn.failed, the API's 401: an API error of its category and
+	// a failed result with the HTTP status, as Claude Code's 401 is.
+	kinds := map[string]map[string]any{}
+	for _, r := range rows {
+		kinds[r["kind"].(string)] = r
+	}
+	require.Contains(t, kinds, "api_error", got.Stdout)
+	assert.True(t, strings.HasPrefix(kinds["api_error"]["message"].(string), "authentication_failed: unexpected status 401"), kinds["api_error"])
+	require.Contains(t, kinds, "result_failed", got.Stdout)
+	assert.EqualValues(t, 401, kinds["result_failed"]["status"])
+	final := runIn(t, []string{"final", codexDir + "05-auth-401.jsonl"}, "")
+	assert.Equal(t, 1, final.Code)
+	assert.Contains(t, final.Stderr, "the run failed (api_error, authentication_failed, HTTP 401)")
 }
 
 // TestCodexSubagentIsAThreadRow: 19-subagent's spawn_agent makes a

@@ -1,8 +1,8 @@
 package input
 
 import (
-	"regexp"
 	"strconv"
+	"strings"
 )
 
 // apiFailure reads, from the message with which another agent CLI says
@@ -15,18 +15,42 @@ import (
 // API's own JSON, `[API Error: {"error":{"code":401,…`. status is 0 when
 // the message names none.
 func apiFailure(msg string) (status int, category string) {
-	m := statusIn.FindStringSubmatch(msg)
-	if m == nil {
+	s, ok := codexStatus(msg)
+	if !ok {
+		s, ok = jsonCode(msg)
+	}
+	if !ok {
 		return 0, ""
 	}
-	status, _ = strconv.Atoi(m[1])
+	status, _ = strconv.Atoi(s)
 	return status, apiErrorCategory(status)
 }
 
-// statusIn finds an HTTP status in a CLI's failure message: Codex's
-// "unexpected status N", or the "code": N of the API's error JSON that
-// Gemini CLI quotes (escaped or not).
-var statusIn = regexp.MustCompile(`(?:unexpected status |status code:? |\\?"code\\?":\s*)([1-5][0-9][0-9])\b`)
+// jsonCode finds the "code" of an API error's JSON quoted in a message
+// (`"code":401`, `"code": 401`, or escaped in a string, `\"code\":401`):
+// three digits, as codexStatus finds a status, without a regular
+// expression (a result's message is read on every failed run).
+func jsonCode(s string) (string, bool) {
+	for i := 0; ; {
+		at := strings.Index(s[i:], `code`)
+		if at < 0 {
+			return "", false
+		}
+		at += i
+		i = at + 1
+		if at == 0 || s[at-1] != '"' {
+			continue
+		}
+		rest := strings.TrimPrefix(strings.TrimPrefix(s[at+len("code"):], `\`), `"`)
+		if !strings.HasPrefix(rest, ":") {
+			continue
+		}
+		rest = strings.TrimLeft(rest[1:], " ")
+		if d, after := leadingDigits(rest); len(d) == 3 && (after == "" || !isWordByte(after[0])) {
+			return d, true
+		}
+	}
+}
 
 // apiErrorCategory is the category Claude Code gives an API error of the
 // HTTP status (the values of its assistant messages' "error").

@@ -603,6 +603,20 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		c.out = append(out, c.close().as("result", "success", stream.KindResult))
 		return c.out
 	case "turn.failed":
+		if msg := v.Path("error", "message").Str(); msg != "" {
+			if status, category := apiFailure(msg); status != 0 {
+				// The API's error ended the run: said as Claude Code
+				// says it, an API error message of its category, then
+				// a result that is an error with the terminal reason
+				// and the HTTP status (final: "api_error,
+				// authentication_failed, HTTP 401").
+				return c.list(map[string]any{"type": "assistant", "error": category, "parent_tool_use_id": nil, "session_id": c.thread,
+					"message": map[string]any{"id": "codex_api_error_" + c.thread, "model": "<synthetic>", "role": "assistant", "type": "message",
+						"content": []any{map[string]any{"type": "text", "text": msg}}}},
+					map[string]any{"type": "result", "subtype": "success", "is_error": true, "num_turns": 1, "result": msg,
+						"session_id": c.thread, "terminal_reason": "api_error", "api_error_status": status})
+			}
+		}
 		c.result(true, rawString(v.Path("error", "message")))
 		c.raw("subtype", `"error_during_execution"`)
 		c.raw("type", `"result"`)
