@@ -493,3 +493,20 @@ func TestCodexRunSaysNoDurationItDoesNotHave(t *testing.T) {
 	claude := runIn(t, []string{"../../testdata/events/01-plain-text.jsonl"}, "")
 	assert.Contains(t, claude.Stdout, " · 194ms · ")
 }
+
+// TestCodexRenamedAnswerIsNotASilentEmptyAnswer proves that a Codex
+// release's new name for its answer item (02-write-read with
+// agent_message renamed agent_message_v2) is not an empty answer said by
+// nothing: final notes that lines of a type it does not know were passed
+// over; the capture as it is has no note.
+func TestCodexRenamedAnswerIsNotASilentEmptyAnswer(t *testing.T) {
+	b, err := os.ReadFile(codexDir + "02-write-read.jsonl")
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "renamed.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(string(b), `"agent_message"`, `"agent_message_v2"`)), 0o644))
+	got := runIn(t, []string{"final", path}, "")
+	assert.Equal(t, "\n", got.Stdout)
+	assert.Contains(t, got.Stderr, "the answer is empty, and lines of a type ccfilter does not know were passed over (2 lines, first item.completed)")
+	got = runIn(t, []string{"final", codexDir + "02-write-read.jsonl"}, "")
+	assert.Empty(t, got.Stderr)
+}

@@ -74,6 +74,9 @@ func (r *finalRun) Finish(end End) (Status, error) {
 			// script links are neutralised as all's and text's are.
 			text = strings.TrimSuffix(render.MarkdownAnswer(text), "\n")
 		}
+		if text == "" && !fellBack {
+			r.emptyAnswer()
+		}
 		if fellBack {
 			Warn(r.c.Stderr, fmt.Sprintf("note: %s: the result has no text; printing the main agent's last assistant text instead", r.c.Source))
 			if r.tr.Stats().FinalTextCut {
@@ -87,6 +90,27 @@ func (r *finalRun) Finish(end End) (Status, error) {
 		r.w.WriteByte('\n')
 	}
 	return OK, r.w.Flush()
+}
+
+// emptyAnswer notes an empty answer of a run that succeeded when lines of
+// a type ccfilter does not know were passed over: a newer CLI's answer
+// under a new name (a Codex release renamed agent_message) would
+// otherwise print as an empty line with exit 0 and nothing said.
+func (r *finalRun) emptyAnswer() {
+	var unknown int64
+	first := ""
+	for _, c := range r.tr.Types() {
+		if !c.Known {
+			unknown += c.Count
+			if first == "" {
+				first = strings.TrimSpace(c.Type + " " + c.Subtype)
+			}
+		}
+	}
+	if unknown > 0 {
+		Warn(r.c.Stderr, fmt.Sprintf("note: %s: the answer is empty, and lines of a type ccfilter does not know were passed over (%s, first %s): the answer may be there (ccfilter types lists them)",
+			r.c.Source, render.Plural(unknown, "line"), first))
+	}
 }
 
 // failure says why a run failed, as the views' status says it (its
