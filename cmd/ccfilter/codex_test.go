@@ -510,3 +510,16 @@ func TestCodexRenamedAnswerIsNotASilentEmptyAnswer(t *testing.T) {
 	got = runIn(t, []string{"final", codexDir + "02-write-read.jsonl"}, "")
 	assert.Empty(t, got.Stderr)
 }
+
+// TestCodexTextNDJSONIsTheAnswerLines proves text -F ndjson on a Codex
+// stream writes the lines its texts come from and no other (02: its two
+// agent_message items); before, the turn.started before them came out too.
+func TestCodexTextNDJSONIsTheAnswerLines(t *testing.T) {
+	got := runIn(t, []string{"text", "-F", "ndjson", codexDir + "02-write-read.jsonl"}, "")
+	require.Equal(t, 0, got.Code, got.Stderr)
+	lines := strings.Split(strings.TrimSuffix(got.Stdout, "\n"), "\n")
+	require.Len(t, lines, 2, got.Stdout)
+	for _, l := range lines {
+		assert.Contains(t, l, `"type":"agent_message"`)
+	}
+}

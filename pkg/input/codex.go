@@ -158,7 +158,10 @@ func (c *codexReader) want(line []byte) bool {
 	if msg {
 		c.c.msgs++
 	}
-	c.echo.add(line)
+	// (Not echoed: a line the run makes no event of is no line of what it
+	// selects, and kept for the next event it was printed with it, a stray
+	// turn.started in text -F ndjson, and piled up without bound on a run
+	// of such lines.)
 	return false
 }
 
@@ -183,10 +186,10 @@ func (c *codexReader) Next() (*stream.Event, error) {
 			if msg {
 				c.c.msgs++
 			}
-			// No event of it is read. (A line spelled otherwise than
-			// Codex writes it, which want could not look at: validated
-			// by the decoder, as every line it hands out.)
-			c.echo.add(raw.Raw)
+			// No event of it is read, nor its line echoed (want). (A
+			// line spelled otherwise than Codex writes it, which want
+			// could not look at: validated by the decoder, as every line
+			// it hands out.)
 			continue
 		}
 		// Its values are copied into the events made of it, and kept (the
@@ -198,8 +201,27 @@ func (c *codexReader) Next() (*stream.Event, error) {
 		if err := raw.Validate(); err != nil {
 			return nil, err
 		}
-		c.echo.add(raw.Raw)
 		made := c.c.translate(raw)
+		if made != nil && len(made) == 0 {
+			// A line of no event (turn.started): in a run that selects
+			// what it reads, passed over; else handed out as it is, as
+			// bookkeeping (stream.KindRecord: echoed by NDJSON's
+			// pass-through, counted by types, shown by no view), not kept
+			// for the next event's echo, which printed it with that
+			// event (a stray turn.started in text -F ndjson) and piled
+			// up without bound on a run of such lines.
+			if c.opts.Kinds != 0 {
+				continue
+			}
+			raw.Kind = stream.KindRecord
+			if c.opts.Prepare != nil {
+				if err := c.opts.Prepare(raw); err != nil {
+					return nil, err
+				}
+			}
+			return raw, nil
+		}
+		c.echo.add(raw.Raw)
 		if made == nil {
 			if raw.Kind == stream.KindAPIError {
 				// (an assistant event after it clears it: passOver)

@@ -85,6 +85,12 @@ func classifiedAgain(t *testing.T, file string) map[stream.Kind]int {
 			return seen
 		}
 		require.NoError(t, err)
+		if ev.Kind == stream.KindRecord {
+			// (a line of no event, turn.started, handed out as it is as
+			// bookkeeping: its kind is the reader's word, not its bytes')
+			seen[ev.Kind]++
+			continue
+		}
 		again, err := stream.NewEvent(ev.Raw, ev.Source, ev.Line)
 		require.NoError(t, err)
 		require.Equal(t, [3]string{again.Type, again.Subtype, again.Kind.String()}, [3]string{ev.Type, ev.Subtype, ev.Kind.String()},
