@@ -30,6 +30,12 @@ func TestTwoCLIsInOneInputAreSaid(t *testing.T) {
 	first := strings.Count(claude, "\n") + 1
 	assert.Contains(t, r.Stderr, "two.jsonl:"+strconv.Itoa(first)+": this line is Codex CLI output (codex) in Claude Code input (stream)")
 	assert.Equal(t, 1, strings.Count(r.Stderr, "this line is"), "said once")
+	// The other way round: Claude Code's lines after a Codex run.
+	path = filepath.Join(t.TempDir(), "two-other-way.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(codex+claude), 0o644))
+	r = runIn(t, []string{"types", path}, "")
+	first = strings.Count(codex, "\n") + 1
+	assert.Contains(t, r.Stderr, "two-other-way.jsonl:"+strconv.Itoa(first)+": this line is Claude Code output (stream) in Codex CLI input (codex)")
 
 	files, err := filepath.Glob("../../testdata/events/*.jsonl")
 	require.NoError(t, err)

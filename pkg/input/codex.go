@@ -228,7 +228,12 @@ func (c *codexReader) Next() (*stream.Event, error) {
 				c.c.apiError = true
 			}
 			// Not a line Codex's stream is known to have: passed through
-			// as it is.
+			// as it is; another CLI's line (a Claude Code stream after
+			// this one in the same file) as of unknown kind, which the
+			// command's look at such events says (cmd/ccfilter foreign.go).
+			if k, _, ok := Recognise(raw.Raw); ok && k != Codex {
+				raw.Kind = stream.KindUnknown
+			}
 			raw.SetEcho(c.echo.take())
 			if c.opts.Prepare != nil {
 				if err := c.opts.Prepare(raw); err != nil {
