@@ -121,9 +121,13 @@ $(JAEGER): tools/jaeger/go.mod tools/jaeger/go.sum
 # OpenTelemetry proto messages; since issue 41 encodes them itself, the
 # command links none of those packages: 244 packages, 19.24 MB, with
 # `ccfilter archive`'s zstd encoder, the shipped list prices and the Codex
-# and Gemini input kinds in it. The limits keep that gain.)
+# and Gemini input kinds in it. The limits keep that gain. Issue 43's
+# second round wrote the Codex and Gemini readers' events by hand, their
+# member writer inlined at each key: pkg/input went from 219 to 278 KB,
+# the binary from 19.41 to 19.54 MB, for 12-28% fewer instructions a line;
+# the limit moved to 19,700,000 for it, no package was added.)
 MAX_PACKAGES ?= 250
-MAX_BINARY_BYTES ?= 19500000
+MAX_BINARY_BYTES ?= 19700000
 lint:
 	$(GO) vet ./...
 	$(GO) vet -tags browser,jaeger,prometheus,profile ./cmd/ccfilter
