@@ -523,3 +523,31 @@ func TestCodexTextNDJSONIsTheAnswerLines(t *testing.T) {
 		assert.Contains(t, l, `"type":"agent_message"`)
 	}
 }
+
+// TestAgentCountsThatAreNoneAreSaid proves a Codex or Gemini usage count
+// past 64 bits, or negative, is left out and said, as one of Claude
+// Code's is (TestNumbersThatDoNotFit), not read as 0 without a word or
+// summed (02-write-read of each CLI with one count edited). The figures
+// that do not depend on it stay.
+func TestAgentCountsThatAreNoneAreSaid(t *testing.T) {
+	for _, c := range []struct {
+		capture, from, to, stderr, still string
+	}{
+		{codexDir + "02-write-read.jsonl", `"output_tokens":76`, `"output_tokens":1e999`,
+			"output_tokens 1e999 does not fit a 64-bit number: read as missing", `"cache_read_input_tokens":24192`},
+		{codexDir + "02-write-read.jsonl", `"cached_input_tokens":24192`, `"cached_input_tokens":-5`,
+			"input_tokens -5 is negative, which no count is: read as missing", `"output_tokens":76`},
+		{"../../testdata/agents/gemini/02-write-read.jsonl", `"total_tokens":36062,"input_tokens":35969`, `"total_tokens":36062,"input_tokens":1e999`,
+			"input_tokens 1e999 does not fit a 64-bit number: read as missing", `"cache_read_input_tokens":23040`},
+	} {
+		b, err := os.ReadFile(c.capture)
+		require.NoError(t, err)
+		require.Contains(t, string(b), c.from)
+		path := filepath.Join(t.TempDir(), "edited.jsonl")
+		require.NoError(t, os.WriteFile(path, []byte(strings.Replace(string(b), c.from, c.to, 1)), 0o644))
+		got := runIn(t, []string{"usage", "-F", "json", "-c", path}, "")
+		require.Equal(t, 0, got.Code, got.Stderr)
+		assert.Contains(t, got.Stderr, c.stderr, c.to)
+		assert.Contains(t, got.Stdout, c.still, c.to)
+	}
+}

@@ -484,6 +484,27 @@ const maxCodexThreads = 1024
 // codexTokens are a turn.completed's usage, in the stream's meanings.
 type codexTokens struct{ input, cached, written, output, reasoning int64 }
 
+// codexBad are a turn.completed's counts that are none (past 64 bits,
+// negative), as written, by place (nil: the count is one).
+type codexBad [5]jsonx.Value
+
+const (
+	badInput = iota
+	badCached
+	badWritten
+	badOutput
+	badReasoning
+)
+
+// count appends the usage count at place i: the sum n, or the count as
+// written when it was none (the tracker reads it as missing and says so).
+func (bad *codexBad) count(b []byte, i int, n int64) []byte {
+	if bad[i] != nil {
+		return append(b, bad[i]...)
+	}
+	return strconv.AppendInt(b, n, 10)
+}
+
 // total keeps a thread's usage: after `codex exec resume` a thread's
 // usage is its running total, so its later total replaces the earlier;
 // the sum over the threads is kept as it goes (a corpus of many runs).
@@ -599,11 +620,27 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		return c.list(c.errorEvent(v.Get("message").Str()))
 	case "turn.completed":
 		u := v.Get("usage")
-		in, cached := u.Get("input_tokens").Int(), u.Get("cached_input_tokens").Int()
+		// A count that is none (past 64 bits, negative) counts 0 and is
+		// written as it is into the result's usage, where the tracker
+		// reads it as missing and says so, as of a Claude Code line.
+		var bad codexBad
+		count := func(i int, key string) int64 {
+			n := u.Get(key)
+			k, ok := n.IntOK()
+			if n.Type() == jsonx.Number && (!ok || k < 0) {
+				bad[i] = n.Trim()
+				return 0
+			}
+			return k
+		}
+		in, cached := count(badInput, "input_tokens"), count(badCached, "cached_input_tokens")
+		if bad[badInput] == nil {
+			bad[badInput] = bad[badCached] // (uncached is input - cached: not known either)
+		}
 		// Codex's input_tokens include the cached ones and its
 		// output_tokens the reasoning ones: the stream's meanings are
 		// uncached input, cache reads, and everything generated.
-		t := codexTokens{max(in-cached, 0), cached, u.Get("cache_write_input_tokens").Int(), u.Get("output_tokens").Int(), u.Get("reasoning_output_tokens").Int()}
+		t := codexTokens{max(in-cached, 0), cached, count(badWritten, "cache_write_input_tokens"), count(badOutput, "output_tokens"), count(badReasoning, "reasoning_output_tokens")}
 		out := c.list()
 		if _, again := c.totals[c.thread]; again {
 			out = append(out, map[string]any{"type": "system", "subtype": "informational", "level": "info", "session_id": c.thread,
@@ -621,11 +658,11 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		c.raw("subtype", `"success"`)
 		c.raw("type", `"result"`)
 		c.key("usage")
-		b := strconv.AppendInt(append(c.w, `{"cache_creation_input_tokens":`...), sum.written, 10)
-		b = strconv.AppendInt(append(b, `,"cache_read_input_tokens":`...), sum.cached, 10)
-		b = strconv.AppendInt(append(b, `,"input_tokens":`...), sum.input, 10)
-		b = strconv.AppendInt(append(b, `,"output_tokens":`...), sum.output, 10)
-		b = strconv.AppendInt(append(b, `,"output_tokens_details":{"reasoning_tokens":`...), sum.reasoning, 10)
+		b := bad.count(append(c.w, `{"cache_creation_input_tokens":`...), badWritten, sum.written)
+		b = bad.count(append(b, `,"cache_read_input_tokens":`...), badCached, sum.cached)
+		b = bad.count(append(b, `,"input_tokens":`...), badInput, sum.input)
+		b = bad.count(append(b, `,"output_tokens":`...), badOutput, sum.output)
+		b = bad.count(append(b, `,"output_tokens_details":{"reasoning_tokens":`...), badReasoning, sum.reasoning)
 		c.w = append(b, `}}`...)
 		c.out = append(out, c.close().as("result", "success", stream.KindResult))
 		return c.out

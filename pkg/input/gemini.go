@@ -167,6 +167,10 @@ type (
 		CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 		CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
 		OutputTokens             int64 `json:"output_tokens"`
+		// bad: the input's counts that were none (past 64 bits,
+		// negative) behind input, cache read and output, as written
+		// (countOf); nil where the count is one.
+		bad [3]jsonx.Value
 	}
 	gmMessage struct {
 		ID         string   `json:"id,omitempty"`
@@ -200,6 +204,7 @@ type (
 		OutputTokens             int64 `json:"outputTokens"`
 		CacheReadInputTokens     int64 `json:"cacheReadInputTokens"`
 		CacheCreationInputTokens int64 `json:"cacheCreationInputTokens"`
+		bad                      [3]jsonx.Value
 	}
 	gmResult struct {
 		Type     string   `json:"type"`

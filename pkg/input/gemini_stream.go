@@ -505,7 +505,7 @@ func (g *geminiReader) result(v topKeys, ts string) gmResult {
 				r.ModelUsage = g.modelUsage
 			}
 			g.name = append(append(append(g.name[:0], '"'), k...), '"')
-			r.ModelUsage[jsonx.Value(g.name).Str()] = gmModelUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CacheReadInputTokens}
+			r.ModelUsage[jsonx.Value(g.name).Str()] = gmModelUsage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadInputTokens: u.CacheReadInputTokens, bad: u.bad}
 			return true
 		})
 	}
@@ -593,8 +593,8 @@ func (g *geminiReader) appendResult(r *gmResult) written {
 		w.key("timestamp").str(r.Timestamp)
 	}
 	if u := r.Usage; u != nil {
-		w.key("usage").raw(`{"input_tokens":`).int(u.InputTokens).raw(`,"cache_creation_input_tokens":`).int(u.CacheCreationInputTokens).
-			raw(`,"cache_read_input_tokens":`).int(u.CacheReadInputTokens).raw(`,"output_tokens":`).int(u.OutputTokens).raw("}")
+		w.key("usage").raw(`{"input_tokens":`).count(u.bad[0], u.InputTokens).raw(`,"cache_creation_input_tokens":`).int(u.CacheCreationInputTokens).
+			raw(`,"cache_read_input_tokens":`).count(u.bad[1], u.CacheReadInputTokens).raw(`,"output_tokens":`).count(u.bad[2], u.OutputTokens).raw("}")
 	}
 	if len(r.ModelUsage) > 0 {
 		g.models = g.models[:0]
@@ -608,8 +608,8 @@ func (g *geminiReader) appendResult(r *gmResult) written {
 				w.raw(",")
 			}
 			m := r.ModelUsage[name]
-			w.str(name).raw(`:{"inputTokens":`).int(m.InputTokens).raw(`,"outputTokens":`).int(m.OutputTokens).
-				raw(`,"cacheReadInputTokens":`).int(m.CacheReadInputTokens).raw(`,"cacheCreationInputTokens":`).int(m.CacheCreationInputTokens).raw("}")
+			w.str(name).raw(`:{"inputTokens":`).count(m.bad[0], m.InputTokens).raw(`,"outputTokens":`).count(m.bad[2], m.OutputTokens).
+				raw(`,"cacheReadInputTokens":`).count(m.bad[1], m.CacheReadInputTokens).raw(`,"cacheCreationInputTokens":`).int(m.CacheCreationInputTokens).raw("}")
 		}
 		w.raw("}")
 	}
@@ -631,24 +631,52 @@ func geminiCounts(v jsonx.Value) gmUsage {
 }
 
 // geminiCount is a token count object's counts, read member by member.
-type geminiCount struct{ input, cached, output, total int64 }
+type geminiCount struct {
+	input, cached, output, total int64
+	bad                          [4]jsonx.Value // the counts that were none, as written (countOf)
+}
 
 // read reads the member m (its key), whose value is n, when it is a count.
 func (c *geminiCount) read(m jsonx.Member, n jsonx.Value) {
 	switch {
 	case m.Is("input_tokens"):
-		c.input = n.Int()
+		c.input, c.bad[0] = countOf(n)
 	case m.Is("cached"):
-		c.cached = n.Int()
+		c.cached, c.bad[1] = countOf(n)
 	case m.Is("output_tokens"):
-		c.output = n.Int()
+		c.output, c.bad[2] = countOf(n)
 	case m.Is("total_tokens"):
-		c.total = n.Int()
+		c.total, c.bad[3] = countOf(n)
 	}
 }
 
-// tokens are the stream's four counts of them (geminiTokens).
-func (c *geminiCount) tokens() gmUsage { return geminiTokens(c.input, c.cached, c.output, c.total) }
+// countOf reads n as a count: 0 and n itself when it is a number that is
+// none (past 64 bits, negative), which the usage written then holds as it
+// is, for the tracker to read as missing and say so, as of a Claude Code
+// line.
+func countOf(n jsonx.Value) (int64, jsonx.Value) {
+	k, ok := n.IntOK()
+	if n.Type() == jsonx.Number && (!ok || k < 0) {
+		return 0, n.Trim()
+	}
+	return k, nil
+}
+
+// tokens are the stream's four counts of them (geminiTokens), with the
+// counts that are none where they go: uncached input is input - cached,
+// output total - input or output.
+func (c *geminiCount) tokens() gmUsage {
+	u := geminiTokens(c.input, c.cached, c.output, c.total)
+	u.bad = [3]jsonx.Value{first(c.bad[0], c.bad[1]), c.bad[1], first(c.bad[2], c.bad[3])}
+	return u
+}
+
+func first(a, b jsonx.Value) jsonx.Value {
+	if a != nil {
+		return a
+	}
+	return b
+}
 
 func (g *geminiReader) remember(id, name string) {
 	if _, ok := g.tools[id]; !ok {
@@ -821,6 +849,15 @@ func (w *jw) quoted(q []byte) *jw {
 
 // int writes n.
 func (w *jw) int(n int64) *jw { w.b = strconv.AppendInt(w.b, n, 10); return w }
+
+// count writes the count n, or bad as it is when the input's was none.
+func (w *jw) count(bad jsonx.Value, n int64) *jw {
+	if bad != nil {
+		w.b = append(w.b, bad...)
+		return w
+	}
+	return w.int(n)
+}
 
 // str writes s as a JSON string.
 func (w *jw) str(s string) *jw {
