@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -80,11 +81,57 @@ func TestOpenTellsTheKindPastItsFirstLine(t *testing.T) {
 			"no first line":   b[first:],
 			"first line cut":  append(append([]byte(nil), b[:first/2]...), b[first-1:]...),
 		} {
-			in, err := Open(bytes.NewReader(input), "", "")
+			// In a file, and on a pipe (a reader that is no file), where a
+			// whole JSON line no kind knows ends the look at once, so
+			// that a live pipe of other JSON is not held.
+			path := filepath.Join(t.TempDir(), "in.jsonl")
+			require.NoError(t, os.WriteFile(path, input, 0o644))
+			f, err := os.Open(path)
 			require.NoError(t, err)
-			assert.Equal(t, c.kind, in.Kind(), "%s, %s", c.path, name)
-			assert.Equal(t, input, readAll(t, in), "%s, %s: the reader is given every byte", c.path, name)
+			for _, how := range []struct {
+				r    io.Reader
+				kind Kind
+			}{{f, c.kind}, {bytes.NewReader(input), c.kind}} {
+				if _, pipe := how.r.(*bytes.Reader); pipe && name == "an unknown type" {
+					how.kind = Stream
+				}
+				in, err := Open(how.r, "", "")
+				require.NoError(t, err)
+				assert.Equal(t, how.kind, in.Kind(), "%s, %s, from a %T", c.path, name, how.r)
+				assert.Equal(t, input, readAll(t, in), "%s, %s: the reader is given every byte", c.path, name)
+			}
+			f.Close()
 		}
+	}
+}
+
+// TestOpenOnAPipeOfOtherJSONDoesNotWait proves a pipe whose first line is
+// JSON of no kind (ccfilter used as jq on other JSON lines) is opened at
+// its first line, not held until 64 KiB came; and that one whose first
+// lines are not JSON (stderr mixed in) is read on to the first event.
+func TestOpenOnAPipeOfOtherJSONDoesNotWait(t *testing.T) {
+	for _, c := range []struct {
+		first string
+		kind  Kind
+	}{
+		{`{"level":"info","msg":"started"}` + "\n", Stream},
+		{"Loaded cached credentials.\n" + `{"type":"init","timestamp":"2026-12-06T02:09:51.887Z","session_id":"s","model":"auto"}` + "\n", Gemini},
+	} {
+		pr, pw := io.Pipe()
+		go pw.Write([]byte(c.first))
+		opened := make(chan *Input)
+		go func() {
+			in, err := Open(pr, "", "")
+			assert.NoError(t, err)
+			opened <- in
+		}()
+		select {
+		case in := <-opened:
+			assert.Equal(t, c.kind, in.Kind(), c.first)
+		case <-time.After(30 * time.Second): // generous: a busy machine passes, a hang fails
+			t.Fatalf("Open waited for more than %q", c.first)
+		}
+		pw.Close()
 	}
 }
 

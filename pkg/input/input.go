@@ -11,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -189,14 +191,16 @@ type head struct {
 // bytes read put back in front. It stops there so that a live pipe is not
 // waited on once its kind is known. Lines no format recognises are looked
 // past: what a CLI wrote on stderr, mixed in with 2>&1, before its first
-// event; an event of a type this version does not know; a first line cut
-// or corrupted. An input none of whose first lines is recognised is
+// event; a first line cut or corrupted; in a file, an event of a type this
+// version does not know (on a pipe, a whole JSON line no kind knows ends
+// the look). An input none of whose first lines is recognised is
 // Claude Code's stream (the last format), whose reader reports its lines
 // one by one. A blank first line means the input is blank to its end (or
 // its first headSize bytes are white space).
 func sniff(r io.Reader, want Kind, formats []Format) (head, io.Reader, error) {
 	var read []byte
 	var h head
+	file := isRegularFile(r)
 	buf := make([]byte, 4096)
 	scanned := 0 // read[:scanned] is whole lines looked at
 	found := false
@@ -233,6 +237,15 @@ func sniff(r io.Reader, want Kind, formats []Format) (head, io.Reader, error) {
 			}
 			if line[0] == '{' {
 				h.format, found = recognise(line, formats)
+				if !found && !file && jsonx.Validate(line) == nil {
+					// On a pipe, a whole JSON line no kind knows is
+					// decided on at once (Claude Code's stream, whose
+					// reader takes any line): looking past it would hold
+					// a live pipe of other JSON (ccfilter as jq) until
+					// 64 KiB came. Only lines that are not JSON (stderr
+					// mixed in, a line cut) are looked past there.
+					h.format, found = formats[len(formats)-1], true
+				}
 			}
 		}
 		if err == io.EOF {
@@ -248,6 +261,17 @@ func sniff(r io.Reader, want Kind, formats []Format) (head, io.Reader, error) {
 	h.first = bytes.Clone(h.first) // (read is put back)
 	rest, err := putBack(r, read)
 	return h, rest, err
+}
+
+// isRegularFile reports whether r is a regular file, whose head sniff
+// may read far into without waiting on a writer.
+func isRegularFile(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // utf8BOM is the byte order mark an editor may put in front of a file.
