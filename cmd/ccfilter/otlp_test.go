@@ -484,3 +484,22 @@ func TestOTLPEndpointTLSFromEnvironment(t *testing.T) {
 	assert.Equal(t, exitInput, r.Code)
 	assert.Contains(t, r.Stderr, "OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE: open ")
 }
+
+// TestOTLPCallsOpenAtTheEndAreEndedInOrder proves the trace of a run cut
+// while its calls were open is the same bytes every time: the open spans
+// are ended earliest first, not in a Go map's order, which changes from
+// run to run (04-parallel-tools cut after its four parallel calls
+// started, before any result; before, eight runs gave up to eight traces).
+func TestOTLPCallsOpenAtTheEndAreEndedInOrder(t *testing.T) {
+	b, err := os.ReadFile("../../testdata/events/04-parallel-tools.jsonl")
+	require.NoError(t, err)
+	lines := strings.SplitAfter(string(b), "\n")
+	path := filepath.Join(t.TempDir(), "cut.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines[:7], "")), 0o644))
+	first := runIn(t, []string{"-F", "otlp", "--no-redact", path}, "")
+	require.NotEmpty(t, first.Stdout, first.Stderr)
+	for range 8 {
+		again := runIn(t, []string{"-F", "otlp", "--no-redact", path}, "")
+		require.Equal(t, first.Stdout, again.Stdout)
+	}
+}

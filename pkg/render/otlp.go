@@ -1,9 +1,11 @@
 package render
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding"
 	"hash"
+	"slices"
 	"strings"
 	"time"
 
@@ -357,10 +359,7 @@ func (r *otlpRun) startAgent(id, typ, desc string, at time.Time, call otlpID) *o
 		s.attrs = append(s.attrs, strAttr("gen_ai.agent.description", desc))
 	}
 	if len(r.agents) >= otlpMaxOpen {
-		for k := range r.agents {
-			r.endAgent(k, at, "")
-			break
-		}
+		r.endAgent(openInOrder(r.agents, spanOf)[0], at, "")
 	}
 	r.agents[id] = s
 	return s
@@ -541,11 +540,10 @@ func (r *otlpRun) call(ev *stream.Event, p *Part, at time.Time) {
 		s.attrs = append(s.attrs, strAttr("claude_code.tool.target", p.Target))
 	}
 	if len(r.tools) >= otlpMaxOpen {
-		for k, old := range r.tools {
-			delete(r.tools, k)
-			r.end(old, at)
-			break
-		}
+		k := openInOrder(r.tools, spanOf)[0]
+		old := r.tools[k]
+		delete(r.tools, k)
+		r.end(old, at)
 	}
 	r.tools[p.Use.ID] = s
 	if stream.StartsSubagent(p.Use.Name) {
@@ -682,17 +680,18 @@ func (r *otlpRun) finish() {
 		return
 	}
 	at := r.last
-	for agent := range r.chats {
+	for _, agent := range openInOrder(r.chats, func(c *otlpChat) *otlpSpan { return c.span }) {
 		r.endChat(agent)
 	}
-	for id, s := range r.tools {
+	for _, id := range openInOrder(r.tools, spanOf) {
+		s := r.tools[id]
 		delete(r.tools, id)
 		// No status (a description goes with an error only): the run
 		// ended before the call's result.
 		s.attrs = append(s.attrs, boolAttr("claude_code.tool.no_result", true))
 		r.end(s, at)
 	}
-	for id := range r.agents {
+	for _, id := range openInOrder(r.agents, spanOf) {
 		r.endAgent(id, at, "")
 	}
 	r.root.start = nanos(r.min) // (every time given was spanned)
@@ -730,3 +729,24 @@ func nanos(t time.Time) uint64 {
 	}
 	return uint64(t.UnixNano())
 }
+
+// openInOrder returns the keys of m, spans still open, the earliest
+// started first (then by key): a Go map's order changes from run to run,
+// and so did the order in which a trace ended the spans open at its end
+// (or dropped past its bound), and so its output.
+func openInOrder[V any](m map[string]V, span func(V) *otlpSpan) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	start := func(k string) uint64 {
+		if s := span(m[k]); s != nil {
+			return s.start
+		}
+		return 0
+	}
+	slices.SortFunc(keys, func(a, b string) int { return cmp.Or(cmp.Compare(start(a), start(b)), strings.Compare(a, b)) })
+	return keys
+}
+
+func spanOf(s *otlpSpan) *otlpSpan { return s }
