@@ -35,9 +35,6 @@ var codexFormat = Format{
 // isCodexEvent recognises a line of the stream by its type: a thread.*,
 // turn.* or item.* event, or an error event of Codex's shape.
 func isCodexEvent(head []byte) bool {
-	if jsonx.Validate(head) != nil {
-		return false
-	}
 	v := jsonx.Value(head)
 	typ := v.Get("type").Str()
 	if typ == "error" {
@@ -214,14 +211,8 @@ func (c *codexReader) Next() (*stream.Event, error) {
 				continue
 			}
 			raw.Kind = stream.KindRecord
-			if c.opts.Prepare != nil {
-				if err := c.opts.Prepare(raw); err != nil {
-					return nil, err
-				}
-			}
-			return raw, nil
+			return c.passThrough(raw)
 		}
-		c.echo.add(raw.Raw)
 		if made == nil {
 			if raw.Kind == stream.KindAPIError {
 				// (an assistant event after it clears it: passOver)
@@ -234,14 +225,9 @@ func (c *codexReader) Next() (*stream.Event, error) {
 			if k, _, ok := Recognise(raw.Raw); ok && k != Codex {
 				raw.Kind = stream.KindUnknown
 			}
-			raw.SetEcho(c.echo.take())
-			if c.opts.Prepare != nil {
-				if err := c.opts.Prepare(raw); err != nil {
-					return nil, err
-				}
-			}
-			return raw, nil
+			return c.passThrough(raw)
 		}
+		c.echo.add(raw.Raw)
 		for _, v := range made {
 			ev, err := c.made.make(v, raw, c.echo.take(), c.opts.Prepare)
 			if err != nil {
@@ -263,6 +249,18 @@ func (c *codexReader) passOver(raw *stream.Event, kept bool) (pass, msg bool) {
 		item = jsonx.Value(raw.Get("item")).Get("type")
 	}
 	return c.c.passOver(codexEventOf(raw.Type), item)
+}
+
+// passThrough hands out the line the decoder read as it is, prepared as
+// the run prepares its events (it echoes itself: no line before it is
+// held for an echo, as none of no event is).
+func (c *codexReader) passThrough(raw *stream.Event) (*stream.Event, error) {
+	if c.opts.Prepare != nil {
+		if err := c.opts.Prepare(raw); err != nil {
+			return nil, err
+		}
+	}
+	return raw, nil
 }
 
 func (c *codexReader) Buffered() bool { return c.queued < len(c.queue) || c.in.Buffered() }
@@ -624,13 +622,8 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 		// written as it is into the result's usage, where the tracker
 		// reads it as missing and says so, as of a Claude Code line.
 		var bad codexBad
-		count := func(i int, key string) int64 {
-			n := u.Get(key)
-			k, ok := n.IntOK()
-			if n.Type() == jsonx.Number && (!ok || k < 0) {
-				bad[i] = n.Trim()
-				return 0
-			}
+		count := func(i int, key string) (k int64) {
+			k, bad[i] = countOf(u.Get(key))
 			return k
 		}
 		in, cached := count(badInput, "input_tokens"), count(badCached, "cached_input_tokens")

@@ -38,9 +38,6 @@ var codexSessionFormat = Format{
 var codexSessionTypes = []string{"session_meta", "turn_context", "response_item", "event_msg", "world_state", "token_usage_record"}
 
 func isCodexSessionLine(head []byte) bool {
-	if jsonx.Validate(head) != nil {
-		return false
-	}
 	v := jsonx.Value(head)
 	if v.Get("payload").Type() != jsonx.Object || v.Get("timestamp").Type() != jsonx.String {
 		return false

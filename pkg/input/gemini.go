@@ -54,9 +54,6 @@ var geminiSessionFormat = Format{
 // messages and tool blocks are nested, never top-level events, so that
 // neither is ever taken for the other (TestDetectionIsCertain).
 func isGeminiStream(line []byte) bool {
-	if jsonx.Validate(line) != nil {
-		return false
-	}
 	v := jsonx.Value(line)
 	has := func(key string) bool { return v.Get(key).Type() == jsonx.String }
 	if v.Get("subtype").Type() != jsonx.Missing {
@@ -84,9 +81,6 @@ func isGeminiStream(line []byte) bool {
 // object of "$set" alone), or a record (an id, a timestamp, a type and
 // content at the top level, where Claude Code's records hold a message).
 func isGeminiChat(line []byte) bool {
-	if jsonx.Validate(line) != nil {
-		return false
-	}
 	v := jsonx.Value(line)
 	has := func(key string) bool { return v.Get(key).Type() == jsonx.String }
 	switch {

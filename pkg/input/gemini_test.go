@@ -49,7 +49,7 @@ func TestDetectionIsCertain(t *testing.T) {
 					if !strings.HasPrefix(line, "{") {
 						continue
 					}
-					if got, ok := recognise([]byte(line), Formats()); ok {
+					if got, ok, _ := recognise([]byte(line), Formats()); ok {
 						recognised++
 						require.Equal(t, k.kind, got.Kind, "%s:%d is taken for another kind's", f, n+1)
 					}

@@ -35,9 +35,10 @@ type Format struct {
 	// (stream.CLIOf; "" for Claude Code's). A report's first line names
 	// it; the init a kind's reader makes carries the same id ("cli").
 	CLI string
-	// Detect reports whether line, one line of the input's head (a JSON
-	// object, trimmed), is certainly one of this kind's: Open takes the
-	// kind of the first line of the head that a kind recognises.
+	// Detect reports whether line, one line of the input's head (valid
+	// JSON, trimmed: recognise checks it once for every kind), is
+	// certainly one of this kind's: Open takes the kind of the first line
+	// of the head that a kind recognises.
 	Detect func(line []byte) bool
 	// Events returns the reader of the input's events; path is the file
 	// the input was opened from ("" for stdin), for kinds that read the
@@ -236,8 +237,9 @@ func sniff(r io.Reader, want Kind, formats []Format) (head, io.Reader, error) {
 				}
 			}
 			if line[0] == '{' {
-				h.format, found = recognise(line, formats)
-				if !found && !file && jsonx.Validate(line) == nil {
+				var valid bool
+				h.format, found, valid = recognise(line, formats)
+				if !found && !file && valid {
 					// On a pipe, a whole JSON line no kind knows is
 					// decided on at once (Claude Code's stream, whose
 					// reader takes any line): looking past it would hold
@@ -282,18 +284,22 @@ var utf8BOM = []byte("\xef\xbb\xbf")
 // meets a line its input's kind did not know, to tell another CLI's
 // output concatenated after the first's from an event of a new type.
 func Recognise(line []byte) (Kind, stream.CLI, bool) {
-	f, ok := recognise(line, Formats())
+	f, ok, _ := recognise(line, Formats())
 	return f.Kind, stream.CLIOf(f.CLI, ""), ok
 }
 
-// recognise returns the first format that recognises line.
-func recognise(line []byte, formats []Format) (Format, bool) {
+// recognise returns the first format that recognises line, and whether
+// line is valid JSON, which it checks once for all the formats' Detects.
+func recognise(line []byte, formats []Format) (f Format, ok, valid bool) {
+	if jsonx.Validate(line) != nil {
+		return Format{}, false, false
+	}
 	for _, f := range formats {
 		if f.Detect != nil && f.Detect(line) {
-			return f, true
+			return f, true, true
 		}
 	}
-	return Format{}, false
+	return Format{}, false, true
 }
 
 // putBack returns a reader of head followed by the rest of r.

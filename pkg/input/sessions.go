@@ -223,7 +223,7 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 		return s, err
 	}
 	s.CLI = stream.ClaudeCodeID
-	if first == nil || !isTranscriptRecord(first) {
+	if first == nil || !IsTranscriptRecord(first) {
 		// Another agent CLI's session file (Codex's), which Open tells
 		// from the first lines it recognises (the first may be cut).
 		if o, err := scanOtherSession(path, also); err == nil {

@@ -36,12 +36,13 @@ var transcriptTypes = []string{"queue-operation", "user", "assistant", "system",
 
 // IsTranscriptRecord reports whether a line is a session transcript's
 // record (what tells a transcript from a stream capture).
-func IsTranscriptRecord(line []byte) bool { return isTranscriptRecord(line) }
+func IsTranscriptRecord(line []byte) bool {
+	return jsonx.Validate(line) == nil && isTranscriptRecord(line)
+}
 
+// isTranscriptRecord is the transcript's Detect: IsTranscriptRecord of a
+// line known to be valid JSON.
 func isTranscriptRecord(head []byte) bool {
-	if jsonx.Validate(head) != nil {
-		return false
-	}
 	v := jsonx.Value(head)
 	if v.Get("sessionId").Type() != jsonx.String || v.Get("session_id").Type() == jsonx.String {
 		return false
