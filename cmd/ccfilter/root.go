@@ -266,7 +266,7 @@ what you ask for: a preset, or any jq expression (gojq), as text, markdown,
 NDJSON, CSV, JSON, HTML (one page) or OTLP (OpenTelemetry traces). It
 reads OpenAI Codex CLI's (codex exec --json) and Google Gemini CLI's
 (--output-format stream-json) runs and session files the same way,
-recognised from their first line (--input forces a kind; docs/agents.md).
+recognised from their first events (--input forces a kind; docs/agents.md).
 
 FILTER is a preset name or a jq expression run per event; none means "all".
 A FILTER that compiles as jq is an expression, as in jq: "." is jq's identity
@@ -352,7 +352,7 @@ Expression functions (besides jq's): ` + funcNames() + `
 	f.StringVar(&o.OTLPEndpoint, "otlp-endpoint", "", "send the runs as OpenTelemetry traces (usage --by: its metrics, to /v1/metrics) to this collector's OTLP/HTTP receiver (`URL`, e.g. http://localhost:4318; path /v1/traces when it has none), or to the environment's (env: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT plus /v1/traces), instead of printing them, and say on stderr how many spans of which traces were sent; an answer that is not OTLP's fails (exit 5); headers, compression, TLS from the OTEL_EXPORTER_OTLP_ variables (see docs/otel.md)")
 	f.StringVar(&o.OTLPProtocol, "otlp-protocol", "", "--otlp-endpoint: `http/protobuf` or http/json (default OTEL_EXPORTER_OTLP_PROTOCOL, else http/protobuf; grpc is not sent)")
 	f.DurationVar(&o.OTLPTimeout, "otlp-timeout", 10*time.Second, "--otlp-endpoint: how long one request may take, retries included; when not given, OTEL_EXPORTER_OTLP_TIMEOUT (milliseconds) if set")
-	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line), "+inputKinds())
+	f.StringVar(&o.Input, "input", "auto", "what FILE is: auto (recognised from its first line of a known kind), "+inputKinds())
 	f.SortFlags = false
 	mustComplete(cmd, "format", formatNames()...)
 	mustComplete(cmd, "color", "auto", "always", "never")
