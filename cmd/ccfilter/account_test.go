@@ -88,8 +88,11 @@ func TestEveryFormatShowsTheAccount(t *testing.T) {
 				assert.Equal(t, m.InputTokens+m.OutputTokens+m.CacheCreationInputTokens+m.CacheReadInputTokens, m.TotalTokens, "total_tokens is the sum: %s", m.Model)
 			}
 			checkRowsAccount(t, a, in)
-			checkHTMLAccount(t, a, runIn(t, []string{"all", "-F", "html", in}, "").Stdout)
-			checkMarkdownAccount(t, a, runIn(t, []string{"all", "-F", "markdown", in}, "").Stdout)
+			page := runIn(t, []string{"all", "-F", "html", in}, "").Stdout
+			checkHTMLAccount(t, a, page)
+			md := runIn(t, []string{"all", "-F", "markdown", in}, "").Stdout
+			checkMarkdownAccount(t, a, md)
+			checkTroubleWords(t, page, md)
 			checkTextAccount(t, a, runIn(t, []string{"all", in}, "").Stdout)
 			checkTraceAccount(t, a, runIn(t, []string{"all", "-F", "otlp", in}, "").Stdout)
 		})
@@ -284,6 +287,42 @@ func checkHTMLAccount(t *testing.T, a stream.Account, page string) {
 		troubles, _ = strconv.Atoi(m[1])
 	}
 	assert.Equal(t, a.Troubles.Count, troubles, "html Trouble (a missing result too, as errors lists it)")
+}
+
+var (
+	htmlTroubleItem = regexp.MustCompile(`<li>(?:<a href="[^"]*">)?(.*?)(?:</a>)?(?: <span class="stats">.*?</span>)?</li>`)
+	mdTroubleItem   = regexp.MustCompile(`(?m)^\* (?:at the end|\[line \d+\]\([^)]*\))(?: \(.*?\))?: (.*)$`)
+	mdEscape        = regexp.MustCompile(`\\([[:punct:]])`)
+)
+
+// checkTroubleWords proves a run's troubles read the same in the page's
+// trouble list and the markdown glance's (render.TroubleLine): the same
+// events, in the same order, in the same words up to the shorter cut (the
+// 401 of a Gemini run read "failed (…): failed (…)" on the page and "the
+// run failed (…)" in the glance; a failed Bash call "Bash failed: Exit
+// code 3" and "✗ Bash ls … failed").
+func checkTroubleWords(t *testing.T, page, md string) {
+	t.Helper()
+	var onPage, inGlance []string
+	if i := strings.Index(page, `<nav class="troubles">`); i >= 0 {
+		nav := page[i : i+strings.Index(page[i:], "</nav>")]
+		for _, m := range htmlTroubleItem.FindAllStringSubmatch(nav, -1) {
+			onPage = append(onPage, html.UnescapeString(m[1]))
+		}
+	}
+	if i := strings.Index(md, "\nTrouble ("); i >= 0 {
+		for _, m := range mdTroubleItem.FindAllStringSubmatch(md[i:strings.Index(md, "\n## ")], -1) {
+			inGlance = append(inGlance, mdEscape.ReplaceAllString(m[1], "$1"))
+		}
+	}
+	require.Len(t, inGlance, len(onPage), "trouble lists: page %q, glance %q", onPage, inGlance)
+	cut := func(s string) string {
+		r := []rune(strings.TrimSuffix(s, "…"))
+		return string(r[:min(len(r), 150)])
+	}
+	for i := range onPage {
+		assert.Equal(t, cut(onPage[i]), cut(inGlance[i]), "trouble %d in the page and in the glance", i+1)
+	}
 }
 
 // groupDigitsTest writes n with thousands separators, as pages do.

@@ -81,7 +81,7 @@ func TestHTMLMarksAFailureInsideASubagent(t *testing.T) {
 			page := runIn(t, []string{"all", "-F", "html", derived(t, c.capture, fail...)}, "").Stdout
 			assert.Regexp(t, `<details class="subagent error"><summary>✗ Subagent general-purpose — Run beta command · [^<]* · 1 failure\b`, page, "the banner")
 			assert.Regexp(t, `<details class="subagent"><summary>Subagent general-purpose — Create alpha file · completed`, page, "the other subagent is not marked")
-			assert.Contains(t, page, "Bash failed: Exit code 1", "in Trouble too")
+			assert.Contains(t, page, `Bash echo beta-output; uname -s failed: Exit code 1</a> <span class="stats">(Subagent general-purpose — Run beta command)`, "in Trouble too, as the subagent's")
 			if c.call != "" {
 				assert.Contains(t, page, c.call, "the Agent call")
 			}

@@ -418,8 +418,8 @@ func TestLongSessionReportOpensWithItsOutcome(t *testing.T) {
 		assert.Equal(t, l[1], l[3])
 		assert.Equal(t, 1, strings.Count(r.Stdout, "\n<a id=\""+l[2]+"\"></a>\n\n> **Error:** "), "one anchor, before the failure it links to")
 	}
-	assert.Contains(t, head, "✗ Read /home/user/project/http/transport\\_go\\_helpers.go failed")
-	assert.Contains(t, head, "✗ Edit /home/user/project/http/header.go failed")
+	assert.Contains(t, head, ": Read /home/user/project/http/transport\\_go\\_helpers.go failed")
+	assert.Contains(t, head, ": Edit /home/user/project/http/header.go failed")
 
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -560,9 +560,9 @@ func TestGlanceLinksLandInTheReport(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(r.Stdout, `<a id="`+l[1]+`"></a>`), "%v: the anchor of %s", args, l[1])
 		}
 		if !slices.Contains(args, "--agent") {
-			assert.Contains(t, r.Stdout, "(a912b2e4c07df6bb2): ✗ Bash", "the subagent's failure, listed")
+			assert.Contains(t, r.Stdout, "(a912b2e4c07df6bb2): Bash", "the subagent's failure, listed")
 		} else {
-			assert.NotContains(t, r.Stdout, "(a912b2e4c07df6bb2): ✗ Bash", "--agent main: not the subagent's")
+			assert.NotContains(t, r.Stdout, "(a912b2e4c07df6bb2): Bash", "--agent main: not the subagent's")
 		}
 	}
 }

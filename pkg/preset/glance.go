@@ -2,7 +2,6 @@ package preset
 
 import (
 	"io"
-	"strconv"
 
 	"github.com/ccfilter/ccfilter/pkg/filter"
 	"github.com/ccfilter/ccfilter/pkg/render"
@@ -37,7 +36,7 @@ func ScanGlance(events stream.Reader, agent filter.Agent) (*render.Glance, error
 		}
 		done := tr.Observe(ev)
 		if p := ev.ParentToolUseID(); filter.IsTrouble(ev) && agent.Match(p, tr.Subagent(p)) {
-			g.AddTrouble(render.GlanceItem{Source: ev.Source, Line: ev.Line, Agent: filter.AgentOf(ev, tr), Text: troubleText(ev, done, tr)})
+			g.AddTrouble(render.GlanceItem{Source: ev.Source, Line: ev.Line, Agent: filter.AgentOf(ev, tr), Text: render.TroubleLine(ev, done, tr.Outcome().APIError)})
 		}
 	}
 	out := tr.Outcome()
@@ -48,46 +47,4 @@ func ScanGlance(events stream.Reader, agent filter.Agent) (*render.Glance, error
 		g.AddTrouble(render.GlanceItem{Text: "no result: " + stream.NoResultSaid})
 	}
 	return g, nil
-}
-
-// troubleText says in a line what the trouble of ev is (tr has observed
-// it).
-func troubleText(ev *stream.Event, done []*stream.ToolCall, tr *stream.Tracker) string {
-	switch ev.Kind {
-	case stream.KindToolResult:
-		for _, c := range done {
-			if c.IsError {
-				return "✗ " + c.Name + " " + render.ToolTarget(c.Name, c.Input) + " failed"
-			}
-		}
-		return "✗ a tool call failed"
-	case stream.KindRetry:
-		r := ev.Retry()
-		s := "API retry " + strconv.FormatInt(r.Attempt, 10) + "/" + strconv.FormatInt(r.MaxRetries, 10) + ": " + r.Error
-		if r.Status != 0 {
-			s += " (" + strconv.FormatInt(r.Status, 10) + ")"
-		}
-		return s
-	case stream.KindPermissionDenied:
-		return "permission denied: " + ev.Denial().ToolName
-	case stream.KindHook:
-		h := ev.Hook()
-		s := "hook " + h.Name + " failed"
-		if m := oneLine(h.Message); m != "" {
-			s += ": " + m
-		}
-		return s
-	case stream.KindAPIError:
-		return "API error: " + ev.Assistant().Error + ": " + ev.Text()
-	case stream.KindInterrupt:
-		return "interrupted: " + ev.Text()
-	case stream.KindResult:
-		// As the views say it: its reasons, not a "success" subtype.
-		return "the run " + render.OutcomeStatus(ev.Result(), tr.Outcome().APIError)
-	}
-	s := ev.Kind.String()
-	if ev.Subtype != "" {
-		s += " (" + ev.Subtype + ")"
-	}
-	return s
 }

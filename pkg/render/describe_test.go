@@ -141,8 +141,8 @@ func TestResultRepeatingTheAnswer(t *testing.T) {
 // tool, its mark and figures, the fold's line and a failure's sentence;
 // every outcome part its title and mark; and each format's output, read
 // back, holds those words (text: the figures; markdown: the fold's line,
-// the failure's callout, the title; html: the figures, the failure in the
-// trouble list, the title). Before, each format worded them itself and
+// the failure's callout, the title; html: the figures, each trouble in the
+// trouble list in TroubleLine's words, the title). Before, each format worded them itself and
 // the parts carried none of it.
 func TestResultsAndOutcomesAreWordedOnce(t *testing.T) {
 	files := captureFiles(t)
@@ -155,8 +155,13 @@ func TestResultsAndOutcomesAreWordedOnce(t *testing.T) {
 			tr := stream.NewTracker(stream.TrackerOptions{})
 			d := newDescriber(": ", 64<<10, Options{Tracker: tr})
 			var results, outcomes []Part
+			var troubles []string
 			observeEach(t, input, tr, func(ev *stream.Event, done []*stream.ToolCall) {
-				for _, p := range d.describe(ev, done) {
+				parts := d.describe(ev, done)
+				if stream.TroubleOf(ev) != "" {
+					troubles = append(troubles, TroubleLine(ev, done, d.apiError))
+				}
+				for _, p := range parts {
 					switch p.Form {
 					case FormToolResult:
 						assert.NotEmpty(t, p.Label, "line %d: the result names its tool", ev.Line)
@@ -188,8 +193,10 @@ func TestResultsAndOutcomesAreWordedOnce(t *testing.T) {
 				assert.Contains(t, out[HTML], htmlText(p.Stats), "html: %s's figures", p.Result.ToolUseID)
 				if p.Result.IsError {
 					assert.Contains(t, out[Markdown], "> **Error:** "+mdInline(truncate(line(p.Sentence), mdCalloutWidth)), "markdown: %s's failure", p.Result.ToolUseID)
-					assert.Contains(t, out[HTML], htmlText(truncate(line(p.Sentence), 200)), "html: %s's failure", p.Result.ToolUseID)
 				}
+			}
+			for i, tl := range troubles[:min(len(troubles), htmlTroubles)] {
+				assert.Contains(t, out[HTML], ">"+htmlText(truncate(line(tl), 200))+"<", "html: trouble %d in the trouble list", i+1)
 			}
 			for _, p := range outcomes {
 				assert.Contains(t, out[Markdown], "Result: "+mdInline(p.Label), "markdown: the outcome's title")

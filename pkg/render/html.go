@@ -47,6 +47,7 @@ type htmlRenderer struct {
 	// evTrouble: the event being rendered signals trouble; troubled: it
 	// is listed already (one entry per event).
 	evTrouble, troubled bool
+	troubleLine         string // the event's trouble in words (TroubleLine)
 	mainSrc             string // the run's own input (a transcript's subagents have theirs)
 	// the events' blocks
 	evOpen   bool
@@ -150,23 +151,17 @@ func (h *htmlRenderer) Render(rec Record) error {
 	// the words of its part that says it, else of its first part, unlinked
 	// when the page has no anchor of it.
 	h.evTrouble, h.troubled = stream.TroubleOf(ev) != "", false
+	if h.evTrouble {
+		h.troubleLine = TroubleLine(ev, rec.Calls, h.describer.apiError) // (the reason the part says, as the page's outcome: h.apiError is the last result's)
+	}
 	for i := range parts {
 		h.part(ev, &parts[i])
 	}
 	if h.evTrouble && !h.troubled && len(parts) > 0 {
-		h.addTrouble(ev, parts[0].Agent, troubleWords(&parts[0]), h.anchored) // (linked when its anchor is on the page)
+		h.addTrouble(ev, parts[0].Agent, h.anchored) // (linked when its anchor is on the page)
 	}
 	h.closeEvent()
 	return h.err
-}
-
-// troubleWords is what a part says, as a trouble's line.
-func troubleWords(p *Part) string {
-	text := p.sentence()
-	if p.Label != "" {
-		text = p.Label + ": " + text
-	}
-	return text
 }
 
 // anchorOf is the id of an event's block: its line, and for another file
@@ -388,7 +383,7 @@ func (h *htmlRenderer) line(ev *stream.Event, p *Part) {
 			statsSpan(p.Stats) + "</div>")
 	}
 	if p.Tone == ToneError || p.Tone == ToneWarn {
-		h.trouble(ev, p.Agent, troubleWords(p))
+		h.trouble(ev, p.Agent)
 	}
 	if p.Tone == ToneError {
 		h.failed(p.Agent.ID)
@@ -414,16 +409,19 @@ func (h *htmlRenderer) failed(id string) {
 	}
 }
 
-// trouble lists the trouble of the event being rendered, once, in the
-// words of a part the page shows.
-func (h *htmlRenderer) trouble(ev *stream.Event, agent AgentRef, text string) {
+// trouble lists the trouble of the event being rendered, once, linked to
+// the part of it the page shows.
+func (h *htmlRenderer) trouble(ev *stream.Event, agent AgentRef) {
 	if !h.evTrouble || h.troubled {
 		return
 	}
-	h.addTrouble(ev, agent, text, true)
+	h.addTrouble(ev, agent, true)
 }
 
-func (h *htmlRenderer) addTrouble(ev *stream.Event, agent AgentRef, text string, shown bool) {
+// addTrouble lists the event's trouble in the words of every report's
+// list (TroubleLine), as agent's.
+func (h *htmlRenderer) addTrouble(ev *stream.Event, agent AgentRef, shown bool) {
+	text := h.troubleLine
 	h.troubled = true
 	if len(h.troubles) >= htmlTroubles {
 		h.more++
@@ -494,7 +492,7 @@ func (h *htmlRenderer) toolBlock(ev *stream.Event, p *Part) {
 	class, open := "tool ok", ""
 	if r.IsError {
 		class, open = "tool error", " open"
-		h.trouble(ev, p.Agent, p.Sentence)
+		h.trouble(ev, p.Agent)
 		h.failed(p.Agent.ID)
 	}
 	if c != nil && isAgentTool(c.Name) && h.failures[c.ID] > 0 {
