@@ -77,7 +77,9 @@ func (g *geminiSessionReader) Next() (*stream.Event, error) {
 		if err == io.EOF {
 			g.ended = true
 			g.release()
-			if !g.sub && g.records {
+			// (No result for a file its reader cut, Ctrl-C under
+			// --follow: the one made here says the session ended.)
+			if !g.sub && g.records && (g.opts.Cut == nil || !g.opts.Cut()) {
 				g.emit(nil, g.result())
 			}
 			continue
