@@ -391,3 +391,54 @@ func TestRedactEnvironmentPathsAndEmailsLeft(t *testing.T) {
 	assert.NotContains(t, out, "env-secret")
 	assert.Contains(t, stderr.String(), "redacted ")
 }
+
+// TestRedactSecretSplitAcrossGeminiPieces proves a secret cut across the
+// pieces of a Gemini CLI answer (its "delta":true message lines, the real
+// 01-plain-text capture's two with a GitHub token planted across them) is
+// redacted in every format, and in the lines NDJSON prints of the input
+// too: they carried both halves whole while every other format said the
+// marker (a joined copy of the pieces gave the secret back), and stderr
+// said the secret was redacted. The pieces still join into the answer
+// with the marker once, and every other line is the input's own.
+func TestRedactSecretSplitAcrossGeminiPieces(t *testing.T) {
+	secret := redact.Rules[6].Example // a GitHub token
+	require.Equal(t, "github-token", redact.Rules[6].ID)
+	b, err := os.ReadFile(geminiData + "01-plain-text.jsonl")
+	require.NoError(t, err)
+	lines := strings.SplitAfter(strings.TrimSuffix(string(b), "\n"), "\n")
+	lines[len(lines)-1] += "\n"
+	first, second := `"content":"Hello! I am a scripted fake model. 2 + 2"`, `"content":" = 4."`
+	require.Contains(t, lines[2], first)
+	require.Contains(t, lines[3], second)
+	half := len(secret) / 2
+	lines[2] = strings.Replace(lines[2], first, `"content":"Hello! token `+secret[:half]+`"`, 1)
+	lines[3] = strings.Replace(lines[3], second, `"content":"`+secret[half:]+` = 4."`, 1)
+	path := filepath.Join(t.TempDir(), "gemini-split.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644))
+
+	for _, f := range render.Formats {
+		res := runIn(t, []string{"all", "-F", string(f), "--redact", path}, "")
+		for _, p := range []string{secret[:half], secret[half:]} {
+			assert.NotContains(t, res.Stdout, p, "%s", f)
+		}
+		assert.Contains(t, res.Stderr, "ccfilter: redacted ", "%s", f)
+	}
+	res := runIn(t, []string{"-F", "ndjson", "--redact", path}, "")
+	out := strings.SplitAfter(strings.TrimSuffix(res.Stdout, "\n"), "\n")
+	out[len(out)-1] += "\n"
+	require.Len(t, out, len(lines), "a line for each line")
+	var joined string
+	for i, l := range out {
+		var m struct {
+			Content string
+			Delta   bool
+		}
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		if m.Delta {
+			joined += m.Content
+		} else {
+			assert.Equal(t, lines[i], l, "line %d is the input's own", i+1)
+		}
+	}
+	assert.Equal(t, "Hello! token [REDACTED:github-token#1] = 4.", joined, "the pieces join into the redacted answer")
+}

@@ -325,7 +325,13 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	// and the timestamp: valid when that is, and not validated again in
 	// full by the run that prints the pieces (text).
 	own := len(tsv) == 0 || jsonx.Validate(tsv.Trim()) == nil
-	g.queueMade(g.make(ev, w.done(&gmDelta), own))
+	d := g.make(ev, w.done(&gmDelta), own)
+	if d != nil {
+		// (Redaction recuts a secret the pieces cut in two: in the line
+		// too, which NDJSON prints.)
+		d.MarkEchoText(content.Trim())
+	}
+	g.queueMade(d)
 }
 
 // add adds piece to the open text: more text, or, when it is the

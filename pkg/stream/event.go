@@ -65,6 +65,10 @@ type Event struct {
 	// (Echo): an input kind whose reader translates its records sets it.
 	echo    []byte
 	echoSet bool
+	// echoText, when echoText[1] > 0, is where in echo the delta's text
+	// lies (MarkEchoText): [start, end) of the JSON string it was copied
+	// from.
+	echoText [2]int32
 	// own is the buffer Remake copies lines into, kept across them.
 	own []byte
 	// msg indexes the members of "message" (message), blocks the heads
@@ -379,9 +383,9 @@ func (e *Event) Screened() bool { return e.screened }
 // and whether its JSON was validated stay; what was read of the old bytes
 // is read again from the new. raw must stay valid as long as the event.
 func (e *Event) SetRaw(raw []byte) {
-	parent, hasParent, spellings, valid, echo, echoSet := e.parent, e.hasParent, e.spellings, e.valid, e.echo, e.echoSet
+	parent, hasParent, spellings, valid, echo, echoSet, echoText := e.parent, e.hasParent, e.spellings, e.valid, e.echo, e.echoSet, e.echoText
 	e.point(raw, e.Source, e.Line, e.Offset)
-	e.spellings, e.valid, e.echo, e.echoSet = spellings, valid, echo, echoSet
+	e.spellings, e.valid, e.echo, e.echoSet, e.echoText = spellings, valid, echo, echoSet, echoText
 	e.frame()
 	e.classify()
 	if hasParent {
@@ -397,7 +401,29 @@ func (e *Event) SetRaw(raw []byte) {
 // (a text joined from several, or lines an earlier event carries). The
 // bytes are not copied: they must stay valid as long as the event (a
 // reader's line: until its next Next; Clone copies them).
-func (e *Event) SetEcho(lines []byte) { e.echo, e.echoSet = lines, true }
+func (e *Event) SetEcho(lines []byte) { e.echo, e.echoSet, e.echoText = lines, true, [2]int32{} }
+
+// MarkEchoText says where in the event's echo (SetEcho) the text of its
+// delta lies: text, the JSON string its reader copied the delta's text
+// from, a slice of the echo. A recut of the delta's text (WithDeltaText:
+// the redaction of a secret that pieces of a text cut in two) then recuts
+// the echo too, so that a pass-through of the input (NDJSON) prints no
+// piece of the secret either: a Gemini CLI stream sends each answer as
+// pieces, one line each, and the pieces are the lines NDJSON prints. A
+// text that is not a slice of the echo marks nothing.
+func (e *Event) MarkEchoText(text []byte) {
+	if len(text) < 2 {
+		return
+	}
+	// (Where the slice starts, by its address: a reader's values are
+	// often cut to their length, so their capacity does not tell.)
+	for at := 0; at+len(text) <= len(e.echo); at++ {
+		if &e.echo[at] == &text[0] {
+			e.echoText = [2]int32{int32(at), int32(at + len(text))}
+			return
+		}
+	}
+}
 
 // RemakeWritten is Remake for JSON its reader wrote itself, not validated
 // again: a second pass over every byte of each event was a fifth of the
