@@ -508,7 +508,7 @@ func checkTraceAccount(t *testing.T, a stream.Account, trace string) {
 	t.Helper()
 	type kv struct {
 		Key   string
-		Value struct{ IntValue string }
+		Value struct{ IntValue, StringValue string }
 	}
 	type traceDoc struct {
 		ResourceSpans []struct {
@@ -522,27 +522,39 @@ func checkTraceAccount(t *testing.T, a stream.Account, trace string) {
 		}
 	}
 	dec := json.NewDecoder(strings.NewReader(trace))
+	var root map[string]string
+	calls := 0 // chat spans of calls that did not fail
 	for dec.More() {
 		var doc traceDoc // (a fresh one: null leaves a field as it was)
 		require.NoError(t, dec.Decode(&doc))
 		for _, rs := range doc.ResourceSpans {
 			for _, ss := range rs.ScopeSpans {
 				for _, sp := range ss.Spans {
-					if sp.ParentSpanID != "" {
-						continue
-					}
 					attrs := map[string]string{}
 					for _, at := range sp.Attributes {
-						attrs[at.Key] = at.Value.IntValue
+						attrs[at.Key] = at.Value.IntValue + at.Value.StringValue
 					}
-					tk := a.Tokens
-					assert.Equal(t, strconv.FormatInt(tk.OutputTokens, 10), attrs["gen_ai.usage.output_tokens"], "trace root output tokens")
-					assert.Equal(t, strconv.FormatInt(tk.InputTokens+tk.CacheReadInputTokens+tk.CacheCreationInputTokens, 10), attrs["gen_ai.usage.input_tokens"], "trace root input tokens")
-					assert.Equal(t, strconv.FormatInt(tk.CacheReadInputTokens, 10), attrs["gen_ai.usage.cache_read.input_tokens"], "trace root cache read")
-					return
+					if attrs["gen_ai.operation.name"] == "chat" && attrs["error.type"] == "" {
+						calls++
+					}
+					if sp.ParentSpanID == "" && root == nil {
+						root = attrs
+					}
 				}
 			}
 		}
 	}
-	t.Error("the trace has no root span")
+	// A chat span is a model call the account counts: a Codex or Gemini
+	// stream, which gives only the run's totals, has none (its trace had
+	// a "chat <synthetic>" span per message its reader made, its account
+	// 0 calls), nor has a message Claude Code writes itself.
+	assert.Equal(t, a.Tokens.Calls, calls, "trace chat spans (but failed calls') are the account's model calls")
+	if root == nil {
+		t.Error("the trace has no root span")
+		return
+	}
+	tk := a.Tokens
+	assert.Equal(t, strconv.FormatInt(tk.OutputTokens, 10), root["gen_ai.usage.output_tokens"], "trace root output tokens")
+	assert.Equal(t, strconv.FormatInt(tk.InputTokens+tk.CacheReadInputTokens+tk.CacheCreationInputTokens, 10), root["gen_ai.usage.input_tokens"], "trace root input tokens")
+	assert.Equal(t, strconv.FormatInt(tk.CacheReadInputTokens, 10), root["gen_ai.usage.cache_read.input_tokens"], "trace root cache read")
 }

@@ -207,14 +207,16 @@ func checkToolSpans(t *testing.T, path string, spans []*otlpSpan, byID map[strin
 	assert.Len(t, tools, len(calls), "no span of a call the tools preset does not list")
 }
 
-// checkChatSpans: every message id of the run's assistant events is one
-// chat span; their tokens add up to the usage preset's per model call,
-// and the root's are its totals.
+// checkChatSpans: every message id of the run's model calls is one chat
+// span (an assistant event's, but a message Claude Code writes itself,
+// model "<synthetic>", unless an API error: 38-local-commands's command
+// outputs were two "chat <synthetic>" spans); their tokens add up to the
+// usage preset's per model call, and the root's are its totals.
 func checkChatSpans(t *testing.T, path string, spans []*otlpSpan, root *otlpSpan) {
 	t.Helper()
 	// The calls the run made: its assistant messages, and the calls whose
 	// stream began (message_start) and died before any.
-	ids := runIn(t, []string{"-r", `(select(.type == "assistant") | .message.id // empty), (select(.type == "stream_event" and .event.type == "message_start") | .event.message.id // empty)`, path}, "")
+	ids := runIn(t, []string{"-r", `(select(.type == "assistant" and (.message.model != "<synthetic>" or .error)) | .message.id // empty), (select(.type == "stream_event" and .event.type == "message_start") | .event.message.id // empty)`, path}, "")
 	want := map[string]bool{}
 	for _, id := range strings.Fields(ids.Stdout) {
 		want[id] = true

@@ -413,6 +413,12 @@ func (r *otlpRun) event(s *otlpSpan, name string, at time.Time, attrs ...otlpAtt
 // last event (when the request went out) to this block.
 func (r *otlpRun) chat(ev *stream.Event, agent string, at time.Time) {
 	a := ev.AssistantHead() // (not its blocks: the calls come from the description)
+	if !a.Call && a.Error == "" {
+		// No model call the account counts (a message another agent
+		// CLI's reader made, Claude Code's own words): no chat span, as
+		// no call. An API error is a call that failed, and shown.
+		return
+	}
 	if c := r.callOf(ev, agent, a.MessageID, a.Model, at); c != nil {
 		r.chatError(c.span, a)
 		r.addJoinKeys(c.span, true)

@@ -169,6 +169,19 @@ type Assistant struct {
 	Error          string
 	APIErrorStatus int
 	Aborted        bool // cut short by an interrupt
+	// Call: the message is a model call the input counts (isModelCall),
+	// as the tracker counts it.
+	Call bool
+}
+
+// isModelCall is the one rule of which assistant messages are model calls
+// the input shows: those with a usage object, but Claude Code's synthetic
+// ones (model "<synthetic>": its own words, an API error). Another agent
+// CLI's stream (Codex's, Gemini's) gives only the run's totals, so the
+// messages its reader makes carry none and are no calls of their own: the
+// account counts none, and the trace shows none.
+func isModelCall(model string, usage jsonx.Value) bool {
+	return model != "<synthetic>" && usage.Type() == jsonx.Object
 }
 
 // Assistant reads the assistant view of e (zero for other types).
@@ -229,14 +242,16 @@ func (e *Event) AssistantHead() Assistant {
 func (e *Event) assistantHead() (Assistant, []jsonx.Member) {
 	v := e.keys()
 	msg := e.message() // (stop_reason and usage follow a long content)
+	model, usage := jsonx.Lookup(msg, "model").Str(), jsonx.Lookup(msg, "usage")
 	return Assistant{
 		MessageID:      jsonx.Lookup(msg, "id").Str(),
-		Model:          jsonx.Lookup(msg, "model").Str(),
+		Model:          model,
 		StopReason:     jsonx.Lookup(msg, "stop_reason").Str(),
-		Usage:          usageOf(jsonx.Lookup(msg, "usage"), nil),
+		Usage:          usageOf(usage, nil),
 		Error:          v.Get("error").Str(),
 		APIErrorStatus: int(v.Get("api_error_status").Int()),
 		Aborted:        v.Get("aborted").Bool(),
+		Call:           isModelCall(model, usage),
 	}, msg
 }
 

@@ -528,7 +528,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 	// A message with no usage at all is no model call the input counts:
 	// another agent CLI's stream (Codex's) gives only the run's totals,
 	// which its result carries (Usage).
-	if model != "<synthetic>" && usage.Type() == jsonx.Object {
+	if isModelCall(model, usage) {
 		// A message with its stop_reason carries its final usage (a
 		// transcript's records); the stream's assistant events are the
 		// snapshot at message_start, stop_reason null and output_tokens a
