@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -557,4 +558,36 @@ func checkTraceAccount(t *testing.T, a stream.Account, trace string) {
 	assert.Equal(t, strconv.FormatInt(tk.OutputTokens, 10), root["gen_ai.usage.output_tokens"], "trace root output tokens")
 	assert.Equal(t, strconv.FormatInt(tk.InputTokens+tk.CacheReadInputTokens+tk.CacheCreationInputTokens, 10), root["gen_ai.usage.input_tokens"], "trace root input tokens")
 	assert.Equal(t, strconv.FormatInt(tk.CacheReadInputTokens, 10), root["gen_ai.usage.cache_read.input_tokens"], "trace root cache read")
+}
+
+// TestRunsWithoutAnEventCountTheirMissingResult proves the account counts
+// a missing result as the errors preset lists it on inputs that hold no
+// event: an empty file (claude -p without --verbose writes nothing), and
+// one of blank lines. The errors preset listed "no_result" there while
+// the account said 0 troubles (each read the rule its own way; now both
+// ask Tracker.ResultMissing).
+func TestRunsWithoutAnEventCountTheirMissingResult(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ name, content string }{
+		{"empty", ""},
+		{"blank lines", "\n\n\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+".jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(tc.content), 0o644))
+			r := runIn(t, []string{"account", "-F", "json", path}, "")
+			var accs []stream.Account
+			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &accs), r.Stderr)
+			require.Len(t, accs, 1)
+			assert.Equal(t, "no_result", accs[0].Outcome.Status)
+			er := runIn(t, []string{"errors", "-F", "json", path}, "")
+			assert.Equal(t, exitNoResult, er.Code, "no result: exit 4")
+			var rows []map[string]any
+			require.NoError(t, json.Unmarshal([]byte(er.Stdout), &rows), er.Stderr)
+			require.Len(t, rows, 1, "the errors preset's one row")
+			assert.Equal(t, "no_result", rows[0]["kind"])
+			assert.Equal(t, 1, accs[0].Troubles.Count, "the account's troubles: the errors preset's rows")
+			assert.Equal(t, 1, accs[0].Troubles.ByKind[stream.TroubleNoResult])
+		})
+	}
 }

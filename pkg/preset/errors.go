@@ -252,7 +252,7 @@ func errorRows(ev *stream.Event, names map[string]string, agent, agentType strin
 // noResultRecord writes, for a stream without a result, a record saying
 // so: a missing result is the first trouble a killed run shows.
 func noResultRecord(r *eventsRun, end End) error {
-	if r.tr.Outcome().Status != stream.NoResult {
+	if !r.tr.ResultMissing() { // (as the account counts it)
 		return nil
 	}
 	msg := stream.NoResultSaid

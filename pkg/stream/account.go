@@ -327,14 +327,18 @@ func (t *Tracker) Account() Account {
 	for k, n := range t.troubles {
 		a.Troubles.ByKind[k] = n
 	}
-	if out.Results == 0 && t.stats.Events > 0 {
-		// The errors preset's last row: a run without a result was
-		// killed or cut off.
+	if t.ResultMissing() {
 		a.Troubles.ByKind[TroubleNoResult]++
 		a.Troubles.Count++
 	}
 	return a
 }
+
+// ResultMissing reports the trouble of no event: the run had no result
+// (it was killed or cut off, or wrote nothing: claude -p without
+// --verbose), the errors preset's last row and the account's no_result,
+// as the outcome's status is no_result.
+func (t *Tracker) ResultMissing() bool { return t.outcome.Results == 0 }
 
 // modelAccounts sums rows by model (the rows of a side or an agent) and
 // gives each the cost the result reports for it.
