@@ -442,3 +442,61 @@ func TestRedactSecretSplitAcrossGeminiPieces(t *testing.T) {
 	}
 	assert.Equal(t, "Hello! token [REDACTED:github-token#1] = 4.", joined, "the pieces join into the redacted answer")
 }
+
+// TestRedactCountIsTheInputsWhateverThePreset proves the count of secrets
+// stderr gives is the input's, for every preset, on another agent CLI's
+// stream too (the real Codex 03-shell-fail with a GitHub token and an AWS
+// key planted in its command's output and an OpenAI key in its answer;
+// the real Gemini 02-write-read with a token in a tool's output): a
+// reader that makes only the events a preset reads (final's, usage's)
+// redacted and counted the secrets of those alone, 2 or 3 of 5, where a
+// Claude Code stream's count is the same for every preset.
+func TestRedactCountIsTheInputsWhateverThePreset(t *testing.T) {
+	gh, aws, oai := redact.Rules[6].Example, "AKIAIOSFODNN7EXAMPLF", "sk-proj-"+strings.Repeat("Ab3dE6gH9jKlMnOp", 3)
+	for _, tc := range []struct {
+		capture string
+		plant   func(map[string]any)
+	}{
+		{"../../testdata/agents/codex/03-shell-fail.jsonl", func(o map[string]any) {
+			it, _ := o["item"].(map[string]any)
+			switch {
+			case it == nil:
+			case it["type"] == "command_execution" && o["type"] == "item.completed":
+				it["aggregated_output"] = "GITHUB_TOKEN=" + gh + "\nAWS_ACCESS_KEY_ID=" + aws + "\n"
+			case it["type"] == "agent_message":
+				it["text"] = "Done: " + oai
+			}
+		}},
+		{geminiData + "02-write-read.jsonl", func(o map[string]any) {
+			if o["type"] == "tool_result" && o["output"] != nil {
+				o["output"] = "token " + gh + " and " + aws
+			}
+		}},
+	} {
+		t.Run(filepath.Base(filepath.Dir(tc.capture)), func(t *testing.T) {
+			b, err := os.ReadFile(tc.capture)
+			require.NoError(t, err)
+			var out strings.Builder
+			for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				var o map[string]any
+				require.NoError(t, json.Unmarshal([]byte(l), &o))
+				tc.plant(o)
+				j, err := json.Marshal(o)
+				require.NoError(t, err)
+				out.Write(append(j, '\n'))
+			}
+			path := filepath.Join(t.TempDir(), "planted.jsonl")
+			require.NoError(t, os.WriteFile(path, []byte(out.String()), 0o644))
+			said := map[string]string{}
+			for _, preset := range []string{"all", "final", "usage", "tools", "errors", "text", "types"} {
+				r := runIn(t, []string{preset, "--redact", path}, "")
+				i := strings.Index(r.Stderr, "ccfilter: redacted ")
+				require.GreaterOrEqual(t, i, 0, "%s: %s", preset, r.Stderr)
+				said[preset] = strings.SplitN(r.Stderr[i:], "\n", 2)[0]
+			}
+			for preset, s := range said {
+				assert.Equal(t, said["all"], s, "%s's count is all's", preset)
+			}
+		})
+	}
+}

@@ -624,7 +624,14 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	if o.FullCheck {
 		check = stream.CheckAll
 	}
-	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: o.redacted(o.redactor, run.Prepare), Screen: o.screen(name), Cut: o.interrupted, Kinds: needs.Kinds, ValidateAhead: needs.ValidatesCalls})
+	kinds := needs.Kinds
+	if o.redactor != nil {
+		// Every event made, so that every value is redacted and counted:
+		// the count stderr gives is the input's, whatever the preset (a
+		// Codex reader that made only final's events counted 2 of 5).
+		kinds = 0
+	}
+	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: o.redacted(o.redactor, run.Prepare), Screen: o.screen(name), Cut: o.interrupted, Kinds: kinds, ValidateAhead: needs.ValidatesCalls})
 	defer dec.Close()
 	// How many times the longest line is in memory at once, beyond what
 	// the base limit leaves room for (the preset says: an expression that
