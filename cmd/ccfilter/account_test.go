@@ -121,6 +121,7 @@ var (
 	htmlRow      = regexp.MustCompile(`<tr><td>(.*?)</td>((?:<td[^>]*>[^<]*</td>)+)</tr>`)
 	htmlCell     = regexp.MustCompile(`<td[^>]*>([^<]*)</td>`)
 	htmlTagRE    = regexp.MustCompile(`<[^>]+>`)
+	htmlCost     = regexp.MustCompile(`<dt>Cost</dt><dd>([^<]*)</dd>`)
 	htmlTrouble  = regexp.MustCompile(`<b>Trouble</b> \((\d+)\)`)
 	numberRe     = regexp.MustCompile(`\d[\d,]*`)
 	leadNumberRe = regexp.MustCompile(`^\d[\d,]*`)
@@ -217,6 +218,14 @@ func checkHTMLAccount(t *testing.T, a stream.Account, page string) {
 		} else {
 			assert.NotContains(t, facts, "Duration", "no result says a duration: none shown")
 		}
+	}
+	if a.Outcome.Results > 0 {
+		// The run's cost in the facts and in the last result's block:
+		// the account's, an estimate marked "~" (the block said "$?").
+		assert.Equal(t, accountCost(a), facts["Cost"], "html Cost")
+		blocks := htmlCost.FindAllStringSubmatch(page[:strings.LastIndex(page, "<header>")], -1)
+		require.NotEmpty(t, blocks, "html result block's Cost")
+		assert.Equal(t, accountCost(a), html.UnescapeString(blocks[len(blocks)-1][1]), "html result block's Cost")
 	}
 	tk := a.Tokens
 	assert.Equal(t, []int64{tk.InputTokens, tk.OutputTokens, tk.CacheReadInputTokens, tk.CacheCreationInputTokens}, numbers(facts["Tokens"]), "html Tokens: %s", facts["Tokens"])
@@ -335,9 +344,10 @@ func groupDigitsTest(n int64) string {
 }
 
 var (
-	mdGlance  = regexp.MustCompile(`\*\*At a glance:\*\* (.*)`)
-	mdTrouble = regexp.MustCompile(`Trouble \((\d+), each linked`)
-	mdRow     = regexp.MustCompile(`(?m)^\| (.+?) \| (.*) \|$`)
+	mdGlance     = regexp.MustCompile(`\*\*At a glance:\*\* (.*)`)
+	mdResultCost = regexp.MustCompile(`(?m)^- \*\*Cost:\*\* (.*)$`)
+	mdTrouble    = regexp.MustCompile(`Trouble \((\d+), each linked`)
+	mdRow        = regexp.MustCompile(`(?m)^\| (.+?) \| (.*) \|$`)
 )
 
 func checkMarkdownAccount(t *testing.T, a stream.Account, md string) {
@@ -361,6 +371,15 @@ func checkMarkdownAccount(t *testing.T, a stream.Account, md string) {
 		}
 	}
 	assert.Equal(t, a.Tokens.TotalTokens, figure("token"), "glance tokens")
+	if a.Outcome.Results > 0 {
+		// The run's cost in the glance, the summary and the last result's
+		// block: the account's, an estimate marked "~" (the block said
+		// "$?" beside the glance's estimate).
+		assert.Contains(t, strings.Split(mdEscape.ReplaceAllString(glance[1], "$1"), " · "), accountCost(a), "glance cost: %s", glance[1])
+		blocks := mdResultCost.FindAllStringSubmatch(md, -1)
+		require.NotEmpty(t, blocks, "markdown result block's Cost")
+		assert.Equal(t, accountCost(a), mdEscape.ReplaceAllString(blocks[len(blocks)-1][1], "$1"), "markdown result block's Cost")
+	}
 	assert.Equal(t, int64(a.ToolCalls.Calls), figure("tool call"), "glance tool calls")
 	assert.Equal(t, int64(a.ToolCalls.Failures), figure("failed tool call"), "glance failed tool calls")
 	troubles := 0
@@ -376,6 +395,7 @@ func checkMarkdownAccount(t *testing.T, a stream.Account, md string) {
 	}
 	if a.Outcome.Results > 0 {
 		assert.Equal(t, a.Turns.Count, leadNumber(t, rows["Turns"]), "summary Turns")
+		assert.Equal(t, accountCost(a), mdEscape.ReplaceAllString(rows["Cost"], "$1"), "summary Cost")
 		if a.Times.ReportedMs != nil {
 			assert.True(t, strings.HasPrefix(rows["Duration"], render.Millis(*a.Times.ReportedMs)), "summary Duration %q", rows["Duration"])
 		} else {
@@ -396,7 +416,7 @@ func checkMarkdownAccount(t *testing.T, a stream.Account, md string) {
 	assert.Equal(t, strconv.Itoa(a.Troubles.Count), rows["Troubles"], "summary Troubles")
 }
 
-var textClosing = regexp.MustCompile(`(?m)^[✓✗] run .* · (?:(\d+) results · )?(\d+) turns? · ([^ ]+)`)
+var textClosing = regexp.MustCompile(`(?m)^[✓✗] run .* · (?:(\d+) results · )?(\d+) turns? · ([^ \n]+).*$`)
 
 // checkTextAccount reads the text view's closing line: when it sums every
 // result of the run (it folds the results that come together), its turns
@@ -418,13 +438,26 @@ func checkTextAccount(t *testing.T, a stream.Account, text string) {
 		return // (the run's results came apart: each group its line)
 	}
 	assert.Equal(t, strconv.FormatInt(a.Turns.Count, 10), last[2], "text turns")
+	assert.Contains(t, strings.Split(last[0], " · "), accountCost(a), "text cost: %q", last[0])
 	if a.Times.ReportedMs == nil {
 		// No result says a duration (Codex's stream): the closing line
 		// goes from its turns to its cost.
-		assert.True(t, strings.HasPrefix(last[3], "$"), "text: no duration, the cost next: %q", last[3])
+		assert.Equal(t, accountCost(a), last[3], "text: no duration, the cost next")
 		return
 	}
 	assert.Equal(t, render.Millis(*a.Times.ReportedMs), last[3], "text duration")
+}
+
+// accountCost is the run's cost as a view shows it beside its outcome:
+// the account's, "~" marking an estimate; "$?" when it has none.
+func accountCost(a stream.Account) string {
+	switch {
+	case a.Cost == nil:
+		return "$?"
+	case a.Cost.Source == "estimated":
+		return fmt.Sprintf("~$%.4f", a.Cost.USD)
+	}
+	return fmt.Sprintf("$%.4f", a.Cost.USD)
 }
 
 // jsonRowsOf are a preset's JSON rows on in.
@@ -474,6 +507,13 @@ func checkRowsAccount(t *testing.T, a stream.Account, in string) {
 			tk := a.Tokens
 			assert.Equal(t, sums{float64(tk.Calls), float64(tk.InputTokens), float64(tk.OutputTokens), float64(tk.CacheCreationInputTokens), float64(tk.CacheReadInputTokens)},
 				sums{f("calls"), f("input_tokens"), f("output_tokens"), f("cache_creation_input_tokens"), f("cache_read_input_tokens")}, "usage total")
+			// The run's cost, and where it is from: the account's, an
+			// estimate too (the usage rows said null where it estimated).
+			if a.Cost != nil {
+				assert.Equal(t, []any{a.Cost.USD, a.Cost.Source}, []any{u["cost_usd"], u["cost_source"]}, "usage total cost")
+			} else {
+				assert.Equal(t, []any{nil, nil}, []any{u["cost_usd"], u["cost_source"]}, "usage total cost: none, as the account")
+			}
 		}
 	}
 	for _, m := range a.Models {
@@ -508,7 +548,11 @@ func checkTraceAccount(t *testing.T, a stream.Account, trace string) {
 	t.Helper()
 	type kv struct {
 		Key   string
-		Value struct{ IntValue string }
+		Value struct {
+			IntValue    string
+			StringValue string
+			DoubleValue *float64
+		}
 	}
 	type traceDoc struct {
 		ResourceSpans []struct {
@@ -532,8 +576,20 @@ func checkTraceAccount(t *testing.T, a stream.Account, trace string) {
 						continue
 					}
 					attrs := map[string]string{}
+					var cost []any // the root's cost and its source: the account's
 					for _, at := range sp.Attributes {
 						attrs[at.Key] = at.Value.IntValue
+						switch at.Key {
+						case "claude_code.cost_usd":
+							cost = append(cost, *at.Value.DoubleValue)
+						case "claude_code.cost_source":
+							cost = append(cost, at.Value.StringValue)
+						}
+					}
+					if a.Cost != nil {
+						assert.Equal(t, []any{a.Cost.USD, a.Cost.Source}, cost, "trace root cost and its source")
+					} else {
+						assert.Empty(t, cost, "trace root: no cost, as the account")
 					}
 					tk := a.Tokens
 					assert.Equal(t, strconv.FormatInt(tk.OutputTokens, 10), attrs["gen_ai.usage.output_tokens"], "trace root output tokens")

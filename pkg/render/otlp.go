@@ -712,12 +712,19 @@ func (r *otlpRun) finish() {
 		} else {
 			r.root.status = otlpStatus{set: true, code: otlpStatusOK}
 		}
-		if res.HasCost {
-			r.root.attrs = append(r.root.attrs, floatAttr("claude_code.cost_usd", res.TotalCostUSD))
+		if res.HasCost && r.o.Tracker == nil {
+			r.root.attrs = append(r.root.attrs, floatAttr("claude_code.cost_usd", res.TotalCostUSD), strAttr("claude_code.cost_source", "reported"))
 		}
 	}
 	if r.o.Tracker != nil {
 		r.root.attrs = appendUsage(r.root.attrs, r.o.Tracker.Tokens().Usage())
+		// The run's cost as the account gives it, and where it is from:
+		// the last result's total_cost_usd ("reported"), or the calls
+		// priced at list prices where the input reports none ("estimated":
+		// Codex, Gemini, a killed run), so that a query can tell them apart.
+		if c, _ := r.o.Tracker.Cost(); c != nil {
+			r.root.attrs = append(r.root.attrs, floatAttr("claude_code.cost_usd", c.USD), strAttr("claude_code.cost_source", c.Source))
+		}
 	}
 	r.root.attrs = append(r.root.attrs, strAttr("claude_code.times", r.times))
 	r.end(r.root, end)
