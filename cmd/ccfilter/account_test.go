@@ -74,29 +74,35 @@ func accountInputs(t *testing.T) []string {
 // 43-nested-subagent transcript and 60-long-session likewise).
 func TestEveryFormatShowsTheAccount(t *testing.T) {
 	for _, in := range accountInputs(t) {
-		t.Run(inputName(in), func(t *testing.T) {
-			r := runIn(t, []string{"account", "-F", "json", in}, "")
-			if strings.Contains(r.Stderr, "empty input") {
-				return // (no run: 22-missing-verbose, 34-bypass-root)
-			}
-			require.Equal(t, 0, r.Code, r.Stderr)
-			var accs []stream.Account
-			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &accs))
-			require.Len(t, accs, 1)
-			a := accs[0]
-			for _, m := range append(append([]stream.ModelAccount{}, a.Models...), agentModels(a)...) {
-				assert.Equal(t, m.InputTokens+m.OutputTokens+m.CacheCreationInputTokens+m.CacheReadInputTokens, m.TotalTokens, "total_tokens is the sum: %s", m.Model)
-			}
-			checkRowsAccount(t, a, in)
-			page := runIn(t, []string{"all", "-F", "html", in}, "").Stdout
-			checkHTMLAccount(t, a, page)
-			md := runIn(t, []string{"all", "-F", "markdown", in}, "").Stdout
-			checkMarkdownAccount(t, a, md)
-			checkTroubleWords(t, page, md)
-			checkTextAccount(t, a, runIn(t, []string{"all", in}, "").Stdout)
-			checkTraceAccount(t, a, runIn(t, []string{"all", "-F", "otlp", in}, "").Stdout)
-		})
+		t.Run(inputName(in), func(t *testing.T) { checkEveryFormat(t, in) })
 	}
+}
+
+// checkEveryFormat checks every view of in against its account, and
+// returns the account (nil for an input with no run).
+func checkEveryFormat(t *testing.T, in string) *stream.Account {
+	t.Helper()
+	r := runIn(t, []string{"account", "-F", "json", in}, "")
+	if strings.Contains(r.Stderr, "empty input") {
+		return nil // (no run: 22-missing-verbose, 34-bypass-root)
+	}
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var accs []stream.Account
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &accs))
+	require.Len(t, accs, 1)
+	a := accs[0]
+	for _, m := range append(append([]stream.ModelAccount{}, a.Models...), agentModels(a)...) {
+		assert.Equal(t, m.InputTokens+m.OutputTokens+m.CacheCreationInputTokens+m.CacheReadInputTokens, m.TotalTokens, "total_tokens is the sum: %s", m.Model)
+	}
+	checkRowsAccount(t, a, in)
+	page := runIn(t, []string{"all", "-F", "html", in}, "").Stdout
+	checkHTMLAccount(t, a, page)
+	md := runIn(t, []string{"all", "-F", "markdown", in}, "").Stdout
+	checkMarkdownAccount(t, a, md)
+	checkTroubleWords(t, page, md)
+	checkTextAccount(t, a, runIn(t, []string{"all", in}, "").Stdout)
+	checkTraceAccount(t, a, runIn(t, []string{"all", "-F", "otlp", in}, "").Stdout)
+	return &a
 }
 
 // inputName names an input in a subtest: its file, or its transcript's
