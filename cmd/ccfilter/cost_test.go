@@ -109,3 +109,35 @@ func firstGlob(t *testing.T, pattern string) string {
 	require.NotEmpty(t, m, pattern)
 	return m[0]
 }
+
+// TestEstimatedCostIsOneFigureInEveryView proves a run whose CLI reports
+// no cost shows the account's estimate, marked "~", in every view: the
+// text view's closing line, the markdown result block beside its glance,
+// the HTML page's result block beside its facts, and the trace's root
+// span with its source. On Gemini's stream 01-plain-text and the Codex
+// session file of 03-shell-fail (testdata/agents, copies of
+// ../shared/agents), where the closing line said "$?", the markdown
+// "- **Cost:** \$?" beside "~$0.0090", and the root span had no cost.
+func TestEstimatedCostIsOneFigureInEveryView(t *testing.T) {
+	for name, in := range map[string]string{
+		"gemini stream 01-plain-text": "../../testdata/agents/gemini/01-plain-text.jsonl",
+		"codex session 03-shell-fail": "../../testdata/agents/codex/home/.codex/sessions/2026/12/06/rollout-2026-12-06T02-07-36-01a2491b-4f2e-7e21-adbe-20d605d7ab6d.jsonl",
+	} {
+		t.Run(name, func(t *testing.T) {
+			acc := accountOf(t, in)
+			require.NotNil(t, acc.Cost, acc.CostNote)
+			require.Equal(t, "estimated", acc.Cost.Source)
+			label := fmt.Sprintf("~$%.4f", acc.Cost.USD)
+			text := runIn(t, []string{"all", "--color", "never", in}, "").Stdout
+			assert.True(t, strings.HasSuffix(strings.TrimSpace(text), " · "+label), "text closing line: %s", text)
+			md := runIn(t, []string{"all", "-F", "markdown", in}, "").Stdout
+			assert.Contains(t, md, `- **Cost:** \~\$`+label[2:], "markdown result block")
+			assert.NotContains(t, md, `\$?`, "markdown: no unknown cost beside the estimate")
+			page := runIn(t, []string{"all", "-F", "html", in}, "").Stdout
+			assert.Equal(t, 2, strings.Count(page, "<dt>Cost</dt><dd>"+label+"</dd>"), "html result block and facts")
+			assert.NotContains(t, page, "<dd>$?</dd>", "html: no unknown cost beside the estimate")
+			trace := runIn(t, []string{"all", "-F", "otlp", in}, "").Stdout
+			assert.Contains(t, trace, fmt.Sprintf(`{"key":"claude_code.cost_usd","value":{"doubleValue":%v}},{"key":"claude_code.cost_source","value":{"stringValue":"estimated"}}`, acc.Cost.USD), "trace root")
+		})
+	}
+}
