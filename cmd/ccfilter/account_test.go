@@ -75,29 +75,35 @@ func accountInputs(t *testing.T) []string {
 // 43-nested-subagent transcript and 60-long-session likewise).
 func TestEveryFormatShowsTheAccount(t *testing.T) {
 	for _, in := range accountInputs(t) {
-		t.Run(inputName(in), func(t *testing.T) {
-			r := runIn(t, []string{"account", "-F", "json", in}, "")
-			if strings.Contains(r.Stderr, "empty input") {
-				return // (no run: 22-missing-verbose, 34-bypass-root)
-			}
-			require.Equal(t, 0, r.Code, r.Stderr)
-			var accs []stream.Account
-			require.NoError(t, json.Unmarshal([]byte(r.Stdout), &accs))
-			require.Len(t, accs, 1)
-			a := accs[0]
-			for _, m := range append(append([]stream.ModelAccount{}, a.Models...), agentModels(a)...) {
-				assert.Equal(t, m.InputTokens+m.OutputTokens+m.CacheCreationInputTokens+m.CacheReadInputTokens, m.TotalTokens, "total_tokens is the sum: %s", m.Model)
-			}
-			checkRowsAccount(t, a, in)
-			page := runIn(t, []string{"all", "-F", "html", in}, "").Stdout
-			checkHTMLAccount(t, a, page)
-			md := runIn(t, []string{"all", "-F", "markdown", in}, "").Stdout
-			checkMarkdownAccount(t, a, md)
-			checkTroubleWords(t, page, md)
-			checkTextAccount(t, a, runIn(t, []string{"all", in}, "").Stdout)
-			checkTraceAccount(t, a, runIn(t, []string{"all", "-F", "otlp", in}, "").Stdout)
-		})
+		t.Run(inputName(in), func(t *testing.T) { checkEveryFormat(t, in) })
 	}
+}
+
+// checkEveryFormat checks every view of in against its account, and
+// returns the account (nil for an input with no run).
+func checkEveryFormat(t *testing.T, in string) *stream.Account {
+	t.Helper()
+	r := runIn(t, []string{"account", "-F", "json", in}, "")
+	if strings.Contains(r.Stderr, "empty input") {
+		return nil // (no run: 22-missing-verbose, 34-bypass-root)
+	}
+	require.Equal(t, 0, r.Code, r.Stderr)
+	var accs []stream.Account
+	require.NoError(t, json.Unmarshal([]byte(r.Stdout), &accs))
+	require.Len(t, accs, 1)
+	a := accs[0]
+	for _, m := range append(append([]stream.ModelAccount{}, a.Models...), agentModels(a)...) {
+		assert.Equal(t, m.InputTokens+m.OutputTokens+m.CacheCreationInputTokens+m.CacheReadInputTokens, m.TotalTokens, "total_tokens is the sum: %s", m.Model)
+	}
+	checkRowsAccount(t, a, in)
+	page := runIn(t, []string{"all", "-F", "html", in}, "").Stdout
+	checkHTMLAccount(t, a, page)
+	md := runIn(t, []string{"all", "-F", "markdown", in}, "").Stdout
+	checkMarkdownAccount(t, a, md)
+	checkTroubleWords(t, page, md)
+	checkTextAccount(t, a, runIn(t, []string{"all", in}, "").Stdout)
+	checkTraceAccount(t, a, runIn(t, []string{"all", "-F", "otlp", in}, "").Stdout)
+	return &a
 }
 
 // inputName names an input in a subtest: its file, or its transcript's
@@ -122,6 +128,7 @@ var (
 	htmlRow      = regexp.MustCompile(`<tr><td>(.*?)</td>((?:<td[^>]*>[^<]*</td>)+)</tr>`)
 	htmlCell     = regexp.MustCompile(`<td[^>]*>([^<]*)</td>`)
 	htmlTagRE    = regexp.MustCompile(`<[^>]+>`)
+	htmlCost     = regexp.MustCompile(`<dt>Cost</dt><dd>([^<]*)</dd>`)
 	htmlTrouble  = regexp.MustCompile(`<b>Trouble</b> \((\d+)\)`)
 	numberRe     = regexp.MustCompile(`\d[\d,]*`)
 	leadNumberRe = regexp.MustCompile(`^\d[\d,]*`)
@@ -219,6 +226,7 @@ func checkHTMLAccount(t *testing.T, a stream.Account, page string) {
 			assert.NotContains(t, facts, "Duration", "no result says a duration: none shown")
 		}
 	}
+	checkHTMLCost(t, a, page, facts["Cost"])
 	tk := a.Tokens
 	assert.Equal(t, []int64{tk.InputTokens, tk.OutputTokens, tk.CacheReadInputTokens, tk.CacheCreationInputTokens}, numbers(facts["Tokens"]), "html Tokens: %s", facts["Tokens"])
 	n, by := toolCounts(t, facts["Tool calls"])
@@ -290,6 +298,20 @@ func checkHTMLAccount(t *testing.T, a stream.Account, page string) {
 	assert.Equal(t, a.Troubles.Count, troubles, "html Trouble (a missing result too, as errors lists it)")
 }
 
+// checkHTMLCost proves the page's cost, in its facts (fact) and in the last
+// result's block, is the account's, an estimate marked "~" (the block
+// said "$?" beside the facts' estimate).
+func checkHTMLCost(t *testing.T, a stream.Account, page, fact string) {
+	t.Helper()
+	if a.Outcome.Results == 0 {
+		return
+	}
+	assert.Equal(t, accountCost(a), fact, "html Cost")
+	blocks := htmlCost.FindAllStringSubmatch(page[:strings.LastIndex(page, "<header>")], -1)
+	require.NotEmpty(t, blocks, "html result block's Cost")
+	assert.Equal(t, accountCost(a), html.UnescapeString(blocks[len(blocks)-1][1]), "html result block's Cost")
+}
+
 var (
 	htmlTroubleItem = regexp.MustCompile(`<li>(?:<a href="[^"]*">)?(.*?)(?:</a>)?(?: <span class="stats">.*?</span>)?</li>`)
 	mdTroubleItem   = regexp.MustCompile(`(?m)^\* (?:at the end|\[line \d+\]\([^)]*\))(?: \(.*?\))?: (.*)$`)
@@ -336,9 +358,10 @@ func groupDigitsTest(n int64) string {
 }
 
 var (
-	mdGlance  = regexp.MustCompile(`\*\*At a glance:\*\* (.*)`)
-	mdTrouble = regexp.MustCompile(`Trouble \((\d+), each linked`)
-	mdRow     = regexp.MustCompile(`(?m)^\| (.+?) \| (.*) \|$`)
+	mdGlance     = regexp.MustCompile(`\*\*At a glance:\*\* (.*)`)
+	mdResultCost = regexp.MustCompile(`(?m)^- \*\*Cost:\*\* (.*)$`)
+	mdTrouble    = regexp.MustCompile(`Trouble \((\d+), each linked`)
+	mdRow        = regexp.MustCompile(`(?m)^\| (.+?) \| (.*) \|$`)
 )
 
 func checkMarkdownAccount(t *testing.T, a stream.Account, md string) {
@@ -362,6 +385,15 @@ func checkMarkdownAccount(t *testing.T, a stream.Account, md string) {
 		}
 	}
 	assert.Equal(t, a.Tokens.TotalTokens, figure("token"), "glance tokens")
+	if a.Outcome.Results > 0 {
+		// The run's cost in the glance, the summary and the last result's
+		// block: the account's, an estimate marked "~" (the block said
+		// "$?" beside the glance's estimate).
+		assert.Contains(t, strings.Split(mdEscape.ReplaceAllString(glance[1], "$1"), " · "), accountCost(a), "glance cost: %s", glance[1])
+		blocks := mdResultCost.FindAllStringSubmatch(md, -1)
+		require.NotEmpty(t, blocks, "markdown result block's Cost")
+		assert.Equal(t, accountCost(a), mdEscape.ReplaceAllString(blocks[len(blocks)-1][1], "$1"), "markdown result block's Cost")
+	}
 	assert.Equal(t, int64(a.ToolCalls.Calls), figure("tool call"), "glance tool calls")
 	assert.Equal(t, int64(a.ToolCalls.Failures), figure("failed tool call"), "glance failed tool calls")
 	troubles := 0
@@ -377,6 +409,7 @@ func checkMarkdownAccount(t *testing.T, a stream.Account, md string) {
 	}
 	if a.Outcome.Results > 0 {
 		assert.Equal(t, a.Turns.Count, leadNumber(t, rows["Turns"]), "summary Turns")
+		assert.Equal(t, accountCost(a), mdEscape.ReplaceAllString(rows["Cost"], "$1"), "summary Cost")
 		if a.Times.ReportedMs != nil {
 			assert.True(t, strings.HasPrefix(rows["Duration"], render.Millis(*a.Times.ReportedMs)), "summary Duration %q", rows["Duration"])
 		} else {
@@ -397,7 +430,7 @@ func checkMarkdownAccount(t *testing.T, a stream.Account, md string) {
 	assert.Equal(t, strconv.Itoa(a.Troubles.Count), rows["Troubles"], "summary Troubles")
 }
 
-var textClosing = regexp.MustCompile(`(?m)^[✓✗] run .* · (?:(\d+) results · )?(\d+) turns? · ([^ ]+)`)
+var textClosing = regexp.MustCompile(`(?m)^[✓✗] run .* · (?:(\d+) results · )?(\d+) turns? · ([^ \n]+).*$`)
 
 // checkTextAccount reads the text view's closing line: when it sums every
 // result of the run (it folds the results that come together), its turns
@@ -419,13 +452,26 @@ func checkTextAccount(t *testing.T, a stream.Account, text string) {
 		return // (the run's results came apart: each group its line)
 	}
 	assert.Equal(t, strconv.FormatInt(a.Turns.Count, 10), last[2], "text turns")
+	assert.Contains(t, strings.Split(last[0], " · "), accountCost(a), "text cost: %q", last[0])
 	if a.Times.ReportedMs == nil {
 		// No result says a duration (Codex's stream): the closing line
 		// goes from its turns to its cost.
-		assert.True(t, strings.HasPrefix(last[3], "$"), "text: no duration, the cost next: %q", last[3])
+		assert.Equal(t, accountCost(a), last[3], "text: no duration, the cost next")
 		return
 	}
 	assert.Equal(t, render.Millis(*a.Times.ReportedMs), last[3], "text duration")
+}
+
+// accountCost is the run's cost as a view shows it beside its outcome:
+// the account's, "~" marking an estimate; "$?" when it has none.
+func accountCost(a stream.Account) string {
+	switch {
+	case a.Cost == nil:
+		return "$?"
+	case a.Cost.Source == "estimated":
+		return fmt.Sprintf("~$%.4f", a.Cost.USD)
+	}
+	return fmt.Sprintf("$%.4f", a.Cost.USD)
 }
 
 // jsonRowsOf are a preset's JSON rows on in.
@@ -475,6 +521,13 @@ func checkRowsAccount(t *testing.T, a stream.Account, in string) {
 			tk := a.Tokens
 			assert.Equal(t, sums{float64(tk.Calls), float64(tk.InputTokens), float64(tk.OutputTokens), float64(tk.CacheCreationInputTokens), float64(tk.CacheReadInputTokens)},
 				sums{f("calls"), f("input_tokens"), f("output_tokens"), f("cache_creation_input_tokens"), f("cache_read_input_tokens")}, "usage total")
+			// The run's cost, and where it is from: the account's, an
+			// estimate too (the usage rows said null where it estimated).
+			if a.Cost != nil {
+				assert.Equal(t, []any{a.Cost.USD, a.Cost.Source}, []any{u["cost_usd"], u["cost_source"]}, "usage total cost")
+			} else {
+				assert.Equal(t, []any{nil, nil}, []any{u["cost_usd"], u["cost_source"]}, "usage total cost: none, as the account")
+			}
 		}
 	}
 	for _, m := range a.Models {
@@ -509,7 +562,11 @@ func checkTraceAccount(t *testing.T, a stream.Account, trace string) {
 	t.Helper()
 	type kv struct {
 		Key   string
-		Value struct{ IntValue, StringValue string }
+		Value struct {
+			IntValue    string
+			StringValue string
+			DoubleValue *float64
+		}
 	}
 	type traceDoc struct {
 		ResourceSpans []struct {
@@ -524,7 +581,8 @@ func checkTraceAccount(t *testing.T, a stream.Account, trace string) {
 	}
 	dec := json.NewDecoder(strings.NewReader(trace))
 	var root map[string]string
-	calls := 0 // chat spans of calls that did not fail
+	var rootCost []any // the root's cost and its source: the account's
+	calls := 0         // chat spans of calls that did not fail
 	for dec.More() {
 		var doc traceDoc // (a fresh one: null leaves a field as it was)
 		require.NoError(t, dec.Decode(&doc))
@@ -532,14 +590,21 @@ func checkTraceAccount(t *testing.T, a stream.Account, trace string) {
 			for _, ss := range rs.ScopeSpans {
 				for _, sp := range ss.Spans {
 					attrs := map[string]string{}
+					var cost []any
 					for _, at := range sp.Attributes {
 						attrs[at.Key] = at.Value.IntValue + at.Value.StringValue
+						switch at.Key {
+						case "claude_code.cost_usd":
+							cost = append(cost, *at.Value.DoubleValue)
+						case "claude_code.cost_source":
+							cost = append(cost, at.Value.StringValue)
+						}
 					}
 					if attrs["gen_ai.operation.name"] == "chat" && attrs["error.type"] == "" {
 						calls++
 					}
 					if sp.ParentSpanID == "" && root == nil {
-						root = attrs
+						root, rootCost = attrs, cost
 					}
 				}
 			}
@@ -553,6 +618,14 @@ func checkTraceAccount(t *testing.T, a stream.Account, trace string) {
 	if root == nil {
 		t.Error("the trace has no root span")
 		return
+	}
+	switch {
+	case a.Cost != nil && a.Cost.Source == "estimated":
+		assert.Equal(t, []any{a.Cost.USD, a.Cost.Source}, rootCost, "trace root cost and its source")
+	case a.Cost != nil:
+		assert.Equal(t, []any{a.Cost.USD}, rootCost, "trace root cost (reported: no source, as Claude Code's own)")
+	default:
+		assert.Empty(t, rootCost, "trace root: no cost, as the account")
 	}
 	tk := a.Tokens
 	assert.Equal(t, strconv.FormatInt(tk.OutputTokens, 10), root["gen_ai.usage.output_tokens"], "trace root output tokens")

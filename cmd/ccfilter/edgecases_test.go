@@ -87,7 +87,7 @@ func TestNumbersThatDoNotFit(t *testing.T) {
 		{"cost 1e400: usage json has no cost, not a number it cannot hold",
 			[]string{`"total_cost_usd":0.021856`, `"total_cost_usd":1e400`},
 			[]string{"usage", "--format", "json", "-c"},
-			[]string{`{"model":"","side":"total","calls":1,"input_tokens":3,"output_tokens":11,"cache_creation_input_tokens":2457,"cache_read_input_tokens":9840,"cost_usd":null,"output_exact":true}`},
+			[]string{`{"model":"","side":"total","calls":1,"input_tokens":3,"output_tokens":11,"cache_creation_input_tokens":2457,"cache_read_input_tokens":9840,"cost_usd":null,"cost_source":null,"output_exact":true}`},
 			"line 3: total_cost_usd 1e400 does not fit a 64-bit number: read as missing"},
 		{"cost 1e400: usage text shows it as written",
 			[]string{`"total_cost_usd":0.021856`, `"total_cost_usd":-1e400`},

@@ -471,7 +471,7 @@ func TestJSONListsAreNeverNull(t *testing.T) {
 	r = runIn(t, []string{"subagents", "-F", "json", "../../testdata/events/09c-auth-401-killed.jsonl"}, "")
 	assert.Equal(t, "[]\n", r.Stdout)
 	r = runIn(t, []string{"usage", "-F", "json", "-c", "../../testdata/events/09c-auth-401-killed.jsonl"}, "")
-	assert.Equal(t, `[{"model":"","side":"total","calls":0,"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"cost_usd":null,"output_exact":true}]`+"\n", r.Stdout, "no model call: the total row alone")
+	assert.Equal(t, `[{"model":"","side":"total","calls":0,"input_tokens":0,"output_tokens":0,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"cost_usd":null,"cost_source":null,"output_exact":true}]`+"\n", r.Stdout, "no model call: the total row alone")
 }
 
 // TestNoResultIsALineOfTrouble proves errors in text and markdown says a

@@ -624,14 +624,7 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	if o.FullCheck {
 		check = stream.CheckAll
 	}
-	kinds := needs.Kinds
-	if o.redactor != nil {
-		// Every event made, so that every value is redacted and counted:
-		// the count stderr gives is the input's, whatever the preset (a
-		// Codex reader that made only final's events counted 2 of 5).
-		kinds = 0
-	}
-	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: o.redacted(o.redactor, run.Prepare), Screen: o.screen(name), Cut: o.interrupted, Kinds: kinds, ValidateAhead: needs.ValidatesCalls})
+	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: o.redacted(o.redactor, run.Prepare), Screen: o.screen(name), Cut: o.interrupted, Kinds: o.kindsMade(needs), ValidateAhead: needs.ValidatesCalls})
 	defer dec.Close()
 	// How many times the longest line is in memory at once, beyond what
 	// the base limit leaves room for (the preset says: an expression that
@@ -764,6 +757,18 @@ func (o *options) redacted(red *redact.Redactor, prepare func(*stream.Event) err
 		}
 		return prepare(ev)
 	}
+}
+
+// kindsMade are the kinds of events a reader of another CLI's records
+// makes for the run: the preset's, but every kind when redacting, so that
+// every value is redacted and counted (the count stderr gives is the
+// input's whatever the preset: a Codex reader that made only final's
+// events counted 2 secrets of 5).
+func (o *options) kindsMade(needs stream.Needs) stream.KindSet {
+	if o.redactor != nil {
+		return 0 // (all)
+	}
+	return needs.Kinds
 }
 
 // eventPath passes the events of one input through its preset: directly,

@@ -73,9 +73,15 @@ func usageReport(b *base) (*render.Report, error) {
 		// (the tracker's Usage: an input with only the run's totals)
 		head = "the run's totals: the input gives no per-call usage"
 	}
-	if d.HaveCost {
-		head += fmt.Sprintf(", cost $%.4f", d.CostUSD)
-	} else if d.CostWritten != "" {
+	// The run's cost is the account's (Tracker.Cost): the last result's
+	// total_cost_usd, else the calls priced at list prices, marked as an
+	// estimate in every format (the head and Cost line "~$", the rows'
+	// cost_source).
+	runCost, _ := b.tr.Cost()
+	switch {
+	case runCost != nil:
+		head += ", cost " + costText(runCost)
+	case d.CostWritten != "":
 		head += ", cost $" + d.CostWritten + " (as written: too large to compute with)"
 	}
 	// tokens are a row's four counts; its output marked with
@@ -101,9 +107,9 @@ func usageReport(b *base) (*render.Report, error) {
 			append([]render.Cell{plain(m.Model), plain(side), num(int64(m.Calls))}, tokens(m.Usage, exact)...), false})
 	}
 	totalExact := render.TotalOutputExact(d)
-	var cost any // null when there is none, or none that fits a float64 (text shows it as written)
-	if d.HaveCost && agentNote == "" {
-		cost = d.CostUSD // (the run's: not one agent's, which no result says)
+	var cost *stream.Cost // null when there is none, or none that fits a float64 (text shows it as written)
+	if agentNote == "" {
+		cost = runCost // (the run's: not one agent's, which no result says)
 	}
 	lines = append(lines, usageLine{usageRow("", "total", d.Calls, d.Total, cost, totalExact),
 		append([]render.Cell{strong("total"), plain(""), num(int64(d.Calls))}, tokens(d.Total, totalExact)...), false})
@@ -118,10 +124,10 @@ func usageReport(b *base) (*render.Report, error) {
 		if helper[mu.Model] {
 			side = "helper"
 		}
-		var muCost any // null: the result gives no cost for it (unknown, not $0)
+		var muCost *stream.Cost // null: the result gives no cost for it (unknown, not $0)
 		costText := "$?"
 		if mu.HasCost {
-			muCost, costText = mu.CostUSD, fmt.Sprintf("$%.4f", mu.CostUSD)
+			muCost, costText = &stream.Cost{USD: mu.CostUSD, Source: "reported"}, fmt.Sprintf("$%.4f", mu.CostUSD)
 		}
 		lines = append(lines, usageLine{usageRow(mu.Model, side, nil, stream.Usage{InputTokens: mu.InputTokens, OutputTokens: mu.OutputTokens,
 			CacheCreationInputTokens: mu.CacheCreationInputTokens, CacheReadInputTokens: mu.CacheReadInputTokens}, muCost, true),
@@ -155,8 +161,8 @@ func usageReport(b *base) (*render.Report, error) {
 	for _, h := range d.Helper {
 		blocks = append(blocks, render.Block{Only: render.Text, Line: fmt.Sprintf("helper model %s: $%.4f", h.Model, h.CostUSD)})
 	}
-	if d.HaveCost {
-		s := fmt.Sprintf("Cost: $%.4f", d.CostUSD)
+	if runCost != nil {
+		s := "Cost: " + costText(runCost)
 		if d.HelperCostUSD > 0 {
 			s += fmt.Sprintf(" (helper models $%.4f)", d.HelperCostUSD)
 		}
@@ -179,17 +185,33 @@ type usageLine struct {
 // (their sum; its output the result's when the calls' are placeholders;
 // cost_usd the run's total_cost_usd), result (the last result's own
 // modelUsage of a model that answered, exact; calls unknown) or helper (a
-// model that answered no assistant message). output_exact: the output is
-// the calls' final count, not the stream's placeholder.
-var usageColumns = []string{"model", "side", "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cost_usd", "output_exact"}
+// model that answered no assistant message). cost_source says where
+// cost_usd is from, as the account's cost does: reported (the result's) or
+// estimated (the calls at list prices: the input reports no cost); null
+// with no cost. output_exact: the output is the calls' final count, not
+// the stream's placeholder.
+var usageColumns = []string{"model", "side", "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cost_usd", "cost_source", "output_exact"}
 
 // usageRow is one row of usageColumns; calls and cost may be nil (null).
-func usageRow(model, side string, calls any, u stream.Usage, cost any, exact bool) []any {
-	return []any{model, side, calls, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, cost, exact}
+func usageRow(model, side string, calls any, u stream.Usage, cost *stream.Cost, exact bool) []any {
+	var usd, source any
+	if cost != nil {
+		usd, source = cost.USD, cost.Source
+	}
+	return []any{model, side, calls, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, usd, source, exact}
 }
 
 // reportedNote introduces the last result's own per-model totals under the
 // usage table.
 func reportedNote(stream.UsageReport) string {
 	return "the result's own totals (modelUsage):"
+}
+
+// costText is the run's cost as the usage report writes it: "$0.0298", or
+// an estimate marked as one, "~" as every view marks it.
+func costText(c *stream.Cost) string {
+	if c.Source == "estimated" {
+		return fmt.Sprintf("~$%.4f (estimated at list prices: the input reports none)", c.USD)
+	}
+	return fmt.Sprintf("$%.4f", c.USD)
 }

@@ -51,6 +51,9 @@ type Part struct {
 	Outcome  *stream.Result     // FormOutcome
 	Repeated bool               // FormOutcome: its text repeats what the main agent said
 	APIError string             // FormOutcome: the API error that ended the main agent's last turn
+	// Cost is the cost a FormOutcome part shows (stream.CostLabel): the
+	// result's own, else the run's estimate so far ("~$0.0090"), else "$?".
+	Cost string
 	// Errors are what a FormOutcome part says went wrong: the result's
 	// errors, then a failed result's text.
 	Errors []string
@@ -653,7 +656,8 @@ func describeCall(c *stream.ToolCall) callDesc {
 // wrong, and the answer to show.
 func (d *describer) outcome(r stream.Result) Part {
 	p := Part{Form: FormOutcome, Outcome: &r, APIError: d.apiError, Line: OutcomeStatus(r, d.apiError),
-		Label: outcomeTitle(r, d.apiError), Repeated: r.Text != "" && d.wasSaid(r.Text), Tone: ToneOK, Mark: "✓"}
+		Label: outcomeTitle(r, d.apiError), Repeated: r.Text != "" && d.wasSaid(r.Text), Tone: ToneOK, Mark: "✓",
+		Cost: runCostLabel(r, d.tr)}
 	p.Errors = r.Errors
 	if r.IsError {
 		p.Tone, p.Mark = ToneError, "✗"
@@ -664,6 +668,17 @@ func (d *describer) outcome(r stream.Result) Part {
 		p.Body = r.Text
 	}
 	return p
+}
+
+// runCostLabel is the cost shown beside result r: stream.CostLabel with
+// the run's cost as the account gives it (the tracker has observed r),
+// r's own without a tracker.
+func runCostLabel(r stream.Result, tr *stream.Tracker) string {
+	if tr == nil {
+		return r.CostLabel()
+	}
+	c, _ := tr.Cost()
+	return stream.CostLabel(r, c)
 }
 
 // script is the command a call runs, for a report that shows it as a

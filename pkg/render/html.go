@@ -750,7 +750,7 @@ func (h *htmlRenderer) outcome(p *Part) {
 		duration = "<dt>Duration</dt><dd>" + htmlText(fmtMs(r.DurationMs)) + "</dd>"
 	}
 	h.w(`<dl class="facts"><dt>Status</dt><dd class="` + class + `">` + htmlText(class) + "</dd><dt>Turns</dt><dd>" + i64(r.NumTurns) +
-		"</dd>" + duration + "<dt>Cost</dt><dd>" + htmlText(r.CostLabel()) + "</dd></dl>")
+		"</dd>" + duration + "<dt>Cost</dt><dd>" + htmlText(p.Cost) + "</dd></dl>")
 	for _, e := range p.Errors {
 		h.w(`<div class="callout tone-error"><b>Error:</b> ` + htmlText(e) + "</div>")
 	}
@@ -891,7 +891,7 @@ func (h *htmlRenderer) Close(open []*stream.ToolCall) error {
 			title += " · " + h.first
 		}
 		if h.last != nil {
-			title += " · " + outcomeTitle(*h.last, h.apiError) + " · " + h.last.CostLabel()
+			title += " · " + outcomeTitle(*h.last, h.apiError) + " · " + runCostLabel(*h.last, h.o.Tracker)
 		}
 		h.str(`<div class="index-entry"><a href="#` + h.id + `run">` + htmlText(title) + "</a></div>\n")
 	}

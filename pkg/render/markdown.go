@@ -400,7 +400,7 @@ func (m *markdownRenderer) outcome(p *Part) {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("- **Cost:** " + mdInline(r.CostLabel()) + "\n")
+	b.WriteString("- **Cost:** " + mdInline(p.Cost) + "\n")
 	if r.PermissionDenials > 0 {
 		b.WriteString("- **Permission denials:** " + strconv.Itoa(r.PermissionDenials) + "\n")
 	}

@@ -718,15 +718,39 @@ func (r *otlpRun) finish() {
 		} else {
 			r.root.status = otlpStatus{set: true, code: otlpStatusOK}
 		}
-		if res.HasCost {
-			r.root.attrs = append(r.root.attrs, floatAttr("claude_code.cost_usd", res.TotalCostUSD))
-		}
+	}
+	// The run's cost as the account gives it: the last result's
+	// total_cost_usd, or where the input reports none (Codex, Gemini, a
+	// killed run) the calls priced at list prices, marked
+	// claude_code.cost_source "estimated" so that a query can tell
+	// ccfilter's estimate from the CLI's own figure (which has no source
+	// attribute, as in Claude Code's own traces). Without a tracker, the
+	// last result's.
+	switch c := r.cost(); {
+	case c == nil:
+	case c.Source == "estimated":
+		r.root.attrs = append(r.root.attrs, floatAttr("claude_code.cost_usd", c.USD), strAttr("claude_code.cost_source", c.Source))
+	default:
+		r.root.attrs = append(r.root.attrs, floatAttr("claude_code.cost_usd", c.USD))
 	}
 	if r.o.Tracker != nil {
 		r.root.attrs = appendUsage(r.root.attrs, r.o.Tracker.Tokens().Usage())
 	}
 	r.root.attrs = append(r.root.attrs, strAttr("claude_code.times", r.times))
 	r.end(r.root, end)
+}
+
+// cost is the run's cost: the account's (Tracker.Cost), else the last
+// result's own; nil for none.
+func (r *otlpRun) cost() *stream.Cost {
+	if r.o.Tracker != nil {
+		c, _ := r.o.Tracker.Cost()
+		return c
+	}
+	if r.hasResult && r.result.HasCost {
+		return &stream.Cost{USD: r.result.TotalCostUSD, Source: "reported"}
+	}
+	return nil
 }
 
 func nanos(t time.Time) uint64 {

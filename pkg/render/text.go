@@ -49,7 +49,8 @@ type closingLine struct {
 	status string // the last one's Part.Line
 	tone   Tone   // the last one's
 	mark   string
-	index  int64 // the first one's result_index
+	cost   string // the last one's Part.Cost
+	index  int64  // the first one's result_index
 	sum    stream.Tally
 	errors []string // the failed ones' errors, in order
 }
@@ -301,7 +302,7 @@ func (t *textRenderer) outcome(p *Part) {
 		c = &closingLine{index: r.ResultIndex}
 		t.closing = c
 	}
-	c.last, c.status, c.tone, c.mark = *r, p.Line, p.Tone, p.Mark
+	c.last, c.status, c.tone, c.mark, c.cost = *r, p.Line, p.Tone, p.Mark, p.Cost
 	c.last.StructuredOutput = nil // (aliases the event)
 	c.sum.AddResult(stream.ResultFigures{Turns: r.NumTurns, DurationMs: r.DurationMs, Timed: r.HasDuration})
 	if r.IsError {
@@ -337,7 +338,7 @@ func (t *textRenderer) closeRun() {
 	if c.sum.Timed > 0 { // (no duration when no result says one)
 		parts = append(parts, fmtMs(c.sum.DurationMs))
 	}
-	parts = append(parts, r.CostLabel())
+	parts = append(parts, c.cost)
 	if r.PermissionDenials > 0 {
 		parts = append(parts, plural(int64(r.PermissionDenials), "permission denial"))
 	}

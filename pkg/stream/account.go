@@ -125,6 +125,11 @@ func (t *Tracker) cost(u UsageReport) (*Cost, string) {
 	if u.HaveCost {
 		return &Cost{USD: u.CostUSD, Source: "reported"}, ""
 	}
+	if u.CostWritten != "" {
+		// The result reports a cost, one no float64 holds: the views show
+		// it as written (Result.CostLabel), none an estimate beside it.
+		return nil, "the last result's total_cost_usd (" + u.CostWritten + ") is too large to compute with"
+	}
 	why := "the last result gives no total_cost_usd"
 	if t.outcome.Results == 0 {
 		why = "no result: the input does not say what the run cost"
@@ -139,15 +144,37 @@ func (t *Tracker) cost(u UsageReport) (*Cost, string) {
 	if t.o.Prices == nil || len(u.ByModel) == 0 {
 		return nil, why
 	}
+	// The counts the account shows, by model: where the calls' output is
+	// the stream's placeholder, the result's modelUsage (a result without
+	// total_cost_usd still gives it), not the 1 or 2 the events carry.
 	var usd float64
-	for _, m := range u.ByModel {
-		c, ok := t.o.Prices.Estimate(m.Model, m.Usage)
+	for _, m := range accountModels(u) {
+		c, ok := t.o.Prices.Estimate(m.Model, m.Tokens.Usage())
 		if !ok {
 			return nil, why + "; no price is known for " + m.Model
 		}
 		usd += c
 	}
 	return &Cost{USD: usd, Source: "estimated"}, ""
+}
+
+// accountModels are the run's tokens by model as the account gives them
+// (its Models): where the run's output is the result's (OutputFrom), each
+// model's output is the result's too, so that the models add up to the
+// run and the estimate prices what the account shows.
+func accountModels(u UsageReport) []ModelAccount {
+	ms := modelAccounts(u.ByModel, u.ModelCosts)
+	if u.OutputFrom != "result" {
+		return ms
+	}
+	for i := range ms {
+		if r := ms[i].Reported; r != nil {
+			m := &ms[i]
+			m.OutputTokens, m.OutputFrom = r.OutputTokens, "result"
+			m.TotalTokens = m.Tokens.Usage().Total()
+		}
+	}
+	return ms
 }
 
 // ModelAccount is one model's calls.
@@ -309,18 +336,7 @@ func (t *Tracker) Account() Account {
 	}
 	a.Tokens = runTokens(u)
 	a.Cost, a.CostNote = t.cost(u)
-	a.Models = modelAccounts(u.ByModel, u.ModelCosts)
-	if u.OutputFrom == "result" {
-		// The run's output is the result's, by model (Usage): so is each
-		// model's, so that the models add up to the run.
-		for i := range a.Models {
-			if r := a.Models[i].Reported; r != nil {
-				m := &a.Models[i]
-				m.OutputTokens, m.OutputFrom = r.OutputTokens, "result"
-				m.TotalTokens = m.Tokens.Usage().Total()
-			}
-		}
-	}
+	a.Models = accountModels(u)
 	a.Agents = t.agentAccounts(u)
 	a.ToolCalls = t.toolAccount()
 	a.Troubles = Troubles{Count: t.troubleCount, ByKind: map[string]int{}}
@@ -546,9 +562,16 @@ func TreeOrder(subs []*Subagent) []*Subagent {
 // unless it says none and the account estimated one at list prices (a
 // run of a CLI that reports no cost): "~$0.0103", the estimate's mark the
 // live status line uses too.
-func (a Account) CostLabel(last Result) string {
-	if !last.HasCost && last.CostWritten == "" && a.Cost != nil && a.Cost.Source == "estimated" {
-		return fmt.Sprintf("~$%.4f", a.Cost.USD)
+func (a Account) CostLabel(last Result) string { return CostLabel(last, a.Cost) }
+
+// CostLabel is the cost a view shows beside result r, given the run's cost
+// so far (Tracker.Cost, nil for none): r's own when it reports one (a run
+// of several results shows each its own), else the run's estimate marked
+// "~", else "$?". One wording for every view of a result: the text
+// closing line, the markdown and HTML result blocks, the glance.
+func CostLabel(r Result, run *Cost) string {
+	if !r.HasCost && r.CostWritten == "" && run != nil && run.Source == "estimated" {
+		return fmt.Sprintf("~$%.4f", run.USD)
 	}
-	return last.CostLabel()
+	return r.CostLabel()
 }
