@@ -488,7 +488,8 @@ func listed(line []byte) bool {
 // spending nothing (a field added anywhere must change no figure).
 func DeclaredType(line []byte) (typ, rest []byte) {
 	head := line[:min(len(line), 512)]
-	topLevel := false // the head's first "type" is the record's own
+	// topLevel: the head's first "type" is the record's own.
+	topLevel := false
 	if k := indexKey(head, `"type":"`, 2); k >= 0 { // (at its 'y')
 		v := head[k+len(`"type":"`):]
 		if end := bytes.IndexByte(v[:min(len(v), 32)], '"'); end > 0 {
