@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -127,5 +128,65 @@ func TestAFieldAfterTheTypeChangesNoFigure(t *testing.T) {
 				assert.Equal(t, listing(t, base), listing(t, variant))
 			})
 		}
+	}
+}
+
+// withoutModel is a Codex rollout's line with the model taken out of its
+// turn_context and session_meta (as older rollouts are written: no model
+// named anywhere in the file).
+func withoutModel(t *testing.T) func([]byte) []byte {
+	return func(l []byte) []byte {
+		var rec map[string]any
+		d := json.NewDecoder(bytes.NewReader(l))
+		d.UseNumber()
+		require.NoError(t, d.Decode(&rec))
+		if p, ok := rec["payload"].(map[string]any); ok && (rec["type"] == "turn_context" || rec["type"] == "session_meta") {
+			delete(p, "model")
+		}
+		out, err := json.Marshal(rec)
+		require.NoError(t, err)
+		return out
+	}
+}
+
+// TestCodexSessionNamingNoModelCountsItsTokensUnpriced proves that the
+// calls of a Codex session file that names no model (the real
+// 08-long-session and 03-shell-fail rollouts, their model taken out) are
+// counted by usage --by and sessions, every token of them, and priced as
+// unknown (unpriced), not left out: before, usage --by model said 0 calls,
+// 0 tokens and $0.0000, and sessions 0 tokens, while the usage preset on
+// the same file counted them.
+func TestCodexSessionNamingNoModelCountsItsTokensUnpriced(t *testing.T) {
+	for _, capture := range []string{"08-long-session", "03-shell-fail"} {
+		t.Run(capture, func(t *testing.T) {
+			src := codexSessionOf(t, capture)
+			b, err := os.ReadFile(src)
+			require.NoError(t, err)
+			edit := withoutModel(t)
+			var out []byte
+			for _, l := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+				out = append(append(out, edit(l)...), '\n')
+			}
+			dir := filepath.Join(t.TempDir(), "2026", "12", "06")
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			require.NoError(t, os.WriteFile(filepath.Join(dir, filepath.Base(src)), out, 0o644))
+			tree := filepath.Dir(filepath.Dir(filepath.Dir(dir)))
+
+			named := spendRows(t, "--by", "session", src)
+			require.Len(t, named, 1)
+			require.Greater(t, named[0]["calls"], 0.0)
+			rows := spendRows(t, "--by", "model", tree)
+			require.Len(t, rows, 1)
+			assert.Equal(t, "", rows[0]["model"], "the file names no model")
+			for _, k := range []string{"calls", "input_tokens", "output_tokens", "cache_read_input_tokens", "total_tokens"} {
+				assert.Equal(t, named[0][k], rows[0][k], k)
+			}
+			assert.Equal(t, true, rows[0]["unpriced"], "no model: no price is known")
+			assert.Equal(t, 0.0, rows[0]["cost_usd"])
+
+			list := jsonRows(t, runIn(t, []string{"sessions", "-F", "json", tree}, ""))
+			require.Len(t, list, 1)
+			assert.Equal(t, named[0]["total_tokens"], list[0]["total_tokens"])
+		})
 	}
 }

@@ -424,10 +424,14 @@ func wanted(line []byte) bool {
 // note takes an assistant record's call into seen (and the ledger's
 // calls): a new call, or a better account of one seen; it returns the new
 // call (nil otherwise). A record that names another session in
-// requestSessionId is a copy of that session's call.
+// requestSessionId is a copy of that session's call. A call that names no
+// model (an older Codex rollout names none) is a call all the same: its
+// tokens count, and its cost is unknown (unpriced), not $0 by omission;
+// only Claude Code's own <synthetic> messages, which no model made, are
+// no call.
 func (l *Ledger) note(seen map[string]*message, ev *stream.Event, subagent bool) *message {
 	a := ev.AssistantHead()
-	if a.MessageID == "" || a.Model == "" || a.Model == "<synthetic>" {
+	if a.MessageID == "" || a.Model == "<synthetic>" {
 		return nil
 	}
 	from := ev.Str("requestSessionId")
