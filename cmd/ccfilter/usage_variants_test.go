@@ -190,3 +190,64 @@ func TestCodexSessionNamingNoModelCountsItsTokensUnpriced(t *testing.T) {
 		})
 	}
 }
+
+// requestIDOnFirstRecordOnly keeps an assistant record's requestId on
+// the first record of its message only (the first of the file's records
+// with that message.id; the others, one per content block, lose it), as
+// /tmp/s6/tb/mkreq.py wrote it to find the bug.
+func requestIDOnFirstRecordOnly() func([]byte) []byte {
+	seen := map[string]bool{}
+	return func(l []byte) []byte {
+		var rec struct {
+			Type    string
+			Message struct{ ID string }
+		}
+		if json.Unmarshal(l, &rec) != nil || rec.Type != "assistant" || rec.Message.ID == "" {
+			return l
+		}
+		if seen[rec.Message.ID] {
+			return regexp.MustCompile(`,"requestId":"[^"]*"`).ReplaceAll(l, nil)
+		}
+		seen[rec.Message.ID] = true
+		return l
+	}
+}
+
+// TestACallIsOneMessageIDWhateverItsRequestID proves that usage --by
+// counts a model call once, by its message id, as the run's own account
+// (the usage preset) does, when only the first of its records carries a
+// requestId: on the real 60-long-session (246 calls, 49.3M tokens) and
+// 05-subagents-async, usage --by session gives what it gives on the
+// session as written, and its calls and tokens are the usage preset's.
+// Before, message id and request id named a call, and the records without
+// the request id were counted again: 363 calls and 66.9M tokens.
+func TestACallIsOneMessageIDWhateverItsRequestID(t *testing.T) {
+	for _, run := range []string{"60-long-session", "05-subagents-async"} {
+		t.Run(run, func(t *testing.T) {
+			base := variantTree(t, run, func(l []byte) []byte { return l })
+			variant := variantTree(t, run, requestIDOnFirstRecordOnly())
+			want := spendRows(t, "--by", "session", base)
+			got := spendRows(t, "--by", "session", variant)
+			require.Len(t, got, 1)
+			assert.Equal(t, want, got)
+
+			files, _ := filepath.Glob(filepath.Join(variant, "*", "*.jsonl"))
+			require.Len(t, files, 1)
+			b, err := os.ReadFile(files[0])
+			require.NoError(t, err)
+			require.Less(t, bytes.Count(b, []byte(`"requestId"`)), bytes.Count(b, []byte(`"type":"assistant"`)), "records without it")
+			preset := jsonRows(t, runIn(t, []string{"usage", "-F", "json", files[0]}, ""))
+			var total map[string]any
+			for _, r := range preset {
+				if r["side"] == "total" {
+					total = r
+				}
+			}
+			require.NotNil(t, total, "%v", preset)
+			assert.Equal(t, total["calls"], got[0]["calls"], "the run's own account's calls")
+			for _, k := range []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"} {
+				assert.Equal(t, total[k], got[0][k], k)
+			}
+		})
+	}
+}

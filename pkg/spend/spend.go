@@ -92,8 +92,7 @@ type Summary struct {
 
 // message is one model call seen in the records.
 type message struct {
-	id       string
-	key      string // callKey: the message id and the request id
+	id       string // the message id: the call's name in every file (see note)
 	model    string
 	ts       string
 	usage    stream.Usage
@@ -248,11 +247,11 @@ type Ledger struct {
 	names  map[string]bool
 	runs   []run
 	agents []*message          // its agents' calls, by time
-	calls  map[string]*message // every call it holds, by callKey
+	calls  map[string]*message // every call it holds, by message id
 	states map[string]bool     // every cost-state it holds, by stateKey
 	named  bool                // the session id was taken from its first record
 	open   *run                // the run being read
-	seen   map[string]*message // the main agent's calls, by callKey
+	seen   map[string]*message // the main agent's calls, by message id
 	aseen  map[string]*message // the agents' calls as they are read
 	bad    []error             // its lines that may hold a call and are not one whole record
 	runsN  int                 // cost-states
@@ -282,10 +281,6 @@ func stateKey(ev *stream.Event) string {
 	return "cost-state\x00" + ev.Str("sessionId") + "\x00" + strconv.FormatFloat(ev.Float("totalCostUSD"), 'g', -1, 64) + "\x00" +
 		strconv.FormatInt(ev.Int("totalDuration"), 10) + "\x00" + strconv.FormatInt(ev.Int("startTime"), 10)
 }
-
-// callKey names a model call across files: its message id and its request
-// id, which a copy of its records keeps.
-func callKey(messageID, requestID string) string { return messageID + "\x00" + requestID }
 
 // Scanner is Read fed by a caller that reads the files itself (a listing
 // that reads them for more than the spend: one pass, not two): first
@@ -442,7 +437,14 @@ func (l *Ledger) note(seen map[string]*message, ev *stream.Event, subagent bool)
 		l.names[from] = true
 	}
 	final := a.StopReason != ""
-	key := callKey(a.MessageID, ev.Str("requestId"))
+	// One model call is one message id (stream.AssistantHead.MessageID),
+	// as the run's own account (stream.Tracker) and the listing count it:
+	// the API names each message once, a transcript writes a record per
+	// content block with it, and a copy of the records (a fork's, a copied
+	// file's) keeps it. The request id is not part of the name: Claude
+	// Code need not write it on every record of a call, and a record
+	// without it was counted as another call.
+	key := a.MessageID
 	if m, ok := seen[key]; ok {
 		if m.better(a.Usage, final) {
 			m.usage, m.final = a.Usage, final
@@ -452,7 +454,7 @@ func (l *Ledger) note(seen map[string]*message, ev *stream.Event, subagent bool)
 		}
 		return nil
 	}
-	m := &message{id: a.MessageID, key: key, model: a.Model, ts: ev.Timestamp(), usage: a.Usage, final: final, subagent: subagent, from: from}
+	m := &message{id: key, model: a.Model, ts: ev.Timestamp(), usage: a.Usage, final: final, subagent: subagent, from: from}
 	if subagent {
 		m.agent = ev.Str("agentId")
 	}
@@ -569,7 +571,7 @@ type scan struct {
 // own reports whether the call is this session's to count; a copy's
 // origin is noted as the session's fork parent.
 func (s *scan) own(m *message) bool {
-	o := s.owner[m.key]
+	o := s.owner[m.id]
 	if o == s.l {
 		return true
 	}
@@ -638,7 +640,7 @@ func (s *scan) forkBase() costState {
 	var last costState
 	for _, r := range parent.runs {
 		for _, m := range r.calls {
-			found = found || m.key == s.lastCopied.key
+			found = found || m.id == s.lastCopied.id
 		}
 		if r.cs == nil {
 			continue
