@@ -251,3 +251,32 @@ func TestACallIsOneMessageIDWhateverItsRequestID(t *testing.T) {
 		})
 	}
 }
+
+// TestACostStateNamingTheModelWithItsContextSelectorCountsOnce proves
+// that a cost-state whose modelUsage names the model as the user chose it,
+// with Claude Code's 1M-context selector ("claude-opus-5-5[1m]", which
+// Claude Code takes off before it calls the API, so that the assistant
+// records say "claude-opus-5-5"), is the same model's: on the real
+// 60-long-session so renamed (every cost-state), usage --by model and
+// --by session give what they give on the session as written. Before, the
+// calls were priced at a rate and the cost-state's tokens counted again
+// as hidden: $27.2255 and 98.7M tokens for $14.3279 and 49.3M.
+func TestACostStateNamingTheModelWithItsContextSelectorCountsOnce(t *testing.T) {
+	base := variantTree(t, "60-long-session", func(l []byte) []byte { return l })
+	for _, name := range []string{"claude-opus-5-5[1m]", "claude-opus-5-5[1M]", "claude-opus-5-5[1m][1m]"} {
+		t.Run(name, func(t *testing.T) {
+			variant := variantTree(t, "60-long-session", func(l []byte) []byte {
+				return bytes.ReplaceAll(l, []byte(`"modelUsage":{"claude-opus-5-5":`), []byte(`"modelUsage":{"`+name+`":`))
+			})
+			files, _ := filepath.Glob(filepath.Join(variant, "*", "*.jsonl"))
+			require.Len(t, files, 1)
+			b, err := os.ReadFile(files[0])
+			require.NoError(t, err)
+			require.Contains(t, string(b), name, "the cost-states renamed")
+			for _, by := range []string{"model", "session"} {
+				want := spendRows(t, "--by", by, base)
+				assert.Equal(t, want, spendRows(t, "--by", by, variant), by)
+			}
+		})
+	}
+}

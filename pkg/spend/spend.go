@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
@@ -132,11 +133,36 @@ func readCostState(ev *stream.Event) costState {
 	if json.Unmarshal(ev.Get("modelUsage"), &mu) != nil {
 		return cs
 	}
-	for model, v := range mu {
-		cs[model] = modelTotal{usage: stream.Usage{InputTokens: v.In, OutputTokens: v.Out,
-			CacheCreationInputTokens: v.Write, CacheReadInputTokens: v.Read}, cost: v.Cost}
+	names := make([]string, 0, len(mu))
+	for name := range mu {
+		names = append(names, name)
+	}
+	sort.Strings(names) // (two names of one model are added in one order)
+	for _, name := range names {
+		v, model := mu[name], apiModel(name)
+		t := cs[model]
+		t.usage = t.usage.Add(stream.Usage{InputTokens: v.In, OutputTokens: v.Out, CacheCreationInputTokens: v.Write, CacheReadInputTokens: v.Read})
+		t.cost += v.Cost
+		cs[model] = t
 	}
 	return cs
+}
+
+// apiModel is a model as the API names it, which the assistant records
+// say: the name without the context selectors Claude Code reads and takes
+// off before it calls the API ("claude-opus-5-5[1m]", the suffix repeated
+// or in capitals too). A cost-state keyed by the name as the user chose it
+// would otherwise not meet its calls: their tokens counted twice, once as
+// calls priced at a rate and once as the cost-state's hidden remainder.
+func apiModel(name string) string {
+	for strings.HasSuffix(name, "]") {
+		i := strings.LastIndexByte(name, '[')
+		if i <= 0 || !strings.EqualFold(name[i:], "[1m]") {
+			break
+		}
+		name = name[:i]
+	}
+	return name
 }
 
 // Options are how Scan reads.
