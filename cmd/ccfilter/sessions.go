@@ -34,7 +34,8 @@ last cost-state records (what /cost shows: a fork's includes its
 parent's), and the session a --fork-session copied. PATH is what a preset
 reads: a session file (.gz and .zst too), a session's id or the start of it,
 a project folder or a folder of them, a Codex sessions folder, a Gemini chats
-folder; none means every agent CLI's default tree that exists:
+folder, each maybe named for the machine it was copied from, NAME=PATH, as
+usage --by reads them (a call two trees hold is the first named's); none means every agent CLI's default tree that exists:
 ~/.claude/projects ($CLAUDE_CONFIG_DIR/projects), Codex's ~/.codex/sessions
 ($CODEX_HOME/sessions) and Gemini's ~/.gemini/tmp ($GEMINI_CLI_HOME/.gemini/tmp),
 the CLI column telling them apart. Then: ccfilter SESSION-ID (or a unique
@@ -91,7 +92,10 @@ func (o *options) sessionTrees() []string {
 }
 
 func (o *options) listSessions(dirs []string, f render.Format) error {
-	files := o.transcripts(dirs)
+	// The trees are read as usage --by reads them (NAME=PATH too, see
+	// namedTranscripts): a call two trees hold is the first named's, so
+	// the listing's spend is usage --by session's.
+	files := o.namedTranscripts(dirs)
 	list, code := o.scanSessions(files)
 	if len(list) == 0 {
 		if code == exitOK {
@@ -142,7 +146,7 @@ func (o *options) scanSessions(files []inputFile) ([]listed, int) {
 	ok, code := o.readSessions(files, func(w *worker, i int) ([]error, error) {
 		// The spend in the same pass as the listing: one read (the
 		// listing's lines hold every line the spend reads).
-		sc := spend.NewScanner(files[i].path, spend.Options{})
+		sc := spend.NewScanner(files[i].path, spend.Options{Machine: files[i].machine, Tree: files[i].tree})
 		s, err := input.ScanSessionWith(files[i].path, w.buf, w.scratch, &input.Also{Agent: sc.AgentRecord, Main: sc.Record, Line: sc.Line})
 		if err != nil {
 			return nil, err

@@ -223,3 +223,32 @@ func TestUsageByMachineCountsACopiedTreeOnce(t *testing.T) {
 	require.Equal(t, 0, txt.Code, txt.Stderr)
 	assert.True(t, strings.HasPrefix(txt.Stdout, "machine  month"), txt.Stdout)
 }
+
+// TestSessionsReadsNamedTreesAsUsageByDoes proves sessions takes the
+// trees as usage --by does, NAME=PATH (docs/usage.md): on a tree of every
+// real transcript and a copy of it, named laptop and ci in either order,
+// it lists each tree's sessions, and a session's own tokens and cost are
+// in the first tree named (the copy's rows spend nothing), adding up to
+// usage --by session's. Before, it said "no session transcript under
+// laptop=… (it does not exist)" and exited 5.
+func TestSessionsReadsNamedTreesAsUsageByDoes(t *testing.T) {
+	a := projectsTree(t)
+	b := filepath.Join(t.TempDir(), "projects")
+	require.NoError(t, os.CopyFS(b, os.DirFS(a)))
+	one := spendRows(t, "--by", "session", a)
+	for _, c := range []struct{ first, second string }{{"laptop=" + a, "ci=" + b}, {"ci=" + b, "laptop=" + a}} {
+		list := jsonRows(t, runIn(t, []string{"sessions", "-F", "json", c.first, c.second}, ""))
+		require.Len(t, list, 2*len(jsonRows(t, runIn(t, []string{"sessions", "-F", "json", a}, ""))), "both trees' sessions")
+		firstDir := strings.SplitN(c.first, "=", 2)[1]
+		var tokens, cost float64
+		for _, s := range list {
+			tokens += s["total_tokens"].(float64)
+			cost += s["cost_usd"].(float64)
+			if !strings.HasPrefix(s["path"].(string), firstDir+string(filepath.Separator)) {
+				assert.Equal(t, 0.0, s["total_tokens"], "%s: a copy's calls are the first tree's", s["path"])
+			}
+		}
+		assert.Equal(t, sumOf(one, "total_tokens"), tokens, c.first)
+		assert.InDelta(t, sumOf(one, "cost_usd"), cost, 1e-6, c.first)
+	}
+}

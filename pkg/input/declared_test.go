@@ -2,8 +2,11 @@ package input
 
 import (
 	"bufio"
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,4 +61,46 @@ func TestDeclaredTypeIsTheRecordsType(t *testing.T) {
 	assert.Greater(t, n, 800)
 	typ, _ := DeclaredType([]byte(`{"parentUuid":"x","attachment":{"type":"user"},"type":"attachment"}`))
 	assert.Equal(t, "user", string(typ), "a nested type first is taken: the caller reads the line and classifies it")
+}
+
+// TestDeclaredTypeOfARecordWithALongTail proves that a record's type is
+// found wherever in the record it is written: on every line of every real
+// transcript (its subagents' files too) with a member of n bytes added at
+// its end, after the type (a newer release's field; a long cwd there does
+// the same), an assistant, user, system or cost-state record declares its
+// own type, and listed picks the same lines as without the member. Before,
+// an assistant record whose type was more than a KiB from its end (the
+// 1,100 and 5,000 bytes cases) declared none, and every call of the file
+// was passed over. A line cut anywhere gets no panic.
+func TestDeclaredTypeOfARecordWithALongTail(t *testing.T) {
+	files := realTranscriptFiles(t)
+	for _, n := range []int{0, 700, 1100, 5000} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			picked := 0
+			for _, f := range files {
+				b, err := os.ReadFile(f)
+				require.NoError(t, err)
+				for _, line := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
+					long := append(append([]byte(nil), line[:len(line)-1]...), `,"requestContextSummary":"`+strings.Repeat("x", n)+`"}`...)
+					ev, err := stream.NewEvent(append([]byte(nil), long...), f, 1)
+					require.NoError(t, err)
+					typ, _ := DeclaredType(long)
+					switch ev.Type {
+					case "assistant", "user", "system", "cost-state":
+						assert.Equal(t, ev.Type, string(typ), "%s: %.120s", f, line)
+					}
+					assert.Equal(t, listed(line), listed(long), "%s: %.120s", f, line)
+					if listed(long) {
+						picked++
+					}
+					for _, cut := range []int{1, 2, len(long) / 3, len(long) / 2, len(long) - 1030, len(long) - 2} {
+						if cut > 0 && cut < len(long) {
+							DeclaredType(long[:cut])
+						}
+					}
+				}
+			}
+			assert.Greater(t, picked, 500)
+		})
+	}
 }

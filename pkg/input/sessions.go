@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
 
@@ -478,12 +479,17 @@ func listed(line []byte) bool {
 // first 512 bytes (a stream's event, a transcript's user, system,
 // cost-state and bookkeeping records, a synthetic assistant record), else
 // "assistant" when its last KiB says so (a transcript's assistant record
-// writes it after the message, some 300 bytes from the end). rest is what
-// follows the type's value in the head. A record whose type is elsewhere
-// (a nested "type" comes first) gets another or none: a caller that must
-// not miss a record reads the lines whose declared type it does not know.
+// writes it after the message, some 300 bytes from the end), else the
+// "type" among the record's top-level members (memberType). rest is what
+// follows the type's value. The quick looks decide nearly every line; the
+// walk is the truth where they cannot see: a release that writes a longer
+// tail after an assistant record's type (a new field, a long cwd) would
+// otherwise have every call passed over, and its session counted as
+// spending nothing (a field added anywhere must change no figure).
 func DeclaredType(line []byte) (typ, rest []byte) {
 	head := line[:min(len(line), 512)]
+	// topLevel: the head's first "type" is the record's own.
+	topLevel := false
 	if k := indexKey(head, `"type":"`, 2); k >= 0 { // (at its 'y')
 		v := head[k+len(`"type":"`):]
 		if end := bytes.IndexByte(v[:min(len(v), 32)], '"'); end > 0 {
@@ -491,12 +497,43 @@ func DeclaredType(line []byte) (typ, rest []byte) {
 			case "assistant", "user", "system", "result", "cost-state", "summary", "custom-title", "ai-title", "stream_event":
 				return t, v[end+1:]
 			}
+			// No object or array opens before it: it is a member of
+			// the record itself (the literal "type":" cannot be inside
+			// a string, whose quotes are escaped), of a type no reader
+			// picks.
+			topLevel = bytes.IndexAny(line[1:k], "{[") < 0
 		}
 	}
 	if indexKey(line[max(0, len(line)-1024):], `"type":"assistant"`, 2) >= 0 {
 		return []byte("assistant"), nil
 	}
-	return nil, nil
+	if topLevel {
+		return nil, nil
+	}
+	return memberType(line)
+}
+
+// memberType is the "type" among the top-level members of the record on
+// line, and what follows its value: a walk from member to member that
+// skips each value (not decoded, nor checked) up to the first "type" and
+// stops there (an attachment's comes after its attachment object, an
+// assistant record's after its message). nil when the line is no object
+// with one: its reader decides what it is.
+func memberType(line []byte) (typ, rest []byte) {
+	jsonx.Value(line).EachMember(func(key []byte, v jsonx.Value) bool {
+		if !(jsonx.Member{Key: key}).Is("type") {
+			return true
+		}
+		if v.Type() == jsonx.String {
+			end := cap(line) - cap(v) + len(v) // (v is a slice of line)
+			typ, rest = v[1:len(v)-1], line[end:]
+			if bytes.IndexByte(typ, '\\') >= 0 {
+				typ = []byte(v.Str())
+			}
+		}
+		return false
+	})
+	return typ, rest
 }
 
 // add takes from one record what the listing shows.

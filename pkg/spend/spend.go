@@ -32,6 +32,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
@@ -92,8 +93,7 @@ type Summary struct {
 
 // message is one model call seen in the records.
 type message struct {
-	id       string
-	key      string // callKey: the message id and the request id
+	id       string // the message id: the call's name in every file (see note)
 	model    string
 	ts       string
 	usage    stream.Usage
@@ -133,11 +133,36 @@ func readCostState(ev *stream.Event) costState {
 	if json.Unmarshal(ev.Get("modelUsage"), &mu) != nil {
 		return cs
 	}
-	for model, v := range mu {
-		cs[model] = modelTotal{usage: stream.Usage{InputTokens: v.In, OutputTokens: v.Out,
-			CacheCreationInputTokens: v.Write, CacheReadInputTokens: v.Read}, cost: v.Cost}
+	names := make([]string, 0, len(mu))
+	for name := range mu {
+		names = append(names, name)
+	}
+	sort.Strings(names) // (two names of one model are added in one order)
+	for _, name := range names {
+		v, model := mu[name], apiModel(name)
+		t := cs[model]
+		t.usage = t.usage.Add(stream.Usage{InputTokens: v.In, OutputTokens: v.Out, CacheCreationInputTokens: v.Write, CacheReadInputTokens: v.Read})
+		t.cost += v.Cost
+		cs[model] = t
 	}
 	return cs
+}
+
+// apiModel is a model as the API names it, which the assistant records
+// say: the name without the context selectors Claude Code reads and takes
+// off before it calls the API ("claude-opus-5-5[1m]", the suffix repeated
+// or in capitals too). A cost-state keyed by the name as the user chose it
+// would otherwise not meet its calls: their tokens counted twice, once as
+// calls priced at a rate and once as the cost-state's hidden remainder.
+func apiModel(name string) string {
+	for strings.HasSuffix(name, "]") {
+		i := strings.LastIndexByte(name, '[')
+		if i <= 0 || !strings.EqualFold(name[i:], "[1m]") {
+			break
+		}
+		name = name[:i]
+	}
+	return name
 }
 
 // Options are how Scan reads.
@@ -248,11 +273,11 @@ type Ledger struct {
 	names  map[string]bool
 	runs   []run
 	agents []*message          // its agents' calls, by time
-	calls  map[string]*message // every call it holds, by callKey
+	calls  map[string]*message // every call it holds, by message id
 	states map[string]bool     // every cost-state it holds, by stateKey
 	named  bool                // the session id was taken from its first record
 	open   *run                // the run being read
-	seen   map[string]*message // the main agent's calls, by callKey
+	seen   map[string]*message // the main agent's calls, by message id
 	aseen  map[string]*message // the agents' calls as they are read
 	bad    []error             // its lines that may hold a call and are not one whole record
 	runsN  int                 // cost-states
@@ -282,10 +307,6 @@ func stateKey(ev *stream.Event) string {
 	return "cost-state\x00" + ev.Str("sessionId") + "\x00" + strconv.FormatFloat(ev.Float("totalCostUSD"), 'g', -1, 64) + "\x00" +
 		strconv.FormatInt(ev.Int("totalDuration"), 10) + "\x00" + strconv.FormatInt(ev.Int("startTime"), 10)
 }
-
-// callKey names a model call across files: its message id and its request
-// id, which a copy of its records keeps.
-func callKey(messageID, requestID string) string { return messageID + "\x00" + requestID }
 
 // Scanner is Read fed by a caller that reads the files itself (a listing
 // that reads them for more than the spend: one pass, not two): first
@@ -424,10 +445,14 @@ func wanted(line []byte) bool {
 // note takes an assistant record's call into seen (and the ledger's
 // calls): a new call, or a better account of one seen; it returns the new
 // call (nil otherwise). A record that names another session in
-// requestSessionId is a copy of that session's call.
+// requestSessionId is a copy of that session's call. A call that names no
+// model (an older Codex rollout names none) is a call all the same: its
+// tokens count, and its cost is unknown (unpriced), not $0 by omission;
+// only Claude Code's own <synthetic> messages, which no model made, are
+// no call.
 func (l *Ledger) note(seen map[string]*message, ev *stream.Event, subagent bool) *message {
 	a := ev.AssistantHead()
-	if a.MessageID == "" || a.Model == "" || a.Model == "<synthetic>" {
+	if a.MessageID == "" || a.Model == "<synthetic>" {
 		return nil
 	}
 	from := ev.Str("requestSessionId")
@@ -438,7 +463,14 @@ func (l *Ledger) note(seen map[string]*message, ev *stream.Event, subagent bool)
 		l.names[from] = true
 	}
 	final := a.StopReason != ""
-	key := callKey(a.MessageID, ev.Str("requestId"))
+	// One model call is one message id (stream.AssistantHead.MessageID),
+	// as the run's own account (stream.Tracker) and the listing count it:
+	// the API names each message once, a transcript writes a record per
+	// content block with it, and a copy of the records (a fork's, a copied
+	// file's) keeps it. The request id is not part of the name: Claude
+	// Code need not write it on every record of a call, and a record
+	// without it was counted as another call.
+	key := a.MessageID
 	if m, ok := seen[key]; ok {
 		if m.better(a.Usage, final) {
 			m.usage, m.final = a.Usage, final
@@ -448,7 +480,7 @@ func (l *Ledger) note(seen map[string]*message, ev *stream.Event, subagent bool)
 		}
 		return nil
 	}
-	m := &message{id: a.MessageID, key: key, model: a.Model, ts: ev.Timestamp(), usage: a.Usage, final: final, subagent: subagent, from: from}
+	m := &message{id: key, model: a.Model, ts: ev.Timestamp(), usage: a.Usage, final: final, subagent: subagent, from: from}
 	if subagent {
 		m.agent = ev.Str("agentId")
 	}
@@ -565,7 +597,7 @@ type scan struct {
 // own reports whether the call is this session's to count; a copy's
 // origin is noted as the session's fork parent.
 func (s *scan) own(m *message) bool {
-	o := s.owner[m.key]
+	o := s.owner[m.id]
 	if o == s.l {
 		return true
 	}
@@ -634,7 +666,7 @@ func (s *scan) forkBase() costState {
 	var last costState
 	for _, r := range parent.runs {
 		for _, m := range r.calls {
-			found = found || m.key == s.lastCopied.key
+			found = found || m.id == s.lastCopied.id
 		}
 		if r.cs == nil {
 			continue

@@ -372,3 +372,22 @@ func TestSharedScratchReadsLongLinesWithoutAllocating(t *testing.T) {
 	t.Logf("second read: %d bytes allocated, line of %d", allocated, long)
 	assert.Less(t, allocated, uint64(long/10))
 }
+
+// TestAPIModelTakesOffTheContextSelectorOnly proves apiModel takes off
+// Claude Code's 1M-context selector (any case, repeated), the part of a
+// model's name the API never sees, and nothing else.
+func TestAPIModelTakesOffTheContextSelectorOnly(t *testing.T) {
+	for in, want := range map[string]string{
+		"claude-opus-5-5[1m]":     "claude-opus-5-5",
+		"claude-opus-5-5[1M]":     "claude-opus-5-5",
+		"claude-opus-5-5[1M][1m]": "claude-opus-5-5",
+		"claude-opus-5-5":         "claude-opus-5-5",
+		"claude-opus-5-5[2m]":     "claude-opus-5-5[2m]",
+		"claude-opus-5-5[1m]x":    "claude-opus-5-5[1m]x",
+		"[1m]":                    "[1m]",
+		"gpt-5.5":                 "gpt-5.5",
+		"":                        "",
+	} {
+		assert.Equal(t, want, apiModel(in), in)
+	}
+}

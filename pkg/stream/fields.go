@@ -159,6 +159,9 @@ type Block struct {
 
 // Assistant is the view of an assistant event.
 type Assistant struct {
+	// MessageID names the model call: one call is one message id, in
+	// every count of calls (the Tracker's, a listing's, usage --by's), whatever
+	// else its records carry or lack (a requestId on some of them only).
 	MessageID  string
 	Model      string
 	StopReason string
