@@ -105,7 +105,7 @@ func (t *Tracker) Tokens() Tokens { return runTokens(t.Usage()) }
 
 // Usage returns the four counts.
 func (t Tokens) Usage() Usage {
-	return Usage{t.InputTokens, t.OutputTokens, t.CacheCreationInputTokens, t.CacheReadInputTokens}
+	return Usage{t.InputTokens, t.OutputTokens, t.CacheCreationInputTokens, t.CacheReadInputTokens, 0}
 }
 
 // Cost is what the run cost in US dollars, and where the figure is from.
@@ -366,7 +366,7 @@ func modelAccounts(rows []ModelTokens, costs []ModelUsage) []ModelAccount {
 				if usd := c.CostUSD; c.HasCost {
 					m.CostUSD = &usd
 				}
-				u := Usage{c.InputTokens, c.OutputTokens, c.CacheCreationInputTokens, c.CacheReadInputTokens}
+				u := Usage{c.InputTokens, c.OutputTokens, c.CacheCreationInputTokens, c.CacheReadInputTokens, 0}
 				m.Reported = &ReportedTokens{u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total()}
 			}
 		}

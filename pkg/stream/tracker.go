@@ -734,7 +734,7 @@ func mergeUsage(old, u Usage) Usage {
 		old.OutputTokens = u.OutputTokens
 	}
 	if u.CacheCreationInputTokens != 0 {
-		old.CacheCreationInputTokens = u.CacheCreationInputTokens
+		old.CacheCreationInputTokens, old.CacheWrite1hTokens = u.CacheCreationInputTokens, u.CacheWrite1hTokens
 	}
 	if u.CacheReadInputTokens != 0 {
 		old.CacheReadInputTokens = u.CacheReadInputTokens
@@ -1126,7 +1126,7 @@ func (t *Tracker) Usage() UsageReport {
 			// run's rows, not a helper's (its calls are not known: 0),
 			// so every view shows them in the same columns.
 			for _, mu := range rep.Helper {
-				rep.Add(ModelTokens{Model: mu.Model, Usage: Usage{mu.InputTokens, mu.OutputTokens, mu.CacheCreationInputTokens, mu.CacheReadInputTokens}})
+				rep.Add(ModelTokens{Model: mu.Model, Usage: Usage{mu.InputTokens, mu.OutputTokens, mu.CacheCreationInputTokens, mu.CacheReadInputTokens, 0}})
 			}
 			rep.Helper, rep.HelperCostUSD, rep.OutputFrom = []ModelUsage{}, 0, "result"
 			rep.EventsOutputTokens = 0
