@@ -734,8 +734,14 @@ func mergeUsage(old, u Usage) Usage {
 		old.OutputTokens = u.OutputTokens
 	}
 	if u.CacheCreationInputTokens != 0 {
-		old.CacheCreationInputTokens, old.CacheWrite1hTokens = u.CacheCreationInputTokens, u.CacheWrite1hTokens
+		old.CacheCreationInputTokens = u.CacheCreationInputTokens
 	}
+	if u.CacheWrite1hTokens != 0 {
+		old.CacheWrite1hTokens = u.CacheWrite1hTokens
+	}
+	// A message_delta gives the writes without their split (no
+	// cache_creation): the message_start's 1-hour part stays, within them.
+	old.CacheWrite1hTokens = min(old.CacheWrite1hTokens, old.CacheCreationInputTokens)
 	if u.CacheReadInputTokens != 0 {
 		old.CacheReadInputTokens = u.CacheReadInputTokens
 	}
