@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // killedAs writes a real session transcript of testdata (its one file)
@@ -40,7 +42,7 @@ func killedAs(t *testing.T, run, model, dir string) {
 // OpenAI reasoning model) has a cost that says so, in usage --by and in
 // sessions, rather than $0.0000* (the mark of a priced estimate): ? in a
 // table with a line naming the model and its tokens, null in JSON with
-// the model named; and that a total with a priced session beside it
+// the model named, no point in the OTLP cost metric (its tokens sent); and that a total with a priced session beside it
 // (04-parallel-tools, killed: an estimate at list prices) is marked as
 // leaving those tokens out (+).
 func TestAnUnpricedModelsCostIsUnknownNotZero(t *testing.T) {
@@ -66,6 +68,14 @@ func TestAnUnpricedModelsCostIsUnknownNotZero(t *testing.T) {
 			assert.Equal(t, false, rows[0]["estimated"])
 			assert.Equal(t, 37288.0, rows[0]["unpriced_tokens"])
 			assert.Equal(t, model, rows[0]["unpriced_models"])
+
+			res = runIn(t, []string{"usage", "--by", "model", "-F", "otlp", alone}, "")
+			require.Equal(t, 0, res.Code, res.Stderr)
+			var md metricspb.MetricsData
+			require.NoError(t, protojson.Unmarshal([]byte(res.Stdout), &md), res.Stdout)
+			sums := metricSums(t, &md, "model")
+			assert.Equal(t, 80.0, sums["ccfilter.token.usage"][model+"/output"], "its tokens are sent")
+			assert.NotContains(t, sums["ccfilter.cost.usage"], model, "no cost point: not a cost of 0")
 
 			res = runIn(t, []string{"sessions", alone}, "")
 			require.Equal(t, 0, res.Code, res.Stderr)

@@ -288,7 +288,11 @@ func usageMetrics(rows []spend.Row) *render.Metrics {
 		}{{"input", u.InputTokens}, {"output", u.OutputTokens}, {"cacheRead", u.CacheReadInputTokens}, {"cacheCreation", u.CacheCreationInputTokens}} {
 			tokens.Points = append(tokens.Points, render.MetricPoint{Attrs: append(slices.Clone(attrs), render.MetricAttr{Key: "type", Value: t.typ}), Start: r.Start, Int: t.n})
 		}
-		cost.Points = append(cost.Points, render.MetricPoint{Attrs: attrs, Start: r.Start, Float: RoundUSD(r.All.CostUSD())})
+		if r.All.CostKnown() {
+			// (a series of a model no price is known for has no cost
+			// point: a sum of 0 would say it cost nothing)
+			cost.Points = append(cost.Points, render.MetricPoint{Attrs: attrs, Start: r.Start, Float: RoundUSD(r.All.CostUSD())})
+		}
 		calls.Points = append(calls.Points, render.MetricPoint{Attrs: attrs, Start: r.Start, Int: int64(r.Calls)})
 	}
 	return &render.Metrics{Sums: []render.MetricSum{tokens, cost, calls}}
