@@ -131,9 +131,7 @@ func (o *options) listSessions(dirs []string, f render.Format) error {
 // what it spent, each call counted once where it was made (pkg/spend).
 type listed struct {
 	input.Session
-	spend spend.Side // its own calls' tokens and cost (a fork's copies not again)
-	calls int
-	flags string // "*": some cost estimated or unpriced
+	spend spend.Row // its own calls' tokens and cost (a fork's copies not again)
 }
 
 // scanSessions reads the sessions on every core, keeping their order,
@@ -167,10 +165,7 @@ func (o *options) scanSessions(files []inputFile) ([]listed, int) {
 	sums := spend.AccountEach(read, spend.Options{}, func(i int, c spend.Call) { totals[i].Add(c) })
 	for i := range list {
 		_, all := totals[i].Rows()
-		list[i].spend, list[i].calls = all.All, all.Calls
-		if all.Estimated || all.Unpriced {
-			list[i].flags = "*"
-		}
+		list[i].spend = all
 		if list[i].ForkedFrom == "" {
 			// (a fork whose copies name no origin: the session that
 			// owns what it copied)
@@ -201,21 +196,29 @@ func sessionsReport(list []listed) *render.Report {
 	// where it was made (usage --by session's figures); recorded_cost_usd:
 	// the last cost-state's figure, what /cost shows (a fork's includes
 	// its parent's; null when the file has none).
+	// cost_usd is null when no call of the session has a price
+	// (unpriced_models names their models), estimated says some of it is
+	// a rate's, as usage --by's rows.
 	rows := render.NewRowSet("session_id", "cli", "path", "cwd", "start", "last_activity", "runs", "turns", "tool_calls", "subagents", "main_tokens",
-		"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "total_tokens", "cost_usd", "recorded_cost_usd", "forked_from", "title")
-	for _, s := range list {
-		u := s.spend.Usage
+		"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "total_tokens", "cost_usd", "recorded_cost_usd", "forked_from", "title",
+		"estimated", "unpriced_tokens", "unpriced_models")
+	spent := make([]spend.Row, len(list))
+	for i, s := range list {
+		u, sp := s.spend.All.Usage, s.spend
+		spent[i] = sp
 		table.Rows = append(table.Rows, []render.Cell{plain(when(s.Start)), plain(when(s.Last)), plain(input.CLIName(s.CLI)), {Text: s.ID, Style: render.Code}, {Text: s.CWD, Style: render.Prose},
 			{Text: s.Title, Style: render.Prose}, num(int64(s.Runs)), num(int64(s.Turns)), num(int64(s.ToolCalls)), num(int64(s.Subagents)), num(s.Tokens),
-			num(u.Total()), plain(fmt.Sprintf("$%.4f%s", s.spend.CostUSD(), s.flags)), plain(recorded(s)), {Text: s.ForkedFrom, Style: render.Code}})
+			num(u.Total()), plain(preset.CostText(sp.All, sp.Estimated)), plain(recorded(s)), {Text: s.ForkedFrom, Style: render.Code}})
 		var c any
 		if s.HaveCost {
 			c = s.CostUSD
 		}
 		rows.Add(s.ID, s.CLI, s.Path, s.CWD, s.Start, s.Last, s.Runs, s.Turns, s.ToolCalls, s.Subagents, s.Tokens,
-			u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(), preset.RoundUSD(s.spend.CostUSD()), c, s.ForkedFrom, s.Title)
+			u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(), preset.CostValue(sp.All), c, s.ForkedFrom, s.Title,
+			sp.Estimated, sp.All.UnpricedTokens, preset.UnpricedModels(sp))
 	}
-	return &render.Report{Title: "Sessions", Blocks: []render.Block{{Table: table}}, Rows: rows}
+	blocks := append([]render.Block{{Table: table}}, preset.CostNotes(spend.Sum(spent))...)
+	return &render.Report{Title: "Sessions", Blocks: blocks, Rows: rows}
 }
 
 // when is a timestamp as a listing shows it: "2026-12-03 15:10".

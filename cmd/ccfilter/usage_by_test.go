@@ -137,45 +137,39 @@ func TestSessionsSpendIsUsageBySession(t *testing.T) {
 // model renamed) is unpriced, counted at $0 and said so; and that
 // --prices prices it, marked estimated.
 func TestUsageByPricesAKilledRun(t *testing.T) {
-	src, _ := filepath.Glob("../../testdata/transcripts/02-write-read/home/.claude/projects/*/*.jsonl")
-	require.Len(t, src, 1)
-	b, err := os.ReadFile(src[0])
-	require.NoError(t, err)
-	var kept, renamed []string
-	for _, l := range strings.Split(strings.TrimSuffix(string(b), "\n"), "\n") {
-		if !strings.Contains(l, `"type":"cost-state"`) {
-			kept = append(kept, l)
-			renamed = append(renamed, strings.ReplaceAll(l, `"model":"claude-opus-5-5"`, `"model":"claude-nonesuch"`))
-		}
-	}
-	dir := t.TempDir()
-	path := filepath.Join(dir, filepath.Base(src[0]))
-	require.NoError(t, os.WriteFile(path, []byte(strings.Join(kept, "\n")+"\n"), 0o644))
-	other := filepath.Join(t.TempDir(), filepath.Base(src[0]))
-	require.NoError(t, os.WriteFile(other, []byte(strings.Join(renamed, "\n")+"\n"), 0o644))
+	dir, otherDir := t.TempDir(), t.TempDir()
+	killedAs(t, "02-write-read", "", dir)
+	killedAs(t, "02-write-read", "claude-nonesuch", otherDir)
+	path, other := filepath.Join(dir, "0db2634f-ae79-455c-9f0e-6a3434377177.jsonl"), filepath.Join(otherDir, "0db2634f-ae79-455c-9f0e-6a3434377177.jsonl")
 
 	rows := spendRows(t, "--by", "session", path)
 	require.Len(t, rows, 1)
 	assert.Equal(t, true, rows[0]["estimated"])
 	assert.Equal(t, false, rows[0]["unpriced"])
-	// At claude-opus-5-5's list price ($4 input, $20 output a million),
-	// near what the CLI recorded for this run ($0.0298).
-	assert.InDelta(t, 0.0298, rows[0]["cost_usd"], 0.01)
+	// At claude-opus-5-5's list price ($4 input, $20 output a million, a
+	// 1-hour cache write twice the input), what the CLI recorded for this
+	// run ($0.0297614).
+	assert.InDelta(t, 0.0297614, rows[0]["cost_usd"], 1e-7)
 
 	rows = spendRows(t, "--by", "session", other)
 	require.Len(t, rows, 1)
 	assert.Equal(t, true, rows[0]["unpriced"])
-	assert.Equal(t, 0.0, rows[0]["cost_usd"])
+	assert.Nil(t, rows[0]["cost_usd"], "not known, not $0")
+	assert.Equal(t, "claude-nonesuch", rows[0]["unpriced_models"])
 	assert.Greater(t, rows[0]["total_tokens"], 0.0, "its tokens count")
 
 	prices := filepath.Join(dir, "prices.json")
-	require.NoError(t, os.WriteFile(prices, []byte(`{"claude-nonesuch": 5}`), 0o644))
+	require.NoError(t, os.WriteFile(prices, []byte(`{"claude-nonesuch": 4}`), 0o644))
 	rows = spendRows(t, "--by", "session", "--prices", prices, other)
 	require.Len(t, rows, 1)
 	assert.Equal(t, true, rows[0]["estimated"])
 	assert.Equal(t, false, rows[0]["unpriced"])
-	// At $5 a million input tokens and Claude's ratios: near the same.
-	assert.InDelta(t, 0.0298, rows[0]["cost_usd"], 0.01)
+	// At $4 a million input tokens and Claude's ratios (output 5×, a cache
+	// read 0.1×, a write 2×: this capture's writes all go to the 1-hour
+	// cache).
+	r := rows[0]
+	assert.InDelta(t, 4e-6*(r["input_tokens"].(float64)+5*r["output_tokens"].(float64)+
+		2*r["cache_creation_input_tokens"].(float64)+0.1*r["cache_read_input_tokens"].(float64)), r["cost_usd"], 1e-9)
 
 	bad := runIn(t, []string{"usage", "--by", "day", "--prices", filepath.Join(dir, "none.json"), path}, "")
 	assert.Equal(t, exitInput, bad.Code)

@@ -182,7 +182,8 @@ func TestCodexSessionNamingNoModelCountsItsTokensUnpriced(t *testing.T) {
 				assert.Equal(t, named[0][k], rows[0][k], k)
 			}
 			assert.Equal(t, true, rows[0]["unpriced"], "no model: no price is known")
-			assert.Equal(t, 0.0, rows[0]["cost_usd"])
+			assert.Nil(t, rows[0]["cost_usd"], "a cost no price is known for is unknown, not $0")
+			assert.Equal(t, named[0]["total_tokens"], rows[0]["unpriced_tokens"], "its tokens are the unpriced ones")
 
 			list := jsonRows(t, runIn(t, []string{"sessions", "-F", "json", tree}, ""))
 			require.Len(t, list, 1)

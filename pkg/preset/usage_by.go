@@ -147,18 +147,73 @@ func spendRowsWhere(by spend.By, t *spend.Totals, where *filter.Expr) ([]spend.R
 // spendRowSet is the rows as CSV, NDJSON and JSON write them.
 func spendRowSet(by spend.By, rows []spend.Row) *render.RowSet {
 	set := render.NewRowSet(append(by.Fields(), "calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "total_tokens",
-		"cost_usd", "main_tokens", "main_cost_usd", "subagent_tokens", "subagent_cost_usd", "hidden_tokens", "unread_tokens", "estimated", "unpriced")...)
+		"cost_usd", "main_tokens", "main_cost_usd", "subagent_tokens", "subagent_cost_usd", "hidden_tokens", "unread_tokens", "estimated", "unpriced",
+		"unpriced_tokens", "unpriced_models")...)
 	for _, r := range rows {
 		u := r.All.Usage
-		vals := make([]any, 0, len(r.Keys)+15)
+		vals := make([]any, 0, len(r.Keys)+17)
 		for _, k := range r.Keys {
 			vals = append(vals, k)
 		}
 		set.Add(append(vals, r.Calls, u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total(),
-			RoundUSD(r.All.CostUSD()), r.Main.Usage.Total(), RoundUSD(r.Main.CostUSD()), r.Subagents.Usage.Total(), RoundUSD(r.Subagents.CostUSD()),
-			r.Hidden.Total(), r.Unread.Total(), r.Estimated, r.Unpriced)...)
+			CostValue(r.All), r.Main.Usage.Total(), CostValue(r.Main), r.Subagents.Usage.Total(), CostValue(r.Subagents),
+			r.Hidden.Total(), r.Unread.Total(), r.Estimated, r.Unpriced, r.All.UnpricedTokens, UnpricedModels(r))...)
 	}
 	return set
+}
+
+// CostText is a cost as a table shows it (usage --by's and sessions'
+// cells): "?" when none of its calls has a price (a cost not known, never
+// $0), else the dollars, "+" after them when they leave out calls no
+// price is known for, "*" when some are estimated (CostNotes says both).
+func CostText(s spend.Side, estimated bool) string {
+	if !s.CostKnown() {
+		return "?"
+	}
+	c := fmt.Sprintf("$%.4f", s.CostUSD())
+	if s.UnpricedTokens > 0 {
+		c += "+"
+	}
+	if estimated {
+		c += "*"
+	}
+	return c
+}
+
+// CostValue is a cost as CSV, NDJSON and JSON write it: null when none of
+// its calls has a price (the row's unpriced_models say which).
+func CostValue(s spend.Side) any {
+	if !s.CostKnown() {
+		return nil
+	}
+	return RoundUSD(s.CostUSD())
+}
+
+// UnpricedModels are the models of a row no price is known for, as CSV
+// and JSON write them: comma-separated, "(none named)" for a run that
+// names no model.
+func UnpricedModels(r spend.Row) string {
+	names := slices.Clone(r.UnpricedModels)
+	for i, m := range names {
+		if m == "" {
+			names[i] = "(none named)"
+		}
+	}
+	return strings.Join(names, ",")
+}
+
+// CostNotes are the lines under a table of costs (CostText) that say
+// what its marks mean, for the figures of total (all its rows).
+func CostNotes(total spend.Row) []render.Block {
+	var notes []render.Block
+	if total.Estimated {
+		notes = append(notes, render.Block{Line: "* estimated: runs that recorded no cost (killed, or of a CLI that reports none) are priced at the session's recorded rate for the model, else at list prices"})
+	}
+	if total.Unpriced {
+		notes = append(notes, render.Block{Line: fmt.Sprintf("? unpriced: no price is known for %s (%d tokens): a cost of those calls alone is ?, a cost that leaves them out is marked +; --prices FILE gives one (see docs/usage.md)",
+			strings.ReplaceAll(UnpricedModels(total), ",", ", "), total.All.UnpricedTokens)})
+	}
+	return notes
 }
 
 // spendReport is the grouped spend in the report shape every format
@@ -167,11 +222,7 @@ func spendRowSet(by spend.By, rows []spend.Row) *render.RowSet {
 func spendReport(by spend.By, rows []spend.Row) *render.Report {
 	total := spend.Sum(rows)
 	money := func(s spend.Side, r spend.Row) render.Cell {
-		c := fmt.Sprintf("$%.4f", s.CostUSD())
-		if r.Estimated || r.Unpriced {
-			c += "*"
-		}
-		return render.Cell{Text: c, Style: render.Number}
+		return render.Cell{Text: CostText(s, r.Estimated), Style: render.Number}
 	}
 	var cols []render.Column
 	for _, k := range by {
@@ -198,10 +249,7 @@ func spendReport(by spend.By, rows []spend.Row) *render.Report {
 	keys := make([]render.Cell, len(by))
 	keys[0] = render.Cell{Text: "total", Style: render.Strong}
 	table.Rows = append(table.Rows, line(total, keys))
-	blocks := []render.Block{{Table: table}}
-	if total.Estimated || total.Unpriced {
-		blocks = append(blocks, render.Block{Line: "* estimated: runs that recorded no cost (killed, or of a CLI that reports none) are priced at the session's recorded rate for the model, else at list prices; unpriced models count 0"})
-	}
+	blocks := append([]render.Block{{Table: table}}, CostNotes(total)...)
 	if n := total.Unread.Total(); n > 0 {
 		blocks = append(blocks, render.Block{Line: fmt.Sprintf("%d tokens the sessions recorded are not in a call read here: lines that could not be read (warned above) may hold them. They are in the totals, not in hidden.", n)})
 	}
@@ -240,7 +288,11 @@ func usageMetrics(rows []spend.Row) *render.Metrics {
 		}{{"input", u.InputTokens}, {"output", u.OutputTokens}, {"cacheRead", u.CacheReadInputTokens}, {"cacheCreation", u.CacheCreationInputTokens}} {
 			tokens.Points = append(tokens.Points, render.MetricPoint{Attrs: append(slices.Clone(attrs), render.MetricAttr{Key: "type", Value: t.typ}), Start: r.Start, Int: t.n})
 		}
-		cost.Points = append(cost.Points, render.MetricPoint{Attrs: attrs, Start: r.Start, Float: RoundUSD(r.All.CostUSD())})
+		if r.All.CostKnown() {
+			// (a series of a model no price is known for has no cost
+			// point: a sum of 0 would say it cost nothing)
+			cost.Points = append(cost.Points, render.MetricPoint{Attrs: attrs, Start: r.Start, Float: RoundUSD(r.All.CostUSD())})
+		}
 		calls.Points = append(calls.Points, render.MetricPoint{Attrs: attrs, Start: r.Start, Int: int64(r.Calls)})
 	}
 	return &render.Metrics{Sums: []render.MetricSum{tokens, cost, calls}}

@@ -23,6 +23,8 @@ var pricesJSON []byte
 // each kind ccfilter counts. CacheRead and CacheWrite are nil where the
 // provider publishes none: a cache read is then billed as input, and so
 // is a cache write (OpenAI and Google charge none of their own).
+// CacheWrite is the price of a write to the 5-minute cache (genai-prices'
+// cache_write_mtok; it has no 1-hour price): see Cost for the 1-hour one.
 type ModelPrice struct {
 	Provider   string    `json:"provider"`
 	ID         string    `json:"id"`
@@ -34,7 +36,18 @@ type ModelPrice struct {
 	match      func(string) bool
 }
 
-// Cost is what usage u costs at p's prices, in dollars.
+// cacheWrite1hTimesInput is the price of a write to the 1-hour cache, in
+// input prices: Anthropic's rule ("1-hour cache writes: 2x base input
+// tokens price", https://docs.anthropic.com/en/docs/about-claude/pricing),
+// the same for every Claude model. genai-prices (prices.json) gives only
+// the 5-minute price (1.25x), and Claude Code writes to the 1-hour cache
+// (usage.cache_creation.ephemeral_1h_input_tokens): priced at 1.25x, a
+// killed session's estimate came out 10-40% low.
+const cacheWrite1hTimesInput = 2
+
+// Cost is what usage u costs at p's prices, in dollars: the one place a
+// usage is priced (weight, which shares a recorded cost among calls, is
+// Cost at Claude's ratios).
 func (p ModelPrice) Cost(u stream.Usage) float64 {
 	or := func(v *float64) float64 {
 		if v == nil {
@@ -42,8 +55,10 @@ func (p ModelPrice) Cost(u stream.Usage) float64 {
 		}
 		return *v
 	}
+	write5m := u.CacheCreationInputTokens - u.CacheWrite1hTokens
 	return (float64(u.InputTokens)*p.Input + float64(u.OutputTokens)*p.Output +
-		float64(u.CacheReadInputTokens)*or(p.CacheRead) + float64(u.CacheCreationInputTokens)*or(p.CacheWrite)) / 1e6
+		float64(u.CacheReadInputTokens)*or(p.CacheRead) + float64(write5m)*or(p.CacheWrite) +
+		float64(u.CacheWrite1hTokens)*cacheWrite1hTimesInput*p.Input) / 1e6
 }
 
 // Catalog is the published list prices: the model a name matches is the

@@ -106,14 +106,31 @@ func (b By) Fields() []string {
 type Side struct {
 	Usage stream.Usage
 	nanos int64
+	// UnpricedTokens are the tokens of its calls no price is known for
+	// (Call.Unpriced): their cost is not in CostUSD.
+	UnpricedTokens int64
+	// priced and unpriced count its calls with a cost and without.
+	priced, unpriced int
 }
 
-// CostUSD is the side's cost.
+// CostUSD is the side's cost: of its priced calls (CostKnown).
 func (s Side) CostUSD() float64 { return float64(s.nanos) / 1e9 }
+
+// CostKnown reports whether CostUSD says what the side cost: false when
+// it has calls and none of them has a price, so that its cost is not $0
+// but unknown. (When some have one, CostUSD is theirs, and
+// UnpricedTokens says what it leaves out.)
+func (s Side) CostKnown() bool { return s.unpriced == 0 || s.priced > 0 }
 
 func (s *Side) add(c Call) {
 	s.Usage = s.Usage.Add(c.Usage)
 	s.nanos += nanos(c.CostUSD)
+	if c.Unpriced {
+		s.unpriced++
+		s.UnpricedTokens += c.Usage.Total()
+	} else {
+		s.priced++
+	}
 }
 
 // Row is one group's spend.
@@ -128,8 +145,11 @@ type Row struct {
 	// (Call.SessionStart).
 	Start time.Time
 	// Estimated: some of the cost is a rate's (a run without cost-state);
-	// Unpriced: some calls have no rate at all (their cost is not in).
+	// Unpriced: some calls have no rate at all (their cost is not in),
+	// of the models UnpricedModels names (sorted; "" a run that names
+	// none).
 	Estimated, Unpriced bool
+	UnpricedModels      []string
 }
 
 // Totals adds calls up by a grouping, over a time window. The cost is
@@ -182,8 +202,20 @@ func (t *Totals) Add(c Call) {
 	} else {
 		r.Main.add(c)
 	}
-	r.Estimated = r.Estimated || c.Estimated
-	r.Unpriced = r.Unpriced || c.Unpriced
+	// (an unpriced call is in no figure: nothing of it is estimated)
+	r.Estimated = r.Estimated || c.Estimated && !c.Unpriced
+	if c.Unpriced {
+		r.Unpriced = true
+		r.UnpricedModels = withName(r.UnpricedModels, c.Model)
+	}
+}
+
+// withName is the sorted names with name in them, once.
+func withName(names []string, name string) []string {
+	if i, found := slices.BinarySearch(names, name); !found {
+		return slices.Insert(names, i, name)
+	}
+	return names
 }
 
 // Merge adds o's rows to t's (the same grouping).
@@ -209,9 +241,15 @@ func (r *Row) plus(o Row) {
 	r.Start = earliest(r.Start, o.Start)
 	r.Estimated = r.Estimated || o.Estimated
 	r.Unpriced = r.Unpriced || o.Unpriced
+	for _, m := range o.UnpricedModels {
+		r.UnpricedModels = withName(r.UnpricedModels, m)
+	}
 }
 
-func (s Side) plus(o Side) Side { return Side{Usage: s.Usage.Add(o.Usage), nanos: s.nanos + o.nanos} }
+func (s Side) plus(o Side) Side {
+	return Side{Usage: s.Usage.Add(o.Usage), nanos: s.nanos + o.nanos, UnpricedTokens: s.UnpricedTokens + o.UnpricedTokens,
+		priced: s.priced + o.priced, unpriced: s.unpriced + o.unpriced}
+}
 
 // Rows returns the rows, by their keys (the first key's order, then the
 // next's: a date, oldest first), and their total.

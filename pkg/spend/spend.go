@@ -123,11 +123,12 @@ type costState map[string]modelTotal
 
 func readCostState(ev *stream.Event) costState {
 	var mu map[string]struct {
-		In    int64   `json:"inputTokens"`
-		Out   int64   `json:"outputTokens"`
-		Write int64   `json:"cacheCreationInputTokens"`
-		Read  int64   `json:"cacheReadInputTokens"`
-		Cost  float64 `json:"costUSD"`
+		In      int64   `json:"inputTokens"`
+		Out     int64   `json:"outputTokens"`
+		Write   int64   `json:"cacheCreationInputTokens"`
+		Write1h int64   `json:"cacheCreationEphemeral1hInputTokens"`
+		Read    int64   `json:"cacheReadInputTokens"`
+		Cost    float64 `json:"costUSD"`
 	}
 	cs := costState{}
 	if json.Unmarshal(ev.Get("modelUsage"), &mu) != nil {
@@ -141,7 +142,8 @@ func readCostState(ev *stream.Event) costState {
 	for _, name := range names {
 		v, model := mu[name], apiModel(name)
 		t := cs[model]
-		t.usage = t.usage.Add(stream.Usage{InputTokens: v.In, OutputTokens: v.Out, CacheCreationInputTokens: v.Write, CacheReadInputTokens: v.Read})
+		t.usage = t.usage.Add(stream.Usage{InputTokens: v.In, OutputTokens: v.Out,
+			CacheCreationInputTokens: v.Write, CacheReadInputTokens: v.Read, CacheWrite1hTokens: min(v.Write1h, v.Write)})
 		t.cost += v.Cost
 		cs[model] = t
 	}
@@ -725,6 +727,7 @@ func (t modelTotal) minus(o modelTotal) modelTotal {
 		OutputTokens:             max(0, t.usage.OutputTokens-o.usage.OutputTokens),
 		CacheCreationInputTokens: max(0, t.usage.CacheCreationInputTokens-o.usage.CacheCreationInputTokens),
 		CacheReadInputTokens:     max(0, t.usage.CacheReadInputTokens-o.usage.CacheReadInputTokens),
+		CacheWrite1hTokens:       max(0, t.usage.CacheWrite1hTokens-o.usage.CacheWrite1hTokens),
 	}, cost: math.Max(0, t.cost-o.cost)}
 }
 
@@ -790,11 +793,16 @@ func (l *Ledger) agentType(id string) string {
 }
 
 // weight is a call's tokens weighed at Claude's price ratios (the same for
-// every Claude model): output 5 times input, a cache write 1.25 times, a
-// cache read a tenth. It shares a run's recorded cost among its calls.
-func weight(u stream.Usage) float64 {
-	return float64(u.InputTokens) + 5*float64(u.OutputTokens) + 1.25*float64(u.CacheCreationInputTokens) + 0.1*float64(u.CacheReadInputTokens)
-}
+// every Claude model): output 5 times input, a cache write 1.25 times (a
+// 1-hour one twice), a cache read a tenth. It shares a run's recorded cost
+// among its calls.
+func weight(u stream.Usage) float64 { return claudeRatios.Cost(u) * 1e6 }
+
+// claudeRatios are Claude's prices in input prices (Cost adds the 1-hour
+// cache write's).
+var claudeRatios = ModelPrice{Input: 1, Output: 5, CacheRead: ptr(0.1), CacheWrite: ptr(1.25)}
+
+func ptr(f float64) *float64 { return &f }
 
 // gemini reads a Gemini CLI chat file into the ledger: its reader's
 // events (shaped as Claude Code's, a call per "gemini" record with its

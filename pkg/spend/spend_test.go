@@ -24,11 +24,13 @@ const transcripts = "../../testdata/transcripts"
 type streamResult struct {
 	Cost       float64 `json:"total_cost_usd"`
 	ModelUsage map[string]struct {
-		In    int64   `json:"inputTokens"`
-		Out   int64   `json:"outputTokens"`
-		Read  int64   `json:"cacheReadInputTokens"`
-		Write int64   `json:"cacheCreationInputTokens"`
-		Cost  float64 `json:"costUSD"`
+		In    int64 `json:"inputTokens"`
+		Out   int64 `json:"outputTokens"`
+		Read  int64 `json:"cacheReadInputTokens"`
+		Write int64 `json:"cacheCreationInputTokens"`
+		// The 1-hour part of Write: the calls' own split adds up to it.
+		Write1h int64   `json:"cacheCreationEphemeral1hInputTokens"`
+		Cost    float64 `json:"costUSD"`
 	} `json:"modelUsage"`
 }
 
@@ -58,7 +60,7 @@ func lastResult(t *testing.T, path string) (streamResult, bool) {
 // TestEverySessionAddsUpToTheCLIsOwnTotal proves, on every real session
 // of one run (its stream is beside it), that the calls Scan finds add up
 // to the CLI's own result: the cost, and each model's four kinds of
-// tokens, compaction and helper calls included (as hidden calls).
+// tokens (and the 1-hour part of its cache writes), compaction and helper calls included (as hidden calls).
 func TestEverySessionAddsUpToTheCLIsOwnTotal(t *testing.T) {
 	dirs, _ := filepath.Glob(filepath.Join(transcripts, "*"))
 	checked := 0
@@ -80,8 +82,8 @@ func TestEverySessionAddsUpToTheCLIsOwnTotal(t *testing.T) {
 			assert.InDelta(t, res.Cost, cost, 1e-6, "cost")
 			assert.InDelta(t, res.Cost, sum.CostUSD, 1e-6, "the summary's cost")
 			for model, u := range res.ModelUsage {
-				assert.Equal(t, stream.Usage{InputTokens: u.In, OutputTokens: u.Out, CacheReadInputTokens: u.Read, CacheCreationInputTokens: u.Write},
-					byModel[model], "%s tokens", model)
+				assert.Equal(t, stream.Usage{InputTokens: u.In, OutputTokens: u.Out, CacheReadInputTokens: u.Read, CacheCreationInputTokens: u.Write,
+					CacheWrite1hTokens: u.Write1h}, byModel[model], "%s tokens", model)
 			}
 			checked++
 		})

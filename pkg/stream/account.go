@@ -85,12 +85,16 @@ type Tokens struct {
 	// OutputFrom: "events" (the calls' own counts) or "result" (the last
 	// result's modelUsage, exact, where the calls' are placeholders).
 	OutputFrom string `json:"output_from"`
+	// cacheWrite1h is the part of the cache writes that went to the 1-hour
+	// cache (Usage.CacheWrite1hTokens): not shown, kept so that an
+	// estimate of these tokens (Tracker.cost) prices it.
+	cacheWrite1h int64
 }
 
 func tokensOf(calls, placeholders int, u Usage, from string) Tokens {
 	return Tokens{Calls: calls, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
 		CacheCreationInputTokens: u.CacheCreationInputTokens, CacheReadInputTokens: u.CacheReadInputTokens,
-		TotalTokens: u.Total(), PlaceholderCalls: placeholders, OutputFrom: from}
+		TotalTokens: u.Total(), PlaceholderCalls: placeholders, OutputFrom: from, cacheWrite1h: u.CacheWrite1hTokens}
 }
 
 // runTokens are the run's tokens, from its usage report.
@@ -105,7 +109,7 @@ func (t *Tracker) Tokens() Tokens { return runTokens(t.Usage()) }
 
 // Usage returns the four counts.
 func (t Tokens) Usage() Usage {
-	return Usage{t.InputTokens, t.OutputTokens, t.CacheCreationInputTokens, t.CacheReadInputTokens}
+	return Usage{t.InputTokens, t.OutputTokens, t.CacheCreationInputTokens, t.CacheReadInputTokens, min(t.cacheWrite1h, t.CacheCreationInputTokens)}
 }
 
 // Cost is what the run cost in US dollars, and where the figure is from.
@@ -386,7 +390,7 @@ func modelAccounts(rows []ModelTokens, costs []ModelUsage) []ModelAccount {
 				if usd := c.CostUSD; c.HasCost {
 					m.CostUSD = &usd
 				}
-				u := Usage{c.InputTokens, c.OutputTokens, c.CacheCreationInputTokens, c.CacheReadInputTokens}
+				u := Usage{c.InputTokens, c.OutputTokens, c.CacheCreationInputTokens, c.CacheReadInputTokens, 0}
 				m.Reported = &ReportedTokens{u.InputTokens, u.OutputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.Total()}
 			}
 		}

@@ -20,6 +20,12 @@ type Usage struct {
 	OutputTokens             int64 `json:"output_tokens"`
 	CacheCreationInputTokens int64 `json:"cache_creation_input_tokens"`
 	CacheReadInputTokens     int64 `json:"cache_read_input_tokens"`
+	// CacheWrite1hTokens is the part of CacheCreationInputTokens written
+	// to the 1-hour cache (cache_creation.ephemeral_1h_input_tokens),
+	// which costs more than a 5-minute write; 0 when the input gives no
+	// split (every write is then a 5-minute one). Not a count of its own:
+	// Total leaves it out, and no output shows it.
+	CacheWrite1hTokens int64 `json:"-"`
 }
 
 // Add returns the sum of u and o. A sum past int64 stays at int64's
@@ -27,7 +33,8 @@ type Usage struct {
 // each fit could otherwise add up to a negative total.
 func (u Usage) Add(o Usage) Usage {
 	return Usage{addSat(u.InputTokens, o.InputTokens), addSat(u.OutputTokens, o.OutputTokens),
-		addSat(u.CacheCreationInputTokens, o.CacheCreationInputTokens), addSat(u.CacheReadInputTokens, o.CacheReadInputTokens)}
+		addSat(u.CacheCreationInputTokens, o.CacheCreationInputTokens), addSat(u.CacheReadInputTokens, o.CacheReadInputTokens),
+		addSat(u.CacheWrite1hTokens, o.CacheWrite1hTokens)}
 }
 
 // Saturated reports whether a count of u is at int64's largest or smallest
@@ -64,7 +71,14 @@ func usageOf(v jsonx.Value, nf *Unfits) Usage {
 	var buf [16]jsonx.Member
 	ms := members(v, buf[:0])
 	get := func(k string) int64 { return nf.Int(k, jsonx.Lookup(ms, k)) }
-	return Usage{get("input_tokens"), get("output_tokens"), get("cache_creation_input_tokens"), get("cache_read_input_tokens")}
+	u := Usage{get("input_tokens"), get("output_tokens"), get("cache_creation_input_tokens"), get("cache_read_input_tokens"), 0}
+	if cc := jsonx.Lookup(ms, "cache_creation"); cc.Type() == jsonx.Object {
+		// The 1-hour part is priced apart (spend.ModelPrice.Cost); it is
+		// a part of the writes, so a larger count (a hostile input) is
+		// held to them.
+		u.CacheWrite1hTokens = min(nf.Int("cache_creation.ephemeral_1h_input_tokens", cc.Get("ephemeral_1h_input_tokens")), u.CacheCreationInputTokens)
+	}
+	return u
 }
 
 // Unfit is a number the stream wrote that does not fit where ccfilter

@@ -736,6 +736,12 @@ func mergeUsage(old, u Usage) Usage {
 	if u.CacheCreationInputTokens != 0 {
 		old.CacheCreationInputTokens = u.CacheCreationInputTokens
 	}
+	if u.CacheWrite1hTokens != 0 {
+		old.CacheWrite1hTokens = u.CacheWrite1hTokens
+	}
+	// A message_delta gives the writes without their split (no
+	// cache_creation): the message_start's 1-hour part stays, within them.
+	old.CacheWrite1hTokens = min(old.CacheWrite1hTokens, old.CacheCreationInputTokens)
 	if u.CacheReadInputTokens != 0 {
 		old.CacheReadInputTokens = u.CacheReadInputTokens
 	}
@@ -1126,7 +1132,7 @@ func (t *Tracker) Usage() UsageReport {
 			// run's rows, not a helper's (its calls are not known: 0),
 			// so every view shows them in the same columns.
 			for _, mu := range rep.Helper {
-				rep.Add(ModelTokens{Model: mu.Model, Usage: Usage{mu.InputTokens, mu.OutputTokens, mu.CacheCreationInputTokens, mu.CacheReadInputTokens}})
+				rep.Add(ModelTokens{Model: mu.Model, Usage: Usage{mu.InputTokens, mu.OutputTokens, mu.CacheCreationInputTokens, mu.CacheReadInputTokens, 0}})
 			}
 			rep.Helper, rep.HelperCostUSD, rep.OutputFrom = []ModelUsage{}, 0, "result"
 			rep.EventsOutputTokens = 0
