@@ -278,6 +278,17 @@ func TestACostStateNamingTheModelWithItsContextSelectorCountsOnce(t *testing.T) 
 				want := spendRows(t, "--by", by, base)
 				assert.Equal(t, want, spendRows(t, "--by", by, variant), by)
 			}
+			// The usage preset and the account on the file (the tracker's
+			// reading of the result's modelUsage): the same as the
+			// original's, not the model called a helper's.
+			baseFiles, _ := filepath.Glob(filepath.Join(base, "*", "*.jsonl"))
+			require.Len(t, baseFiles, 1)
+			for _, args := range [][]string{{"usage", "-F", "json"}, {"usage"}, {"account", "-F", "json"}} {
+				want := runIn(t, append(args, baseFiles[0]), "")
+				got := runIn(t, append(args, files[0]), "")
+				require.Equal(t, 0, got.Code, got.Stderr)
+				assert.Equal(t, strings.ReplaceAll(want.Stdout, baseFiles[0], files[0]), got.Stdout, "%v", args)
+			}
 		})
 	}
 }

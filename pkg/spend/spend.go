@@ -32,7 +32,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ccfilter/ccfilter/pkg/input"
@@ -140,7 +139,7 @@ func readCostState(ev *stream.Event) costState {
 	}
 	sort.Strings(names) // (two names of one model are added in one order)
 	for _, name := range names {
-		v, model := mu[name], apiModel(name)
+		v, model := mu[name], stream.APIModel(name)
 		t := cs[model]
 		t.usage = t.usage.Add(stream.Usage{InputTokens: v.In, OutputTokens: v.Out,
 			CacheCreationInputTokens: v.Write, CacheReadInputTokens: v.Read, CacheWrite1hTokens: min(v.Write1h, v.Write)})
@@ -148,23 +147,6 @@ func readCostState(ev *stream.Event) costState {
 		cs[model] = t
 	}
 	return cs
-}
-
-// apiModel is a model as the API names it, which the assistant records
-// say: the name without the context selectors Claude Code reads and takes
-// off before it calls the API ("claude-opus-5-5[1m]", the suffix repeated
-// or in capitals too). A cost-state keyed by the name as the user chose it
-// would otherwise not meet its calls: their tokens counted twice, once as
-// calls priced at a rate and once as the cost-state's hidden remainder.
-func apiModel(name string) string {
-	for strings.HasSuffix(name, "]") {
-		i := strings.LastIndexByte(name, '[')
-		if i <= 0 || !strings.EqualFold(name[i:], "[1m]") {
-			break
-		}
-		name = name[:i]
-	}
-	return name
 }
 
 // Options are how Scan reads.

@@ -375,7 +375,7 @@ func TestSharedScratchReadsLongLinesWithoutAllocating(t *testing.T) {
 	assert.Less(t, allocated, uint64(long/10))
 }
 
-// TestAPIModelTakesOffTheContextSelectorOnly proves apiModel takes off
+// TestAPIModelTakesOffTheContextSelectorOnly proves stream.APIModel takes off
 // Claude Code's 1M-context selector (any case, repeated), the part of a
 // model's name the API never sees, and nothing else.
 func TestAPIModelTakesOffTheContextSelectorOnly(t *testing.T) {
@@ -390,6 +390,6 @@ func TestAPIModelTakesOffTheContextSelectorOnly(t *testing.T) {
 		"gpt-5.5":                 "gpt-5.5",
 		"":                        "",
 	} {
-		assert.Equal(t, want, apiModel(in), in)
+		assert.Equal(t, want, stream.APIModel(in), in)
 	}
 }

@@ -539,6 +539,10 @@ type ModelUsage struct {
 	CacheReadInputTokens     int64   `json:"cache_read_input_tokens"`
 	CacheCreationInputTokens int64   `json:"cache_creation_input_tokens"`
 	CostUSD                  float64 `json:"cost_usd"`
+	// CacheWrite1hTokens is the part of the cache writes that went to the
+	// 1-hour cache (cacheCreationEphemeral1hInputTokens), as
+	// Usage.CacheWrite1hTokens: not shown, priced.
+	CacheWrite1hTokens int64 `json:"-"`
 	// HasCost: the entry gives its costUSD (another CLI's result, made
 	// from tokens only, does not: its cost is unknown, not $0).
 	HasCost bool `json:"-"`
@@ -628,8 +632,16 @@ func (e *Event) Result() Result {
 		r.Errors = []string{errs.Str()}
 	}
 	v.Get("modelUsage").EachMember(func(k []byte, m jsonx.Value) bool {
+		// The model as its calls name it: the entry's canonicalModel
+		// (2.1.328 writes it), else its key without the context selector
+		// the user chose it with ("claude-opus-5-5[1m]"), so that the
+		// entry meets its calls and is not taken for a helper model's.
+		model := m.Get("canonicalModel").Str()
+		if model == "" {
+			model = APIModel(jsonx.Value(append(append([]byte{'"'}, k...), '"')).Str())
+		}
 		r.ModelUsage = append(r.ModelUsage, ModelUsage{
-			Model:                    jsonx.Value(append(append([]byte{'"'}, k...), '"')).Str(),
+			Model:                    model,
 			InputTokens:              nf.Int("inputTokens", m.Get("inputTokens")),
 			OutputTokens:             nf.Int("outputTokens", m.Get("outputTokens")),
 			CacheReadInputTokens:     nf.Int("cacheReadInputTokens", m.Get("cacheReadInputTokens")),
@@ -637,9 +649,28 @@ func (e *Event) Result() Result {
 		})
 		mu := &r.ModelUsage[len(r.ModelUsage)-1]
 		mu.CostUSD, mu.HasCost = nf.Float("costUSD", m.Get("costUSD"))
+		mu.CacheWrite1hTokens = min(max(m.Get("cacheCreationEphemeral1hInputTokens").Int(), 0), mu.CacheCreationInputTokens)
 		return true
 	})
 	return r
+}
+
+// APIModel is a model as the API names it, which the assistant messages
+// say: the name without the context selectors Claude Code reads and takes
+// off before it calls the API ("claude-opus-5-5[1m]", the suffix repeated
+// or in capitals too). A result's modelUsage or a transcript's cost-state
+// keyed by the name as the user chose it would otherwise not meet its
+// calls: its tokens counted twice, once as calls and once as a helper
+// model's or the cost-state's hidden remainder.
+func APIModel(name string) string {
+	for strings.HasSuffix(name, "]") {
+		i := strings.LastIndexByte(name, '[')
+		if i <= 0 || !strings.EqualFold(name[i:], "[1m]") {
+			break
+		}
+		name = name[:i]
+	}
+	return name
 }
 
 // CostLabel is the cost as people read it, "$0.1234"; a cost that does

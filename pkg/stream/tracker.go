@@ -1132,7 +1132,7 @@ func (t *Tracker) Usage() UsageReport {
 			// run's rows, not a helper's (its calls are not known: 0),
 			// so every view shows them in the same columns.
 			for _, mu := range rep.Helper {
-				rep.Add(ModelTokens{Model: mu.Model, Usage: Usage{mu.InputTokens, mu.OutputTokens, mu.CacheCreationInputTokens, mu.CacheReadInputTokens, 0}})
+				rep.Add(ModelTokens{Model: mu.Model, Usage: Usage{mu.InputTokens, mu.OutputTokens, mu.CacheCreationInputTokens, mu.CacheReadInputTokens, mu.CacheWrite1hTokens}})
 			}
 			rep.Helper, rep.HelperCostUSD, rep.OutputFrom = []ModelUsage{}, 0, "result"
 			rep.EventsOutputTokens = 0
