@@ -125,6 +125,13 @@ const (
 type AgentRef struct{ ID, Type, Desc string }
 
 // sentence is what a report says of p.
+// hiddenSaid says how many events a report left out (the parts said
+// SayHidden and FormHidden), and of what kinds, as the markdown summary
+// and the page's facts say it.
+func hiddenSaid(n int) string {
+	return strconv.Itoa(n) + " (progress and status, hook starts, partial-message deltas, bookkeeping records)"
+}
+
 func (p *Part) sentence() string {
 	if p.Sentence != "" {
 		return p.Sentence

@@ -953,7 +953,7 @@ func (h *htmlRenderer) header(acc *stream.Account) {
 		}
 	}
 	if h.hidden > 0 {
-		fact("Events not shown", strconv.Itoa(h.hidden)+" (progress, hook starts, partial-message deltas)")
+		fact("Events not shown", hiddenSaid(h.hidden))
 	}
 	h.str("</dl>\n</header>\n")
 }

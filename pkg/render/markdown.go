@@ -582,7 +582,7 @@ func (m *markdownRenderer) summary(open []*stream.ToolCall) error {
 	}
 	add("Calls without a result", waiting)
 	if m.hidden > 0 {
-		add("Events not shown", strconv.Itoa(m.hidden)+" (progress, hook starts, partial-message deltas)")
+		add("Events not shown", hiddenSaid(m.hidden))
 	}
 	if m.o.Redacted != nil && m.Flush() == nil {
 		if s := m.o.Redacted(); s != "" {
