@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -341,14 +342,32 @@ func TestGeminiTraceNamesTheProvider(t *testing.T) {
 
 // TestGeminiJSONOutputIsRefusedWithWhatToDo proves Gemini CLI's
 // --output-format json (capture 15: one pretty-printed document, no
-// stream) is refused with a line saying what it looks like and what to
-// do, exit 5, not read as a run: every preset and format sweep leaves it
-// out for that reason.
+// stream) is refused with a line saying what it is and what leads
+// somewhere, the stream-json output, exit 5, not read as a run: every
+// preset and format sweep leaves it out for that reason. Before, it said
+// to try jq -c . first, which gave "not a Claude Code event stream". A
+// stream written pretty (capture 04's first two lines through jq .) keeps
+// the jq advice, which reads it.
 func TestGeminiJSONOutputIsRefusedWithWhatToDo(t *testing.T) {
 	got := runIn(t, []string{"final", "../../../shared/agents/gemini/15-json-output.jsonl"}, "")
 	assert.Equal(t, exitInput, got.Code)
 	assert.Empty(t, got.Stdout)
-	assert.Contains(t, got.Stderr, "pretty-printed JSON, not one event per line")
+	assert.Contains(t, got.Stderr, "15-json-output.jsonl: this is Gemini CLI's --output-format json (one document, no events): run gemini with --output-format stream-json\n")
+	assert.NotContains(t, got.Stderr, "jq -c")
+
+	b, err := os.ReadFile("../../testdata/events/04-parallel-tools.jsonl")
+	require.NoError(t, err)
+	var pretty bytes.Buffer
+	for _, l := range strings.SplitN(string(b), "\n", 3)[:2] {
+		require.NoError(t, json.Indent(&pretty, []byte(l), "", "  "))
+		pretty.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "pretty.json")
+	require.NoError(t, os.WriteFile(path, pretty.Bytes(), 0o644))
+	got = runIn(t, []string{"final", path}, "")
+	assert.Equal(t, exitInput, got.Code)
+	assert.Contains(t, got.Stderr, "this looks like pretty-printed JSON, not one event per line (try jq -c . first)")
+	assert.NotContains(t, got.Stderr, "--output-format")
 }
 
 // TestRunCostIsTheAccountsEstimateInEveryView proves a run whose result
