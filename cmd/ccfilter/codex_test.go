@@ -551,3 +551,52 @@ func TestAgentCountsThatAreNoneAreSaid(t *testing.T) {
 		assert.Contains(t, got.Stdout, c.still, c.to)
 	}
 }
+
+// TestCodexContextWindowExceededIsPromptTooLong proves the real capture
+// 11-context-window-exceeded (turn.failed: "Codex ran out of room in the
+// model's context window", the API's context_length_exceeded) is said as
+// Claude Code says a run its context cannot hold, terminal_reason
+// prompt_too_long (SDK TerminalReason, ../shared/reference), in every
+// view, its stream and its session file (the capture's rollout, whose
+// task_complete error says the same) alike: final's exit code 1 and
+// reason, errors' failed result, the account's outcome reasons, the
+// markdown and HTML results. Before, error_during_execution, which names
+// no reason.
+func TestCodexContextWindowExceededIsPromptTooLong(t *testing.T) {
+	session, err := filepath.Glob("../../../shared/agents/codex/11-context-window-exceeded.home/.codex/sessions/*/*/*/rollout-*.jsonl")
+	require.NoError(t, err)
+	require.Len(t, session, 1)
+	for _, in := range []string{codexDir + "11-context-window-exceeded.jsonl", session[0]} {
+		final := runIn(t, []string{"final", in}, "")
+		assert.Equal(t, exitFailed, final.Code, in)
+		assert.Empty(t, final.Stdout, in)
+		assert.Contains(t, final.Stderr, ": the run failed (prompt_too_long)\n  Codex ran out of room in the model's context window.", in)
+
+		var acc []struct {
+			Outcome struct {
+				Status         string
+				TerminalReason string `json:"terminal_reason"`
+				Reasons        []string
+			}
+		}
+		got := runIn(t, []string{"account", "-F", "json", in}, "")
+		require.NoError(t, json.Unmarshal([]byte(got.Stdout), &acc), got.Stdout)
+		require.Len(t, acc, 1)
+		assert.Equal(t, "failed", acc[0].Outcome.Status, in)
+		assert.Equal(t, "prompt_too_long", acc[0].Outcome.TerminalReason, in)
+		assert.Equal(t, []string{"prompt_too_long"}, acc[0].Outcome.Reasons, in)
+
+		for _, v := range []struct {
+			args []string
+			says string
+		}{
+			{[]string{"errors"}, "✗ run failed (prompt_too_long)"},
+			{[]string{"all", "-F", "markdown"}, `### Result: failed (prompt\_too\_long)`},
+			{[]string{"all", "-F", "html"}, "failed (prompt_too_long)"},
+		} {
+			got := runIn(t, append(v.args, in), "")
+			assert.Contains(t, got.Stdout, v.says, "%v %s", v.args, in)
+			assert.NotContains(t, got.Stdout, "error_during_execution", "%v %s", v.args, in)
+		}
+	}
+}

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ccfilter/ccfilter/pkg/preset"
+	"github.com/ccfilter/ccfilter/pkg/render"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -69,5 +72,47 @@ func TestInputDiagnoses(t *testing.T) {
 		}
 		assert.NotContains(t, got.Stderr, "not a Claude Code", f)
 		assert.NotContains(t, got.Stderr, "empty input", f)
+	}
+}
+
+// TestRefusedInputWritesNoReport proves a report preset writes nothing on
+// stdout for an input refused as no stream (exit 5), in every format it
+// prints: Gemini CLI's --output-format json (../shared/agents/gemini
+// capture 15, made one line as `jq -c .` makes it: JSON, no known type)
+// and that capture's stderr (lines none of which is JSON). Before, a
+// table of zeros ("usage: 0 model calls") beside the exit code 5. A
+// stream (Gemini's 01-plain-text) still gets its report.
+func TestRefusedInputWritesNoReport(t *testing.T) {
+	doc, err := os.ReadFile("../../../shared/agents/gemini/15-json-output.jsonl")
+	require.NoError(t, err)
+	var line bytes.Buffer
+	require.NoError(t, json.Compact(&line, doc))
+	dir := t.TempDir()
+	compact := filepath.Join(dir, "g15.jsonl")
+	require.NoError(t, os.WriteFile(compact, append(line.Bytes(), '\n'), 0o644))
+	inputs := map[string]string{
+		compact: "no line has a known type",
+		"../../../shared/agents/gemini/15-json-output.stderr": "none of its 7 lines is JSON",
+	}
+	for _, name := range []string{"usage", "types", "subagents", "init", "account"} {
+		p, ok := preset.Builtin().Lookup(name)
+		require.True(t, ok, name)
+		formats := 0
+		for _, f := range render.Formats {
+			if !p.Prints(f) {
+				continue // (refused with exit 2 before any input is read)
+			}
+			formats++
+			for in, said := range inputs {
+				got := runIn(t, []string{name, "-F", string(f), in}, "")
+				assert.Equal(t, exitInput, got.Code, "%s %s %s", name, f, in)
+				assert.Empty(t, got.Stdout, "%s %s %s", name, f, in)
+				assert.Contains(t, got.Stderr, "not a Claude Code event stream: "+said, "%s %s %s", name, f, in)
+			}
+			got := runIn(t, []string{name, "-F", string(f), geminiData + "16-subagent.jsonl"}, "")
+			assert.Equal(t, 0, got.Code, "%s %s", name, f)
+			assert.NotEmpty(t, got.Stdout, "%s %s: a stream's report", name, f)
+		}
+		assert.GreaterOrEqual(t, formats, 5, name)
 	}
 }

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/ccfilter/ccfilter/pkg/redact"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -340,14 +342,32 @@ func TestGeminiTraceNamesTheProvider(t *testing.T) {
 
 // TestGeminiJSONOutputIsRefusedWithWhatToDo proves Gemini CLI's
 // --output-format json (capture 15: one pretty-printed document, no
-// stream) is refused with a line saying what it looks like and what to
-// do, exit 5, not read as a run: every preset and format sweep leaves it
-// out for that reason.
+// stream) is refused with a line saying what it is and what leads
+// somewhere, the stream-json output, exit 5, not read as a run: every
+// preset and format sweep leaves it out for that reason. Before, it said
+// to try jq -c . first, which gave "not a Claude Code event stream". A
+// stream written pretty (capture 04's first two lines through jq .) keeps
+// the jq advice, which reads it.
 func TestGeminiJSONOutputIsRefusedWithWhatToDo(t *testing.T) {
 	got := runIn(t, []string{"final", "../../../shared/agents/gemini/15-json-output.jsonl"}, "")
 	assert.Equal(t, exitInput, got.Code)
 	assert.Empty(t, got.Stdout)
-	assert.Contains(t, got.Stderr, "pretty-printed JSON, not one event per line")
+	assert.Contains(t, got.Stderr, "15-json-output.jsonl: this is Gemini CLI's --output-format json (one document, no events): run gemini with --output-format stream-json\n")
+	assert.NotContains(t, got.Stderr, "jq -c")
+
+	b, err := os.ReadFile("../../testdata/events/04-parallel-tools.jsonl")
+	require.NoError(t, err)
+	var pretty bytes.Buffer
+	for _, l := range strings.SplitN(string(b), "\n", 3)[:2] {
+		require.NoError(t, json.Indent(&pretty, []byte(l), "", "  "))
+		pretty.WriteByte('\n')
+	}
+	path := filepath.Join(t.TempDir(), "pretty.json")
+	require.NoError(t, os.WriteFile(path, pretty.Bytes(), 0o644))
+	got = runIn(t, []string{"final", path}, "")
+	assert.Equal(t, exitInput, got.Code)
+	assert.Contains(t, got.Stderr, "this looks like pretty-printed JSON, not one event per line (try jq -c . first)")
+	assert.NotContains(t, got.Stderr, "--output-format")
 }
 
 // TestRunCostIsTheAccountsEstimateInEveryView proves a run whose result
@@ -368,5 +388,104 @@ func TestRunCostIsTheAccountsEstimateInEveryView(t *testing.T) {
 		assert.Contains(t, md.Stdout, "| Cost | "+esc+" |", "summary of %s", run)
 		page := runIn(t, []string{"-F", "html", run}, "")
 		assert.Contains(t, page.Stdout, "<dt>Cost</dt><dd>"+want+"</dd><dt>Tokens</dt>", "html facts of %s", run)
+	}
+}
+
+// assistantLines are the lines of a Gemini stream that carry the
+// assistant's text: its "message" lines of role assistant, in order.
+func assistantLines(t *testing.T, stream string) string {
+	t.Helper()
+	var out strings.Builder
+	for _, l := range strings.SplitAfter(stream, "\n") {
+		var m struct{ Type, Role string }
+		if json.Unmarshal([]byte(l), &m) == nil && m.Type == "message" && m.Role == "assistant" {
+			out.WriteString(l)
+		}
+	}
+	return out.String()
+}
+
+// TestGeminiTextNDJSONPrintsTheLinesOfTheText proves text -F ndjson on
+// every Gemini CLI stream (testdata/agents/gemini, copies of
+// ../shared/agents/gemini) prints the lines that carry the text text
+// shows, the assistant "message" pieces, each once, in order, byte for
+// byte (14-stream-cut's retried pieces too, as text shows the abandoned
+// attempt and the retry); before, nothing: the joined text event text
+// picks echoed no line. A pass-through (-F ndjson) still prints every line
+// once.
+func TestGeminiTextNDJSONPrintsTheLinesOfTheText(t *testing.T) {
+	streams, err := filepath.Glob(geminiData + "*.jsonl")
+	require.NoError(t, err)
+	printed := 0
+	for _, f := range streams {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		got := runIn(t, []string{"text", "-F", "ndjson", f}, "")
+		want := assistantLines(t, string(b))
+		assert.Equal(t, want, got.Stdout, f)
+		printed += strings.Count(want, "\n")
+		all := runIn(t, []string{"-F", "ndjson", f}, "")
+		assert.Equal(t, string(b), all.Stdout, f)
+	}
+	assert.Greater(t, printed, 30, "the captures' answers are many lines")
+}
+
+// TestGeminiTextNDJSONRedactsASecretCutAcrossPieces proves text -F ndjson
+// --redact prints the pieces with a secret they cut in two taken out (the
+// real 01-plain-text capture with a GitHub token planted across its two
+// pieces, as TestRedactSecretSplitAcrossGeminiPieces does): the lines
+// join into the redacted answer, and no half of the secret is printed.
+func TestGeminiTextNDJSONRedactsASecretCutAcrossPieces(t *testing.T) {
+	secret := redact.Rules[6].Example // a GitHub token
+	require.Equal(t, "github-token", redact.Rules[6].ID)
+	b, err := os.ReadFile(geminiData + "01-plain-text.jsonl")
+	require.NoError(t, err)
+	half := len(secret) / 2
+	planted := strings.Replace(string(b), `"content":"Hello! I am a scripted fake model. 2 + 2"`, `"content":"Hello! token `+secret[:half]+`"`, 1)
+	planted = strings.Replace(planted, `"content":" = 4."`, `"content":"`+secret[half:]+` <&> 4."`, 1)
+	require.NotEqual(t, string(b), planted)
+	path := filepath.Join(t.TempDir(), "gemini-split.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(planted), 0o644))
+
+	got := runIn(t, []string{"text", "-F", "ndjson", "--redact", path}, "")
+	require.Equal(t, 0, got.Code, got.Stderr)
+	lines := strings.SplitAfter(strings.TrimSuffix(got.Stdout, "\n"), "\n")
+	require.Len(t, lines, 2, got.Stdout)
+	var joined string
+	for _, l := range lines {
+		var m struct{ Content string }
+		require.NoError(t, json.Unmarshal([]byte(l), &m), l)
+		joined += m.Content
+	}
+	assert.Equal(t, "Hello! token [REDACTED:github-token#1] <&> 4.", joined)
+	assert.Contains(t, got.Stdout, `<&>`, "the piece written as the line wrote it")
+	for _, p := range []string{secret[:half], secret[half:]} {
+		assert.NotContains(t, got.Stdout, p)
+	}
+}
+
+// TestGeminiTextNDJSONFollowedIsTheFinishedFiles proves text -F ndjson -f
+// on a Gemini stream being written (captures 08-long-session and
+// 14-stream-cut appended line by line, some lines in two pieces) prints
+// what the finished file gives, byte for byte: a turn's lines at its end,
+// when the line after its pieces is written (docs/agents.md).
+func TestGeminiTextNDJSONFollowedIsTheFinishedFiles(t *testing.T) {
+	for _, name := range []string{"08-long-session", "14-stream-cut"} {
+		t.Run(name, func(t *testing.T) {
+			whole, err := os.ReadFile(geminiData + name + ".jsonl")
+			require.NoError(t, err)
+			want := runIn(t, []string{"text", "-F", "ndjson", geminiData + name + ".jsonl"}, "")
+			require.NotEmpty(t, want.Stdout)
+			path := filepath.Join(t.TempDir(), "run.jsonl")
+			parts := writes(string(whole))
+			appendFile(t, path, parts[0])
+			run := startFollow(t, "-f", "--follow-grace", "200ms", "text", "-F", "ndjson", path)
+			for _, w := range parts[1:] {
+				appendFile(t, path, w)
+			}
+			code := run.end(t)
+			assert.Equal(t, want.Code, code)
+			assert.Equal(t, want.Stdout, run.stdout.String())
+		})
 	}
 }

@@ -669,14 +669,15 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	}
 	memory.end()
 	o.diagnoseEnd(&d, cfg.Source, tr, lead, diagnose)
-	st, err := run.Finish(preset.End{Diagnosis: d.what})
+	refused := d.what != "" && d.what != preset.EmptyInput
+	st, err := run.Finish(preset.End{Diagnosis: d.what, Refused: refused})
 	code = exitCodeOf[st]
 	switch {
 	case d.what == preset.EmptyInput && diagnose:
 		// Nothing to show and no result, for every preset: a script
 		// learns it from the code, not only from stderr.
 		code = worse(code, exitNoResult)
-	case d.what != "" && d.what != preset.EmptyInput:
+	case refused:
 		code = worse(code, exitInput)
 	}
 	return code, stopped(err)

@@ -73,3 +73,20 @@ func apiErrorCategory(status int) string {
 	}
 	return "unknown"
 }
+
+// contextExhausted is the terminal reason Claude Code gives a run that
+// stopped because its prompt no longer fits the model's context window
+// (its result's terminal_reason, SDK TerminalReason "prompt_too_long").
+const contextExhausted = "prompt_too_long"
+
+// contextExceeded reports whether msg, the message with which another
+// agent CLI says its run failed, says the context window ran out: Codex
+// writes "Codex ran out of room in the model's context window. …" (its
+// session file's codex_error_info "context_window_exceeded"), the OpenAI
+// API "context_length_exceeded". Such a run is said as Claude Code says
+// its own (terminal_reason prompt_too_long), not by the
+// "error_during_execution" that names no reason.
+func contextExceeded(msg string) bool {
+	return strings.Contains(msg, "context window") || strings.Contains(msg, "context_length_exceeded") ||
+		strings.Contains(msg, "context_window_exceeded")
+}

@@ -673,6 +673,14 @@ func (c *codexTranslator) translate(ev *stream.Event) []any {
 					map[string]any{"type": "result", "subtype": "success", "is_error": true, "num_turns": 1, "result": msg,
 						"session_id": c.thread, "terminal_reason": "api_error", "api_error_status": status})
 			}
+			if contextExceeded(msg) {
+				// Out of context window: said as Claude Code says its
+				// prompt_too_long, a result that is an error with that
+				// terminal reason (the stream's error line before it
+				// is the notice that says it).
+				return c.list(map[string]any{"type": "result", "subtype": "success", "is_error": true, "num_turns": 1, "result": msg,
+					"session_id": c.thread, "terminal_reason": contextExhausted})
+			}
 		}
 		c.result(true, rawString(v.Path("error", "message")))
 		c.raw("subtype", `"error_during_execution"`)

@@ -349,6 +349,10 @@ func (c *codexSessionReader) result() map[string]any {
 		"num_turns": f.turns, "session_id": f.thread, "duration_ms": f.durationMs}
 	if f.failed != "" {
 		m["subtype"], m["is_error"], m["result"] = "error_during_execution", true, f.failed
+		if contextExceeded(f.failed) {
+			// (said as the stream's turn.failed is: Claude Code's)
+			m["subtype"], m["terminal_reason"] = "success", contextExhausted
+		}
 	}
 	return m
 }

@@ -2,8 +2,10 @@ package input
 
 import (
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -238,3 +240,16 @@ func str(s string) *string { return &s }
 
 // boolp is a pointer to b.
 func boolp(b bool) *bool { return &b }
+
+// ErrGeminiJSON is Open's diagnosis of gemini -p --output-format json:
+// one pretty-printed document of the answer and the run's totals, no
+// events (no tool call, no text as it came), which jq -c . makes one line
+// of no known type: the advice that leads somewhere is the stream.
+var ErrGeminiJSON = errors.New("this is Gemini CLI's --output-format json (one document, no events): run gemini with --output-format stream-json")
+
+// geminiJSONOutput reports whether keys, the top-level keys of a
+// pretty-printed JSON document, are those of gemini --output-format json:
+// its answer ("response") beside its "session_id" or its "stats".
+func geminiJSONOutput(keys []string) bool {
+	return slices.Contains(keys, "response") && (slices.Contains(keys, "session_id") || slices.Contains(keys, "stats"))
+}

@@ -83,6 +83,7 @@ func (g *geminiReader) read(line []byte) bool {
 				return true
 			}
 			g.respond()
+			g.keepPiece(line, content)
 			g.piece = content.AppendStr(g.piece[:0])
 			g.add(g.piece) // (a restart's stop event is a delta: not read)
 			return false

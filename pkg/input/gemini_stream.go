@@ -18,8 +18,9 @@ import (
 //	init                      → system/init ("cli":"gemini"; the model is the configured alias)
 //	message role user         → user prompt
 //	message role assistant    → stream_event text_delta (one per piece), and at the
-//	  delta:true                turn's end one assistant text event joining them
-//	                            (which echoes no line of its own)
+//	  delta:true                turn's end one assistant text event joining them,
+//	                            which echoes the pieces' lines (the pieces' events
+//	                            echo none: each line is echoed once)
 //	tool_use                  → assistant tool_use block (name, id, input)
 //	tool_result               → user tool_result block (is_error: status "error", or a
 //	                            shell command whose output gives a non-zero exit code)
@@ -59,8 +60,14 @@ type geminiReader struct {
 	first   []byte // the attempt's first piece
 	piece   []byte // the line's piece, decoded
 	replay  int    // how much of text a restarted attempt has sent again; -1: not replaying
-	textTS  string
-	textAt  int64 // the line of the turn's first piece
+	// echo is the turn's piece lines (every attempt's), joined by '\n',
+	// which its text event echoes; spans are where in echo each piece's
+	// content lies (stream.Event.MarkEchoPieces). Kept when the run reads
+	// text events; handed to the event at the turn's end.
+	echo   []byte
+	spans  [][2]int32
+	textTS string
+	textAt int64 // the line of the turn's first piece
 	// lastText is the text after the last tool result: the answer.
 	lastText  string
 	lastError string
@@ -301,6 +308,7 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	if g.msgID == "" {
 		g.open(ev.Line, tsv.Str())
 	}
+	g.keepPiece(ev.Raw, content.Trim())
 	if abandoned := g.add(piece); abandoned != "" {
 		// The pieces sent so far are abandoned (as Claude Code marks a
 		// broken stream's), the retry's are the text.
@@ -323,15 +331,37 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 	}
 	// Of its line's values, the event copies the piece, validated above,
 	// and the timestamp: valid when that is, and not validated again in
-	// full by the run that prints the pieces (text).
+	// full by the run that prints the pieces (text). It echoes no line:
+	// the turn's text event echoes the pieces' lines (keepPiece).
 	own := len(tsv) == 0 || jsonx.Validate(tsv.Trim()) == nil
-	d := g.make(ev, w.done(&gmDelta), own)
-	if d != nil {
-		// (Redaction recuts a secret the pieces cut in two: in the line
-		// too, which NDJSON prints.)
-		d.MarkEchoText(content.Trim())
+	g.queueMade(g.makeAt(ev, w.done(&gmDelta), own, nil, nil))
+}
+
+// keepPiece adds line, a piece of the turn's text whose content is the
+// JSON string content (a slice of line), to the lines the turn's text
+// event echoes, when the run reads text events. The text event, not the
+// pieces', stands for the lines: it is the one event text, --where and
+// --agent pick, so that text -F ndjson prints the lines of the text it
+// shows, each once, and a pass-through (-F ndjson) still prints every line
+// once, in its place: the pieces come before the line that ends the turn,
+// where the text event is made.
+func (g *geminiReader) keepPiece(line, content []byte) {
+	if !g.wants(stream.KindText) {
+		return
 	}
-	g.queueMade(d)
+	if len(g.echo) > 0 {
+		g.echo = append(g.echo, '\n')
+	}
+	at := len(g.echo)
+	g.echo = append(g.echo, line...)
+	// (Where content starts in line, by its address: a line is often
+	// cut to its length, so capacities do not tell.)
+	for off := 0; len(content) > 0 && off+len(content) <= len(line); off++ {
+		if &line[off] == &content[0] {
+			g.spans = append(g.spans, [2]int32{int32(at + off), int32(at + off + len(content))})
+			return
+		}
+	}
 }
 
 // add adds piece to the open text: more text, or, when it is the
@@ -398,7 +428,7 @@ func (g *geminiReader) attemptID() string {
 }
 
 // flush ends the turn's text: one assistant text event joining its
-// pieces, which echoes no line (its pieces did).
+// pieces, which echoes their lines (keepPiece).
 func (g *geminiReader) flush() {
 	if g.msgID == "" {
 		return
@@ -423,7 +453,11 @@ func (g *geminiReader) flush() {
 			ts, _ = json.Marshal(g.textTS)
 		}
 		w := g.line("assistant", ts, g.msgID, `"content":[{"type":"text","text":`).str(text).raw(`}]`)
-		if ev := g.make(nil, w.end(&gmText), false); ev != nil {
+		// (the event keeps the pieces' lines: the next turn's are kept in
+		// a buffer of their own)
+		echo, spans := g.echo, g.spans
+		g.echo, g.spans = nil, nil
+		if ev := g.makeAt(nil, w.end(&gmText), false, echo, spans); ev != nil {
 			ev.Line = g.textAt // where the text starts
 			g.queue = append(g.queue, ev)
 		}
@@ -741,12 +775,23 @@ func (g *geminiReader) marshal(src *stream.Event, v any) *stream.Event {
 // hand, it is as valid as the values of src it copies (own: it copies
 // none, or marshalled).
 func (g *geminiReader) make(src *stream.Event, w written, own bool) *stream.Event {
-	var line, off int64
 	var echo []byte
 	if src != nil {
-		line, off, echo = src.Line, src.Offset, src.Raw
+		echo = src.Raw
+	}
+	return g.makeAt(src, w, own, echo, nil)
+}
+
+// makeAt is make of an event at src's line (none when src is nil) that
+// echoes echo, the pieces of its text at spans in it (none: not a text
+// joined of pieces; stream.Event.MarkEchoPieces).
+func (g *geminiReader) makeAt(src *stream.Event, w written, own bool, echo []byte, spans [][2]int32) *stream.Event {
+	var line, off int64
+	if src != nil {
+		line, off = src.Line, src.Offset
 	}
 	ev := g.made.makeWritten(&w, g.opts.Source, line, own || src == nil || src.Checked(), echo)
+	ev.MarkEchoPieces(spans)
 	ev.Offset = off
 	if g.opts.Prepare != nil {
 		if err := g.opts.Prepare(ev); err != nil {

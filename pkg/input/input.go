@@ -90,6 +90,20 @@ type Input struct {
 // per line.
 var ErrPrettyJSON = errors.New("this looks like pretty-printed JSON, not one event per line (try jq -c . first)")
 
+// prettyKey appends to keys the key line opens when it is a member of a
+// pretty-printed document's top level: indented by two spaces, as jq,
+// JSON.stringify(v, null, 2) and Gemini CLI write them.
+func prettyKey(line []byte, keys []string) []string {
+	rest, ok := bytes.CutPrefix(line, []byte(`  "`))
+	if !ok {
+		return keys
+	}
+	if end := bytes.Index(rest, []byte(`":`)); end > 0 {
+		keys = append(keys, string(rest[:end]))
+	}
+	return keys
+}
+
 // Open opens r, read from the file path ("" for stdin): it undoes gzip or
 // zstd compression, looks at the first line (ErrPrettyJSON; Empty), and
 // picks the kind of input: want, or (when want is empty) the kind of the
@@ -113,6 +127,9 @@ func open(r io.Reader, path string, want Kind, formats []Format) (*Input, error)
 	switch first := bytes.TrimSpace(h.first); {
 	case len(first) == 1 && first[0] == '{':
 		in.Close()
+		if geminiJSONOutput(h.keys) {
+			return nil, ErrGeminiJSON
+		}
 		return nil, ErrPrettyJSON
 	case len(first) == 0:
 		in.empty = true // sniff reads past blank lines: all there is
@@ -182,6 +199,9 @@ const headSize = 64 << 10
 type head struct {
 	first  []byte // the first line that is not blank
 	format Format // the kind of the first line a format recognises
+	// keys are the top-level keys of a pretty-printed JSON document (a
+	// lone '{' first) in the head, as written: what tells whose it is.
+	keys []string
 }
 
 // sniff reads r up to the end of the first line that a format recognises
@@ -222,6 +242,9 @@ func sniff(r io.Reader, want Kind, formats []Format) (head, io.Reader, error) {
 			}
 			if start == 0 {
 				line = bytes.TrimPrefix(line, utf8BOM)
+			}
+			if bytes.Equal(h.first, []byte("{")) && len(h.keys) < 16 {
+				h.keys = prettyKey(line, h.keys)
 			}
 			line = bytes.TrimSpace(line)
 			if len(line) == 0 {

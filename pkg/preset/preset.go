@@ -133,6 +133,13 @@ type End struct {
 	// command has said on stderr: a run adds no message of its own about
 	// the missing result, and a record of it says this.
 	Diagnosis string
+	// Refused says the diagnosis refuses the input as no stream at all
+	// (its lines are not JSON, or none has a type ccfilter knows: exit
+	// 5): a report writes nothing, since a report of it would be a table
+	// of zeros on stdout, which a script could take for a run's. (An
+	// empty input is not refused: its report says the missing result.)
+	// What a run printed as the events came stays printed.
+	Refused bool
 }
 
 // The diagnoses of an input as a whole.

@@ -79,6 +79,9 @@ func (r *reportRun) Event(_ context.Context, ev *stream.Event, _ []*stream.ToolC
 }
 
 func (r *reportRun) Finish(end End) (Status, error) {
+	if end.Refused {
+		return r.status(), nil // (no report of what is no run: End.Refused)
+	}
 	rep, err := r.report(r.base)
 	if err != nil {
 		return 0, err

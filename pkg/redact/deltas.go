@@ -132,7 +132,7 @@ func (d *Deltas) recut(pieces []int) {
 	}
 	start := 0
 	for k, at := range pieces {
-		text, changed := d.pieceOf(joined, start, ends[k], ms)
+		text, changed := d.r.pieceOf(joined, start, ends[k], ms)
 		start = ends[k]
 		if !changed {
 			continue
@@ -150,7 +150,7 @@ func (d *Deltas) recut(pieces []int) {
 
 // pieceOf is the piece joined[start:end] with the secrets ms replaced: the
 // marker where a secret starts, nothing where one goes on.
-func (d *Deltas) pieceOf(joined []byte, start, end int, ms []match) (string, bool) {
+func (r *Redactor) pieceOf(joined []byte, start, end int, ms []match) (string, bool) {
 	var out []byte
 	last, changed := start, false
 	for _, m := range ms {
@@ -161,7 +161,7 @@ func (d *Deltas) pieceOf(joined []byte, start, end int, ms []match) (string, boo
 		s := max(m.start, start)
 		out = append(out, joined[last:s]...)
 		if m.start >= start {
-			out = append(out, d.r.marker(m.id, joined[m.start:m.end])...)
+			out = append(out, r.marker(m.id, joined[m.start:m.end])...)
 		}
 		last = min(m.end, end)
 	}

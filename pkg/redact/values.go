@@ -2,6 +2,7 @@ package redact
 
 import (
 	"bytes"
+	"encoding/json"
 	"sync"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
@@ -39,8 +40,12 @@ func (r *Redactor) Event(ev *stream.Event) bool {
 	if echo, ok := ev.Echoed(); ok && len(echo) > 0 {
 		// The input's own lines the event was translated from (another
 		// CLI's), which a pass-through prints: redacted line by line,
-		// uncounted (the event's translation counted its secrets).
-		q, out, any := r.Quiet(), make([]byte, 0, len(echo)), false
+		// uncounted (the event's translation counted its secrets), the
+		// pieces of a text joined first (a secret they cut in two is in
+		// none of the lines alone).
+		q := r.Quiet()
+		echo, any := q.pieces(echo, ev.EchoPieces())
+		out := make([]byte, 0, len(echo))
 		for i, line := range bytes.Split(echo, []byte{'\n'}) {
 			if i > 0 {
 				out = append(out, '\n')
@@ -56,6 +61,44 @@ func (r *Redactor) Event(ev *stream.Event) bool {
 		}
 	}
 	return changed
+}
+
+// pieces is echo with the secrets of its pieces, the JSON strings at
+// spans in it, joined, taken out (Deltas' recut of a text's pieces), and
+// whether it changed: the piece where a secret starts holds its marker,
+// the rest of the secret is taken out of the pieces after it.
+func (r *Redactor) pieces(echo []byte, spans [][2]int32) ([]byte, bool) {
+	if len(spans) == 0 {
+		return echo, false
+	}
+	var joined []byte
+	ends := make([]int, len(spans))
+	for k, sp := range spans {
+		joined = jsonx.Value(echo[sp[0]:sp[1]]).AppendStr(joined)
+		ends[k] = len(joined)
+	}
+	var buf [8]match
+	ms := r.find(joined, buf[:0])
+	if len(ms) == 0 {
+		return echo, false
+	}
+	out, last, start := make([]byte, 0, len(echo)), 0, 0
+	for k, sp := range spans {
+		text, changed := r.pieceOf(joined, start, ends[k], ms)
+		start = ends[k]
+		if !changed {
+			continue
+		}
+		var q bytes.Buffer
+		enc := json.NewEncoder(&q)
+		enc.SetEscapeHTML(false) // (as the line's own string was written)
+		if enc.Encode(text) != nil {
+			continue
+		}
+		out = append(append(out, echo[last:sp[0]]...), bytes.TrimSuffix(q.Bytes(), []byte("\n"))...)
+		last = int(sp[1])
+	}
+	return append(out, echo[last:]...), true
 }
 
 // Line appends to dst the JSON line with the secrets of its strings

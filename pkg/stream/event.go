@@ -65,10 +65,10 @@ type Event struct {
 	// (Echo): an input kind whose reader translates its records sets it.
 	echo    []byte
 	echoSet bool
-	// echoText, when echoText[1] > 0, is where in echo the delta's text
-	// lies (MarkEchoText): [start, end) of the JSON string it was copied
-	// from.
-	echoText [2]int32
+	// echoPieces are where in echo the pieces of a text joined from
+	// several lines lie (MarkEchoPieces): [start, end) of each JSON
+	// string its reader copied a piece from, in order.
+	echoPieces [][2]int32
 	// own is the buffer Remake copies lines into, kept across them.
 	own []byte
 	// msg indexes the members of "message" (message), blocks the heads
@@ -383,9 +383,9 @@ func (e *Event) Screened() bool { return e.screened }
 // and whether its JSON was validated stay; what was read of the old bytes
 // is read again from the new. raw must stay valid as long as the event.
 func (e *Event) SetRaw(raw []byte) {
-	parent, hasParent, spellings, valid, echo, echoSet, echoText := e.parent, e.hasParent, e.spellings, e.valid, e.echo, e.echoSet, e.echoText
+	parent, hasParent, spellings, valid, echo, echoSet, echoPieces := e.parent, e.hasParent, e.spellings, e.valid, e.echo, e.echoSet, e.echoPieces
 	e.point(raw, e.Source, e.Line, e.Offset)
-	e.spellings, e.valid, e.echo, e.echoSet, e.echoText = spellings, valid, echo, echoSet, echoText
+	e.spellings, e.valid, e.echo, e.echoSet, e.echoPieces = spellings, valid, echo, echoSet, echoPieces
 	e.frame()
 	e.classify()
 	if hasParent {
@@ -398,32 +398,24 @@ func (e *Event) SetRaw(raw []byte) {
 // kind whose reader translates another CLI's records into events (their
 // bytes, not the translation, are the input), joined by '\n' without a
 // last one; nil or empty for an event that stands for no line of its own
-// (a text joined from several, or lines an earlier event carries). The
+// (a piece of a text whose joined event stands for its line, or lines an
+// earlier event carries). Each line is echoed by one event only. The
 // bytes are not copied: they must stay valid as long as the event (a
 // reader's line: until its next Next; Clone copies them).
-func (e *Event) SetEcho(lines []byte) { e.echo, e.echoSet, e.echoText = lines, true, [2]int32{} }
+func (e *Event) SetEcho(lines []byte) { e.echo, e.echoSet, e.echoPieces = lines, true, nil }
 
-// MarkEchoText says where in the event's echo (SetEcho) the text of its
-// delta lies: text, the JSON string its reader copied the delta's text
-// from, a slice of the echo. A recut of the delta's text (WithDeltaText:
-// the redaction of a secret that pieces of a text cut in two) then recuts
-// the echo too, so that a pass-through of the input (NDJSON) prints no
-// piece of the secret either: a Gemini CLI stream sends each answer as
-// pieces, one line each, and the pieces are the lines NDJSON prints. A
-// text that is not a slice of the echo marks nothing.
-func (e *Event) MarkEchoText(text []byte) {
-	if len(text) < 2 {
-		return
-	}
-	// (Where the slice starts, by its address: a reader's values are
-	// often cut to their length, so their capacity does not tell.)
-	for at := 0; at+len(text) <= len(e.echo); at++ {
-		if &e.echo[at] == &text[0] {
-			e.echoText = [2]int32{int32(at), int32(at + len(text))}
-			return
-		}
-	}
-}
+// MarkEchoPieces says where in the event's echo (SetEcho) the pieces of
+// its text lie, for a text its reader joined from pieces written a line
+// each (a Gemini CLI answer's "delta":true lines): spans, [start, end) of
+// each JSON string a piece was copied from, in order. The redaction of the
+// echo reads the pieces joined, as the event's text is, so that a secret
+// the pieces cut in two is taken out of the lines NDJSON prints too
+// (redact.Redactor.Event). The spans are the caller's, kept as they are.
+func (e *Event) MarkEchoPieces(spans [][2]int32) { e.echoPieces = spans }
+
+// EchoPieces is what MarkEchoPieces said: none for an event whose echo is
+// not pieces of a text.
+func (e *Event) EchoPieces() [][2]int32 { return e.echoPieces }
 
 // RemakeWritten is Remake for JSON its reader wrote itself, not validated
 // again: a second pass over every byte of each event was a fifth of the

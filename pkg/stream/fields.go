@@ -922,13 +922,6 @@ func (e *Event) WithDeltaText(text string) (*Event, error) {
 	raw = append(append(append(raw, e.Raw[:at]...), bytes.TrimSuffix(q.Bytes(), []byte("\n"))...), e.Raw[at+len(old):]...)
 	c := e.Clone()
 	c.Raw, c.haveDelta = raw, false
-	if a, b := int(e.echoText[0]), int(e.echoText[1]); b > 0 {
-		// The line the event stands for holds the same text: recut it too
-		// (MarkEchoText).
-		q := bytes.TrimSuffix(q.Bytes(), []byte("\n"))
-		c.echo = append(append(append(make([]byte, 0, len(e.echo)-(b-a)+len(q)), e.echo[:a]...), q...), e.echo[b:]...)
-		c.echoText = [2]int32{int32(a), int32(a + len(q))}
-	}
 	return c, nil
 }
 
