@@ -60,6 +60,14 @@ type transcriptReader struct {
 	agents  map[string][]sidechain // by the Agent (or Workflow) call's tool_use id
 	runs    map[string][]sidechain // a Workflow's agents by its run id, until its result names the run
 	pending []string               // calls whose sidechains open next
+	// loose are the subagents' files no .meta.json names a call for, by
+	// agent id: each is joined when an Agent call's result names its
+	// agent (launchedAgent), and said at the end if none does.
+	loose map[string]sidechain
+	// calls are the Agent calls that started the subagents, by agent id
+	// (from their .meta.json, or their call's result): a subagent's
+	// records in the main file (IsSidechain) are given to their call.
+	calls map[string]string
 	queue   []*stream.Event        // to hand out before reading on
 	held    bool                   // records are held back until the init is made
 	inited  bool
@@ -107,6 +115,12 @@ type sessionFacts struct {
 func NewTranscriptReader(r io.Reader, path string, opts stream.DecoderOptions) stream.Reader {
 	t := newTranscriptReader(r, path, opts)
 	t.agents, t.runs, t.warn = sidechains(t.dir)
+	t.loose = looseSidechains(t.dir)
+	for call, scs := range t.agents {
+		for _, sc := range scs {
+			t.calls[sc.agentID] = call
+		}
+	}
 	return t
 }
 
@@ -124,7 +138,7 @@ func NewLiveTranscriptReader(r io.Reader, path string, opts stream.DecoderOption
 
 func newTranscriptReader(r io.Reader, path string, opts stream.DecoderOptions) *transcriptReader {
 	opts.Spellings = transcriptSpellings
-	t := &transcriptReader{opts: opts, held: true}
+	t := &transcriptReader{opts: opts, held: true, calls: map[string]string{}}
 	if path != "" {
 		t.dir = SessionDir(path)
 	}
@@ -262,17 +276,24 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 	for run, scs := range runs {
 		journalOrder(JSONLFile(filepath.Join(dir, "subagents", "workflows", run, "journal.jsonl")), scs)
 	}
-	if dir == "" {
-		return out, runs, errs
-	}
-	// A subagent's records with no .meta.json: nothing says which call
-	// started them, so they are not joined, and the reader says so.
-	for _, f := range SubagentFiles(dir) {
-		if !slices.Contains(metas, strings.TrimSuffix(plainJSONL(f), ".jsonl")+".meta.json") {
-			errs = append(errs, fmt.Errorf("%s: no .meta.json beside it says which Agent call started this subagent: its records are not joined", f))
-		}
-	}
 	return out, runs, errs
+}
+
+// looseSidechains are the subagents' files of a session's folder dir that
+// have no .meta.json to name the call that started them, by agent id (the
+// file's name): the Agent call's result names the agent too, and the
+// reader joins each there (a Workflow's agents have no such result).
+func looseSidechains(dir string) map[string]sidechain {
+	out := map[string]sidechain{}
+	for _, f := range SubagentFiles(dir) {
+		base := strings.TrimSuffix(plainJSONL(f), ".jsonl")
+		if regular(base+".meta.json") == nil || filepath.Base(filepath.Dir(filepath.Dir(f))) == "workflows" {
+			continue
+		}
+		id := strings.TrimPrefix(filepath.Base(base), "agent-")
+		out[id] = sidechain{path: f, agentID: id}
+	}
+	return out
 }
 
 // maxSmallFile bounds what is read whole of a session folder's small
@@ -348,7 +369,7 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 				t.release()
 				continue
 			}
-			if !t.live && (len(t.agents) > 0 || len(t.runs) > 0) {
+			if !t.live && (len(t.agents) > 0 || len(t.runs) > 0 || len(t.loose) > 0) {
 				t.unjoined()
 				continue
 			}
@@ -373,12 +394,19 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 		if ev.Kind == stream.KindToolResult {
 			t.persisted(ev)
 			t.launches(ev)
+			t.launched(ev)
 			t.finished(ev)
 		}
 		var follow *stream.Event
-		if top.parent != "" {
+		switch {
+		case top.parent != "":
 			ev.SetParent(top.parent)
-		} else {
+		case IsSidechain(ev):
+			// A subagent's record written into the main file (older
+			// releases): its subagent's, never the main agent's answer,
+			// calls or tokens.
+			ev.SetParent(t.sidechainCall(ev))
+		default:
 			follow = t.observe(ev)
 			t.notified(follow)
 		}
@@ -486,6 +514,40 @@ func (t *transcriptReader) launches(ev *stream.Event) {
 	}
 }
 
+// launched notes the subagent an Agent call's result ev names (its agent
+// id): its call, for its records in the main file; and its file, when no
+// .meta.json named its call, to read next.
+func (t *transcriptReader) launched(ev *stream.Event) {
+	call, agent := launchedAgent(ev)
+	if agent == "" {
+		return
+	}
+	if _, ok := t.calls[agent]; !ok {
+		t.calls[agent] = call
+	}
+	if sc, ok := t.loose[agent]; ok && !t.live {
+		delete(t.loose, agent) // read once
+		t.agents[call] = append(t.agents[call], sc)
+		t.pending = append(t.pending, call)
+	}
+}
+
+// unnamedSidechain is the call a subagent's record in the main file is
+// given when nothing names its agent, or no call it started: a subagent
+// of its own, apart from the main agent.
+const unnamedSidechain = "sidechain"
+
+// sidechainCall is the Agent call whose subagent wrote the main file's
+// record ev (IsSidechain): the call its agent id was launched by, else
+// the agent id itself, else unnamedSidechain.
+func (t *transcriptReader) sidechainCall(ev *stream.Event) string {
+	agent := ev.AgentID()
+	if call := t.calls[agent]; call != "" {
+		return call
+	}
+	return cmp.Or(agent, unnamedSidechain)
+}
+
 func (t *transcriptReader) openSidechain() {
 	id := t.pending[0]
 	t.pending = t.pending[1:]
@@ -565,6 +627,15 @@ func (t *transcriptReader) unjoined() {
 		}
 	}
 	clear(t.agents)
+	loose := make([]string, 0, len(t.loose))
+	for id := range t.loose {
+		loose = append(loose, id)
+	}
+	sort.Strings(loose)
+	for _, id := range loose {
+		t.warn = append(t.warn, fmt.Errorf("%s: no .meta.json beside it says which Agent call started this subagent, nor does any call's result name agent %s: its records are not joined", t.loose[id].path, id))
+	}
+	clear(t.loose)
 	runs := make([]string, 0, len(t.runs))
 	for run := range t.runs {
 		runs = append(runs, run)

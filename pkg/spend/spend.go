@@ -100,6 +100,7 @@ type message struct {
 	final    bool // its record had a stop_reason
 	subagent bool
 	agent    string // the subagent's agent id (its records' agentId)
+	call     string // the call that started the subagent, where its records name it (a Gemini chat's)
 	from     string // the session its records name as the call's origin (requestSessionId), "" when none other
 	unread   bool   // the remainder of a session with unreadable lines (Call.Unread)
 }
@@ -266,6 +267,11 @@ type Ledger struct {
 	// types are its subagents' types by agent id (input.AgentTypes), read
 	// at End when it has subagents' calls.
 	types map[string]string
+	// callTypes are the types of the subagents its main agent's calls
+	// started, by the call's id (stream.SubagentOf, the run's account's
+	// rule): a subagent's records that name their call, not an agent id
+	// (a Gemini chat's subagent), are typed by it.
+	callTypes map[string]string
 	// start: the earliest timestamp of its file's records. A fork copies
 	// its parent's records with their times, but its own first records
 	// (and so its earliest copy) come after its parent's first.
@@ -365,8 +371,17 @@ func (s *Scanner) Record(ev *stream.Event) {
 		if ts := ev.Timestamp(); ts > l.lastTS {
 			l.lastTS = ts
 		}
+		if input.IsSidechain(ev) {
+			// A subagent's record in the session's own file (older
+			// releases wrote them there): its subagent's call.
+			l.note(l.aseen, ev, true)
+			return
+		}
 		if l.project == "" {
 			l.project = ev.Str("cwd")
+		}
+		if ev.Kind == stream.KindToolUse {
+			l.noteAgentCalls(ev)
 		}
 		if m := l.note(l.seen, ev, false); m != nil {
 			l.open.calls = append(l.open.calls, m)
@@ -484,7 +499,7 @@ func (l *Ledger) note(seen map[string]*message, ev *stream.Event, subagent bool)
 	}
 	m := &message{id: key, model: a.Model, ts: ev.Timestamp(), usage: a.Usage, final: final, subagent: subagent, from: from}
 	if subagent {
-		m.agent = ev.Str("agentId")
+		m.agent, m.call = ev.AgentID(), ev.ParentToolUseID()
 	}
 	seen[key] = m
 	if _, ok := l.calls[key]; !ok {
@@ -776,20 +791,37 @@ func (s *scan) out(m *message, cost float64, estimated, unpriced bool) {
 	s.sum.CostUSD += cost
 	var agentType string
 	if m.subagent {
-		agentType = s.l.agentType(m.agent)
+		agentType = s.l.agentType(m)
 	}
 	s.emit(Call{Session: s.sum.Session, Project: s.l.project, CLI: s.l.cli, Subagent: m.subagent, AgentType: agentType, Machine: s.l.machine, Model: m.model, Time: t, SessionStart: start,
 		Usage: m.usage, CostUSD: cost, Hidden: m.id == "" && !m.unread, Unread: m.unread, Estimated: estimated, Unpriced: unpriced})
 }
 
-// agentType is the type of the subagent with the agent id: its
-// .meta.json's (input.AgentTypes), else the type the CLI gives an Agent
-// call that names none.
-func (l *Ledger) agentType(id string) string {
-	if t := l.types[id]; t != "" {
+// agentType is the type of the subagent that made the call m: its
+// .meta.json's (input.AgentTypes, by its agent id), else its call's
+// (stream.SubagentOf, where its records name the call), else the type the
+// CLI gives an Agent call that names none.
+func (l *Ledger) agentType(m *message) string {
+	if t := l.types[m.agent]; t != "" {
+		return t
+	}
+	if t := l.callTypes[m.call]; t != "" {
 		return t
 	}
 	return stream.DefaultAgentType
+}
+
+// noteAgentCalls notes the type of each subagent the main agent's
+// assistant event ev starts (callTypes).
+func (l *Ledger) noteAgentCalls(ev *stream.Event) {
+	for _, b := range ev.AppendToolUses(nil) {
+		if stream.StartsSubagent(b.Name) {
+			if l.callTypes == nil {
+				l.callTypes = map[string]string{}
+			}
+			l.callTypes[b.ID], _ = stream.SubagentOf(b.Name, b.Input)
+		}
+	}
 }
 
 // weight is a call's tokens weighed at Claude's price ratios (the same for
