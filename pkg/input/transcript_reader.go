@@ -34,8 +34,11 @@ func (k topKeys) Path(keys ...string) jsonx.Value { return jsonx.Value(k.ev.Get(
 // records are in files of their own, <session>/subagents/agent-<id>.jsonl,
 // each with a .meta.json that names the Agent call that started it; a
 // Workflow's agents are in subagents/workflows/<runId>/, their .meta.json
-// naming no call: the Workflow's result names the run. It has no
-// system/init and no result.
+// naming no call: the Workflow's result names the run. A subagent's file
+// with no .meta.json is joined at the Agent call's result that names its
+// agent id. Older releases wrote a subagent's records into the main file,
+// marked isSidechain:true (IsSidechain): they are given to their call, not
+// read as the main agent's. It has no system/init and no result.
 //
 // The transcript reader yields the session as a stream: the main file's
 // records, each subagent's records right after the Agent call that started
@@ -67,13 +70,13 @@ type transcriptReader struct {
 	// calls are the Agent calls that started the subagents, by agent id
 	// (from their .meta.json, or their call's result): a subagent's
 	// records in the main file (IsSidechain) are given to their call.
-	calls map[string]string
-	queue   []*stream.Event        // to hand out before reading on
-	held    bool                   // records are held back until the init is made
-	inited  bool
-	ended   bool
-	facts   sessionFacts
-	warn    []error // sidechains that could not be read, reported in turn
+	calls  map[string]string
+	queue  []*stream.Event // to hand out before reading on
+	held   bool            // records are held back until the init is made
+	inited bool
+	ended  bool
+	facts  sessionFacts
+	warn   []error // sidechains that could not be read, reported in turn
 	// toldStdin: said once that a transcript read from stdin has no
 	// session folder, so its subagents are not joined.
 	toldStdin bool
@@ -613,8 +616,9 @@ func (t *transcriptReader) persisted(ev *stream.Event) {
 }
 
 // unjoined reports the subagent files whose Agent call the session never
-// reached (a .meta.json that points nowhere), and the Workflow runs no
-// result named.
+// reached (a .meta.json that points nowhere), those with no .meta.json
+// whose agent no call's result named, and the Workflow runs no result
+// named.
 func (t *transcriptReader) unjoined() {
 	ids := make([]string, 0, len(t.agents))
 	for id := range t.agents {
