@@ -400,19 +400,7 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 			t.launched(ev)
 			t.finished(ev)
 		}
-		var follow *stream.Event
-		switch {
-		case top.parent != "":
-			ev.SetParent(top.parent)
-		case IsSidechain(ev):
-			// A subagent's record written into the main file (older
-			// releases): its subagent's, never the main agent's answer,
-			// calls or tokens.
-			ev.SetParent(t.sidechainCall(ev))
-		default:
-			follow = t.observe(ev)
-			t.notified(follow)
-		}
+		follow := t.attribute(ev, top.parent)
 		t.spawns(ev)
 		if t.held {
 			t.hold(ev)
@@ -426,6 +414,27 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 		}
 		return ev, nil
 	}
+}
+
+// attribute gives ev, a record of the frame of the Agent call parent
+// ("" for the main file), to its agent; of the main agent's, it gathers
+// the session's facts and returns the event a background subagent's
+// completion makes, if ev is its notification.
+func (t *transcriptReader) attribute(ev *stream.Event, parent string) *stream.Event {
+	switch {
+	case parent != "":
+		ev.SetParent(parent)
+	case IsSidechain(ev):
+		// A subagent's record written into the main file (older
+		// releases): its subagent's, never the main agent's answer,
+		// calls or tokens.
+		ev.SetParent(t.sidechainCall(ev))
+	default:
+		follow := t.observe(ev)
+		t.notified(follow)
+		return follow
+	}
+	return nil
 }
 
 // hold keeps a record back until the init can be made (the model is
