@@ -192,6 +192,12 @@ func TestSidechainRecordsInTheMainFileAreTheSubagents(t *testing.T) {
 			assert.Equal(t, realS["turns"], s["turns"])
 		})
 	}
+	t.Run("its call an Explore agent's", func(t *testing.T) {
+		// No .meta.json says the type: its Agent call's, in every view.
+		inline := sidechainsInline(t, true)
+		exploreAlpha(t, inline)
+		assert.Equal(t, map[string]float64{"Explore": 14799, "general-purpose": 14751}, tokensByType(t, inline))
+	})
 }
 
 // TestSubagentFileWithoutMetaIsJoinedByItsAgentID proves a subagent's
@@ -233,4 +239,52 @@ func TestSubagentFileWithoutMetaIsJoinedByItsAgentID(t *testing.T) {
 			assert.Equal(t, exp[i][k], got[i][k], "subagent %d: %s", i, k)
 		}
 	}
+}
+
+// TestSubagentWithoutMetaIsTypedByItsCall proves a subagent whose file has
+// no .meta.json has in usage --by subagent the type subagents gives it,
+// its Agent call's subagent_type: 05-subagents-async without its
+// .meta.json files and with its alpha agent's call made an Explore one
+// (its subagent_type in the main file changed from general-purpose; the
+// real captures' agents are all general-purpose). usage --by said
+// general-purpose, the default, for both agents.
+func TestSubagentWithoutMetaIsTypedByItsCall(t *testing.T) {
+	path := copySession(t, "05-subagents-async")
+	metas, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "*.meta.json"))
+	require.Len(t, metas, 2)
+	for _, m := range metas {
+		require.NoError(t, os.Remove(m))
+	}
+	exploreAlpha(t, path)
+	assert.Equal(t, map[string]float64{"Explore": 14799, "general-purpose": 14751}, tokensByType(t, path))
+}
+
+// exploreAlpha makes the Agent call of 05-subagents-async's alpha agent,
+// in the transcript at path, an Explore one (the real captures' agents
+// are all general-purpose).
+func exploreAlpha(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	const alpha = `then report.","subagent_type":"general-purpose"}`
+	require.Contains(t, string(b), alpha)
+	require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(string(b), alpha, `then report.","subagent_type":"Explore"}`)), 0o644))
+}
+
+// tokensByType is the subagents' tokens by their type, as subagents
+// gives them; usage --by subagent must give the same.
+func tokensByType(t *testing.T, path string) map[string]float64 {
+	t.Helper()
+	tokens := map[string]float64{}
+	for _, a := range rowsOf(t, "subagents", path) {
+		tokens[a["type"].(string)] += a["total_tokens"].(float64)
+	}
+	by := map[string]float64{}
+	for _, r := range rowsOf(t, "usage", "--by", "subagent", path) {
+		if r["subagent"] != "main" {
+			by[r["subagent"].(string)] = r["total_tokens"].(float64)
+		}
+	}
+	assert.Equal(t, tokens, by, "usage --by subagent types and counts the subagents as subagents does")
+	return tokens
 }

@@ -215,10 +215,12 @@ func SubagentMetas(dir string) []string {
 // folder dir, as the run's account types them (stream.Tracker, from the
 // Agent call): a Workflow's agents are the Workflow's type, and the rest
 // are their .meta.json's agentType, which is the call's subagent_type, or
-// the general-purpose agent when it names none. A .meta.json that cannot
-// be read leaves its agent out (the caller's default).
+// the general-purpose agent when it names none. A subagent's file with no
+// .meta.json is typed by the call whose result names its agent id, as the
+// reader joins it (looseAgentTypes). A .meta.json that cannot be read
+// leaves its agent out (the caller's default).
 func AgentTypes(dir string) map[string]string {
-	out := map[string]string{}
+	out := looseAgentTypes(dir)
 	for _, m := range SubagentMetas(dir) {
 		id := strings.TrimPrefix(filepath.Base(strings.TrimSuffix(m, ".meta.json")), "agent-")
 		if filepath.Base(filepath.Dir(filepath.Dir(m))) == "workflows" {
@@ -236,6 +238,63 @@ func AgentTypes(dir string) map[string]string {
 			continue
 		}
 		out[id] = cmp.Or(meta.AgentType, stream.DefaultAgentType)
+	}
+	return out
+}
+
+// looseAgentTypes are the types of the subagents of a session's folder
+// dir whose files have no .meta.json (looseSidechains), by agent id: the
+// types their calls give them (LaunchedAgentTypes), read from the
+// session's own file only for such a session.
+func looseAgentTypes(dir string) map[string]string {
+	out := map[string]string{}
+	loose := looseSidechains(dir)
+	if len(loose) == 0 {
+		return out
+	}
+	launched := LaunchedAgentTypes(JSONLFile(dir + ".jsonl"))
+	for id := range loose {
+		if t := launched[id]; t != "" {
+			out[id] = t
+		}
+	}
+	return out
+}
+
+// LaunchedAgentTypes are the types of the subagents the session
+// transcript at path started, by agent id, as the reader and the run's
+// account type them: the type of the Agent call (stream.SubagentOf) whose
+// result names the agent (launchedAgent). One pass over the file, for
+// what no .meta.json says (a subagent's file without one, a subagent's
+// records in the main file); nil when it cannot be read.
+func LaunchedAgentTypes(path string) map[string]string {
+	types, launched := map[string]string{}, map[string]string{}
+	want := func(l []byte) bool {
+		t, _ := DeclaredType(l)
+		return Unsure(l) || string(t) == "assistant" || bytes.Contains(l, []byte(`"agentId"`))
+	}
+	_, err := EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming, Want: want}, func(ev *stream.Event) {
+		switch ev.Kind {
+		case stream.KindToolUse:
+			for _, b := range ev.AppendToolUses(nil) {
+				if stream.StartsSubagent(b.Name) {
+					types[b.ID], _ = stream.SubagentOf(b.Name, b.Input)
+				}
+			}
+		case stream.KindToolResult:
+			if call, agent := launchedAgent(ev); agent != "" {
+				launched[agent] = call
+			}
+		}
+	})
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for agent, call := range launched {
+		if t := types[call]; t != "" {
+			out[agent] = t
+		}
 	}
 	return out
 }

@@ -26,6 +26,7 @@ package spend
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -408,6 +409,16 @@ func (s *Scanner) End() *Ledger {
 	l.aseen = nil
 	if len(l.agents) > 0 {
 		l.types = input.AgentTypes(input.SessionDir(l.path))
+		for _, m := range l.agents {
+			if m.agent != "" && l.types[m.agent] == "" {
+				// An agent no .meta.json types (its records in the
+				// session's own file): its call's type.
+				for id, t := range input.LaunchedAgentTypes(l.path) {
+					l.types[id] = cmp.Or(l.types[id], t)
+				}
+				break
+			}
+		}
 	}
 	sort.SliceStable(l.agents, func(i, j int) bool {
 		if l.agents[i].ts != l.agents[j].ts {
