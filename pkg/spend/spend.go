@@ -47,8 +47,9 @@ type Call struct {
 	Project  string // its project: the working directory
 	CLI      string // the id of the agent CLI that made it (stream.CLI)
 	Subagent bool   // made by a subagent (or a Workflow agent)
-	// AgentType is the subagent's type (input.AgentTypes: the one the
-	// run's account gives it), "" for the main agent's calls.
+	// AgentType is the subagent's type, the one the run's account gives
+	// it (its .meta.json's, input.AgentTypes; else its Agent call's,
+	// stream.SubagentOf), "" for the main agent's calls.
 	AgentType string
 	// Machine is the name of the tree the session was read from
 	// (Options.Machine).
