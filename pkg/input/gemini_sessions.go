@@ -72,6 +72,10 @@ func EachGeminiChatEvent(path string, fn func(ev *stream.Event, agent bool)) (ba
 func scanGeminiChat(path string, s Session, also *Also) (Session, error) {
 	s.CLI = geminiCLI // (the init, which says so too, is made from the header, which may be cut)
 	msgs := map[string]stream.Usage{}
+	// The subagents its reader joined (their files, chats/<session
+	// id>/<agentId>.jsonl), by the call each started: their calls are
+	// theirs, not the main agent's tokens.
+	agents := map[string]bool{}
 	bad, err := EachGeminiChatEvent(path, func(ev *stream.Event, agent bool) {
 		if ev.Kind == stream.KindInit {
 			if id := ev.Str("session_id"); id != "" {
@@ -83,8 +87,12 @@ func scanGeminiChat(path string, s Session, also *Also) (Session, error) {
 			if ev.Kind == stream.KindToolUse {
 				s.ToolCalls++
 			}
-			a := ev.AssistantHead()
-			msgs[a.MessageID] = a.Usage
+			if agent {
+				agents[ev.ParentToolUseID()] = true
+			} else {
+				a := ev.AssistantHead()
+				msgs[a.MessageID] = a.Usage
+			}
 		}
 		switch {
 		case agent && also.Agent != nil:
@@ -101,6 +109,6 @@ func scanGeminiChat(path string, s Session, also *Also) (Session, error) {
 	for _, m := range msgs {
 		u = u.Add(m)
 	}
-	s.Tokens = u.Total()
+	s.Tokens, s.Subagents = u.Total(), len(agents)
 	return s, err
 }

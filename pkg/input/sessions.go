@@ -3,6 +3,7 @@ package input
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -213,7 +214,13 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 		}
 		s.Bad = append(s.Bad, bad...)
 	}
+	// The subagents: their files', and those whose records are in the
+	// main file (IsSidechain), by agent id.
+	agents := map[string]bool{}
 	calls, usage, first, bad, err := scanRecords(path, buf, scratch, also.Line, func(ev *stream.Event) {
+		if IsSidechain(ev) {
+			agents[cmp.Or(ev.AgentID(), unnamedSidechain)] = true
+		}
 		s.add(ev)
 		if also.Main != nil {
 			also.Main(ev)
@@ -241,7 +248,13 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 	}
 	s.Tokens = usage.Total()
 	s.ToolCalls += calls
-	s.Subagents = len(SubagentMetas(SessionDir(path)))
+	for _, f := range SubagentMetas(SessionDir(path)) {
+		agents[strings.TrimPrefix(filepath.Base(strings.TrimSuffix(f, ".meta.json")), "agent-")] = true
+	}
+	for _, f := range SubagentFiles(SessionDir(path)) {
+		agents[strings.TrimPrefix(filepath.Base(strings.TrimSuffix(plainJSONL(f), ".jsonl")), "agent-")] = true
+	}
+	s.Subagents = len(agents)
 	return s, nil
 }
 
@@ -294,6 +307,14 @@ func scanRecords(path string, buf *bufio.Reader, scratch *stream.Scratch, line f
 		if ev.Type == "assistant" {
 			if ev.Kind == stream.KindToolUse {
 				calls++
+			}
+			if IsSidechain(ev) {
+				// a subagent's call, in the main file: not the main
+				// agent's tokens (its tool calls are the session's)
+				if also != nil {
+					also(ev)
+				}
+				return
 			}
 			a := ev.AssistantHead()
 			m, seen := msgs[a.MessageID]
@@ -551,6 +572,11 @@ func (s *Session) add(ev *stream.Event) {
 			s.Start = ts
 		}
 		s.Last = max(s.Last, ts)
+	}
+	if IsSidechain(ev) {
+		// A subagent's record in the main file: its times are the
+		// session's; its prompt is no turn, its title none.
+		return
 	}
 	if s.CWD == "" {
 		s.CWD = ev.Str("cwd")

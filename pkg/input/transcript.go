@@ -70,3 +70,30 @@ var transcriptSpellings = stream.Spellings{
 	// reminders and compaction summaries, which no one typed
 	"isSynthetic": {"isMeta", "isCompactSummary"},
 }
+
+// IsSidechain reports whether a transcript record is a subagent's: it
+// says isSidechain:true. Claude Code writes its subagents' records in
+// files of their own, each record so marked (and every record of the main
+// file false); older releases wrote them into the main file, where only
+// the mark tells them from the main agent's. The transcript reader, the
+// listing and the spend of sessions all ask this, so that such a record is
+// never the main agent's answer, tool call or tokens in one view and a
+// subagent's in another.
+func IsSidechain(ev *stream.Event) bool { return jsonx.Value(ev.Get("isSidechain")).Bool() }
+
+// launchedAgent is the subagent the tool result ev names, by the agent id
+// its toolUseResult carries (Claude Code writes it on an Agent call's
+// result, foreground or background), and the call that started it: ""
+// when ev names none.
+func launchedAgent(ev *stream.Event) (callID, agentID string) {
+	agentID = jsonx.Value(ev.ToolUseResult()).Get("agentId").Str()
+	if agentID == "" {
+		return "", ""
+	}
+	for _, r := range ev.ToolResults() {
+		if r.ToolUseID != "" {
+			return r.ToolUseID, agentID
+		}
+	}
+	return "", ""
+}

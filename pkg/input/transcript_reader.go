@@ -34,8 +34,11 @@ func (k topKeys) Path(keys ...string) jsonx.Value { return jsonx.Value(k.ev.Get(
 // records are in files of their own, <session>/subagents/agent-<id>.jsonl,
 // each with a .meta.json that names the Agent call that started it; a
 // Workflow's agents are in subagents/workflows/<runId>/, their .meta.json
-// naming no call: the Workflow's result names the run. It has no
-// system/init and no result.
+// naming no call: the Workflow's result names the run. A subagent's file
+// with no .meta.json is joined at the Agent call's result that names its
+// agent id. Older releases wrote a subagent's records into the main file,
+// marked isSidechain:true (IsSidechain): they are given to their call, not
+// read as the main agent's. It has no system/init and no result.
 //
 // The transcript reader yields the session as a stream: the main file's
 // records, each subagent's records right after the Agent call that started
@@ -60,12 +63,20 @@ type transcriptReader struct {
 	agents  map[string][]sidechain // by the Agent (or Workflow) call's tool_use id
 	runs    map[string][]sidechain // a Workflow's agents by its run id, until its result names the run
 	pending []string               // calls whose sidechains open next
-	queue   []*stream.Event        // to hand out before reading on
-	held    bool                   // records are held back until the init is made
-	inited  bool
-	ended   bool
-	facts   sessionFacts
-	warn    []error // sidechains that could not be read, reported in turn
+	// loose are the subagents' files no .meta.json names a call for, by
+	// agent id: each is joined when an Agent call's result names its
+	// agent (launchedAgent), and said at the end if none does.
+	loose map[string]sidechain
+	// calls are the Agent calls that started the subagents, by agent id
+	// (from their .meta.json, or their call's result): a subagent's
+	// records in the main file (IsSidechain) are given to their call.
+	calls  map[string]string
+	queue  []*stream.Event // to hand out before reading on
+	held   bool            // records are held back until the init is made
+	inited bool
+	ended  bool
+	facts  sessionFacts
+	warn   []error // sidechains that could not be read, reported in turn
 	// toldStdin: said once that a transcript read from stdin has no
 	// session folder, so its subagents are not joined.
 	toldStdin bool
@@ -107,6 +118,12 @@ type sessionFacts struct {
 func NewTranscriptReader(r io.Reader, path string, opts stream.DecoderOptions) stream.Reader {
 	t := newTranscriptReader(r, path, opts)
 	t.agents, t.runs, t.warn = sidechains(t.dir)
+	t.loose = looseSidechains(t.dir)
+	for call, scs := range t.agents {
+		for _, sc := range scs {
+			t.calls[sc.agentID] = call
+		}
+	}
 	return t
 }
 
@@ -124,7 +141,7 @@ func NewLiveTranscriptReader(r io.Reader, path string, opts stream.DecoderOption
 
 func newTranscriptReader(r io.Reader, path string, opts stream.DecoderOptions) *transcriptReader {
 	opts.Spellings = transcriptSpellings
-	t := &transcriptReader{opts: opts, held: true}
+	t := &transcriptReader{opts: opts, held: true, calls: map[string]string{}}
 	if path != "" {
 		t.dir = SessionDir(path)
 	}
@@ -198,10 +215,12 @@ func SubagentMetas(dir string) []string {
 // folder dir, as the run's account types them (stream.Tracker, from the
 // Agent call): a Workflow's agents are the Workflow's type, and the rest
 // are their .meta.json's agentType, which is the call's subagent_type, or
-// the general-purpose agent when it names none. A .meta.json that cannot
-// be read leaves its agent out (the caller's default).
+// the general-purpose agent when it names none. A subagent's file with no
+// .meta.json is typed by the call whose result names its agent id, as the
+// reader joins it (looseAgentTypes). A .meta.json that cannot be read
+// leaves its agent out (the caller's default).
 func AgentTypes(dir string) map[string]string {
-	out := map[string]string{}
+	out := looseAgentTypes(dir)
 	for _, m := range SubagentMetas(dir) {
 		id := strings.TrimPrefix(filepath.Base(strings.TrimSuffix(m, ".meta.json")), "agent-")
 		if filepath.Base(filepath.Dir(filepath.Dir(m))) == "workflows" {
@@ -219,6 +238,63 @@ func AgentTypes(dir string) map[string]string {
 			continue
 		}
 		out[id] = cmp.Or(meta.AgentType, stream.DefaultAgentType)
+	}
+	return out
+}
+
+// looseAgentTypes are the types of the subagents of a session's folder
+// dir whose files have no .meta.json (looseSidechains), by agent id: the
+// types their calls give them (LaunchedAgentTypes), read from the
+// session's own file only for such a session.
+func looseAgentTypes(dir string) map[string]string {
+	out := map[string]string{}
+	loose := looseSidechains(dir)
+	if len(loose) == 0 {
+		return out
+	}
+	launched := LaunchedAgentTypes(JSONLFile(dir + ".jsonl"))
+	for id := range loose {
+		if t := launched[id]; t != "" {
+			out[id] = t
+		}
+	}
+	return out
+}
+
+// LaunchedAgentTypes are the types of the subagents the session
+// transcript at path started, by agent id, as the reader and the run's
+// account type them: the type of the Agent call (stream.SubagentOf) whose
+// result names the agent (launchedAgent). One pass over the file, for
+// what no .meta.json says (a subagent's file without one, a subagent's
+// records in the main file); nil when it cannot be read.
+func LaunchedAgentTypes(path string) map[string]string {
+	types, launched := map[string]string{}, map[string]string{}
+	want := func(l []byte) bool {
+		t, _ := DeclaredType(l)
+		return Unsure(l) || string(t) == "assistant" || bytes.Contains(l, []byte(`"agentId"`))
+	}
+	_, err := EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming, Want: want}, func(ev *stream.Event) {
+		switch ev.Kind {
+		case stream.KindToolUse:
+			for _, b := range ev.AppendToolUses(nil) {
+				if stream.StartsSubagent(b.Name) {
+					types[b.ID], _ = stream.SubagentOf(b.Name, b.Input)
+				}
+			}
+		case stream.KindToolResult:
+			if call, agent := launchedAgent(ev); agent != "" {
+				launched[agent] = call
+			}
+		}
+	})
+	if err != nil {
+		return nil
+	}
+	out := map[string]string{}
+	for agent, call := range launched {
+		if t := types[call]; t != "" {
+			out[agent] = t
+		}
 	}
 	return out
 }
@@ -262,17 +338,24 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 	for run, scs := range runs {
 		journalOrder(JSONLFile(filepath.Join(dir, "subagents", "workflows", run, "journal.jsonl")), scs)
 	}
-	if dir == "" {
-		return out, runs, errs
-	}
-	// A subagent's records with no .meta.json: nothing says which call
-	// started them, so they are not joined, and the reader says so.
-	for _, f := range SubagentFiles(dir) {
-		if !slices.Contains(metas, strings.TrimSuffix(plainJSONL(f), ".jsonl")+".meta.json") {
-			errs = append(errs, fmt.Errorf("%s: no .meta.json beside it says which Agent call started this subagent: its records are not joined", f))
-		}
-	}
 	return out, runs, errs
+}
+
+// looseSidechains are the subagents' files of a session's folder dir that
+// have no .meta.json to name the call that started them, by agent id (the
+// file's name): the Agent call's result names the agent too, and the
+// reader joins each there (a Workflow's agents have no such result).
+func looseSidechains(dir string) map[string]sidechain {
+	out := map[string]sidechain{}
+	for _, f := range SubagentFiles(dir) {
+		base := strings.TrimSuffix(plainJSONL(f), ".jsonl")
+		if regular(base+".meta.json") == nil || filepath.Base(filepath.Dir(filepath.Dir(f))) == "workflows" {
+			continue
+		}
+		id := strings.TrimPrefix(filepath.Base(base), "agent-")
+		out[id] = sidechain{path: f, agentID: id}
+	}
+	return out
 }
 
 // maxSmallFile bounds what is read whole of a session folder's small
@@ -348,7 +431,7 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 				t.release()
 				continue
 			}
-			if !t.live && (len(t.agents) > 0 || len(t.runs) > 0) {
+			if !t.live && (len(t.agents) > 0 || len(t.runs) > 0 || len(t.loose) > 0) {
 				t.unjoined()
 				continue
 			}
@@ -373,15 +456,10 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 		if ev.Kind == stream.KindToolResult {
 			t.persisted(ev)
 			t.launches(ev)
+			t.launched(ev)
 			t.finished(ev)
 		}
-		var follow *stream.Event
-		if top.parent != "" {
-			ev.SetParent(top.parent)
-		} else {
-			follow = t.observe(ev)
-			t.notified(follow)
-		}
+		follow := t.attribute(ev, top.parent)
 		t.spawns(ev)
 		if t.held {
 			t.hold(ev)
@@ -395,6 +473,27 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 		}
 		return ev, nil
 	}
+}
+
+// attribute gives ev, a record of the frame of the Agent call parent
+// ("" for the main file), to its agent; of the main agent's, it gathers
+// the session's facts and returns the event a background subagent's
+// completion makes, if ev is its notification.
+func (t *transcriptReader) attribute(ev *stream.Event, parent string) *stream.Event {
+	switch {
+	case parent != "":
+		ev.SetParent(parent)
+	case IsSidechain(ev):
+		// A subagent's record written into the main file (older
+		// releases): its subagent's, never the main agent's answer,
+		// calls or tokens.
+		ev.SetParent(t.sidechainCall(ev))
+	default:
+		follow := t.observe(ev)
+		t.notified(follow)
+		return follow
+	}
+	return nil
 }
 
 // hold keeps a record back until the init can be made (the model is
@@ -486,6 +585,40 @@ func (t *transcriptReader) launches(ev *stream.Event) {
 	}
 }
 
+// launched notes the subagent an Agent call's result ev names (its agent
+// id): its call, for its records in the main file; and its file, when no
+// .meta.json named its call, to read next.
+func (t *transcriptReader) launched(ev *stream.Event) {
+	call, agent := launchedAgent(ev)
+	if agent == "" {
+		return
+	}
+	if _, ok := t.calls[agent]; !ok {
+		t.calls[agent] = call
+	}
+	if sc, ok := t.loose[agent]; ok && !t.live {
+		delete(t.loose, agent) // read once
+		t.agents[call] = append(t.agents[call], sc)
+		t.pending = append(t.pending, call)
+	}
+}
+
+// unnamedSidechain is the call a subagent's record in the main file is
+// given when nothing names its agent, or no call it started: a subagent
+// of its own, apart from the main agent.
+const unnamedSidechain = "sidechain"
+
+// sidechainCall is the Agent call whose subagent wrote the main file's
+// record ev (IsSidechain): the call its agent id was launched by, else
+// the agent id itself, else unnamedSidechain.
+func (t *transcriptReader) sidechainCall(ev *stream.Event) string {
+	agent := ev.AgentID()
+	if call := t.calls[agent]; call != "" {
+		return call
+	}
+	return cmp.Or(agent, unnamedSidechain)
+}
+
 func (t *transcriptReader) openSidechain() {
 	id := t.pending[0]
 	t.pending = t.pending[1:]
@@ -551,8 +684,9 @@ func (t *transcriptReader) persisted(ev *stream.Event) {
 }
 
 // unjoined reports the subagent files whose Agent call the session never
-// reached (a .meta.json that points nowhere), and the Workflow runs no
-// result named.
+// reached (a .meta.json that points nowhere), those with no .meta.json
+// whose agent no call's result named, and the Workflow runs no result
+// named.
 func (t *transcriptReader) unjoined() {
 	ids := make([]string, 0, len(t.agents))
 	for id := range t.agents {
@@ -565,6 +699,15 @@ func (t *transcriptReader) unjoined() {
 		}
 	}
 	clear(t.agents)
+	loose := make([]string, 0, len(t.loose))
+	for id := range t.loose {
+		loose = append(loose, id)
+	}
+	sort.Strings(loose)
+	for _, id := range loose {
+		t.warn = append(t.warn, fmt.Errorf("%s: no .meta.json beside it says which Agent call started this subagent, nor does any call's result name agent %s: its records are not joined", t.loose[id].path, id))
+	}
+	clear(t.loose)
 	runs := make([]string, 0, len(t.runs))
 	for run := range t.runs {
 		runs = append(runs, run)

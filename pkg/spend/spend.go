@@ -26,6 +26,7 @@ package spend
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -45,8 +46,9 @@ type Call struct {
 	Project  string // its project: the working directory
 	CLI      string // the id of the agent CLI that made it (stream.CLI)
 	Subagent bool   // made by a subagent (or a Workflow agent)
-	// AgentType is the subagent's type (input.AgentTypes: the one the
-	// run's account gives it), "" for the main agent's calls.
+	// AgentType is the subagent's type, the one the run's account gives
+	// it (its .meta.json's, input.AgentTypes; else its Agent call's,
+	// stream.SubagentOf), "" for the main agent's calls.
 	AgentType string
 	// Machine is the name of the tree the session was read from
 	// (Options.Machine).
@@ -99,6 +101,7 @@ type message struct {
 	final    bool // its record had a stop_reason
 	subagent bool
 	agent    string // the subagent's agent id (its records' agentId)
+	call     string // the call that started the subagent, where its records name it (a Gemini chat's)
 	from     string // the session its records name as the call's origin (requestSessionId), "" when none other
 	unread   bool   // the remainder of a session with unreadable lines (Call.Unread)
 }
@@ -248,6 +251,11 @@ type Ledger struct {
 	// types are its subagents' types by agent id (input.AgentTypes), read
 	// at End when it has subagents' calls.
 	types map[string]string
+	// callTypes are the types of the subagents its main agent's calls
+	// started, by the call's id (stream.SubagentOf, the run's account's
+	// rule): a subagent's records that name their call, not an agent id
+	// (a Gemini chat's subagent), are typed by it.
+	callTypes map[string]string
 	// start: the earliest timestamp of its file's records. A fork copies
 	// its parent's records with their times, but its own first records
 	// (and so its earliest copy) come after its parent's first.
@@ -347,8 +355,17 @@ func (s *Scanner) Record(ev *stream.Event) {
 		if ts := ev.Timestamp(); ts > l.lastTS {
 			l.lastTS = ts
 		}
+		if input.IsSidechain(ev) {
+			// A subagent's record in the session's own file (older
+			// releases wrote them there): its subagent's call.
+			l.note(l.aseen, ev, true)
+			return
+		}
 		if l.project == "" {
 			l.project = ev.Str("cwd")
+		}
+		if ev.Kind == stream.KindToolUse {
+			l.noteAgentCalls(ev)
 		}
 		if m := l.note(l.seen, ev, false); m != nil {
 			l.open.calls = append(l.open.calls, m)
@@ -375,6 +392,16 @@ func (s *Scanner) End() *Ledger {
 	l.aseen = nil
 	if len(l.agents) > 0 {
 		l.types = input.AgentTypes(input.SessionDir(l.path))
+		for _, m := range l.agents {
+			if m.agent != "" && l.types[m.agent] == "" {
+				// An agent no .meta.json types (its records in the
+				// session's own file): its call's type.
+				for id, t := range input.LaunchedAgentTypes(l.path) {
+					l.types[id] = cmp.Or(l.types[id], t)
+				}
+				break
+			}
+		}
 	}
 	sort.SliceStable(l.agents, func(i, j int) bool {
 		if l.agents[i].ts != l.agents[j].ts {
@@ -466,7 +493,7 @@ func (l *Ledger) note(seen map[string]*message, ev *stream.Event, subagent bool)
 	}
 	m := &message{id: key, model: a.Model, ts: ev.Timestamp(), usage: a.Usage, final: final, subagent: subagent, from: from}
 	if subagent {
-		m.agent = ev.Str("agentId")
+		m.agent, m.call = ev.AgentID(), ev.ParentToolUseID()
 	}
 	seen[key] = m
 	if _, ok := l.calls[key]; !ok {
@@ -758,20 +785,37 @@ func (s *scan) out(m *message, cost float64, estimated, unpriced bool) {
 	s.sum.CostUSD += cost
 	var agentType string
 	if m.subagent {
-		agentType = s.l.agentType(m.agent)
+		agentType = s.l.agentType(m)
 	}
 	s.emit(Call{Session: s.sum.Session, Project: s.l.project, CLI: s.l.cli, Subagent: m.subagent, AgentType: agentType, Machine: s.l.machine, Model: m.model, Time: t, SessionStart: start,
 		Usage: m.usage, CostUSD: cost, Hidden: m.id == "" && !m.unread, Unread: m.unread, Estimated: estimated, Unpriced: unpriced})
 }
 
-// agentType is the type of the subagent with the agent id: its
-// .meta.json's (input.AgentTypes), else the type the CLI gives an Agent
-// call that names none.
-func (l *Ledger) agentType(id string) string {
-	if t := l.types[id]; t != "" {
+// agentType is the type of the subagent that made the call m: its
+// .meta.json's (input.AgentTypes, by its agent id), else its call's
+// (stream.SubagentOf, where its records name the call), else the type the
+// CLI gives an Agent call that names none.
+func (l *Ledger) agentType(m *message) string {
+	if t := l.types[m.agent]; t != "" {
+		return t
+	}
+	if t := l.callTypes[m.call]; t != "" {
 		return t
 	}
 	return stream.DefaultAgentType
+}
+
+// noteAgentCalls notes the type of each subagent the main agent's
+// assistant event ev starts (callTypes).
+func (l *Ledger) noteAgentCalls(ev *stream.Event) {
+	for _, b := range ev.AppendToolUses(nil) {
+		if stream.StartsSubagent(b.Name) {
+			if l.callTypes == nil {
+				l.callTypes = map[string]string{}
+			}
+			l.callTypes[b.ID], _ = stream.SubagentOf(b.Name, b.Input)
+		}
+	}
 }
 
 // weight is a call's tokens weighed at Claude's price ratios (the same for

@@ -1,5 +1,11 @@
 package stream
 
+import (
+	"encoding/json"
+
+	"github.com/ccfilter/ccfilter/internal/jsonx"
+)
+
 // callers remembers, for tool calls that do not start a subagent, the agent
 // that made each (its parent_tool_use_id, "" for the main agent). An event
 // whose parent_tool_use_id names such a call (a hook's tool_progress
@@ -45,6 +51,29 @@ func StartsSubagent(name string) bool { return startsSubagent(name) }
 
 func startsSubagent(name string) bool {
 	return name == "Agent" || name == "Task" || name == "Workflow" || name == geminiSubagent
+}
+
+// SubagentOf is the type and the description of the subagent a call of
+// the named tool with this input starts (a tool StartsSubagent names):
+// the call's subagent_type (Gemini CLI's agent_name), else the
+// general-purpose agent; a Workflow's agents are the Workflow's type. The
+// one rule: the run's account (Tracker) and the spend of sessions
+// (pkg/spend) type a subagent by it, so every view names it alike.
+func SubagentOf(name string, input json.RawMessage) (typ, description string) {
+	in := jsonx.Value(input)
+	typ, description = in.Get("subagent_type").Str(), in.Get("description").Str()
+	if name == geminiSubagent {
+		typ, description = in.Get("agent_name").Str(), in.Get("prompt").Str()
+	}
+	if name == "Workflow" {
+		typ = WorkflowAgentType
+		if n := in.Get("name").Str(); n != "" && description == "" {
+			description = n
+		}
+	} else if typ == "" {
+		typ = DefaultAgentType
+	}
+	return typ, description
 }
 
 // geminiSubagent is Gemini CLI's tool that starts a subagent (its input:

@@ -578,19 +578,7 @@ func (t *Tracker) observeAssistant(e *Event) {
 			if agent != nil {
 				s.Depth = agent.Depth + 1
 			}
-			s.Description = in.Get("description").Str()
-			s.Type = in.Get("subagent_type").Str()
-			if c.Name == geminiSubagent {
-				s.Type, s.Description = in.Get("agent_name").Str(), in.Get("prompt").Str()
-			}
-			if c.Name == "Workflow" {
-				s.Type = WorkflowAgentType
-				if n := in.Get("name").Str(); n != "" && s.Description == "" {
-					s.Description = n
-				}
-			} else if s.Type == "" {
-				s.Type = DefaultAgentType
-			}
+			s.Type, s.Description = SubagentOf(c.Name, c.Input)
 			bg := in.Get("run_in_background")
 			s.Background = c.Name == "Workflow" || bg.Bool() || (bg.IsNull() && c.Name == "Agent")
 			s.StartLine, s.Start = e.Line, c.Timestamp

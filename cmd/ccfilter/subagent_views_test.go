@@ -1,0 +1,290 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The tests of this file hold a session's subagents to one truth: the
+// type, the count, the calls and the tokens of each are the same in every
+// view (subagents, usage, usage --by, sessions, tools, final), whichever
+// way its records are stored.
+
+// rowsOf runs a preset with -F json and decodes its rows.
+func rowsOf(t *testing.T, args ...string) []map[string]any {
+	t.Helper()
+	return jsonRows(t, runIn(t, append(args, "-F", "json"), ""))
+}
+
+// rowWhere is the row whose key is value (nil: none).
+func rowWhere(rows []map[string]any, key string, value any) map[string]any {
+	for _, r := range rows {
+		if r[key] == value {
+			return r
+		}
+	}
+	return nil
+}
+
+// TestGeminiSubagentIsTheSameInEveryView proves a Gemini CLI subagent
+// (the real capture 16-subagent: testdata/agents/gemini/16-subagent.chats
+// is /work/shared/agents/gemini/16-subagent.home/.gemini/tmp/project/chats,
+// an invoke_agent call of the "generalist" agent, its records in
+// chats/<session>/<agentId>.jsonl) has one type, one count and one
+// account of tokens: usage --by subagent types it as subagents does (it
+// said general-purpose, the default of a Claude Code Agent call that names
+// none), and sessions counts it as a subagent, its tokens not the main
+// agent's (it said 0 subagents and 47,415 main tokens).
+func TestGeminiSubagentIsTheSameInEveryView(t *testing.T) {
+	files, _ := filepath.Glob("../../testdata/agents/gemini/16-subagent.chats/session-*.jsonl")
+	require.Len(t, files, 1)
+	chat := files[0]
+
+	agents := rowsOf(t, "subagents", chat)
+	require.Len(t, agents, 1)
+	typ, tokens := agents[0]["type"], agents[0]["total_tokens"].(float64)
+	assert.Equal(t, "generalist", typ, "the invoke_agent call's agent_name")
+	assert.InDelta(t, 23999, tokens, 0)
+
+	by := rowsOf(t, "usage", "--by", "subagent", chat)
+	require.Len(t, by, 2, "the subagent's type and main: %v", by)
+	if row := rowWhere(by, "subagent", typ); assert.NotNil(t, row, "usage --by subagent names the subagent's type as subagents does: %v", by) {
+		assert.InDelta(t, tokens, row["total_tokens"], 0)
+		assert.InDelta(t, 2, row["calls"], 0)
+	}
+	assert.InDelta(t, 2, agents[0]["tool_calls"], 0)
+	main := rowWhere(by, "subagent", "main")
+	require.NotNil(t, main)
+
+	sessions := rowsOf(t, "sessions", chat)
+	require.Len(t, sessions, 1)
+	assert.InDelta(t, len(agents), sessions[0]["subagents"], 0, "sessions counts the subagent subagents shows")
+	assert.InDelta(t, main["total_tokens"], sessions[0]["main_tokens"], 0, "the main agent's tokens, as usage --by subagent's main row")
+	assert.InDelta(t, sessions[0]["total_tokens"].(float64)-tokens, sessions[0]["main_tokens"], 0, "the subagent's tokens are not the main agent's")
+}
+
+// sidechainsInline is the real session 05-subagents-async with its two
+// subagents' records moved into the main file, before its cost-state, and
+// its session folder (subagents/, .meta.json) removed: how older Claude
+// Code releases wrote a subagent's records, each marked isSidechain:true
+// (the real subagents' files mark every conversation record so; the main
+// file marks every one false; their bookkeeping records have no mark). keepAgentID false also takes the agentId off
+// them: nothing then says which subagent wrote them.
+func sidechainsInline(t *testing.T, keepAgentID bool) string {
+	t.Helper()
+	path := copySession(t, "05-subagents-async")
+	dir := strings.TrimSuffix(path, ".jsonl")
+	subs, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.jsonl"))
+	require.Len(t, subs, 2)
+	var side []string
+	for _, f := range subs {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, l := range strings.SplitAfter(string(b), "\n") {
+			if l == "" {
+				continue
+			}
+			if strings.Contains(l, `"parentUuid"`) {
+				require.True(t, strings.Contains(l, `"isSidechain":true`), "a real subagent's conversation record is marked")
+			}
+			if !keepAgentID {
+				l = agentIDField.ReplaceAllString(l, "")
+			}
+			side = append(side, l)
+		}
+	}
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	main := strings.SplitAfter(string(b), "\n")
+	at := -1
+	for i, l := range main {
+		require.False(t, strings.Contains(l, `"isSidechain":true`), "no real main record is marked")
+		if at < 0 && strings.Contains(l, `"type":"cost-state"`) {
+			at = i
+		}
+	}
+	require.GreaterOrEqual(t, at, 0)
+	out := append(append(append([]string(nil), main[:at]...), side...), main[at:]...)
+	require.NoError(t, os.WriteFile(path, []byte(strings.Join(out, "")), 0o644))
+	require.NoError(t, os.RemoveAll(dir))
+	return path
+}
+
+var agentIDField = regexp.MustCompile(`"agentId":"[^"]*",?`)
+
+// TestSidechainRecordsInTheMainFileAreTheSubagents proves a subagent's
+// records written into the main file (sidechainsInline) are its
+// subagent's: final is the main agent's answer (it was the alpha
+// subagent's report, "Created alpha.txt…"); tools gives their calls to
+// their subagents; usage --by subagent, usage, subagents and sessions
+// say what they say of the real session, whose subagents' records are in
+// their own files. With no agentId on them, they are still no part of
+// the main agent's answer, calls or tokens.
+func TestSidechainRecordsInTheMainFileAreTheSubagents(t *testing.T) {
+	real := copySession(t, "05-subagents-async")
+	run := func(args ...string) string {
+		r := runIn(t, args, "")
+		require.Equal(t, 0, r.Code, "%v: %s", args, r.Stderr)
+		return r.Stdout
+	}
+	// tools' rows without their line numbers (the records moved), in
+	// one order (the subagents' calls now come after the main agent's);
+	// named: each subagent's call under its agent and type, else only
+	// not the main agent's.
+	tools := func(path string, named bool) []string {
+		var rows []string
+		for _, l := range strings.Split(strings.TrimSpace(run("tools", "-F", "csv", path)), "\n")[1:] {
+			f := strings.Split(l, ",")
+			if !named && f[2] != "main" {
+				f[2], f[3] = "a subagent", ""
+			}
+			rows = append(rows, strings.Join(f[1:], ","))
+		}
+		sort.Strings(rows)
+		return rows
+	}
+	pick := func(rows []map[string]any, keys ...string) []map[string]any {
+		var out []map[string]any
+		for _, r := range rows {
+			o := map[string]any{}
+			for _, k := range keys {
+				o[k] = r[k]
+			}
+			out = append(out, o)
+		}
+		return out
+	}
+	sessionKeys := []string{"runs", "turns", "tool_calls", "subagents", "main_tokens", "total_tokens", "cost_usd", "title"}
+	agentKeys := []string{"tool_use_id", "type", "status", "tool_calls", "total_tokens", "report"}
+	for _, tc := range []struct {
+		name        string
+		keepAgentID bool
+	}{
+		{"each record names its agent", true},
+		{"no record names its agent", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inline := sidechainsInline(t, tc.keepAgentID)
+			assert.Equal(t, run("final", real), run("final", inline), "the main agent's answer")
+			assert.Equal(t, "Both subagents reported: alpha.txt was created, and the command printed beta-output and Linux.\n", run("final", inline))
+			assert.Equal(t, tools(real, tc.keepAgentID), tools(inline, tc.keepAgentID), "each call its agent's")
+			assert.Equal(t, run("usage", "-F", "json", real), run("usage", "-F", "json", inline), "the main agent's and the subagents' calls")
+			if tc.keepAgentID {
+				assert.Equal(t, pick(rowsOf(t, "subagents", real), agentKeys...), pick(rowsOf(t, "subagents", inline), agentKeys...))
+				assert.Equal(t, run("usage", "--by", "subagent", "-F", "json", real), run("usage", "--by", "subagent", "-F", "json", inline))
+				assert.Equal(t, pick(rowsOf(t, "sessions", real), sessionKeys...), pick(rowsOf(t, "sessions", inline), sessionKeys...))
+				return
+			}
+			// Nothing names the subagent: one subagent of its own, with
+			// the two's calls and tokens, apart from the main agent.
+			by, realBy := rowsOf(t, "usage", "--by", "subagent", inline), rowsOf(t, "usage", "--by", "subagent", real)
+			assert.Equal(t, rowWhere(realBy, "subagent", "main"), rowWhere(by, "subagent", "main"))
+			assert.InDelta(t, rowWhere(realBy, "subagent", "general-purpose")["total_tokens"], rowWhere(by, "subagent", "general-purpose")["total_tokens"], 0)
+			s, realS := rowsOf(t, "sessions", inline)[0], rowsOf(t, "sessions", real)[0]
+			assert.Equal(t, realS["main_tokens"], s["main_tokens"])
+			assert.Equal(t, realS["turns"], s["turns"])
+		})
+	}
+	t.Run("its call an Explore agent's", func(t *testing.T) {
+		// No .meta.json says the type: its Agent call's, in every view.
+		inline := sidechainsInline(t, true)
+		exploreAlpha(t, inline)
+		assert.Equal(t, map[string]float64{"Explore": 14799, "general-purpose": 14751}, tokensByType(t, inline))
+	})
+}
+
+// TestSubagentFileWithoutMetaIsJoinedByItsAgentID proves a subagent's
+// file with no .meta.json (05-subagents-async with both removed) is
+// joined where its Agent call's result names its agent id (the main
+// file's async_launched toolUseResult carries agentId): the usage preset
+// counts the 8 calls usage --by does (it counted the main agent's 4, and
+// warned), as it does with the .meta.json files; its subagents are the
+// real session's. 8 is right: the subagents' files are the session's,
+// and its cost-state counts their tokens.
+func TestSubagentFileWithoutMetaIsJoinedByItsAgentID(t *testing.T) {
+	real := copySession(t, "05-subagents-async")
+	path := copySession(t, "05-subagents-async")
+	metas, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "*.meta.json"))
+	require.Len(t, metas, 2)
+	for _, m := range metas {
+		require.NoError(t, os.Remove(m))
+	}
+	r := runIn(t, []string{"usage", "-F", "json", path}, "")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	assert.Empty(t, r.Stderr, "every subagent's file is joined")
+	want := runIn(t, []string{"usage", "-F", "json", real}, "")
+	assert.Equal(t, want.Stdout, r.Stdout, "the calls and tokens of the session with its .meta.json files")
+
+	usage := rowsOf(t, "usage", path)
+	session := rowsOf(t, "usage", "--by", "session", path)
+	require.Len(t, session, 1)
+	total := rowWhere(usage, "side", "total")
+	require.NotNil(t, total)
+	assert.InDelta(t, 8, total["calls"], 0)
+	for _, k := range []string{"calls", "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"} {
+		assert.Equal(t, total[k], session[0][k], "usage and usage --by session: %s", k)
+	}
+	keys := []string{"tool_use_id", "agent_id", "type", "tool_calls", "total_tokens", "report"}
+	got, exp := rowsOf(t, "subagents", path), rowsOf(t, "subagents", real)
+	require.Len(t, got, len(exp))
+	for i := range exp {
+		for _, k := range keys {
+			assert.Equal(t, exp[i][k], got[i][k], "subagent %d: %s", i, k)
+		}
+	}
+}
+
+// TestSubagentWithoutMetaIsTypedByItsCall proves a subagent whose file has
+// no .meta.json has in usage --by subagent the type subagents gives it,
+// its Agent call's subagent_type: 05-subagents-async without its
+// .meta.json files and with its alpha agent's call made an Explore one
+// (its subagent_type in the main file changed from general-purpose; the
+// real captures' agents are all general-purpose). usage --by said
+// general-purpose, the default, for both agents.
+func TestSubagentWithoutMetaIsTypedByItsCall(t *testing.T) {
+	path := copySession(t, "05-subagents-async")
+	metas, _ := filepath.Glob(filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "*.meta.json"))
+	require.Len(t, metas, 2)
+	for _, m := range metas {
+		require.NoError(t, os.Remove(m))
+	}
+	exploreAlpha(t, path)
+	assert.Equal(t, map[string]float64{"Explore": 14799, "general-purpose": 14751}, tokensByType(t, path))
+}
+
+// exploreAlpha makes the Agent call of 05-subagents-async's alpha agent,
+// in the transcript at path, an Explore one (the real captures' agents
+// are all general-purpose).
+func exploreAlpha(t *testing.T, path string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	const alpha = `then report.","subagent_type":"general-purpose"}`
+	require.Contains(t, string(b), alpha)
+	require.NoError(t, os.WriteFile(path, []byte(strings.ReplaceAll(string(b), alpha, `then report.","subagent_type":"Explore"}`)), 0o644))
+}
+
+// tokensByType is the subagents' tokens by their type, as subagents
+// gives them; usage --by subagent must give the same.
+func tokensByType(t *testing.T, path string) map[string]float64 {
+	t.Helper()
+	tokens := map[string]float64{}
+	for _, a := range rowsOf(t, "subagents", path) {
+		tokens[a["type"].(string)] += a["total_tokens"].(float64)
+	}
+	by := map[string]float64{}
+	for _, r := range rowsOf(t, "usage", "--by", "subagent", path) {
+		if r["subagent"] != "main" {
+			by[r["subagent"].(string)] = r["total_tokens"].(float64)
+		}
+	}
+	assert.Equal(t, tokens, by, "usage --by subagent types and counts the subagents as subagents does")
+	return tokens
+}
