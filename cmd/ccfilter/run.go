@@ -624,7 +624,8 @@ func (o *options) runOne(ctx context.Context, p *plan, name string, out io.Write
 	if o.FullCheck {
 		check = stream.CheckAll
 	}
-	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: o.redacted(o.redactor, run.Prepare), Screen: o.screen(name), Cut: o.interrupted, Kinds: o.kindsMade(needs), ValidateAhead: needs.ValidatesCalls})
+	dec := in.Events(stream.DecoderOptions{Source: cfg.Source, MaxLineBytes: o.MaxLineBytes, Check: check, Prepare: o.redacted(o.redactor, run.Prepare), Screen: o.screen(name), Cut: o.interrupted, Kinds: o.kindsMade(needs), ValidateAhead: needs.ValidatesCalls,
+		NoEcho: p.format != render.NDJSON})
 	defer dec.Close()
 	// How many times the longest line is in memory at once, beyond what
 	// the base limit leaves room for (the preset says: an expression that

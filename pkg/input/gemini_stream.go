@@ -339,15 +339,17 @@ func (g *geminiReader) delta(ev *stream.Event, content, tsv jsonx.Value) {
 
 // keepPiece adds line, a piece of the turn's text whose content is the
 // JSON string content (a slice of line), to the lines the turn's text
-// event echoes, when the run reads text events. The text event, not the
+// event echoes, when the run reads text events and prints events' lines
+// (not DecoderOptions.NoEcho: final on 30 MB of Gemini streams counted
+// 9% more instructions keeping them). The text event, not the
 // pieces', stands for the lines: it is the one event text, --where and
 // --agent pick, so that text -F ndjson prints the lines of the text it
 // shows, each once, and a pass-through (-F ndjson) still prints every line
 // once, in its place: the pieces come before the line that ends the turn,
 // where the text event is made.
 func (g *geminiReader) keepPiece(line, content []byte) {
-	if !g.wants(stream.KindText) {
-		return
+	if !g.wants(stream.KindText) || g.opts.NoEcho {
+		return // (no text event made, or no line of one printed)
 	}
 	if len(g.echo) > 0 {
 		g.echo = append(g.echo, '\n')

@@ -81,6 +81,11 @@ type DecoderOptions struct {
 	// records: it may make none of the other kinds. A Decoder hands out
 	// every line whatever this says.
 	Kinds KindSet
+	// NoEcho says the consumer prints no event's own input lines (Echo:
+	// only NDJSON does): a Reader that gathers the lines an event stands
+	// for (a Gemini CLI turn's pieces, for its text event) need not keep
+	// them. The events are the same either way.
+	NoEcho bool
 	// ValidateAhead says the consumer validates in full nearly every
 	// assistant event it reads (Needs.ValidatesCalls): a Reader that frames
 	// lines on another goroutine (NewReader's read-ahead) validates those
