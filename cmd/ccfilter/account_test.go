@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"html"
@@ -96,6 +97,7 @@ func checkEveryFormat(t *testing.T, in string) *stream.Account {
 		assert.Equal(t, m.InputTokens+m.OutputTokens+m.CacheCreationInputTokens+m.CacheReadInputTokens, m.TotalTokens, "total_tokens is the sum: %s", m.Model)
 	}
 	checkRowsAccount(t, a, in)
+	checkAccountCSV(t, r.Stdout, runIn(t, []string{"account", "-F", "csv", in}, "").Stdout)
 	page := runIn(t, []string{"all", "-F", "html", in}, "").Stdout
 	checkHTMLAccount(t, a, page)
 	md := runIn(t, []string{"all", "-F", "markdown", in}, "").Stdout
@@ -104,6 +106,28 @@ func checkEveryFormat(t *testing.T, in string) *stream.Account {
 	checkTextAccount(t, a, runIn(t, []string{"all", in}, "").Stdout)
 	checkTraceAccount(t, a, runIn(t, []string{"all", "-F", "otlp", in}, "").Stdout)
 	return &a
+}
+
+// checkAccountCSV proves the account's CSV row holds the account's JSON,
+// column by column: each cell the JSON of its key's value. Its cells were written over one another
+// (the outcome cell began with the turns' JSON), on every input.
+func checkAccountCSV(t *testing.T, accountJSON, accountCSV string) {
+	t.Helper()
+	var objs []map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal([]byte(accountJSON), &objs))
+	require.Len(t, objs, 1)
+	rows, err := csv.NewReader(strings.NewReader(accountCSV)).ReadAll()
+	require.NoError(t, err, accountCSV)
+	require.Len(t, rows, 2, "a header and the run's row")
+	for i, key := range rows[0] {
+		want, ok := objs[0][key]
+		require.True(t, ok, "column %s is a key of the JSON", key)
+		cell := rows[1][i]
+		if cell == "" {
+			cell = "null" // (an empty cell: a value the run has not)
+		}
+		assert.JSONEq(t, string(want), cell, "%s: the CSV cell is the JSON's value", key)
+	}
 }
 
 // inputName names an input in a subtest: its file, or its transcript's

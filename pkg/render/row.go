@@ -79,11 +79,15 @@ func (r *Row) MarshalJSON() ([]byte, error) {
 }
 
 // cells are the row's values as CSV fields, in out (reused: one slice for
-// every row of a CSV). A JSON value is compacted into *scratch, which the
-// fields then alias: they hold until the next call with it.
+// every row of a CSV). The row's first JSON value is compacted into
+// *scratch, which its field then aliases: it holds until the next call
+// with it. Any other JSON value of the row is compacted into a buffer of
+// its own: in *scratch it wrote over the first (the account's row, whose
+// turns were written over its outcome).
 func (r *Row) cells(out []string, scratch *[]byte) []string {
 	out = slices.Grow(out[:0], len(r.Values))[:len(r.Values)]
 	clear(out)
+	shared := scratch
 	for i, v := range r.Values {
 		switch v := v.(type) {
 		case string:
@@ -101,7 +105,11 @@ func (r *Row) cells(out []string, scratch *[]byte) []string {
 		case []string:
 			out[i] = cell(strings.Join(v, " "))
 		case json.RawMessage:
-			out[i] = cell(compactJSONIn(scratch, v))
+			if shared != nil {
+				out[i], shared = cell(compactJSONIn(shared, v)), nil
+			} else {
+				out[i] = cell(compactJSON(v))
+			}
 		}
 	}
 	return out
