@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -146,4 +147,45 @@ func TestEstimatedCostIsOneFigureInEveryView(t *testing.T) {
 			assert.Contains(t, trace, fmt.Sprintf(`{"key":"claude_code.cost_usd","value":{"doubleValue":%v}},{"key":"claude_code.cost_source","value":{"stringValue":"estimated"}}`, acc.Cost.USD), "trace root")
 		})
 	}
+}
+
+// TestUsageSaysTheRunsCostInTextAndMarkdown proves the usage preset says
+// the run's cost in one phrase in its text head and its markdown Cost
+// line, whatever the cost is (capture 04-parallel-tools, its result's
+// cost edited): reported, estimated (no total_cost_usd), written too large
+// for a float64 (1e400: the text said it, the markdown had no Cost line),
+// and unknown (no cost, a model no price is known for: neither said
+// anything, as if the run were free, where every other view says $?).
+func TestUsageSaysTheRunsCostInTextAndMarkdown(t *testing.T) {
+	const cost = `"total_cost_usd":0.029841,`
+	for _, tc := range []struct {
+		name, said string
+		edits      []string
+	}{
+		{"reported", `$0.0298`, nil},
+		{"estimated", `~$0.0298 (estimated at list prices: the input reports none)`, []string{cost, ``, `"costUSD":0.029841,`, ``}},
+		{"too large", `$1e400 (as written: too large to compute with)`, []string{cost, `"total_cost_usd":1e400,`}},
+		{"unknown model", `$? (unknown: the last result gives no total_cost_usd; no price is known for claude-opus-9)`,
+			[]string{cost, ``, `"costUSD":0.029841,`, ``}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			in := derived(t, "04-parallel-tools.jsonl", tc.edits...)
+			if tc.name == "unknown model" {
+				b, err := os.ReadFile(in)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(in, []byte(strings.ReplaceAll(string(b), "claude-opus-5-5", "claude-opus-9")), 0o644))
+			}
+			text := runIn(t, []string{"usage", in}, "")
+			require.Equal(t, 0, text.Code, text.Stderr)
+			head := strings.SplitN(text.Stdout, "\n", 2)[0]
+			assert.True(t, strings.HasSuffix(head, ", cost "+tc.said), "the text head: %s", head)
+			md := runIn(t, []string{"usage", "-F", "markdown", in}, "").Stdout
+			assert.Contains(t, md, "\nCost: "+mdEscapeTest(tc.said), "the markdown Cost line")
+		})
+	}
+}
+
+// mdEscapeTest escapes what markdown's inline text escapes in a cost.
+func mdEscapeTest(s string) string {
+	return strings.NewReplacer(`$`, `\$`, `~`, `\~`, `_`, `\_`).Replace(s)
 }

@@ -77,13 +77,21 @@ func usageReport(b *base) (*render.Report, error) {
 	// total_cost_usd, else the calls priced at list prices, marked as an
 	// estimate in every format (the head and Cost line "~$", the rows'
 	// cost_source).
-	runCost, _ := b.tr.Cost()
+	runCost, why := b.tr.Cost()
+	// The one phrase of the run's cost, in the text head and the markdown
+	// Cost line alike: the account's figure, one written too large to
+	// compute with, or unknown and why (no result, no price for a model:
+	// never nothing, as if the run were free).
+	var costSaid string
 	switch {
 	case runCost != nil:
-		head += ", cost " + costText(runCost)
+		costSaid = costText(runCost)
 	case d.CostWritten != "":
-		head += ", cost $" + d.CostWritten + " (as written: too large to compute with)"
+		costSaid = "$" + d.CostWritten + " (as written: too large to compute with)"
+	default:
+		costSaid = "$? (unknown: " + why + ")"
 	}
+	head += ", cost " + costSaid
 	// tokens are a row's four counts; its output marked with
 	// render.PlaceholderMark where it is not the calls' final count (the table
 	// a person reads; CSV and JSON say it in output_exact).
@@ -161,13 +169,11 @@ func usageReport(b *base) (*render.Report, error) {
 	for _, h := range d.Helper {
 		blocks = append(blocks, render.Block{Only: render.Text, Line: fmt.Sprintf("helper model %s: $%.4f", h.Model, h.CostUSD)})
 	}
-	if runCost != nil {
-		s := "Cost: " + costText(runCost)
-		if d.HelperCostUSD > 0 {
-			s += fmt.Sprintf(" (helper models $%.4f)", d.HelperCostUSD)
-		}
-		blocks = append(blocks, render.Block{Only: render.Markdown, Line: s})
+	s := "Cost: " + costSaid
+	if d.HelperCostUSD > 0 {
+		s += fmt.Sprintf(" (helper models $%.4f)", d.HelperCostUSD)
 	}
+	blocks = append(blocks, render.Block{Only: render.Markdown, Line: s})
 	return &render.Report{Title: "Usage", Blocks: blocks, Rows: rows}, nil
 }
 
