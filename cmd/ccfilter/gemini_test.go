@@ -355,6 +355,23 @@ func TestGeminiJSONOutputIsRefusedWithWhatToDo(t *testing.T) {
 	assert.Contains(t, got.Stderr, "15-json-output.jsonl: this is Gemini CLI's --output-format json (one document, no events): run gemini with --output-format stream-json\n")
 	assert.NotContains(t, got.Stderr, "jq -c")
 
+	// The same document made one line, as the jq advice makes it (it said
+	// "no line has a known type"): from a file and from a pipe.
+	doc, err := os.ReadFile("../../../shared/agents/gemini/15-json-output.jsonl")
+	require.NoError(t, err)
+	var line bytes.Buffer
+	require.NoError(t, json.Compact(&line, doc))
+	line.WriteByte('\n')
+	compact := filepath.Join(t.TempDir(), "compact.jsonl")
+	require.NoError(t, os.WriteFile(compact, line.Bytes(), 0o644))
+	for _, r := range []runResult{runIn(t, []string{"final", compact}, ""), runWithStdin(t, nil, []string{"final"}, strings.NewReader(line.String()))} {
+		assert.Equal(t, exitInput, r.Code)
+		assert.Empty(t, r.Stdout)
+		assert.Contains(t, r.Stderr, ": this is Gemini CLI's --output-format json (one document, no events): run gemini with --output-format stream-json\n")
+	}
+	other := runWithStdin(t, nil, []string{"final"}, strings.NewReader(`{"response":"a key of its own"}`+"\n"))
+	assert.Contains(t, other.Stderr, "no line has a known type", "other JSON with a response key is no Gemini document")
+
 	b, err := os.ReadFile("../../testdata/events/04-parallel-tools.jsonl")
 	require.NoError(t, err)
 	var pretty bytes.Buffer

@@ -253,3 +253,23 @@ var ErrGeminiJSON = errors.New("this is Gemini CLI's --output-format json (one d
 func geminiJSONOutput(keys []string) bool {
 	return slices.Contains(keys, "response") && (slices.Contains(keys, "session_id") || slices.Contains(keys, "stats"))
 }
+
+// geminiJSONLine reports whether line, a JSON object on one line, is
+// gemini --output-format json's document made one line (jq -c .), by its
+// top-level keys as geminiJSONOutput reads them.
+func geminiJSONLine(line []byte) bool {
+	ms, err := jsonx.Members(line, nil)
+	if err != nil {
+		return false
+	}
+	var keys []string
+	for _, m := range ms {
+		for _, k := range []string{"response", "session_id", "stats"} {
+			if m.Is(k) {
+				keys = append(keys, k)
+			}
+		}
+	}
+	return geminiJSONOutput(keys)
+}
+

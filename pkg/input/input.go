@@ -133,6 +133,11 @@ func open(r io.Reader, path string, want Kind, formats []Format) (*Input, error)
 		return nil, ErrPrettyJSON
 	case len(first) == 0:
 		in.empty = true // sniff reads past blank lines: all there is
+	case want == "" && first[0] == '{' && geminiJSONLine(first) && !recognised(first, formats):
+		// The same document made one line (jq -c .), as the advice for
+		// a pretty one says: still no stream.
+		in.Close()
+		return nil, ErrGeminiJSON
 	}
 	if want != "" {
 		if in.format, err = pick(want, formats); err != nil {
@@ -323,6 +328,12 @@ func recognise(line []byte, formats []Format) (f Format, ok, valid bool) {
 		}
 	}
 	return Format{}, false, true
+}
+
+// recognised reports whether a format recognises line.
+func recognised(line []byte, formats []Format) bool {
+	_, ok, _ := recognise(line, formats)
+	return ok
 }
 
 // putBack returns a reader of head followed by the rest of r.
