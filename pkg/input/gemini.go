@@ -272,4 +272,3 @@ func geminiJSONLine(line []byte) bool {
 	}
 	return geminiJSONOutput(keys)
 }
-
