@@ -46,8 +46,8 @@ type ModelPrice struct {
 const cacheWrite1hTimesInput = 2
 
 // Cost is what usage u costs at p's prices, in dollars: the one place a
-// usage is priced (weight, which shares a recorded cost among calls, is
-// Cost at Claude's ratios).
+// usage is priced (a call's weight, which shares a recorded cost among
+// calls, is Cost at its model's ratios: PriceTable.ratios).
 func (p ModelPrice) Cost(u stream.Usage) float64 {
 	or := func(v *float64) float64 {
 		if v == nil {

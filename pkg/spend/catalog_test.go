@@ -70,8 +70,10 @@ func TestCatalogPricesTheModelsTheAgentsName(t *testing.T) {
 // TestEstimateAppliesEachKindsPrice proves a call is priced per kind of
 // token at the catalog's prices (gpt-5: $1.25 input, $0.125 cached, $10
 // output per million; a cache write, which OpenAI does not price, as
-// input), and that a --prices entry wins over the catalog at Claude's
-// ratios.
+// input), and that a --prices entry wins over the catalog at the model's
+// own ratios (gpt-5's output 8 times its input, a read a tenth, a write as
+// input; it was Claude's 5 and 1.25), a model the catalog does not price
+// at Claude's usual ratios.
 func TestEstimateAppliesEachKindsPrice(t *testing.T) {
 	u := stream.Usage{InputTokens: 1_000_000, CacheReadInputTokens: 2_000_000, OutputTokens: 100_000, CacheCreationInputTokens: 1_000_000}
 	cost, ok := Prices.Estimate("gpt-5", u)
@@ -81,6 +83,10 @@ func TestEstimateAppliesEachKindsPrice(t *testing.T) {
 	assert.False(t, ok, "an unknown model is said, not priced at $0")
 	over := PriceTable{extra: map[string]float64{"gpt-5": 2}}
 	cost, ok = over.Estimate("gpt-5", u)
+	require.True(t, ok)
+	assert.InDelta(t, 2*(1+0.1*2+8*0.1+1*1), cost, 1e-9)
+	over = PriceTable{extra: map[string]float64{"my-proxy-model": 2}}
+	cost, ok = over.Estimate("my-proxy-model", u)
 	require.True(t, ok)
 	assert.InDelta(t, 2*(1+0.1*2+5*0.1+1.25*1), cost, 1e-9)
 }
