@@ -71,8 +71,11 @@ type Catalog struct {
 	Models    []ModelPrice `json:"models"`
 }
 
-// Lookup returns the price of model, false when no rule matches it.
+// Lookup returns the price of model, false when no rule matches it. The
+// model is the API's (stream.APIModel): "claude-opus-5-5[1m]", the name
+// the user chose it by, is priced as claude-opus-5-5, as it is billed.
 func (c *Catalog) Lookup(model string) (ModelPrice, bool) {
+	model = stream.APIModel(model)
 	if c == nil || model == "" {
 		return ModelPrice{}, false
 	}

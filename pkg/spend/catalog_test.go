@@ -1,6 +1,7 @@
 package spend
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -89,4 +90,27 @@ func TestEstimateAppliesEachKindsPrice(t *testing.T) {
 	cost, ok = over.Estimate("my-proxy-model", u)
 	require.True(t, ok)
 	assert.InDelta(t, 2*(1+0.1*2+5*0.1+1.25*1), cost, 1e-9)
+}
+
+// TestPriceLookupReadsTheModelAsTheAPINamesIt proves a model named with
+// Claude Code's 1M-context selector (the name the user chose it by) is
+// priced as the API bills it: the calls of the real 60-long-session cost
+// the same at list prices as claude-opus-5-5[1m] (in any case) as
+// claude-opus-5-5, where before no price was known for the name; a
+// --prices entry's prefix meets it too.
+func TestPriceLookupReadsTheModelAsTheAPINamesIt(t *testing.T) {
+	var u stream.Usage
+	_, err := Scan(filepath.Join(transcripts, "60-long-session/home/.claude/projects/-home-user-project/6e7ff9fa-7236-4618-a5f9-c62fb06889c4.jsonl"),
+		func(c Call) { u = u.Add(c.Usage) })
+	require.NoError(t, err)
+	over := PriceTable{extra: map[string]float64{"claude-opus-5-5": 5}}
+	for _, table := range []PriceTable{Prices, over} {
+		want, ok := table.Estimate("claude-opus-5-5", u)
+		require.True(t, ok)
+		for _, name := range []string{"claude-opus-5-5[1m]", "claude-opus-5-5[1M]"} {
+			got, ok := table.Estimate(name, u)
+			assert.True(t, ok, "%s is priced", name)
+			assert.InDelta(t, want, got, 1e-12, name)
+		}
+	}
 }
