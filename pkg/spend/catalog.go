@@ -46,8 +46,8 @@ type ModelPrice struct {
 const cacheWrite1hTimesInput = 2
 
 // Cost is what usage u costs at p's prices, in dollars: the one place a
-// usage is priced (weight, which shares a recorded cost among calls, is
-// Cost at Claude's ratios).
+// usage is priced (a call's weight, which shares a recorded cost among
+// calls, is Cost at its model's ratios: PriceTable.ratios).
 func (p ModelPrice) Cost(u stream.Usage) float64 {
 	or := func(v *float64) float64 {
 		if v == nil {
@@ -71,8 +71,11 @@ type Catalog struct {
 	Models    []ModelPrice `json:"models"`
 }
 
-// Lookup returns the price of model, false when no rule matches it.
+// Lookup returns the price of model, false when no rule matches it. The
+// model is the API's (stream.APIModel): "claude-opus-5-5[1m]", the name
+// the user chose it by, is priced as claude-opus-5-5, as it is billed.
 func (c *Catalog) Lookup(model string) (ModelPrice, bool) {
+	model = stream.APIModel(model)
 	if c == nil || model == "" {
 		return ModelPrice{}, false
 	}

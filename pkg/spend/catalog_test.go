@@ -1,6 +1,7 @@
 package spend
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -70,8 +71,10 @@ func TestCatalogPricesTheModelsTheAgentsName(t *testing.T) {
 // TestEstimateAppliesEachKindsPrice proves a call is priced per kind of
 // token at the catalog's prices (gpt-5: $1.25 input, $0.125 cached, $10
 // output per million; a cache write, which OpenAI does not price, as
-// input), and that a --prices entry wins over the catalog at Claude's
-// ratios.
+// input), and that a --prices entry wins over the catalog at the model's
+// own ratios (gpt-5's output 8 times its input, a read a tenth, a write as
+// input; it was Claude's 5 and 1.25), a model the catalog does not price
+// at Claude's usual ratios.
 func TestEstimateAppliesEachKindsPrice(t *testing.T) {
 	u := stream.Usage{InputTokens: 1_000_000, CacheReadInputTokens: 2_000_000, OutputTokens: 100_000, CacheCreationInputTokens: 1_000_000}
 	cost, ok := Prices.Estimate("gpt-5", u)
@@ -82,5 +85,32 @@ func TestEstimateAppliesEachKindsPrice(t *testing.T) {
 	over := PriceTable{extra: map[string]float64{"gpt-5": 2}}
 	cost, ok = over.Estimate("gpt-5", u)
 	require.True(t, ok)
+	assert.InDelta(t, 2*(1+0.1*2+8*0.1+1*1), cost, 1e-9)
+	over = PriceTable{extra: map[string]float64{"my-proxy-model": 2}}
+	cost, ok = over.Estimate("my-proxy-model", u)
+	require.True(t, ok)
 	assert.InDelta(t, 2*(1+0.1*2+5*0.1+1.25*1), cost, 1e-9)
+}
+
+// TestPriceLookupReadsTheModelAsTheAPINamesIt proves a model named with
+// Claude Code's 1M-context selector (the name the user chose it by) is
+// priced as the API bills it: the calls of the real 60-long-session cost
+// the same at list prices as claude-opus-5-5[1m] (in any case) as
+// claude-opus-5-5, where before no price was known for the name; a
+// --prices entry's prefix meets it too.
+func TestPriceLookupReadsTheModelAsTheAPINamesIt(t *testing.T) {
+	var u stream.Usage
+	_, err := Scan(filepath.Join(transcripts, "60-long-session/home/.claude/projects/-home-user-project/6e7ff9fa-7236-4618-a5f9-c62fb06889c4.jsonl"),
+		func(c Call) { u = u.Add(c.Usage) })
+	require.NoError(t, err)
+	over := PriceTable{extra: map[string]float64{"claude-opus-5-5": 5}}
+	for _, table := range []PriceTable{Prices, over} {
+		want, ok := table.Estimate("claude-opus-5-5", u)
+		require.True(t, ok)
+		for _, name := range []string{"claude-opus-5-5[1m]", "claude-opus-5-5[1M]"} {
+			got, ok := table.Estimate(name, u)
+			assert.True(t, ok, "%s is priced", name)
+			assert.InDelta(t, want, got, 1e-12, name)
+		}
+	}
 }

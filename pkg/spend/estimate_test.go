@@ -2,8 +2,10 @@ package spend
 
 import (
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -138,4 +140,60 @@ func TestOneHourCacheWritesCostTwiceTheInputPrice(t *testing.T) {
 			assert.InDelta(t, tt.want, got, 1e-12)
 		})
 	}
+}
+
+// TestRecordedCostIsSharedAtTheModelsOwnPrices proves that a run's
+// recorded cost is shared among its calls at their model's own list price
+// ratios: on the real 60-long-session (claude-opus-5-5, whose cache read
+// is 0.05 of its input, not the 0.1 of fixed "Claude ratios"), each
+// agent's share of the CLI's $14.3279 and each call's are what list
+// prices give the same calls (the session with its cost-state taken out:
+// killedCopy), and they still add up to the CLI's figure. At the fixed
+// ratios the subagents got $1.0490 of it, list prices $1.4831.
+func TestRecordedCostIsSharedAtTheModelsOwnPrices(t *testing.T) {
+	projects := filepath.Join(transcripts, "60-long-session/home/.claude/projects")
+	orig, _ := filepath.Glob(filepath.Join(projects, "*/*.jsonl"))
+	require.Len(t, orig, 1)
+	type call struct {
+		usage stream.Usage
+		cost  float64
+	}
+	scan := func(path string) (calls map[string][]call, byAgent map[string]float64, total float64) {
+		calls, byAgent = map[string][]call{}, map[string]float64{}
+		_, err := Scan(path, func(c Call) {
+			// (a call is named by its agent and time: the two scans emit
+			// one agent's calls in the same order, one run or none)
+			k := c.Agent() + " " + c.Time.String()
+			calls[k] = append(calls[k], call{c.Usage, c.CostUSD})
+			byAgent[c.Agent()] += c.CostUSD
+			total += c.CostUSD
+		})
+		require.NoError(t, err)
+		return calls, byAgent, total
+	}
+	recCalls, recAgents, recTotal := scan(orig[0])
+	listCalls, listAgents, listTotal := scan(killedCopy(t, projects)[0])
+	res, ok := lastResult(t, filepath.Join(transcripts, "60-long-session/stream.jsonl"))
+	require.True(t, ok)
+	assert.InDelta(t, res.Cost, recTotal, 1e-9, "the recorded calls add up to the CLI's figure")
+	// The list prices give the CLI's figure to a millionth (see
+	// TestKilledSessionsEstimateEqualsTheCLIsOwnCost): each share is
+	// theirs to that.
+	require.InEpsilon(t, recTotal, listTotal, 1e-6)
+	assert.Equal(t, []string{"general-purpose", "main"}, slices.Sorted(maps.Keys(recAgents)))
+	for agent, want := range listAgents {
+		assert.InEpsilon(t, want, recAgents[agent], 1e-6, "%s: recorded share $%.4f, list prices $%.4f", agent, recAgents[agent], want)
+	}
+	require.Len(t, recCalls, len(listCalls))
+	n := 0
+	for k, want := range listCalls {
+		got := recCalls[k]
+		require.Len(t, got, len(want), k)
+		for i := range want {
+			require.Equal(t, want[i].usage, got[i].usage, "%s: the same call", k)
+			assert.InEpsilon(t, want[i].cost, got[i].cost, 1e-6, "%s: its share", k)
+			n++
+		}
+	}
+	assert.Equal(t, 246, n, "every call")
 }

@@ -16,8 +16,8 @@ import (
 // (ReadPrices). The zero value is the catalog alone.
 type PriceTable struct {
 	// extra: model name prefix → dollars per million input tokens, the
-	// other kinds at Claude's ratios (weight); the longest prefix wins,
-	// and an entry wins over the catalog.
+	// other kinds at the model's own ratios (ratios); the longest prefix
+	// wins, and an entry wins over the catalog.
 	extra   map[string]float64
 	catalog *Catalog
 }
@@ -51,7 +51,7 @@ func (p PriceTable) Catalog() *Catalog {
 	return p.catalog
 }
 
-// extraRate is the dollars per weight unit of model (weight counts input
+// extraRate is the dollars per weight unit of model (ratios count input
 // tokens at 1) a --prices entry gives, and whether one does.
 func (p PriceTable) extraRate(model string) (float64, bool) {
 	best, price := "", 0.0
@@ -66,7 +66,7 @@ func (p PriceTable) extraRate(model string) (float64, bool) {
 // ReadPrices returns Prices with the entries of a JSON file over them: an
 // object of model name prefixes and dollars per million input tokens,
 // {"claude-opus-4-5": 5, "my-proxy-model": 2.5}, the other kinds of
-// token at Claude's ratios.
+// token at the model's own ratios (ratios).
 func ReadPrices(path string) (PriceTable, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -91,10 +91,32 @@ func ReadPrices(path string) (PriceTable, error) {
 // false when the table knows no such model.
 func (p PriceTable) Estimate(model string, u stream.Usage) (float64, bool) {
 	if rate, ok := p.extraRate(model); ok {
-		return rate * weight(u), true
+		return rate * p.ratios(model).Cost(u) * 1e6, true
 	}
 	if m, ok := p.Catalog().Lookup(model); ok {
 		return m.Cost(u), true
 	}
 	return 0, false
+}
+
+// ratios are model's prices in input prices: its list prices (the
+// catalog's) divided by its input price, so that the weight of a call
+// (ratios.Cost × 1e6) is what it costs in input tokens. Each model's own:
+// claude-opus-5-5's cache read is 0.05 of its input, not the 0.1 of older
+// Claude models, and at fixed ratios a recorded run's cost was split 41%
+// off the list prices between 60-long-session's main agent and its
+// subagents. A model the catalog does not price (or prices no input of)
+// is weighed at Claude's usual ratios (claudeRatios).
+func (p PriceTable) ratios(model string) ModelPrice {
+	m, ok := p.Catalog().Lookup(model)
+	if !ok || m.Input <= 0 {
+		return claudeRatios
+	}
+	per := func(v *float64) *float64 {
+		if v == nil {
+			return nil // (billed as input: Cost says so)
+		}
+		return ptr(*v / m.Input)
+	}
+	return ModelPrice{Input: 1, Output: m.Output / m.Input, CacheRead: per(m.CacheRead), CacheWrite: per(m.CacheWrite)}
 }

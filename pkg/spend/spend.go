@@ -16,8 +16,9 @@
 //     parent's at the fork); the part of a run's tokens no assistant
 //     record holds (compaction, helper calls) is a call of its own, marked
 //     hidden; the run's cost is shared among its calls by their weight at
-//     Claude's price ratios, so that the calls add up to the CLI's figure
-//     exactly.
+//     their model's own list price ratios (Claude's usual ones for a model
+//     the catalog does not price), so that the calls add up to the CLI's
+//     figure exactly and each gets the share its price gives it.
 //   - A run that wrote no cost-state (killed) is priced at the rate the
 //     session's recorded runs paid for the same model, else from the price
 //     table (Prices), and marked estimated; a model neither knows is
@@ -526,8 +527,9 @@ func AccountEach(ledgers []*Ledger, o Options, emit func(i int, c Call)) []Summa
 		}
 	}
 	out := make([]Summary, len(ledgers))
+	w := newWeights(o.Prices)
 	for i, l := range ledgers {
-		a := &scan{o: o, l: l, emit: func(c Call) { emit(i, c) }, owner: owner, bySession: bySession, rates: map[string]float64{}}
+		a := &scan{o: o, l: l, emit: func(c Call) { emit(i, c) }, owner: owner, bySession: bySession, rates: map[string]float64{}, w: w}
 		a.sum.Session, a.sum.Runs, a.sum.RecordedUSD = l.session, l.runsN, l.cost
 		a.sum.BadLines = len(l.bad)
 		out[i] = a.account()
@@ -602,6 +604,7 @@ type scan struct {
 	agentCalls []*message
 	prev       costState          // the cost-state before the run
 	rates      map[string]float64 // dollars per weight unit, by model, from recorded runs
+	w          *weights           // the calls' weights (shared by the sessions of one account)
 	lastCopied *message           // the last call of another session's this one holds
 }
 
@@ -749,7 +752,7 @@ func (s *scan) recorded(model string, calls []*message, run modelTotal, lastTS s
 		held = held.Add(m.usage)
 	}
 	hidden := run.minus(modelTotal{usage: held}).usage
-	total := weight(held) + weight(hidden)
+	total := s.w.of(model, held) + s.w.of(model, hidden)
 	if total > 0 && run.cost > 0 {
 		s.rates[model] = run.cost / total
 	}
@@ -757,7 +760,7 @@ func (s *scan) recorded(model string, calls []*message, run modelTotal, lastTS s
 		if total == 0 {
 			return 0
 		}
-		return run.cost * weight(u) / total
+		return run.cost * s.w.of(model, u) / total
 	}
 	for _, m := range calls {
 		s.out(m, share(m.usage), false, false)
@@ -771,7 +774,7 @@ func (s *scan) recorded(model string, calls []*message, run modelTotal, lastTS s
 func (s *scan) estimate(calls []*message) {
 	for _, m := range calls {
 		if rate, ok := s.rates[m.model]; ok {
-			s.out(m, rate*weight(m.usage), true, false)
+			s.out(m, rate*s.w.of(m.model, m.usage), true, false)
 			continue
 		}
 		cost, ok := s.o.Prices.Estimate(m.model, m.usage)
@@ -818,14 +821,32 @@ func (l *Ledger) noteAgentCalls(ev *stream.Event) {
 	}
 }
 
-// weight is a call's tokens weighed at Claude's price ratios (the same for
-// every Claude model): output 5 times input, a cache write 1.25 times (a
-// 1-hour one twice), a cache read a tenth. It shares a run's recorded cost
-// among its calls.
-func weight(u stream.Usage) float64 { return claudeRatios.Cost(u) * 1e6 }
+// weights weighs calls' tokens at their model's own price ratios
+// (PriceTable.ratios), each model looked up once: a catalog lookup walks
+// the rules of 160 models, and an account weighs every call. It shares a
+// run's recorded cost among its calls, and gives the rate at which a
+// killed run of the same model is priced (scan.rates): both must weigh
+// alike, or a killed run's estimate would not be the recorded runs' rate.
+type weights struct {
+	p       PriceTable
+	byModel map[string]ModelPrice
+}
 
-// claudeRatios are Claude's prices in input prices (Cost adds the 1-hour
-// cache write's).
+func newWeights(p PriceTable) *weights { return &weights{p: p, byModel: map[string]ModelPrice{}} }
+
+// of is u weighed at model's ratios, in input tokens.
+func (w *weights) of(model string, u stream.Usage) float64 {
+	r, ok := w.byModel[model]
+	if !ok {
+		r = w.p.ratios(model)
+		w.byModel[model] = r
+	}
+	return r.Cost(u) * 1e6
+}
+
+// claudeRatios are Claude's usual prices in input prices (output 5 times
+// input, a cache write 1.25 times, a read a tenth; Cost adds the 1-hour
+// cache write's, twice): the weight of a model no list price is known for.
 var claudeRatios = ModelPrice{Input: 1, Output: 5, CacheRead: ptr(0.1), CacheWrite: ptr(1.25)}
 
 func ptr(f float64) *float64 { return &f }

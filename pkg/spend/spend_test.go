@@ -206,7 +206,8 @@ func TestFinalRecordWins(t *testing.T) {
 // TestKilledRunIsEstimatedNotBorrowed proves a run that wrote no
 // cost-state (killed) is priced at the session's recorded rate for its
 // model and marked estimated, never given the previous run's figure: the
-// resumed session 50-multi-turn with its last cost-state taken out.
+// resumed session 50-multi-turn with its last cost-state taken out, whose
+// third run the rate prices at what the CLI recorded for it.
 func TestKilledRunIsEstimatedNotBorrowed(t *testing.T) {
 	src := filepath.Join(transcripts, "50-multi-turn/home/.claude/projects/-home-user-project/50505050-aaaa-4bbb-8ccc-000000000050.jsonl")
 	path := derived(t, src, func(lines []string) []string {
@@ -231,9 +232,12 @@ func TestKilledRunIsEstimatedNotBorrowed(t *testing.T) {
 	assert.Equal(t, 2, sum.Runs)
 	assert.InDelta(t, 0.0709438, recorded, 1e-9, "the two recorded runs")
 	assert.Greater(t, estimated, 0.0)
-	// The real third run cost 0.0231456: the estimate is near it, and not
-	// the second run's figure, nor nothing.
-	assert.InDelta(t, 0.0940894-0.0709438, estimated, 0.01)
+	// The real third run cost 0.0231456, not the second run's figure, nor
+	// nothing: the recorded runs' rate, each call weighed at its model's
+	// own prices (claude-opus-5-5's cache read 0.05 of its input) as the
+	// recorded cost was shared, prices it to a millionth. Weighed at fixed
+	// Claude ratios (a read 0.1), it came to 0.0214867.
+	assert.InEpsilon(t, 0.0940894-0.0709438, estimated, 1e-5)
 }
 
 // TestFastScanSameAsPlain proves the fast scan (lines picked by where

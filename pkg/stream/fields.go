@@ -259,7 +259,7 @@ func (e *Event) AssistantHead() Assistant {
 func (e *Event) assistantHead() (Assistant, []jsonx.Member) {
 	v := e.keys()
 	msg := e.message() // (stop_reason and usage follow a long content)
-	model, usage := jsonx.Lookup(msg, "model").Str(), jsonx.Lookup(msg, "usage")
+	model, usage := APIModel(jsonx.Lookup(msg, "model").Str()), jsonx.Lookup(msg, "usage")
 	return Assistant{
 		MessageID:      jsonx.Lookup(msg, "id").Str(),
 		Model:          model,
@@ -655,13 +655,18 @@ func (e *Event) Result() Result {
 	return r
 }
 
-// APIModel is a model as the API names it, which the assistant messages
-// say: the name without the context selectors Claude Code reads and takes
-// off before it calls the API ("claude-opus-5-5[1m]", the suffix repeated
-// or in capitals too). A result's modelUsage or a transcript's cost-state
-// keyed by the name as the user chose it would otherwise not meet its
-// calls: its tokens counted twice, once as calls and once as a helper
-// model's or the cost-state's hidden remainder.
+// APIModel is a model as the API names it: the name without the context
+// selectors Claude Code reads and takes off before it calls the API
+// ("claude-opus-5-5[1m]", the suffix repeated or in capitals too). It is
+// the one rule of a model's name wherever one is read: a call's (the
+// Tracker's, the Assistant and Delta views', and so spend's), a result's
+// modelUsage and a transcript's cost-state, and the price lookup
+// (spend.Catalog). Records that name a model as the user chose it (a
+// cost-state keyed "claude-opus-5-5[1m]", or the messages themselves)
+// would otherwise not meet the others: a call's tokens counted twice, once
+// as calls and once as a helper model's or the cost-state's hidden
+// remainder, and no price known for the name. Every view names the model
+// as the API does, as Claude Code 2.1.328's own assistant records write it.
 func APIModel(name string) string {
 	for strings.HasSuffix(name, "]") {
 		i := strings.LastIndexByte(name, '[')
@@ -875,7 +880,7 @@ func (e *Event) readDelta() Delta {
 	}
 	switch d.EventType {
 	case "message_start":
-		d.Model = jsonx.Lookup(ev, "message").Get("model").Str()
+		d.Model = APIModel(jsonx.Lookup(ev, "message").Get("model").Str())
 	case "message_delta":
 		d.StopReason = jsonx.Lookup(ev, "delta").Get("stop_reason").Str()
 		if n := jsonx.Lookup(ev, "usage").Get("output_tokens"); n.Exists() {

@@ -670,8 +670,13 @@ func (t *Tracker) openCall(c *ToolCall) {
 }
 
 // recordUsage keeps the last usage seen for a message id; partial says the
-// update only carries the fields present (message_delta).
+// update only carries the fields present (message_delta). The model is
+// taken as the API names it (APIModel): every message that names a call's
+// model (an assistant event, a message_start) comes through here, and a
+// name with the user's context selector ("claude-opus-5-5[1m]") would
+// otherwise not meet the result's modelUsage, nor any price.
 func (t *Tracker) recordUsage(id, model string, sub bool, agent *Subagent, u Usage, delta, exact bool) {
+	model = APIModel(model)
 	if id == "" {
 		t.fold(&msgUsage{model: model, sub: sub, agent: agent, usage: u, exact: exact})
 		return
