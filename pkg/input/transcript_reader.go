@@ -78,11 +78,11 @@ type transcriptReader struct {
 	own     []string
 	ownDone map[string]bool
 	queue   []*stream.Event // to hand out before reading on
-	held   bool            // records are held back until the init is made
-	inited bool
-	ended  bool
-	facts  sessionFacts
-	warn   []error // sidechains that could not be read, reported in turn
+	held    bool            // records are held back until the init is made
+	inited  bool
+	ended   bool
+	facts   sessionFacts
+	warn    []error // sidechains that could not be read, reported in turn
 	// toldStdin: said once that a transcript read from stdin has no
 	// session folder, so its subagents are not joined.
 	toldStdin bool
