@@ -274,7 +274,26 @@ func looseAgentTypes(dir string) map[string]string {
 // what no .meta.json says (a subagent's file without one, a subagent's
 // records in the main file); nil when it cannot be read.
 func LaunchedAgentTypes(path string) map[string]string {
-	types, launched := map[string]string{}, map[string]string{}
+	launched, types := launchedAgents(path)
+	if launched == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for agent, call := range launched {
+		if t := types[call]; t != "" {
+			out[agent] = t
+		}
+	}
+	return out
+}
+
+// launchedAgents are the Agent calls of the session transcript at path
+// that name the agent they started in their result (launchedAgent), by
+// agent id, and the types of its calls that start a subagent, by call id:
+// one pass over the file, reading its calls and the results that name an
+// agent; nil when it cannot be read.
+func launchedAgents(path string) (launched, types map[string]string) {
+	types, launched = map[string]string{}, map[string]string{}
 	want := func(l []byte) bool {
 		t, _ := DeclaredType(l)
 		return Unsure(l) || string(t) == "assistant" || bytes.Contains(l, []byte(`"agentId"`))
@@ -294,15 +313,9 @@ func LaunchedAgentTypes(path string) map[string]string {
 		}
 	})
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	out := map[string]string{}
-	for agent, call := range launched {
-		if t := types[call]; t != "" {
-			out[agent] = t
-		}
-	}
-	return out
+	return launched, types
 }
 
 // sidechains reads the .meta.json files of a session's folder dir: which
