@@ -147,7 +147,7 @@ type Session struct {
 	Runs       int     `json:"runs"` // the claude runs that wrote to the file (resumed, continued: one session)
 	Turns      int     `json:"turns"`
 	ToolCalls  int     `json:"tool_calls"`
-	Subagents  int     `json:"subagents"`
+	Subagents  int     `json:"subagents"`   // as the run's subagents are listed (subagentSet)
 	Tokens     int64   `json:"main_tokens"` // the main agent's, every kind, each message counted once
 	CostUSD    float64 `json:"cost_usd"`
 	HaveCost   bool    `json:"have_cost"`
