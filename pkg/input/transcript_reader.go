@@ -450,12 +450,7 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 				t.release()
 				continue
 			}
-			if !t.live && (len(t.agents) > 0 || len(t.runs) > 0 || len(t.loose) > 0) {
-				t.unjoined()
-				continue
-			}
-			if !t.live && len(t.own) > 0 {
-				t.ownEnds()
+			if t.settle() {
 				continue
 			}
 			if !t.ended && t.records && (t.opts.Cut == nil || !t.opts.Cut()) {
@@ -496,6 +491,24 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 		}
 		return ev, nil
 	}
+}
+
+// settle does what is left once every file was read, before the
+// result: it says the subagents' files no call joined (and reads those an
+// agent of its own wrote), then ends the agents of their own. It reports
+// whether it left more to read or hand out. A live session is not over.
+func (t *transcriptReader) settle() bool {
+	switch {
+	case t.live:
+		return false
+	case len(t.agents) > 0 || len(t.runs) > 0 || len(t.loose) > 0:
+		t.unjoined()
+		return true
+	case len(t.own) > 0:
+		t.ownEnds()
+		return true
+	}
+	return false
 }
 
 // attribute gives ev, a record of the frame of the Agent call parent
