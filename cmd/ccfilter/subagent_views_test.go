@@ -79,6 +79,16 @@ func TestGeminiSubagentIsTheSameInEveryView(t *testing.T) {
 // them: nothing then says which subagent wrote them.
 func sidechainsInline(t *testing.T, keepAgentID bool) string {
 	t.Helper()
+	if keepAgentID {
+		return sidechainsInlineEdited(t, func(l string) string { return l })
+	}
+	return sidechainsInlineEdited(t, func(l string) string { return agentIDField.ReplaceAllString(l, "") })
+}
+
+// sidechainsInlineEdited is sidechainsInline with each subagent record
+// edited by edit before it is written into the main file.
+func sidechainsInlineEdited(t *testing.T, edit func(string) string) string {
+	t.Helper()
 	path := copySession(t, "05-subagents-async")
 	dir := strings.TrimSuffix(path, ".jsonl")
 	subs, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.jsonl"))
@@ -94,10 +104,7 @@ func sidechainsInline(t *testing.T, keepAgentID bool) string {
 			if strings.Contains(l, `"parentUuid"`) {
 				require.True(t, strings.Contains(l, `"isSidechain":true`), "a real subagent's conversation record is marked")
 			}
-			if !keepAgentID {
-				l = agentIDField.ReplaceAllString(l, "")
-			}
-			side = append(side, l)
+			side = append(side, edit(l))
 		}
 	}
 	b, err := os.ReadFile(path)
@@ -186,7 +193,9 @@ func TestSidechainRecordsInTheMainFileAreTheSubagents(t *testing.T) {
 			// the two's calls and tokens, apart from the main agent.
 			by, realBy := rowsOf(t, "usage", "--by", "subagent", inline), rowsOf(t, "usage", "--by", "subagent", real)
 			assert.Equal(t, rowWhere(realBy, "subagent", "main"), rowWhere(by, "subagent", "main"))
-			assert.InDelta(t, rowWhere(realBy, "subagent", "general-purpose")["total_tokens"], rowWhere(by, "subagent", "general-purpose")["total_tokens"], 0)
+			// (Nothing says its type either: "unknown", as subagents
+			// leaves it blank.)
+			assert.InDelta(t, rowWhere(realBy, "subagent", "general-purpose")["total_tokens"], rowWhere(by, "subagent", "unknown")["total_tokens"], 0)
 			s, realS := rowsOf(t, "sessions", inline)[0], rowsOf(t, "sessions", real)[0]
 			assert.Equal(t, realS["main_tokens"], s["main_tokens"])
 			assert.Equal(t, realS["turns"], s["turns"])
@@ -287,4 +296,120 @@ func tokensByType(t *testing.T, path string) map[string]float64 {
 	}
 	assert.Equal(t, tokens, by, "usage --by subagent types and counts the subagents as subagents does")
 	return tokens
+}
+
+// unknownAgents renames 05-subagents-async's two agent ids (aaf4be…,
+// a2efea…) to ids no Agent call's result names, as a session whose
+// subagents' calls are not known looks.
+var unknownAgents = strings.NewReplacer("aaf4be6061cae469c", "a000000000000dead", "a2efea0094b20e458", "a000000000000beef")
+
+// TestSubagentFileNoCallNamesIsOneFigureInEveryView proves a subagent's
+// file that no .meta.json and no Agent call's result ties to a call
+// (05-subagents-async with its .meta.json files removed and its two
+// agents' ids renamed in their files and file names: a session killed
+// while its agents ran can look so) is counted in every view: the
+// session's cost-state counts its tokens, so the reader reads it, at the
+// end, as an agent of its own, and says so. account and the usage preset
+// said 4 calls and 52,758 tokens (the file left out), usage --by subagent
+// and sessions 8 calls and 82,308 tokens; usage --by typed the files
+// general-purpose, which nothing says, where subagents leaves the type
+// blank; sessions said 2 subagents where subagents lists 4 (the two
+// Agent calls, their records not in the input, and the two agents).
+func TestSubagentFileNoCallNamesIsOneFigureInEveryView(t *testing.T) {
+	path := copySession(t, "05-subagents-async")
+	subs := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents")
+	metas, _ := filepath.Glob(filepath.Join(subs, "*.meta.json"))
+	require.Len(t, metas, 2)
+	for _, m := range metas {
+		require.NoError(t, os.Remove(m))
+	}
+	files, _ := filepath.Glob(filepath.Join(subs, "agent-*.jsonl"))
+	require.Len(t, files, 2)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		require.NoError(t, os.Remove(f))
+		require.NoError(t, os.WriteFile(unknownAgents.Replace(f), []byte(unknownAgents.Replace(string(b))), 0o644))
+	}
+
+	r := runIn(t, []string{"account", "-F", "json", path}, "")
+	require.Equal(t, 0, r.Code, r.Stderr)
+	for _, id := range []string{"a000000000000beef", "a000000000000dead"} {
+		assert.Contains(t, r.Stderr, "agent-"+id+".jsonl: no .meta.json beside it says which Agent call started this subagent, nor does any call's result name agent "+id+": its records are read at the end, as an agent of its own")
+	}
+	account := jsonRows(t, r)
+	require.Len(t, account, 1)
+	tokens := account[0]["tokens"].(map[string]any)
+	usage := rowWhere(rowsOf(t, "usage", path), "side", "total")
+	byRows := rowsOf(t, "usage", "--by", "subagent", path)
+	by := map[string]any{"calls": 0.0, "total_tokens": 0.0}
+	for _, r := range byRows {
+		by["calls"] = by["calls"].(float64) + r["calls"].(float64)
+		by["total_tokens"] = by["total_tokens"].(float64) + r["total_tokens"].(float64)
+	}
+	session := rowsOf(t, "sessions", path)
+	require.Len(t, session, 1)
+	for name, got := range map[string][2]any{
+		"account":           {tokens["calls"], tokens["total_tokens"]},
+		"usage":             {usage["calls"], usage["input_tokens"].(float64) + usage["output_tokens"].(float64) + usage["cache_creation_input_tokens"].(float64) + usage["cache_read_input_tokens"].(float64)},
+		"usage --by":        {by["calls"], by["total_tokens"]},
+		"sessions (tokens)": {8.0, session[0]["total_tokens"]},
+	} {
+		assert.Equal(t, [2]any{8.0, 82308.0}, got, "%s: the 8 calls the session's cost-state counts", name)
+	}
+	agents := rowsOf(t, "subagents", path)
+	// Nothing says the agents' type: subagents leaves it blank, usage --by
+	// says "unknown" (it said general-purpose), with the same tokens.
+	own := 0.0
+	for _, a := range agents {
+		if a["type"] == "" {
+			own += a["total_tokens"].(float64)
+		}
+	}
+	assert.InDelta(t, 29550, own, 0)
+	require.NotNil(t, rowWhere(byRows, "subagent", "unknown"))
+	assert.InDelta(t, own, rowWhere(byRows, "subagent", "unknown")["total_tokens"], 0)
+	assert.Nil(t, rowWhere(byRows, "subagent", "general-purpose"))
+	assert.Len(t, agents, 4, "the two Agent calls (their records not in the input) and the two agents of their own")
+	assert.InDelta(t, float64(len(agents)), session[0]["subagents"], 0, "sessions counts what subagents lists")
+	for _, a := range agents {
+		assert.Equal(t, "completed", a["status"], "%v: the session ended, the agent's last record ended its turn", a["tool_use_id"])
+	}
+}
+
+// TestSidechainAgentsOfNoKnownCallAreCountedAlikeAndEnd proves the
+// isSidechain records in the main file of an agent no call is known for
+// (05-subagents-async with its subagents' records written into the main
+// file, sidechainsInlineEdited, their agentIds renamed to ids no result
+// names, or removed) make one count of subagents in subagents and
+// sessions (sessions said 2 and 1 where subagents listed 4 and 3: it did
+// not count the Agent calls whose records are not in the input), and
+// that such an agent, its records over when the session ended, is not
+// "running": its last record ended its turn, so it completed.
+func TestSidechainAgentsOfNoKnownCallAreCountedAlikeAndEnd(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		edit   func(string) string
+		agents []string // the agents of their own, as subagents names them
+	}{
+		{"agent ids no result names", unknownAgents.Replace, []string{"a000000000000beef", "a000000000000dead"}},
+		{"no agent id", func(l string) string { return agentIDField.ReplaceAllString(l, "") }, []string{"sidechain"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := sidechainsInlineEdited(t, tc.edit)
+			rows := rowsOf(t, "subagents", path)
+			require.Len(t, rows, 2+len(tc.agents), "the two Agent calls and the agents of their own")
+			for _, id := range tc.agents {
+				a := rowWhere(rows, "tool_use_id", id)
+				require.NotNil(t, a, id)
+				assert.Equal(t, "completed", a["status"], id)
+			}
+			for _, r := range rows {
+				assert.NotEqual(t, "running", r["status"], "%v", r["tool_use_id"])
+			}
+			session := rowsOf(t, "sessions", path)
+			require.Len(t, session, 1)
+			assert.InDelta(t, float64(len(rows)), session[0]["subagents"], 0, "sessions counts what subagents lists")
+		})
+	}
 }

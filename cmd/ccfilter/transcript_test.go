@@ -454,7 +454,8 @@ func TestTranscriptFactsDoNotDependOnItsPackaging(t *testing.T) {
 // no .meta.json, whose agent id no Agent call's result names either (05's
 // alpha agent's file renamed: its real name is joined by its result's
 // agentId, TestSubagentFileWithoutMetaIsJoinedByItsAgentID), is named in
-// a warning, not silently left out (issue 33 item 5); and that a FIFO in place of a subagent's file, its .meta.json,
+// a warning (issue 33 item 5; its records are then read as an agent of
+// its own: TestSubagentFileNoCallNamesIsOneFigureInEveryView); and that a FIFO in place of a subagent's file, its .meta.json,
 // or a session in a project folder is passed over with a note instead of
 // hanging the run (item 6), for every preset that reads subagents.
 func TestSubagentFilesThatCannotBeJoinedAreNamed(t *testing.T) {
@@ -464,7 +465,7 @@ func TestSubagentFilesThatCannotBeJoinedAreNamed(t *testing.T) {
 	require.NoError(t, os.Rename(filepath.Join(subs, "agent-aaf4be6061cae469c.jsonl"), filepath.Join(subs, "agent-a0000000000000000.jsonl")))
 	r := runIn(t, []string{"tools", path}, "")
 	assert.Equal(t, 0, r.Code)
-	assert.Contains(t, r.Stderr, "agent-a0000000000000000.jsonl: no .meta.json beside it says which Agent call started this subagent, nor does any call's result name agent a0000000000000000: its records are not joined")
+	assert.Contains(t, r.Stderr, "agent-a0000000000000000.jsonl: no .meta.json beside it says which Agent call started this subagent, nor does any call's result name agent a0000000000000000: its records are read at the end, as an agent of its own")
 
 	fifoSub := filepath.Join(subs, "agent-a2efea0094b20e458.jsonl")
 	require.NoError(t, os.Remove(fifoSub))

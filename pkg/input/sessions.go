@@ -3,7 +3,6 @@ package input
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -148,7 +147,7 @@ type Session struct {
 	Runs       int     `json:"runs"` // the claude runs that wrote to the file (resumed, continued: one session)
 	Turns      int     `json:"turns"`
 	ToolCalls  int     `json:"tool_calls"`
-	Subagents  int     `json:"subagents"`
+	Subagents  int     `json:"subagents"`   // as the run's subagents are listed (subagentSet)
 	Tokens     int64   `json:"main_tokens"` // the main agent's, every kind, each message counted once
 	CostUSD    float64 `json:"cost_usd"`
 	HaveCost   bool    `json:"have_cost"`
@@ -207,19 +206,24 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 	}
 	// The agents' files first: a caller's account places their calls in
 	// the session's runs as it reads the session's own file.
+	subagents := newSubagentSet()
+	agentRecord := func(ev *stream.Event) {
+		subagents.noteCalls(ev)
+		if also.Agent != nil {
+			also.Agent(ev)
+		}
+	}
 	for _, f := range SubagentFiles(SessionDir(path)) {
-		n, _, _, bad, err := scanRecords(f, buf, scratch, nil, also.Agent)
+		n, _, _, bad, err := scanRecords(f, buf, scratch, nil, agentRecord)
 		if err == nil {
 			s.ToolCalls += n
 		}
 		s.Bad = append(s.Bad, bad...)
 	}
-	// The subagents: their files', and those whose records are in the
-	// main file (IsSidechain), by agent id.
-	agents := map[string]bool{}
 	calls, usage, first, bad, err := scanRecords(path, buf, scratch, also.Line, func(ev *stream.Event) {
+		subagents.noteCalls(ev)
 		if IsSidechain(ev) {
-			agents[cmp.Or(ev.AgentID(), unnamedSidechain)] = true
+			subagents.sidechain[ev.AgentID()] = true
 		}
 		s.add(ev)
 		if also.Main != nil {
@@ -248,13 +252,7 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 	}
 	s.Tokens = usage.Total()
 	s.ToolCalls += calls
-	for _, f := range SubagentMetas(SessionDir(path)) {
-		agents[strings.TrimPrefix(filepath.Base(strings.TrimSuffix(f, ".meta.json")), "agent-")] = true
-	}
-	for _, f := range SubagentFiles(SessionDir(path)) {
-		agents[strings.TrimPrefix(filepath.Base(strings.TrimSuffix(plainJSONL(f), ".jsonl")), "agent-")] = true
-	}
-	s.Subagents = len(agents)
+	s.Subagents = subagents.count(path)
 	return s, nil
 }
 

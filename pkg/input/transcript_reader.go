@@ -70,13 +70,19 @@ type transcriptReader struct {
 	// calls are the Agent calls that started the subagents, by agent id
 	// (from their .meta.json, or their call's result): a subagent's
 	// records in the main file (IsSidechain) are given to their call.
-	calls  map[string]string
-	queue  []*stream.Event // to hand out before reading on
-	held   bool            // records are held back until the init is made
-	inited bool
-	ended  bool
-	facts  sessionFacts
-	warn   []error // sidechains that could not be read, reported in turn
+	calls map[string]string
+	// own are the subagents whose records name no call the session shows
+	// (agentKey: their agent id, or unnamedSidechain), in the order they
+	// first wrote, and whether each one's last record ended its turn: the
+	// session's end is theirs (ownEnds).
+	own     []string
+	ownDone map[string]bool
+	queue   []*stream.Event // to hand out before reading on
+	held    bool            // records are held back until the init is made
+	inited  bool
+	ended   bool
+	facts   sessionFacts
+	warn    []error // sidechains that could not be read, reported in turn
 	// toldStdin: said once that a transcript read from stdin has no
 	// session folder, so its subagents are not joined.
 	toldStdin bool
@@ -141,7 +147,7 @@ func NewLiveTranscriptReader(r io.Reader, path string, opts stream.DecoderOption
 
 func newTranscriptReader(r io.Reader, path string, opts stream.DecoderOptions) *transcriptReader {
 	opts.Spellings = transcriptSpellings
-	t := &transcriptReader{opts: opts, held: true, calls: map[string]string{}}
+	t := &transcriptReader{opts: opts, held: true, calls: map[string]string{}, ownDone: map[string]bool{}}
 	if path != "" {
 		t.dir = SessionDir(path)
 	}
@@ -268,7 +274,26 @@ func looseAgentTypes(dir string) map[string]string {
 // what no .meta.json says (a subagent's file without one, a subagent's
 // records in the main file); nil when it cannot be read.
 func LaunchedAgentTypes(path string) map[string]string {
-	types, launched := map[string]string{}, map[string]string{}
+	launched, types := launchedAgents(path)
+	if launched == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for agent, call := range launched {
+		if t := types[call]; t != "" {
+			out[agent] = t
+		}
+	}
+	return out
+}
+
+// launchedAgents are the Agent calls of the session transcript at path
+// that name the agent they started in their result (launchedAgent), by
+// agent id, and the types of its calls that start a subagent, by call id:
+// one pass over the file, reading its calls and the results that name an
+// agent; nil when it cannot be read.
+func launchedAgents(path string) (launched, types map[string]string) {
+	types, launched = map[string]string{}, map[string]string{}
 	want := func(l []byte) bool {
 		t, _ := DeclaredType(l)
 		return Unsure(l) || string(t) == "assistant" || bytes.Contains(l, []byte(`"agentId"`))
@@ -288,15 +313,9 @@ func LaunchedAgentTypes(path string) map[string]string {
 		}
 	})
 	if err != nil {
-		return nil
+		return nil, nil
 	}
-	out := map[string]string{}
-	for agent, call := range launched {
-		if t := types[call]; t != "" {
-			out[agent] = t
-		}
-	}
-	return out
+	return launched, types
 }
 
 // sidechains reads the .meta.json files of a session's folder dir: which
@@ -431,8 +450,7 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 				t.release()
 				continue
 			}
-			if !t.live && (len(t.agents) > 0 || len(t.runs) > 0 || len(t.loose) > 0) {
-				t.unjoined()
+			if t.settle() {
 				continue
 			}
 			if !t.ended && t.records && (t.opts.Cut == nil || !t.opts.Cut()) {
@@ -475,6 +493,24 @@ func (t *transcriptReader) Next() (*stream.Event, error) {
 	}
 }
 
+// settle does what is left once every file was read, before the
+// result: it says the subagents' files no call joined (and reads those an
+// agent of its own wrote), then ends the agents of their own. It reports
+// whether it left more to read or hand out. A live session is not over.
+func (t *transcriptReader) settle() bool {
+	switch {
+	case t.live:
+		return false
+	case len(t.agents) > 0 || len(t.runs) > 0 || len(t.loose) > 0:
+		t.unjoined()
+		return true
+	case len(t.own) > 0:
+		t.ownEnds()
+		return true
+	}
+	return false
+}
+
 // attribute gives ev, a record of the frame of the Agent call parent
 // ("" for the main file), to its agent; of the main agent's, it gathers
 // the session's facts and returns the event a background subagent's
@@ -483,11 +519,17 @@ func (t *transcriptReader) attribute(ev *stream.Event, parent string) *stream.Ev
 	switch {
 	case parent != "":
 		ev.SetParent(parent)
+		t.noteOwn(parent, ev)
 	case IsSidechain(ev):
 		// A subagent's record written into the main file (older
 		// releases): its subagent's, never the main agent's answer,
 		// calls or tokens.
-		ev.SetParent(t.sidechainCall(ev))
+		key, known := AgentKey(t.calls, ev.AgentID())
+		ev.SetParent(key)
+		if !known {
+			t.own = appendNew(t.own, t.ownDone, key)
+			t.noteOwn(key, ev)
+		}
 	default:
 		follow := t.observe(ev)
 		t.notified(follow)
@@ -608,15 +650,66 @@ func (t *transcriptReader) launched(ev *stream.Event) {
 // of its own, apart from the main agent.
 const unnamedSidechain = "sidechain"
 
-// sidechainCall is the Agent call whose subagent wrote the main file's
-// record ev (IsSidechain): the call its agent id was launched by, else
-// the agent id itself, else unnamedSidechain.
-func (t *transcriptReader) sidechainCall(ev *stream.Event) string {
-	agent := ev.AgentID()
-	if call := t.calls[agent]; call != "" {
-		return call
+// AgentKey is the subagent an agent's records are attributed to, in the
+// reader and so in every view of the run, and by which the listing counts
+// a session's subagents (ScanSession): the Agent call that started it
+// (calls, by agent id: its .meta.json's, or the call whose result names
+// it), else an agent of its own, its agent id, else (records that name no
+// agent) the one subagent unnamedSidechain. known: a call started it.
+func AgentKey(calls map[string]string, agent string) (key string, known bool) {
+	if call := calls[agent]; call != "" {
+		return call, true
 	}
-	return cmp.Or(agent, unnamedSidechain)
+	return cmp.Or(agent, unnamedSidechain), false
+}
+
+// appendNew appends key to order the first time it is seen (set).
+func appendNew(order []string, set map[string]bool, key string) []string {
+	if _, ok := set[key]; !ok {
+		set[key] = false
+		order = append(order, key)
+	}
+	return order
+}
+
+// noteOwn notes the last record of an agent of its own (one no known call
+// started, key): whether it ended its turn (an assistant message that
+// stopped at end_turn), which its end, the session's, says (ownEnds).
+func (t *transcriptReader) noteOwn(key string, ev *stream.Event) {
+	if _, ok := t.ownDone[key]; !ok {
+		return
+	}
+	if ev.Type == "assistant" {
+		t.ownDone[key] = ev.AssistantHead().StopReason == "end_turn"
+	} else if ev.Type == "user" {
+		t.ownDone[key] = false
+	}
+}
+
+// ownEnds are the task notifications that end the agents of their own
+// (own): nothing in the session says when such an agent ended, but the
+// session ended, and with it the agent's records. It completed if its
+// last record ended its turn, else it was stopped mid-turn; either way it
+// is no longer running (stream.Tracker reads the notification as it reads
+// the stream's).
+func (t *transcriptReader) ownEnds() {
+	for _, key := range t.own {
+		status := "stopped"
+		if t.ownDone[key] {
+			status = "completed"
+		}
+		v := map[string]any{
+			"type": "system", "subtype": "task_notification", "ccfilter": stream.Synthetic,
+			"tool_use_id": key, "status": status, "session_id": t.facts.sessionID,
+		}
+		if key != unnamedSidechain {
+			v["task_id"] = key
+		}
+		if ev, err := t.synthetic(v); err == nil {
+			t.queue = append(t.queue, ev)
+		}
+	}
+	t.own = nil
 }
 
 func (t *transcriptReader) openSidechain() {
@@ -704,8 +797,17 @@ func (t *transcriptReader) unjoined() {
 		loose = append(loose, id)
 	}
 	sort.Strings(loose)
+	// A subagent's file no call is known for (a session killed while its
+	// agent ran can leave one): its calls are the session's, its
+	// cost-state counts them, so it is read, at the end, as an agent of
+	// its own, as its records in the main file would be (AgentKey).
 	for _, id := range loose {
-		t.warn = append(t.warn, fmt.Errorf("%s: no .meta.json beside it says which Agent call started this subagent, nor does any call's result name agent %s: its records are not joined", t.loose[id].path, id))
+		t.warn = append(t.warn, fmt.Errorf("%s: no .meta.json beside it says which Agent call started this subagent, nor does any call's result name agent %s: its records are read at the end, as an agent of its own", t.loose[id].path, id))
+		t.own = appendNew(t.own, t.ownDone, id)
+	}
+	for i := len(loose) - 1; i >= 0; i-- { // (the last opened is read first)
+		t.agents[loose[i]] = []sidechain{t.loose[loose[i]]}
+		t.pending = append(t.pending, loose[i])
 	}
 	clear(t.loose)
 	runs := make([]string, 0, len(t.runs))

@@ -49,7 +49,8 @@ type Call struct {
 	Subagent bool   // made by a subagent (or a Workflow agent)
 	// AgentType is the subagent's type, the one the run's account gives
 	// it (its .meta.json's, input.AgentTypes; else its Agent call's,
-	// stream.SubagentOf), "" for the main agent's calls.
+	// stream.SubagentOf), "" for the main agent's calls and for a
+	// subagent no known call started.
 	AgentType string
 	// Machine is the name of the tree the session was read from
 	// (Options.Machine).
@@ -79,8 +80,13 @@ func (c Call) Agent() string {
 	if !c.Subagent {
 		return "main"
 	}
-	return c.AgentType
+	return cmp.Or(c.AgentType, UnknownAgent)
 }
+
+// UnknownAgent names in usage --by subagent the subagents no known call
+// started (whose type nothing says): their records name an agent no
+// .meta.json or Agent call's result ties to a call, or none.
+const UnknownAgent = "unknown"
 
 // Summary is what a scan found beside the calls.
 type Summary struct {
@@ -796,16 +802,14 @@ func (s *scan) out(m *message, cost float64, estimated, unpriced bool) {
 
 // agentType is the type of the subagent that made the call m: its
 // .meta.json's (input.AgentTypes, by its agent id), else its call's
-// (stream.SubagentOf, where its records name the call), else the type the
-// CLI gives an Agent call that names none.
+// (stream.SubagentOf, where its records name the call), else "": no call
+// the session shows started it (an agent of its own, input.AgentKey), so
+// nothing says its type, and the subagents view leaves it blank too.
 func (l *Ledger) agentType(m *message) string {
 	if t := l.types[m.agent]; t != "" {
 		return t
 	}
-	if t := l.callTypes[m.call]; t != "" {
-		return t
-	}
-	return stream.DefaultAgentType
+	return l.callTypes[m.call]
 }
 
 // noteAgentCalls notes the type of each subagent the main agent's
