@@ -89,7 +89,10 @@ func TestRefusedInputWritesNoReport(t *testing.T) {
 	require.NoError(t, json.Compact(&line, doc))
 	dir := t.TempDir()
 	compact := filepath.Join(dir, "g15.jsonl")
-	require.NoError(t, os.WriteFile(compact, append(line.Bytes(), '\n'), 0o644))
+	// (its "response" renamed: the document itself is named as Gemini's
+	// at once, TestGeminiJSONOutputIsRefusedWithWhatToDo; this is JSON of
+	// no known type, decided at the end)
+	require.NoError(t, os.WriteFile(compact, append(bytes.Replace(line.Bytes(), []byte(`"response":`), []byte(`"answer":`), 1), '\n'), 0o644))
 	inputs := map[string]string{
 		compact: "no line has a known type",
 		"../../../shared/agents/gemini/15-json-output.stderr": "none of its 7 lines is JSON",
