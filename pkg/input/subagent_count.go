@@ -1,7 +1,6 @@
 package input
 
 import (
-	"bytes"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -25,6 +24,7 @@ type subagentSet struct {
 	// sidechain are the agent ids of the main file's subagent records
 	// (IsSidechain; "" for those that name none).
 	sidechain map[string]bool
+	uses      []stream.Block // (noteCalls' scratch, reused)
 }
 
 func newSubagentSet() *subagentSet {
@@ -32,14 +32,16 @@ func newSubagentSet() *subagentSet {
 }
 
 // noteCalls notes the calls of an assistant record (the main agent's or a
-// subagent's: a nested subagent is one too) that start a subagent. The
-// quick look at the bytes spares most calls the reading of their blocks.
+// subagent's: a nested subagent is one too) that start a subagent, by
+// their blocks' heads (indexed once per record, their inputs skipped: a
+// search of the record's bytes for "Agent" and "Task" first cost sessions
+// more than the heads, two passes over every call's whole input).
 func (c *subagentSet) noteCalls(ev *stream.Event) {
-	if ev.Kind != stream.KindToolUse || ev.Type != "assistant" ||
-		!bytes.Contains(ev.Raw, []byte(`"Agent"`)) && !bytes.Contains(ev.Raw, []byte(`"Task"`)) {
+	if ev.Kind != stream.KindToolUse || ev.Type != "assistant" {
 		return
 	}
-	for _, b := range ev.AppendToolUses(nil) {
+	c.uses = ev.AppendToolUses(c.uses[:0])
+	for _, b := range c.uses {
 		// (A Workflow's call is counted by its run, below.)
 		if stream.StartsSubagent(b.Name) && b.Name != "Workflow" {
 			c.calls[b.ID] = true
