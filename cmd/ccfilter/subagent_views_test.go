@@ -413,3 +413,54 @@ func TestSidechainAgentsOfNoKnownCallAreCountedAlikeAndEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestMetaWithoutToolUseIDFallsBackToTheAgentID proves a subagent whose
+// .meta.json names no call (05-subagents-async with its alpha agent's
+// .meta.json emptied, cut mid-value, or left with only its agentType and
+// description, as a release may write it) is joined as a file with no
+// .meta.json is, by the agent id its Agent call's result names: every
+// view says what it says of the real session (8 calls, 82,308 tokens, 4
+// tool calls). account, usage, subagents and markdown said 6 calls,
+// 67,509 tokens and 3 tool calls, with a warning that the records were
+// not joined, where usage --by and sessions said 8, 82,308 and 4.
+func TestMetaWithoutToolUseIDFallsBackToTheAgentID(t *testing.T) {
+	real := copySession(t, "05-subagents-async")
+	// (The file is joined at its call's result, not at the call, as one
+	// with no .meta.json is: tools' rows are compared in one order, and
+	// of the markdown report its glance.)
+	sorted := func(s string) string { l := strings.Split(s, "\n"); sort.Strings(l); return strings.Join(l, "\n") }
+	glance := func(s string) string { return regexp.MustCompile(`\*\*At a glance:\*\*.*`).FindString(s) }
+	same := func(s string) string { return s }
+	views := []struct {
+		args []string
+		norm func(string) string
+	}{
+		{[]string{"account", "-F", "json"}, same}, {[]string{"usage", "-F", "json"}, same},
+		{[]string{"usage", "--by", "subagent", "-F", "json"}, same}, {[]string{"sessions", "-F", "csv"}, same},
+		{[]string{"subagents", "-F", "csv"}, same}, {[]string{"tools", "-F", "csv"}, sorted}, {[]string{"-F", "markdown"}, glance},
+	}
+	for _, tc := range []struct{ name, meta string }{
+		{"empty", ""},
+		{"cut", `{"agentType":"general-pur`},
+		{"only agentType and description", `{"agentType":"general-purpose","description":"Create alpha file"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := copySession(t, "05-subagents-async")
+			meta := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "agent-aaf4be6061cae469c.meta.json")
+			require.FileExists(t, meta)
+			require.NoError(t, os.WriteFile(meta, []byte(tc.meta), 0o644))
+			for _, v := range views {
+				want := runIn(t, append(append([]string(nil), v.args...), real), "")
+				require.Equal(t, 0, want.Code, "%v: %s", v.args, want.Stderr)
+				got := runIn(t, append(append([]string(nil), v.args...), path), "")
+				require.Equal(t, 0, got.Code, "%v: %s", v.args, got.Stderr)
+				assert.Empty(t, got.Stderr, "%v: the subagent is joined by its agent id", v.args)
+				require.NotEmpty(t, v.norm(want.Stdout), v.args)
+				assert.Equal(t, v.norm(strings.ReplaceAll(want.Stdout, real, path)), v.norm(got.Stdout), "%v: what the real session says", v.args)
+			}
+			total := rowWhere(rowsOf(t, "usage", path), "side", "total")
+			require.NotNil(t, total)
+			assert.InDelta(t, 8, total["calls"], 0, "the alpha agent's calls are in")
+		})
+	}
+}

@@ -349,7 +349,11 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 			continue
 		}
 		if err != nil || meta.ToolUseID == "" {
-			errs = append(errs, fmt.Errorf("%s: no toolUseId: the subagent's records are not joined", m))
+			// A .meta.json that names no call (empty, cut, or only the
+			// agent's type): its file is joined as one with no
+			// .meta.json is (looseSidechains), by the agent id a
+			// call's result names, else read as an agent of its own,
+			// as the listing counts it (metaCall).
 			continue
 		}
 		out[meta.ToolUseID] = append(out[meta.ToolUseID], sidechain{path: jsonl, agentID: id})
@@ -361,14 +365,15 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 }
 
 // looseSidechains are the subagents' files of a session's folder dir that
-// have no .meta.json to name the call that started them, by agent id (the
-// file's name): the Agent call's result names the agent too, and the
-// reader joins each there (a Workflow's agents have no such result).
+// have no .meta.json to name the call that started them (none, or one
+// that names no toolUseId: metaCall), by agent id (the file's name): the
+// Agent call's result names the agent too, and the reader joins each
+// there (a Workflow's agents have no such result).
 func looseSidechains(dir string) map[string]sidechain {
 	out := map[string]sidechain{}
 	for _, f := range SubagentFiles(dir) {
 		base := strings.TrimSuffix(plainJSONL(f), ".jsonl")
-		if regular(base+".meta.json") == nil || filepath.Base(filepath.Dir(filepath.Dir(f))) == "workflows" {
+		if metaCall(base+".meta.json") != "" || filepath.Base(filepath.Dir(filepath.Dir(f))) == "workflows" {
 			continue
 		}
 		id := strings.TrimPrefix(filepath.Base(base), "agent-")
