@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -463,4 +464,122 @@ func TestMetaWithoutToolUseIDFallsBackToTheAgentID(t *testing.T) {
 			assert.InDelta(t, 8, total["calls"], 0, "the alpha agent's calls are in")
 		})
 	}
+}
+
+// sidechainsInterleaved is the real session name with its subagents'
+// records written into the main file in time order (each record where
+// its timestamp falls among the others', each file's own order kept; a
+// record with no timestamp, or an earlier one, keeps its file's last) and
+// its session folder removed: how older releases wrote a subagent's
+// records, marked isSidechain:true, a foreground agent's before the
+// result that names its agent, a background one's from before its
+// async_launched result on.
+func sidechainsInterleaved(t *testing.T, name string) string {
+	t.Helper()
+	path := copySession(t, name)
+	dir := strings.TrimSuffix(path, ".jsonl")
+	subs, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.jsonl"))
+	require.NotEmpty(t, subs)
+	type record struct {
+		ts         string
+		file, line int
+		text       string
+	}
+	var all []record
+	for i, f := range append([]string{path}, subs...) {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		last := ""
+		for j, l := range strings.SplitAfter(string(b), "\n") {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			var r struct{ Timestamp string }
+			require.NoError(t, json.Unmarshal([]byte(l), &r), "%s:%d", f, j+1)
+			last = max(last, r.Timestamp)
+			all = append(all, record{last, i, j, l})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.ts != b.ts {
+			return a.ts < b.ts
+		}
+		if a.file != b.file {
+			return a.file < b.file
+		}
+		return a.line < b.line
+	})
+	var out strings.Builder
+	for _, r := range all {
+		out.WriteString(r.text)
+	}
+	require.NoError(t, os.WriteFile(path, []byte(out.String()), 0o644))
+	require.NoError(t, os.RemoveAll(dir))
+	return path
+}
+
+// TestInterleavedSidechainRecordsAreTheirCallsAndEndAsTheySay proves a
+// session whose subagents' records are in the main file in time order
+// (sidechainsInterleaved of the real 05-subagents-async and
+// 60-long-session) has the subagents of the real session, its agents in
+// their own files: each agent's records are its Agent call's though they
+// come before the result that names the agent (the reader reads the
+// file's results once more first, as the listing does); subagents listed
+// 60's foreground agent twice (its call, 0 tool calls and its tokens "not
+// in the input", and an untyped row with its 17 calls and 806,723
+// tokens), 4 rows where sessions said 3; and the background agents, which
+// completed, ended "stopped" (a synthetic end after their real one), so
+// account reported task_failed 2 on a successful run. From stdin (05),
+// where the file cannot be read twice, such an agent ends as its real
+// notification says.
+func TestInterleavedSidechainRecordsAreTheirCallsAndEndAsTheySay(t *testing.T) {
+	keys := []string{"agent_id", "type", "status", "background", "tool_calls", "total_tokens"}
+	pick := func(rows []map[string]any) []map[string]any {
+		var out []map[string]any
+		for _, r := range rows {
+			o := map[string]any{}
+			for _, k := range keys {
+				o[k] = r[k]
+			}
+			out = append(out, o)
+		}
+		return out
+	}
+	for _, name := range []string{"05-subagents-async", "60-long-session"} {
+		t.Run(name, func(t *testing.T) {
+			real, path := copySession(t, name), sidechainsInterleaved(t, name)
+			want := rowsOf(t, "subagents", real)
+			require.NotEmpty(t, want)
+			got := rowsOf(t, "subagents", path)
+			assert.Equal(t, pick(want), pick(got), "the real session's subagents")
+			for _, r := range got {
+				assert.Equal(t, "completed", r["status"], "%v", r["agent_id"])
+			}
+			session := rowsOf(t, "sessions", path)
+			require.Len(t, session, 1)
+			assert.InDelta(t, float64(len(got)), session[0]["subagents"], 0, "sessions counts what subagents lists")
+			account, realAccount := rowsOf(t, "account", path), rowsOf(t, "account", real)
+			require.Len(t, account, 1)
+			assert.Equal(t, realAccount[0]["troubles"], account[0]["troubles"], "no task failed")
+			assert.Equal(t, realAccount[0]["tokens"], account[0]["tokens"])
+		})
+	}
+	t.Run("05-subagents-async from stdin", func(t *testing.T) {
+		path := sidechainsInterleaved(t, "05-subagents-async")
+		run := func(args ...string) []map[string]any {
+			f, err := os.Open(path)
+			require.NoError(t, err)
+			defer f.Close()
+			return jsonRows(t, runStdin(t, f, append(args, "-F", "json")...))
+		}
+		rows := run("subagents")
+		require.Len(t, rows, 2)
+		for _, r := range rows {
+			assert.Equal(t, "completed", r["status"], "%v: its real notification says it completed", r["agent_id"])
+		}
+		account := run("account")
+		require.Len(t, account, 1)
+		assert.Equal(t, map[string]any{"count": 0.0, "by_kind": map[string]any{}}, account[0]["troubles"])
+	})
 }

@@ -71,12 +71,18 @@ type transcriptReader struct {
 	// (from their .meta.json, or their call's result): a subagent's
 	// records in the main file (IsSidechain) are given to their call.
 	calls map[string]string
+	// path is the session's file ("" from stdin), read once more for the
+	// agents its calls' results name (knowLaunched), at its first
+	// subagent's record in the main file; knewLaunched: it was.
+	path         string
+	knewLaunched bool
 	// own are the subagents whose records name no call the session shows
 	// (agentKey: their agent id, or unnamedSidechain), in the order they
 	// first wrote, and whether each one's last record ended its turn: the
 	// session's end is theirs (ownEnds).
 	own     []string
 	ownDone map[string]bool
+	ownReal map[string]string // the status a real task notification gave an agent, by agent id (ownEnded)
 	queue   []*stream.Event // to hand out before reading on
 	held    bool            // records are held back until the init is made
 	inited  bool
@@ -149,7 +155,7 @@ func newTranscriptReader(r io.Reader, path string, opts stream.DecoderOptions) *
 	opts.Spellings = transcriptSpellings
 	t := &transcriptReader{opts: opts, held: true, calls: map[string]string{}, ownDone: map[string]bool{}}
 	if path != "" {
-		t.dir = SessionDir(path)
+		t.dir, t.path = SessionDir(path), path
 	}
 	t.frames = []frame{{r: stream.NewReader(r, opts)}}
 	return t
@@ -529,6 +535,7 @@ func (t *transcriptReader) attribute(ev *stream.Event, parent string) *stream.Ev
 		// A subagent's record written into the main file (older
 		// releases): its subagent's, never the main agent's answer,
 		// calls or tokens.
+		t.knowLaunched()
 		key, known := AgentKey(t.calls, ev.AgentID())
 		ev.SetParent(key)
 		if !known {
@@ -538,6 +545,7 @@ func (t *transcriptReader) attribute(ev *stream.Event, parent string) *stream.Ev
 	default:
 		follow := t.observe(ev)
 		t.notified(follow)
+		t.ownEnded(follow)
 		return follow
 	}
 	return nil
@@ -668,6 +676,44 @@ func AgentKey(calls map[string]string, agent string) (key string, known bool) {
 	return cmp.Or(agent, unnamedSidechain), false
 }
 
+// knowLaunched notes, at the session's first subagent record in the main
+// file (IsSidechain), the Agent calls every result of the file names the
+// agent of (launchedAgents): older releases wrote a subagent's records in
+// time order, a foreground one's before the result that names its agent,
+// a background one's often before its async_launched result, and they
+// are its call's all the same (AgentKey), as the listing and usage --by
+// count them. One more pass over the file, only for such a session (from
+// stdin, none: the results met so far say what they say).
+func (t *transcriptReader) knowLaunched() {
+	if t.knewLaunched || t.path == "" {
+		return
+	}
+	t.knewLaunched = true
+	launched, _ := launchedAgents(t.path)
+	for agent, call := range launched {
+		if _, ok := t.calls[agent]; !ok {
+			t.calls[agent] = call
+		}
+	}
+}
+
+// ownEnded notes the status of the end of an agent of its own that a
+// real task notification n reports (by its agent id, the notification's
+// task id): the end the session's makes for it (ownEnds) says the same,
+// not a guess from its last record that would contradict n (an agent
+// that completed, ended "stopped", is a failure in account and errors).
+func (t *transcriptReader) ownEnded(n *stream.Event) {
+	if n == nil || n.Subtype != "task_notification" {
+		return
+	}
+	if id, status := n.Str("task_id"), n.Str("status"); id != "" && status != "" {
+		if t.ownReal == nil {
+			t.ownReal = map[string]string{}
+		}
+		t.ownReal[id] = status
+	}
+}
+
 // appendNew appends key to order the first time it is seen (set).
 func appendNew(order []string, set map[string]bool, key string) []string {
 	if _, ok := set[key]; !ok {
@@ -703,6 +749,7 @@ func (t *transcriptReader) ownEnds() {
 		if t.ownDone[key] {
 			status = "completed"
 		}
+		status = cmp.Or(t.ownReal[key], status)
 		v := map[string]any{
 			"type": "system", "subtype": "task_notification", "ccfilter": stream.Synthetic,
 			"tool_use_id": key, "status": status, "session_id": t.facts.sessionID,
