@@ -583,3 +583,47 @@ func TestInterleavedSidechainRecordsAreTheirCallsAndEndAsTheySay(t *testing.T) {
 		assert.Equal(t, map[string]any{"count": 0.0, "by_kind": map[string]any{}}, account[0]["troubles"])
 	})
 }
+
+// TestSubagentFileCopyIsReadOnce proves the same subagent's file under a
+// second name (05-subagents-async with its alpha agent's file copied to
+// agent-a222222222222222.jsonl, as a sync tool's conflict copy is, its
+// .meta.json copied too, or not) is read once: every view says what it
+// says of the real session. account, sessions and tools counted the
+// agent's Write twice (5 tool calls, against the 8 model calls told apart
+// by their ids); the copy with no .meta.json was an agent of its own.
+func TestSubagentFileCopyIsReadOnce(t *testing.T) {
+	real := copySession(t, "05-subagents-async")
+	views := [][]string{
+		{"account", "-F", "json"}, {"usage", "-F", "json"}, {"usage", "--by", "subagent", "-F", "json"},
+		{"sessions", "-F", "csv"}, {"subagents", "-F", "csv"}, {"tools", "-F", "csv"}, {"final"},
+	}
+	for _, tc := range []struct {
+		name     string
+		withMeta bool
+	}{{"with its .meta.json", true}, {"without a .meta.json", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := copySession(t, "05-subagents-async")
+			alpha := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "agent-aaf4be6061cae469c")
+			exts := []string{".jsonl"}
+			if tc.withMeta {
+				exts = append(exts, ".meta.json")
+			}
+			for _, ext := range exts {
+				b, err := os.ReadFile(alpha + ext)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(strings.Replace(alpha, "aaf4be6061cae469c", "a222222222222222", 1)+ext, b, 0o644))
+			}
+			for _, v := range views {
+				want := runIn(t, append(append([]string(nil), v...), real), "")
+				require.Equal(t, 0, want.Code, "%v: %s", v, want.Stderr)
+				got := runIn(t, append(append([]string(nil), v...), path), "")
+				require.Equal(t, 0, got.Code, "%v: %s", v, got.Stderr)
+				assert.Empty(t, got.Stderr, v)
+				assert.Equal(t, strings.ReplaceAll(want.Stdout, real, path), got.Stdout, "%v: what the real session says", v)
+			}
+			s := rowsOf(t, "sessions", path)
+			require.Len(t, s, 1)
+			assert.InDelta(t, 4, s[0]["tool_calls"], 0, "the alpha agent's Write once")
+		})
+	}
+}

@@ -332,7 +332,14 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 	out, runs := map[string][]sidechain{}, map[string][]sidechain{}
 	var errs []error
 	metas := SubagentMetas(dir)
+	var copies map[string]bool
+	if len(metas) > 1 {
+		copies = subagentCopies(allSubagentFiles(dir))
+	}
 	for _, m := range metas {
+		if copies[JSONLFile(strings.TrimSuffix(m, ".meta.json")+".jsonl")] {
+			continue // the same records as another file's (SubagentFiles)
+		}
 		if err := regular(m); err != nil {
 			errs = append(errs, err)
 			continue
