@@ -83,8 +83,8 @@ type transcriptReader struct {
 	own     []string
 	ownDone map[string]bool
 	ownReal map[string]string // the status a real task notification gave an agent, by agent id (ownEnded)
-	queue   []*stream.Event // to hand out before reading on
-	held    bool            // records are held back until the init is made
+	queue   []*stream.Event   // to hand out before reading on
+	held    bool              // records are held back until the init is made
 	inited  bool
 	ended   bool
 	facts   sessionFacts
