@@ -24,6 +24,19 @@ func rowsOf(t *testing.T, args ...string) []map[string]any {
 	return jsonRows(t, runIn(t, append(args, "-F", "json"), ""))
 }
 
+// pickKeys are rows with only their keys keys.
+func pickKeys(rows []map[string]any, keys ...string) []map[string]any {
+	var out []map[string]any
+	for _, r := range rows {
+		o := map[string]any{}
+		for _, k := range keys {
+			o[k] = r[k]
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
 // rowWhere is the row whose key is value (nil: none).
 func rowWhere(rows []map[string]any, key string, value any) map[string]any {
 	for _, r := range rows {
@@ -158,17 +171,7 @@ func TestSidechainRecordsInTheMainFileAreTheSubagents(t *testing.T) {
 		sort.Strings(rows)
 		return rows
 	}
-	pick := func(rows []map[string]any, keys ...string) []map[string]any {
-		var out []map[string]any
-		for _, r := range rows {
-			o := map[string]any{}
-			for _, k := range keys {
-				o[k] = r[k]
-			}
-			out = append(out, o)
-		}
-		return out
-	}
+	pick := pickKeys
 	sessionKeys := []string{"runs", "turns", "tool_calls", "subagents", "main_tokens", "total_tokens", "cost_usd", "title"}
 	agentKeys := []string{"tool_use_id", "type", "status", "tool_calls", "total_tokens", "report"}
 	for _, tc := range []struct {
@@ -480,13 +483,9 @@ func sidechainsInterleaved(t *testing.T, name string) string {
 	dir := strings.TrimSuffix(path, ".jsonl")
 	subs, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.jsonl"))
 	require.NotEmpty(t, subs)
-	type record struct {
-		ts         string
-		file, line int
-		text       string
-	}
+	type record struct{ ts, text string }
 	var all []record
-	for i, f := range append([]string{path}, subs...) {
+	for _, f := range append([]string{path}, subs...) {
 		b, err := os.ReadFile(f)
 		require.NoError(t, err)
 		last := ""
@@ -497,19 +496,12 @@ func sidechainsInterleaved(t *testing.T, name string) string {
 			var r struct{ Timestamp string }
 			require.NoError(t, json.Unmarshal([]byte(l), &r), "%s:%d", f, j+1)
 			last = max(last, r.Timestamp)
-			all = append(all, record{last, i, j, l})
+			all = append(all, record{last, l})
 		}
 	}
-	sort.SliceStable(all, func(i, j int) bool {
-		a, b := all[i], all[j]
-		if a.ts != b.ts {
-			return a.ts < b.ts
-		}
-		if a.file != b.file {
-			return a.file < b.file
-		}
-		return a.line < b.line
-	})
+	// (all is in file order, each file's in line order: a stable sort
+	// keeps them so among records of one time.)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].ts < all[j].ts })
 	var out strings.Builder
 	for _, r := range all {
 		out.WriteString(r.text)
@@ -535,24 +527,13 @@ func sidechainsInterleaved(t *testing.T, name string) string {
 // notification says.
 func TestInterleavedSidechainRecordsAreTheirCallsAndEndAsTheySay(t *testing.T) {
 	keys := []string{"agent_id", "type", "status", "background", "tool_calls", "total_tokens"}
-	pick := func(rows []map[string]any) []map[string]any {
-		var out []map[string]any
-		for _, r := range rows {
-			o := map[string]any{}
-			for _, k := range keys {
-				o[k] = r[k]
-			}
-			out = append(out, o)
-		}
-		return out
-	}
 	for _, name := range []string{"05-subagents-async", "60-long-session"} {
 		t.Run(name, func(t *testing.T) {
 			real, path := copySession(t, name), sidechainsInterleaved(t, name)
 			want := rowsOf(t, "subagents", real)
 			require.NotEmpty(t, want)
 			got := rowsOf(t, "subagents", path)
-			assert.Equal(t, pick(want), pick(got), "the real session's subagents")
+			assert.Equal(t, pickKeys(want, keys...), pickKeys(got, keys...), "the real session's subagents")
 			for _, r := range got {
 				assert.Equal(t, "completed", r["status"], "%v", r["agent_id"])
 			}
