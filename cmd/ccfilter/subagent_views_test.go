@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +22,19 @@ import (
 func rowsOf(t *testing.T, args ...string) []map[string]any {
 	t.Helper()
 	return jsonRows(t, runIn(t, append(args, "-F", "json"), ""))
+}
+
+// pickKeys are rows with only their keys keys.
+func pickKeys(rows []map[string]any, keys ...string) []map[string]any {
+	var out []map[string]any
+	for _, r := range rows {
+		o := map[string]any{}
+		for _, k := range keys {
+			o[k] = r[k]
+		}
+		out = append(out, o)
+	}
+	return out
 }
 
 // rowWhere is the row whose key is value (nil: none).
@@ -157,17 +171,7 @@ func TestSidechainRecordsInTheMainFileAreTheSubagents(t *testing.T) {
 		sort.Strings(rows)
 		return rows
 	}
-	pick := func(rows []map[string]any, keys ...string) []map[string]any {
-		var out []map[string]any
-		for _, r := range rows {
-			o := map[string]any{}
-			for _, k := range keys {
-				o[k] = r[k]
-			}
-			out = append(out, o)
-		}
-		return out
-	}
+	pick := pickKeys
 	sessionKeys := []string{"runs", "turns", "tool_calls", "subagents", "main_tokens", "total_tokens", "cost_usd", "title"}
 	agentKeys := []string{"tool_use_id", "type", "status", "tool_calls", "total_tokens", "report"}
 	for _, tc := range []struct {
@@ -410,6 +414,197 @@ func TestSidechainAgentsOfNoKnownCallAreCountedAlikeAndEnd(t *testing.T) {
 			session := rowsOf(t, "sessions", path)
 			require.Len(t, session, 1)
 			assert.InDelta(t, float64(len(rows)), session[0]["subagents"], 0, "sessions counts what subagents lists")
+		})
+	}
+}
+
+// TestMetaWithoutToolUseIDFallsBackToTheAgentID proves a subagent whose
+// .meta.json names no call (05-subagents-async with its alpha agent's
+// .meta.json emptied, cut mid-value, or left with only its agentType and
+// description, as a release may write it) is joined as a file with no
+// .meta.json is, by the agent id its Agent call's result names: every
+// view says what it says of the real session (8 calls, 82,308 tokens, 4
+// tool calls). account, usage, subagents and markdown said 6 calls,
+// 67,509 tokens and 3 tool calls, with a warning that the records were
+// not joined, where usage --by and sessions said 8, 82,308 and 4.
+func TestMetaWithoutToolUseIDFallsBackToTheAgentID(t *testing.T) {
+	real := copySession(t, "05-subagents-async")
+	// (The file is joined at its call's result, not at the call, as one
+	// with no .meta.json is: tools' rows are compared in one order, and
+	// of the markdown report its glance.)
+	sorted := func(s string) string { l := strings.Split(s, "\n"); sort.Strings(l); return strings.Join(l, "\n") }
+	glance := func(s string) string { return regexp.MustCompile(`\*\*At a glance:\*\*.*`).FindString(s) }
+	same := func(s string) string { return s }
+	views := []struct {
+		args []string
+		norm func(string) string
+	}{
+		{[]string{"account", "-F", "json"}, same}, {[]string{"usage", "-F", "json"}, same},
+		{[]string{"usage", "--by", "subagent", "-F", "json"}, same}, {[]string{"sessions", "-F", "csv"}, same},
+		{[]string{"subagents", "-F", "csv"}, same}, {[]string{"tools", "-F", "csv"}, sorted}, {[]string{"-F", "markdown"}, glance},
+	}
+	for _, tc := range []struct{ name, meta string }{
+		{"empty", ""},
+		{"cut", `{"agentType":"general-pur`},
+		{"only agentType and description", `{"agentType":"general-purpose","description":"Create alpha file"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := copySession(t, "05-subagents-async")
+			meta := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "agent-aaf4be6061cae469c.meta.json")
+			require.FileExists(t, meta)
+			require.NoError(t, os.WriteFile(meta, []byte(tc.meta), 0o644))
+			for _, v := range views {
+				want := runIn(t, append(append([]string(nil), v.args...), real), "")
+				require.Equal(t, 0, want.Code, "%v: %s", v.args, want.Stderr)
+				got := runIn(t, append(append([]string(nil), v.args...), path), "")
+				require.Equal(t, 0, got.Code, "%v: %s", v.args, got.Stderr)
+				assert.Empty(t, got.Stderr, "%v: the subagent is joined by its agent id", v.args)
+				require.NotEmpty(t, v.norm(want.Stdout), v.args)
+				assert.Equal(t, v.norm(strings.ReplaceAll(want.Stdout, real, path)), v.norm(got.Stdout), "%v: what the real session says", v.args)
+			}
+			total := rowWhere(rowsOf(t, "usage", path), "side", "total")
+			require.NotNil(t, total)
+			assert.InDelta(t, 8, total["calls"], 0, "the alpha agent's calls are in")
+		})
+	}
+}
+
+// sidechainsInterleaved is the real session name with its subagents'
+// records written into the main file in time order (each record where
+// its timestamp falls among the others', each file's own order kept; a
+// record with no timestamp, or an earlier one, keeps its file's last) and
+// its session folder removed: how older releases wrote a subagent's
+// records, marked isSidechain:true, a foreground agent's before the
+// result that names its agent, a background one's from before its
+// async_launched result on.
+func sidechainsInterleaved(t *testing.T, name string) string {
+	t.Helper()
+	path := copySession(t, name)
+	dir := strings.TrimSuffix(path, ".jsonl")
+	subs, _ := filepath.Glob(filepath.Join(dir, "subagents", "agent-*.jsonl"))
+	require.NotEmpty(t, subs)
+	type record struct{ ts, text string }
+	var all []record
+	for _, f := range append([]string{path}, subs...) {
+		b, err := os.ReadFile(f)
+		require.NoError(t, err)
+		last := ""
+		for j, l := range strings.SplitAfter(string(b), "\n") {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			var r struct{ Timestamp string }
+			require.NoError(t, json.Unmarshal([]byte(l), &r), "%s:%d", f, j+1)
+			last = max(last, r.Timestamp)
+			all = append(all, record{last, l})
+		}
+	}
+	// (all is in file order, each file's in line order: a stable sort
+	// keeps them so among records of one time.)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].ts < all[j].ts })
+	var out strings.Builder
+	for _, r := range all {
+		out.WriteString(r.text)
+	}
+	require.NoError(t, os.WriteFile(path, []byte(out.String()), 0o644))
+	require.NoError(t, os.RemoveAll(dir))
+	return path
+}
+
+// TestInterleavedSidechainRecordsAreTheirCallsAndEndAsTheySay proves a
+// session whose subagents' records are in the main file in time order
+// (sidechainsInterleaved of the real 05-subagents-async and
+// 60-long-session) has the subagents of the real session, its agents in
+// their own files: each agent's records are its Agent call's though they
+// come before the result that names the agent (the reader reads the
+// file's results once more first, as the listing does); subagents listed
+// 60's foreground agent twice (its call, 0 tool calls and its tokens "not
+// in the input", and an untyped row with its 17 calls and 806,723
+// tokens), 4 rows where sessions said 3; and the background agents, which
+// completed, ended "stopped" (a synthetic end after their real one), so
+// account reported task_failed 2 on a successful run. From stdin (05),
+// where the file cannot be read twice, such an agent ends as its real
+// notification says.
+func TestInterleavedSidechainRecordsAreTheirCallsAndEndAsTheySay(t *testing.T) {
+	keys := []string{"agent_id", "type", "status", "background", "tool_calls", "total_tokens"}
+	for _, name := range []string{"05-subagents-async", "60-long-session"} {
+		t.Run(name, func(t *testing.T) {
+			real, path := copySession(t, name), sidechainsInterleaved(t, name)
+			want := rowsOf(t, "subagents", real)
+			require.NotEmpty(t, want)
+			got := rowsOf(t, "subagents", path)
+			assert.Equal(t, pickKeys(want, keys...), pickKeys(got, keys...), "the real session's subagents")
+			for _, r := range got {
+				assert.Equal(t, "completed", r["status"], "%v", r["agent_id"])
+			}
+			session := rowsOf(t, "sessions", path)
+			require.Len(t, session, 1)
+			assert.InDelta(t, float64(len(got)), session[0]["subagents"], 0, "sessions counts what subagents lists")
+			account, realAccount := rowsOf(t, "account", path), rowsOf(t, "account", real)
+			require.Len(t, account, 1)
+			assert.Equal(t, realAccount[0]["troubles"], account[0]["troubles"], "no task failed")
+			assert.Equal(t, realAccount[0]["tokens"], account[0]["tokens"])
+		})
+	}
+	t.Run("05-subagents-async from stdin", func(t *testing.T) {
+		path := sidechainsInterleaved(t, "05-subagents-async")
+		run := func(args ...string) []map[string]any {
+			f, err := os.Open(path)
+			require.NoError(t, err)
+			defer f.Close()
+			return jsonRows(t, runStdin(t, f, append(args, "-F", "json")...))
+		}
+		rows := run("subagents")
+		require.Len(t, rows, 2)
+		for _, r := range rows {
+			assert.Equal(t, "completed", r["status"], "%v: its real notification says it completed", r["agent_id"])
+		}
+		account := run("account")
+		require.Len(t, account, 1)
+		assert.Equal(t, map[string]any{"count": 0.0, "by_kind": map[string]any{}}, account[0]["troubles"])
+	})
+}
+
+// TestSubagentFileCopyIsReadOnce proves the same subagent's file under a
+// second name (05-subagents-async with its alpha agent's file copied to
+// agent-a222222222222222.jsonl, as a sync tool's conflict copy is, its
+// .meta.json copied too, or not) is read once: every view says what it
+// says of the real session. account, sessions and tools counted the
+// agent's Write twice (5 tool calls, against the 8 model calls told apart
+// by their ids); the copy with no .meta.json was an agent of its own.
+func TestSubagentFileCopyIsReadOnce(t *testing.T) {
+	real := copySession(t, "05-subagents-async")
+	views := [][]string{
+		{"account", "-F", "json"}, {"usage", "-F", "json"}, {"usage", "--by", "subagent", "-F", "json"},
+		{"sessions", "-F", "csv"}, {"subagents", "-F", "csv"}, {"tools", "-F", "csv"}, {"final"},
+	}
+	for _, tc := range []struct {
+		name     string
+		withMeta bool
+	}{{"with its .meta.json", true}, {"without a .meta.json", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := copySession(t, "05-subagents-async")
+			alpha := filepath.Join(strings.TrimSuffix(path, ".jsonl"), "subagents", "agent-aaf4be6061cae469c")
+			exts := []string{".jsonl"}
+			if tc.withMeta {
+				exts = append(exts, ".meta.json")
+			}
+			for _, ext := range exts {
+				b, err := os.ReadFile(alpha + ext)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(strings.Replace(alpha, "aaf4be6061cae469c", "a222222222222222", 1)+ext, b, 0o644))
+			}
+			for _, v := range views {
+				want := runIn(t, append(append([]string(nil), v...), real), "")
+				require.Equal(t, 0, want.Code, "%v: %s", v, want.Stderr)
+				got := runIn(t, append(append([]string(nil), v...), path), "")
+				require.Equal(t, 0, got.Code, "%v: %s", v, got.Stderr)
+				assert.Empty(t, got.Stderr, v)
+				assert.Equal(t, strings.ReplaceAll(want.Stdout, real, path), got.Stdout, "%v: what the real session says", v)
+			}
+			s := rowsOf(t, "sessions", path)
+			require.Len(t, s, 1)
+			assert.InDelta(t, 4, s[0]["tool_calls"], 0, "the alpha agent's Write once")
 		})
 	}
 }

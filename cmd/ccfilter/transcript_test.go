@@ -135,7 +135,9 @@ func TestTranscriptPassesRecordsThrough(t *testing.T) {
 
 // TestTranscriptHostile proves a damaged session folder gets a warning and
 // the rest of the session, never a panic: a subagent's file missing, a
-// .meta.json that is not JSON or names no call, the last line cut.
+// .meta.json that is not JSON (its file is then joined by the agent id
+// its call's result names, as one with no .meta.json is), the last line
+// cut.
 func TestTranscriptHostile(t *testing.T) {
 	src := "../../testdata/transcripts/05-subagents-async/home/.claude/projects/-home-user-project"
 	dir := t.TempDir()
@@ -153,7 +155,7 @@ func TestTranscriptHostile(t *testing.T) {
 
 	got := runIn(t, []string{"tools", main}, dir)
 	assert.Equal(t, 0, got.Code)
-	assert.Contains(t, got.Stderr, "no toolUseId: the subagent's records are not joined")
+	assert.Contains(t, got.Stdout, "aaf4be6061cae469c  Write", "the subagent of the .meta.json that is not JSON, joined by its agent id")
 	assert.Contains(t, got.Stderr, "are missing")
 	assert.Contains(t, got.Stderr, "truncated JSON")
 	assert.Contains(t, got.Stdout, "Agent", "the rest of the session")

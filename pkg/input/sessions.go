@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -257,14 +258,109 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 }
 
 // SubagentFiles are the record files of a session's subagents (a
-// Workflow's agents' too), with or without their .meta.json.
+// Workflow's agents' too), with or without their .meta.json, but for the
+// copies of another (subagentCopies).
 func SubagentFiles(dir string) []string {
+	files := allSubagentFiles(dir)
+	copies := subagentCopies(files)
+	if len(copies) == 0 {
+		return files
+	}
+	return slices.DeleteFunc(files, func(f string) bool { return copies[f] })
+}
+
+// allSubagentFiles are the record files of a session's subagents, copies
+// and all.
+func allSubagentFiles(dir string) []string {
 	if !hasSubagents(dir) {
 		return nil
 	}
 	files, _ := GlobJSONL(filepath.Join(dir, "subagents", "agent-*.jsonl"))
 	wf, _ := GlobJSONL(filepath.Join(dir, "subagents", "workflows", "*", "agent-*.jsonl"))
 	return append(files, wf...)
+}
+
+// subagentCopies are the files of files (sorted) that hold, byte for
+// byte, what another file of their folder holds: the same subagent's file
+// under a second name (a sync tool's conflict copy, its .meta.json copied
+// too, or not). Its records are the same records, tool calls and all, so
+// they are read once, from the first file whose .meta.json names a call
+// (else the first): the model calls were told apart by their ids, the
+// tool calls were counted twice. Only files of one size are compared, so
+// a session's folder costs a stat a file.
+func subagentCopies(files []string) map[string]bool {
+	if len(files) < 2 {
+		return nil
+	}
+	type key struct {
+		dir  string
+		size int64
+	}
+	var groups [][]string // files of the same bytes, first as found
+	by := map[key][]int{} // the groups of a folder and size
+	for _, f := range files {
+		fi, err := os.Stat(f)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+			continue
+		}
+		k := key{filepath.Dir(f), fi.Size()}
+		found := false
+		for _, g := range by[k] {
+			if found = sameBytes(f, groups[g][0]); found {
+				groups[g] = append(groups[g], f)
+				break
+			}
+		}
+		if !found {
+			by[k] = append(by[k], len(groups))
+			groups = append(groups, []string{f})
+		}
+	}
+	var copies map[string]bool
+	for _, g := range groups {
+		if len(g) < 2 {
+			continue
+		}
+		keep := 0
+		for i, f := range g {
+			if metaCall(strings.TrimSuffix(plainJSONL(f), ".jsonl")+".meta.json") != "" {
+				keep = i
+				break
+			}
+		}
+		if copies == nil {
+			copies = map[string]bool{}
+		}
+		for i, f := range g {
+			copies[f] = i != keep
+		}
+	}
+	return copies
+}
+
+// sameBytes reports whether the files a and b hold the same bytes.
+func sameBytes(a, b string) bool {
+	fa, err := os.Open(a)
+	if err != nil {
+		return false
+	}
+	defer fa.Close()
+	fb, err := os.Open(b)
+	if err != nil {
+		return false
+	}
+	defer fb.Close()
+	ba, bb := make([]byte, 64<<10), make([]byte, 64<<10)
+	for {
+		na, ea := io.ReadFull(fa, ba)
+		nb, eb := io.ReadFull(fb, bb)
+		if na != nb || !bytes.Equal(ba[:na], bb[:nb]) {
+			return false
+		}
+		if ea != nil || eb != nil {
+			return (ea == io.EOF || ea == io.ErrUnexpectedEOF) && (eb == io.EOF || eb == io.ErrUnexpectedEOF)
+		}
+	}
 }
 
 // hasSubagents reports whether a session's folder dir may hold

@@ -71,14 +71,20 @@ type transcriptReader struct {
 	// (from their .meta.json, or their call's result): a subagent's
 	// records in the main file (IsSidechain) are given to their call.
 	calls map[string]string
+	// path is the session's file ("" from stdin), read once more for the
+	// agents its calls' results name (knowLaunched), at its first
+	// subagent's record in the main file; knewLaunched: it was.
+	path         string
+	knewLaunched bool
 	// own are the subagents whose records name no call the session shows
 	// (agentKey: their agent id, or unnamedSidechain), in the order they
 	// first wrote, and whether each one's last record ended its turn: the
 	// session's end is theirs (ownEnds).
 	own     []string
 	ownDone map[string]bool
-	queue   []*stream.Event // to hand out before reading on
-	held    bool            // records are held back until the init is made
+	ownReal map[string]string // the status a real task notification gave an agent, by agent id (ownEnded)
+	queue   []*stream.Event   // to hand out before reading on
+	held    bool              // records are held back until the init is made
 	inited  bool
 	ended   bool
 	facts   sessionFacts
@@ -149,7 +155,7 @@ func newTranscriptReader(r io.Reader, path string, opts stream.DecoderOptions) *
 	opts.Spellings = transcriptSpellings
 	t := &transcriptReader{opts: opts, held: true, calls: map[string]string{}, ownDone: map[string]bool{}}
 	if path != "" {
-		t.dir = SessionDir(path)
+		t.dir, t.path = SessionDir(path), path
 	}
 	t.frames = []frame{{r: stream.NewReader(r, opts)}}
 	return t
@@ -326,7 +332,14 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 	out, runs := map[string][]sidechain{}, map[string][]sidechain{}
 	var errs []error
 	metas := SubagentMetas(dir)
+	var copies map[string]bool
+	if len(metas) > 1 {
+		copies = subagentCopies(allSubagentFiles(dir))
+	}
 	for _, m := range metas {
+		if copies[JSONLFile(strings.TrimSuffix(m, ".meta.json")+".jsonl")] {
+			continue // the same records as another file's (SubagentFiles)
+		}
 		if err := regular(m); err != nil {
 			errs = append(errs, err)
 			continue
@@ -349,7 +362,11 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 			continue
 		}
 		if err != nil || meta.ToolUseID == "" {
-			errs = append(errs, fmt.Errorf("%s: no toolUseId: the subagent's records are not joined", m))
+			// A .meta.json that names no call (empty, cut, or only the
+			// agent's type): its file is joined as one with no
+			// .meta.json is (looseSidechains), by the agent id a
+			// call's result names, else read as an agent of its own,
+			// as the listing counts it (metaCall).
 			continue
 		}
 		out[meta.ToolUseID] = append(out[meta.ToolUseID], sidechain{path: jsonl, agentID: id})
@@ -361,14 +378,15 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 }
 
 // looseSidechains are the subagents' files of a session's folder dir that
-// have no .meta.json to name the call that started them, by agent id (the
-// file's name): the Agent call's result names the agent too, and the
-// reader joins each there (a Workflow's agents have no such result).
+// have no .meta.json to name the call that started them (none, or one
+// that names no toolUseId: metaCall), by agent id (the file's name): the
+// Agent call's result names the agent too, and the reader joins each
+// there (a Workflow's agents have no such result).
 func looseSidechains(dir string) map[string]sidechain {
 	out := map[string]sidechain{}
 	for _, f := range SubagentFiles(dir) {
 		base := strings.TrimSuffix(plainJSONL(f), ".jsonl")
-		if regular(base+".meta.json") == nil || filepath.Base(filepath.Dir(filepath.Dir(f))) == "workflows" {
+		if metaCall(base+".meta.json") != "" || filepath.Base(filepath.Dir(filepath.Dir(f))) == "workflows" {
 			continue
 		}
 		id := strings.TrimPrefix(filepath.Base(base), "agent-")
@@ -524,6 +542,7 @@ func (t *transcriptReader) attribute(ev *stream.Event, parent string) *stream.Ev
 		// A subagent's record written into the main file (older
 		// releases): its subagent's, never the main agent's answer,
 		// calls or tokens.
+		t.knowLaunched()
 		key, known := AgentKey(t.calls, ev.AgentID())
 		ev.SetParent(key)
 		if !known {
@@ -533,6 +552,7 @@ func (t *transcriptReader) attribute(ev *stream.Event, parent string) *stream.Ev
 	default:
 		follow := t.observe(ev)
 		t.notified(follow)
+		t.ownEnded(follow)
 		return follow
 	}
 	return nil
@@ -663,6 +683,44 @@ func AgentKey(calls map[string]string, agent string) (key string, known bool) {
 	return cmp.Or(agent, unnamedSidechain), false
 }
 
+// knowLaunched notes, at the session's first subagent record in the main
+// file (IsSidechain), the Agent calls every result of the file names the
+// agent of (launchedAgents): older releases wrote a subagent's records in
+// time order, a foreground one's before the result that names its agent,
+// a background one's often before its async_launched result, and they
+// are its call's all the same (AgentKey), as the listing and usage --by
+// count them. One more pass over the file, only for such a session (from
+// stdin, none: the results met so far say what they say).
+func (t *transcriptReader) knowLaunched() {
+	if t.knewLaunched || t.path == "" {
+		return
+	}
+	t.knewLaunched = true
+	launched, _ := launchedAgents(t.path)
+	for agent, call := range launched {
+		if _, ok := t.calls[agent]; !ok {
+			t.calls[agent] = call
+		}
+	}
+}
+
+// ownEnded notes the status of the end of an agent of its own that a
+// real task notification n reports (by its agent id, the notification's
+// task id): the end the session's makes for it (ownEnds) says the same,
+// not a guess from its last record that would contradict n (an agent
+// that completed, ended "stopped", is a failure in account and errors).
+func (t *transcriptReader) ownEnded(n *stream.Event) {
+	if n == nil || n.Subtype != "task_notification" {
+		return
+	}
+	if id, status := n.Str("task_id"), n.Str("status"); id != "" && status != "" {
+		if t.ownReal == nil {
+			t.ownReal = map[string]string{}
+		}
+		t.ownReal[id] = status
+	}
+}
+
 // appendNew appends key to order the first time it is seen (set).
 func appendNew(order []string, set map[string]bool, key string) []string {
 	if _, ok := set[key]; !ok {
@@ -698,6 +756,7 @@ func (t *transcriptReader) ownEnds() {
 		if t.ownDone[key] {
 			status = "completed"
 		}
+		status = cmp.Or(t.ownReal[key], status)
 		v := map[string]any{
 			"type": "system", "subtype": "task_notification", "ccfilter": stream.Synthetic,
 			"tool_use_id": key, "status": status, "session_id": t.facts.sessionID,
