@@ -1,6 +1,7 @@
 package spend
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -113,4 +114,37 @@ func TestPriceLookupReadsTheModelAsTheAPINamesIt(t *testing.T) {
 			assert.InDelta(t, want, got, 1e-12, name)
 		}
 	}
+}
+
+// TestLookupRemembersWhatTheRulesSay proves Catalog.Lookup's memory of
+// names gives what trying the rules gives, for names priced, unpriced and
+// spelled with the context selector, asked twice; and that past maxFound
+// names it stops remembering but still answers.
+func TestLookupRemembersWhatTheRulesSay(t *testing.T) {
+	c, err := parseCatalog(pricesJSON)
+	require.NoError(t, err)
+	rules := func(model string) (ModelPrice, bool) {
+		for _, m := range c.Models {
+			if m.match(stream.APIModel(model)) {
+				return m, true
+			}
+		}
+		return ModelPrice{}, false
+	}
+	names := []string{"claude-opus-5-5", "claude-opus-5-5[1m]", "gpt-5", "gemini-3.8-flash", "claude-opus-9", "no-such-model"}
+	for round := 0; round < 2; round++ {
+		for _, n := range names {
+			want, wantOK := rules(n)
+			got, ok := c.Lookup(n)
+			assert.Equal(t, wantOK, ok, "%s, round %d", n, round)
+			assert.Equal(t, want.ID, got.ID, "%s, round %d", n, round)
+		}
+	}
+	for i := range maxFound + 10 {
+		_, ok := c.Lookup(fmt.Sprintf("model-%d", i))
+		assert.False(t, ok)
+	}
+	assert.LessOrEqual(t, int(c.nFound.Load()), maxFound, "bounded")
+	_, ok := c.Lookup("claude-opus-5-5")
+	assert.True(t, ok, "still answers past the bound")
 }

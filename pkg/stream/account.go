@@ -123,7 +123,19 @@ type Cost struct {
 
 // Cost returns the run's cost so far, as the account gives it, and why
 // there is none: for a view that shows it often (the live status line).
-func (t *Tracker) Cost() (*Cost, string) { return t.cost(t.Usage()) }
+func (t *Tracker) Cost() (*Cost, string) {
+	if t.outcome.Results > 0 {
+		// The last result's own cost, as cost(Usage()) gives it, without
+		// the usage report: a view asks at every result (a report's
+		// result blocks, a trace's runs), and a corpus of many runs has
+		// thousands.
+		t.parseLast()
+		if t.outcome.Last.HasCost {
+			return &Cost{USD: t.outcome.Last.TotalCostUSD, Source: "reported"}, ""
+		}
+	}
+	return t.cost(t.Usage())
+}
 
 func (t *Tracker) cost(u UsageReport) (*Cost, string) {
 	if u.HaveCost {
