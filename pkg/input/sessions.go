@@ -632,12 +632,20 @@ func DeclaredType(line []byte) (typ, rest []byte) {
 	// counted a quarter more instructions walking them). (The literal
 	// cannot be inside a string, whose quotes are escaped; no nested
 	// object of these records is of either type.)
-	for _, t := range [...]string{"user", "attachment"} {
-		if indexKey(tail, `"type":"`+t+`"`, 2) >= 0 {
-			return []byte(t), nil
+	for _, t := range tailTypes {
+		if indexKey(tail, t.key, 2) >= 0 {
+			return []byte(t.name), nil
 		}
 	}
 	return memberType(line)
+}
+
+// tailTypes are the record types DeclaredType looks for in a record's
+// tail before it walks the record, each with its key as written (a
+// literal, not made for every line).
+var tailTypes = [...]struct{ name, key string }{
+	{"user", `"type":"user"`},
+	{"attachment", `"type":"attachment"`},
 }
 
 // memberType is the "type" among the top-level members of the record on

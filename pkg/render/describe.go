@@ -677,19 +677,14 @@ func (d *describer) outcome(r stream.Result) Part {
 	return p
 }
 
-// runCostLabel is the cost shown beside result r: stream.CostLabel with
-// the run's cost as the account gives it (the tracker has observed r),
-// r's own without a tracker.
+// runCostLabel is the cost shown beside result r: the tracker's label of
+// it (Tracker.CostLabel: the run's cost as the account gives it, where r
+// says none; the tracker has observed r), r's own without a tracker.
 func runCostLabel(r stream.Result, tr *stream.Tracker) string {
-	if tr == nil || r.HasCost || r.CostWritten != "" {
-		// (The result's own cost, which the label shows: the run's is not
-		// asked for. Tracker.Cost sums the whole account so far, and a
-		// corpus of many runs has a result each: asked at every one, a
-		// trace of 300 MB took 1.45 s, not 0.67.)
+	if tr == nil {
 		return r.CostLabel()
 	}
-	c, _ := tr.Cost()
-	return stream.CostLabel(r, c)
+	return tr.CostLabel(r)
 }
 
 // script is the command a call runs, for a report that shows it as a

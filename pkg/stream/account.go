@@ -591,3 +591,16 @@ func CostLabel(r Result, run *Cost) string {
 	}
 	return r.CostLabel()
 }
+
+// CostLabel is CostLabel(r, the run's cost so far), asking the tracker
+// for the run's cost only where the label shows it: a result that says
+// its own cost, or one too large to compute with, shows that. A report
+// labels every result, and a corpus of many runs has thousands: asked at
+// each, the account's report took a trace of 300 MB from 0.67 to 1.45 s.
+func (t *Tracker) CostLabel(r Result) string {
+	if r.HasCost || r.CostWritten != "" {
+		return r.CostLabel()
+	}
+	c, _ := t.Cost()
+	return CostLabel(r, c)
+}
