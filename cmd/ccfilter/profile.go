@@ -6,10 +6,12 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // runProfiled runs the command under a CPU or an allocation profile when
-// CCFILTER_CPUPROFILE or CCFILTER_MEMPROFILE names a file (for
+// CCFILTER_CPUPROFILE or CCFILTER_MEMPROFILE names a file, or under an
+// execution trace when CCFILTER_TRACE does (for
 // docs/performance.md: one real run profiled without a test harness).
 // Built only with -tags profile: runtime/pprof is not in the binary
 // people install (docs/otel.md's size figure).
@@ -20,6 +22,17 @@ func runProfiled() (code int, profiled bool) {
 			code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())
 			pprof.StopCPUProfile()
 			pf.Close()
+			return code, true
+		}
+	}
+	if f := os.Getenv("CCFILTER_TRACE"); f != "" {
+		// An execution trace (go tool trace): which parts of a run keep
+		// one CPU busy and the other idle.
+		if tf, err := os.Create(f); err == nil {
+			trace.Start(tf)
+			code := run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Environ())
+			trace.Stop()
+			tf.Close()
 			return code, true
 		}
 	}
