@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -18,13 +19,12 @@ import (
 // entries are folders. It is for one search: a folder's later changes
 // are not seen. The zero value is not ready: NewListing.
 type Listing struct {
-	dirs  map[string][]fs.DirEntry // a folder's entries, sorted by name
-	kinds map[string]fs.FileMode   // an entry's type, from its folder's listing
+	dirs map[string][]fs.DirEntry // a folder's entries, sorted by name
 }
 
 // NewListing returns an empty Listing.
 func NewListing() *Listing {
-	return &Listing{dirs: map[string][]fs.DirEntry{}, kinds: map[string]fs.FileMode{}}
+	return &Listing{dirs: map[string][]fs.DirEntry{}}
 }
 
 // Glob is filepath.Glob, over the folders' listings kept: the same
@@ -92,15 +92,30 @@ func (l *Listing) entries(dir string) []fs.DirEntry {
 	if es, ok := l.dirs[dir]; ok {
 		return es
 	}
-	if k, ok := l.kinds[dir]; ok && !k.IsDir() && k&fs.ModeSymlink == 0 {
+	if k, ok := l.kind(dir); ok && !k.IsDir() && k&fs.ModeSymlink == 0 {
 		return nil // (a file, its folder's listing said: no look)
 	}
 	es, _ := os.ReadDir(dir) // (sorted by name; a link to a folder is followed)
 	l.dirs[dir] = es
-	for _, e := range es {
-		l.kinds[filepath.Join(dir, e.Name())] = e.Type()
-	}
 	return es
+}
+
+// kind is the type of the entry at path as its folder's listing says,
+// when that folder was listed. (Looked up in the listing, sorted by name,
+// not kept by path for every entry: joining and keeping every entry's
+// path was most of the search of a tree of 1,000 projects for other
+// CLIs' sessions, issue 41.)
+func (l *Listing) kind(path string) (fs.FileMode, bool) {
+	dir, name := filepath.Split(path)
+	es, ok := l.dirs[filepath.Clean(dir)]
+	if !ok || name == "" {
+		return 0, false
+	}
+	i, found := slices.BinarySearchFunc(es, name, func(e fs.DirEntry, name string) int { return strings.Compare(e.Name(), name) })
+	if !found {
+		return 0, false
+	}
+	return es[i].Type(), true
 }
 
 // names are the names of the folder dir's entries (from its listing,

@@ -202,9 +202,6 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 	if also == nil {
 		also = &Also{}
 	}
-	if IsGeminiChatFile(path) {
-		return scanGeminiChat(path, s, also)
-	}
 	// The agents' files first: a caller's account places their calls in
 	// the session's runs as it reads the session's own file.
 	subagents := newSubagentSet()
@@ -215,13 +212,21 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 		}
 	}
 	for _, f := range SubagentFiles(SessionDir(path)) {
-		n, _, _, bad, err := scanRecords(f, buf, scratch, nil, agentRecord)
+		n, _, _, bad, err := scanRecords(f, buf, scratch, nil, nil, agentRecord)
 		if err == nil {
 			s.ToolCalls += n
 		}
 		s.Bad = append(s.Bad, bad...)
 	}
-	calls, usage, first, bad, err := scanRecords(path, buf, scratch, also.Line, func(ev *stream.Event) {
+	// A Gemini CLI chat file is told by its head, a sniff that opens the
+	// file once more: asked only of a file whose first line is no
+	// transcript's record, not of each of a tree's sessions (issue 41).
+	gemini := false
+	firstLine := func(line []byte) bool {
+		gemini = !IsTranscriptRecord(line) && IsGeminiChatFile(path)
+		return !gemini
+	}
+	calls, usage, first, bad, err := scanRecords(path, buf, scratch, also.Line, firstLine, func(ev *stream.Event) {
 		subagents.noteCalls(ev)
 		if IsSidechain(ev) {
 			subagents.sidechain[ev.AgentID()] = true
@@ -231,6 +236,9 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 			also.Main(ev)
 		}
 	})
+	if gemini {
+		return scanGeminiChat(path, Session{Path: path, ID: SessionID(path)}, also)
+	}
 	s.Bad = append(s.Bad, bad...)
 	if err != nil {
 		return s, err
@@ -377,8 +385,10 @@ func hasSubagents(dir string) bool {
 
 // scanRecords counts one file's tool calls and adds up its usage (each
 // message once), and returns a copy of its first record; also, when not
-// nil, sees each record too.
-func scanRecords(path string, buf *bufio.Reader, scratch *stream.Scratch, line func([]byte), also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, bad []error, err error) {
+// nil, sees each record too. firstLine, when set, sees the first line
+// before anything else does: false, and the rest is passed over unread
+// (the file is another reader's).
+func scanRecords(path string, buf *bufio.Reader, scratch *stream.Scratch, line func([]byte), firstLine func([]byte) bool, also func(*stream.Event)) (calls int, usage stream.Usage, first []byte, bad []error, err error) {
 	// Each message once, from its final record (with a stop_reason, else
 	// the largest): a transcript writes one record per block.
 	type msg struct {
@@ -387,8 +397,14 @@ func scanRecords(path string, buf *bufio.Reader, scratch *stream.Scratch, line f
 	}
 	msgs := map[string]msg{}
 	lines := 0
+	skip := false
 	want := func(l []byte) bool {
-		lines++
+		if lines++; lines == 1 && firstLine != nil {
+			skip = !firstLine(l)
+		}
+		if skip {
+			return false // (the file is another reader's)
+		}
 		if line != nil {
 			line(l)
 		}

@@ -160,6 +160,33 @@ type Totals struct {
 	loc          *time.Location
 	since, until string // dates, YYYY-MM-DD in loc, inclusive; "" for open
 	rows         map[string]*Row
+	id           []byte // Add's buffer
+	// the last day named (dayOf): calls come in their sessions' order
+	lastY, lastD int
+	lastM        time.Month
+	lastDay      string
+}
+
+// dayOf is the call time's date in the totals' zone, YYYY-MM-DD ("" for
+// no time): time.Format's, made without its layout walk, and the last one
+// said again while the date is the same.
+func (t *Totals) dayOf(tm time.Time) string {
+	if tm.IsZero() {
+		return ""
+	}
+	y, m, d := tm.In(t.loc).Date()
+	if y == t.lastY && m == t.lastM && d == t.lastD && t.lastDay != "" {
+		return t.lastDay
+	}
+	if y < 0 || y > 9999 {
+		t.lastDay = tm.In(t.loc).Format("2006-01-02") // (as Format writes such a year)
+	} else {
+		b := [10]byte{byte('0' + y/1000), byte('0' + y/100%10), byte('0' + y/10%10), byte('0' + y%10), '-',
+			byte('0' + int(m)/10), byte('0' + int(m)%10), '-', byte('0' + d/10), byte('0' + d%10)}
+		t.lastDay = string(b[:])
+	}
+	t.lastY, t.lastM, t.lastD = y, m, d
+	return t.lastDay
 }
 
 // NewTotals returns empty totals by b, days in loc, between since and
@@ -170,22 +197,30 @@ func NewTotals(b By, loc *time.Location, since, until string) *Totals {
 
 // Add counts a call, if its day is in the window.
 func (t *Totals) Add(c Call) {
-	day := ""
-	if !c.Time.IsZero() {
-		day = c.Time.In(t.loc).Format("2006-01-02")
-	}
+	day := t.dayOf(c.Time)
 	if t.since != "" && (day == "" || day < t.since) || t.until != "" && (day == "" || day > t.until) {
 		return
 	}
-	keys := make([]string, len(t.by))
+	// The row's id is its keys joined; made in a buffer kept from call
+	// to call, and the keys kept only for a new row: an account adds
+	// every call of a tree to two Totals, after its files are read, on
+	// one goroutine (issue 41).
+	id := t.id[:0]
 	for i, k := range t.by {
-		keys[i] = k.value(c, day, t.loc)
+		if i > 0 {
+			id = append(id, 0)
+		}
+		id = append(id, k.value(c, day, t.loc)...)
 	}
-	id := strings.Join(keys, "\x00")
-	r := t.rows[id]
+	t.id = id
+	r := t.rows[string(id)]
 	if r == nil {
+		keys := make([]string, len(t.by))
+		for i, k := range t.by {
+			keys[i] = k.value(c, day, t.loc)
+		}
 		r = &Row{Keys: keys}
-		t.rows[id] = r
+		t.rows[string(id)] = r
 	}
 	switch {
 	case c.Hidden:

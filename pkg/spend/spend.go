@@ -201,22 +201,33 @@ func ScanWith(path string, o Options, emit func(Call)) (Summary, error) {
 // capture, an empty file) is input.ErrNotTranscript.
 func Read(path string, o Options) (*Ledger, error) {
 	s := NewScanner(path, o)
-	if input.IsGeminiChatFile(path) {
-		return s.gemini(path)
-	}
 	for _, f := range input.SubagentFiles(input.SessionDir(path)) {
-		if err := s.each(f, nil, s.AgentRecord); err != nil {
+		if err := s.each(f, nil, nil, s.AgentRecord); err != nil {
 			return nil, err
 		}
 	}
+	// A Gemini CLI chat file is told by its head, a sniff that opens the
+	// file once more: asked only of a file whose first line is no
+	// transcript's record, not of each of a tree's sessions (two opens,
+	// stats and reads of a head per session were a tenth of usage --by
+	// day's system time, issue 41). The records read before are passed
+	// over with s.
+	gemini := false
+	firstLine := func(line []byte) bool {
+		gemini = !input.IsTranscriptRecord(line) && input.IsGeminiChatFile(path)
+		return !gemini
+	}
 	first := true
 	transcript := false
-	err := s.each(path, s.Line, func(ev *stream.Event) {
+	err := s.each(path, s.Line, firstLine, func(ev *stream.Event) {
 		if first {
 			first, transcript = false, input.IsTranscriptRecord(ev.Raw)
 		}
 		s.Record(ev)
 	})
+	if gemini {
+		return NewScanner(path, o).gemini(path)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -425,19 +436,32 @@ func (s *Scanner) End() *Ledger {
 // transcript (attachments, prompt snapshots, tool outputs: most of its
 // bytes) is passed over at the speed of finding line ends. With
 // Options.Plain, every record is read. line, when set, sees every line,
-// and the first is read (it says what kind of file this is).
-func (s *Scanner) each(path string, line func([]byte), fn func(*stream.Event)) error {
+// and the first is read (it says what kind of file this is). firstLine,
+// when set, sees the first line first: false, and the file is passed over
+// (another reader's).
+func (s *Scanner) each(path string, line func([]byte), firstLine func([]byte) bool, fn func(*stream.Event)) error {
 	opts := stream.DecoderOptions{Check: stream.CheckFraming, Want: wanted, Buffer: s.o.Buffer, Scratch: s.o.Scratch}
-	if line != nil {
-		n := 0
-		opts.Want = func(l []byte) bool {
-			n++
-			line(l)
-			return n == 1 || wanted(l) // (the first: what kind of file it is)
-		}
-	}
 	if s.o.Plain {
 		opts.Want = nil
+	}
+	if line != nil || firstLine != nil {
+		n := 0
+		skip := false
+		opts.Want = func(l []byte) bool {
+			if n++; n == 1 && firstLine != nil {
+				skip = !firstLine(l)
+			}
+			switch {
+			case skip:
+				return false // (the file is another reader's)
+			case s.o.Plain:
+				return true
+			}
+			if line != nil {
+				line(l)
+			}
+			return n == 1 || wanted(l) // (the first: what kind of file it is)
+		}
 	}
 	bad, err := input.EachRecordChecked(path, opts, fn)
 	s.l.bad = append(s.l.bad, bad...)
@@ -545,13 +569,36 @@ func AccountEach(ledgers []*Ledger, o Options, emit func(i int, c Call)) []Summa
 
 // owners returns each call's owner among the ledgers (see Account).
 func owners(ledgers []*Ledger) map[string]*Ledger {
-	holders := map[string][]*Ledger{}
+	// Most calls and cost-states are held by one ledger: its holder is
+	// kept in owner, and a list of holders made only for what a second
+	// ledger holds too (a list for each of a tree's calls was a third of
+	// the account, which runs once all files are read, on one goroutine).
+	n := 0
+	for _, l := range ledgers {
+		n += len(l.calls) + len(l.states)
+	}
+	owner := make(map[string]*Ledger, n)
+	var shared map[string][]*Ledger
+	hold := func(k string, l *Ledger) {
+		o, ok := owner[k]
+		if !ok {
+			owner[k] = l
+			return
+		}
+		if shared == nil {
+			shared = map[string][]*Ledger{}
+		}
+		if shared[k] == nil {
+			shared[k] = []*Ledger{o}
+		}
+		shared[k] = append(shared[k], l)
+	}
 	for _, l := range ledgers {
 		for k := range l.calls {
-			holders[k] = append(holders[k], l)
+			hold(k, l)
 		}
 		for k := range l.states {
-			holders[k] = append(holders[k], l)
+			hold(k, l)
 		}
 	}
 	first := func(a, b *Ledger) bool {
@@ -570,8 +617,17 @@ func owners(ledgers []*Ledger) map[string]*Ledger {
 		}
 		return a.path < b.path
 	}
-	owner := make(map[string]*Ledger, len(holders))
-	for k, hs := range holders {
+	for k, l := range owner {
+		if hs := shared[k]; hs != nil {
+			continue
+		}
+		// Its one holder owns it, unless its record says it is a copy
+		// (the rule below, for one holder: namesAny of itself is false).
+		if m := l.calls[k]; m != nil && m.from != "" {
+			delete(owner, k)
+		}
+	}
+	for k, hs := range shared {
 		var best *Ledger
 		for _, l := range hs {
 			if m := l.calls[k]; m != nil && m.from != "" || namesAny(l, hs) {
@@ -583,6 +639,8 @@ func owners(ledgers []*Ledger) map[string]*Ledger {
 		}
 		if best != nil {
 			owner[k] = best
+		} else {
+			delete(owner, k)
 		}
 	}
 	return owner
@@ -612,6 +670,8 @@ type scan struct {
 	rates      map[string]float64 // dollars per weight unit, by model, from recorded runs
 	w          *weights           // the calls' weights (shared by the sessions of one account)
 	lastCopied *message           // the last call of another session's this one holds
+	start      time.Time          // the session's start (Ledger.start), read once
+	started    bool
 }
 
 // own reports whether the call is this session's to count; a copy's
@@ -790,7 +850,11 @@ func (s *scan) estimate(calls []*message) {
 
 func (s *scan) out(m *message, cost float64, estimated, unpriced bool) {
 	t, _ := time.Parse(time.RFC3339Nano, m.ts)
-	start, _ := time.Parse(time.RFC3339Nano, s.l.start)
+	if !s.started {
+		s.start, _ = time.Parse(time.RFC3339Nano, s.l.start)
+		s.started = true
+	}
+	start := s.start
 	s.sum.CostUSD += cost
 	var agentType string
 	if m.subagent {
