@@ -211,7 +211,8 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 			also.Agent(ev)
 		}
 	}
-	for _, f := range SubagentFiles(SessionDir(path)) {
+	agentFiles := SubagentFiles(SessionDir(path))
+	for _, f := range agentFiles {
 		n, _, _, bad, err := scanRecords(f, buf, scratch, nil, nil, agentRecord)
 		if err == nil {
 			s.ToolCalls += n
@@ -261,7 +262,7 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 	}
 	s.Tokens = usage.Total()
 	s.ToolCalls += calls
-	s.Subagents = subagents.count(path)
+	s.Subagents = subagents.count(path, agentFiles)
 	return s, nil
 }
 

@@ -50,21 +50,22 @@ func (c *subagentSet) noteCalls(ev *stream.Event) {
 }
 
 // count is the number of the subagents of the session transcript at path,
-// whose records and calls were noted.
-func (c *subagentSet) count(path string) int {
+// whose records and calls were noted, and whose agents' files are files
+// (SubagentFiles: listed once for the reading and the count).
+func (c *subagentSet) count(path string, files []string) int {
 	dir := SessionDir(path)
 	keys := map[string]bool{}
 	for id := range c.calls {
 		keys[id] = true
 	}
 	agents := map[string]string{} // agent id → the call that started it
-	var files []string            // agent ids of the files outside a Workflow run
-	for _, f := range SubagentFiles(dir) {
+	var ids []string              // agent ids of the files outside a Workflow run
+	for _, f := range files {
 		if run := filepath.Dir(f); filepath.Base(filepath.Dir(run)) == "workflows" {
 			keys["workflow run "+filepath.Base(run)] = true
 			continue
 		}
-		files = append(files, agentIDOf(f))
+		ids = append(ids, agentIDOf(f))
 	}
 	for _, m := range SubagentMetas(dir) {
 		if run := filepath.Dir(m); filepath.Base(filepath.Dir(run)) == "workflows" {
@@ -72,13 +73,13 @@ func (c *subagentSet) count(path string) int {
 			continue
 		}
 		id := agentIDOf(m)
-		files = append(files, id)
+		ids = append(ids, id)
 		if call := metaCall(m); call != "" {
 			agents[id] = call
 		}
 	}
 	loose := false // a file no .meta.json ties to a call
-	for _, id := range files {
+	for _, id := range ids {
 		loose = loose || agents[id] == ""
 	}
 	if len(c.sidechain) > 0 || loose {
@@ -91,7 +92,7 @@ func (c *subagentSet) count(path string) int {
 			}
 		}
 	}
-	for _, id := range files {
+	for _, id := range ids {
 		k, _ := AgentKey(agents, id)
 		keys[k] = true
 	}
