@@ -256,15 +256,37 @@ func (e *Event) AssistantHead() Assistant {
 	return e.assistHead
 }
 
-func (e *Event) assistantHead() (Assistant, []jsonx.Member) {
+// CallHead is AssistantHead without its Usage (left zero): what a view
+// whose tokens are the tracker's account (the trace format's model calls:
+// Tracker.MessageUsage) reads of each assistant event, the message's
+// usage read once, by the tracker, not again here (a twentieth of the
+// trace format's instructions on real captures, issue 41).
+func (e *Event) CallHead() Assistant {
+	if e.haveAssist {
+		a := e.assistHead
+		a.Usage = Usage{}
+		return a
+	}
+	a, _ := e.readHead(false)
+	return a
+}
+
+func (e *Event) assistantHead() (Assistant, []jsonx.Member) { return e.readHead(true) }
+
+// readHead reads the assistant head, its usage with withUsage.
+func (e *Event) readHead(withUsage bool) (Assistant, []jsonx.Member) {
 	v := e.keys()
 	msg := e.message() // (stop_reason and usage follow a long content)
 	model, usage := APIModel(jsonx.Lookup(msg, "model").Str()), jsonx.Lookup(msg, "usage")
+	var u Usage
+	if withUsage {
+		u = usageOf(usage, nil)
+	}
 	return Assistant{
 		MessageID:      jsonx.Lookup(msg, "id").Str(),
 		Model:          model,
 		StopReason:     jsonx.Lookup(msg, "stop_reason").Str(),
-		Usage:          usageOf(usage, nil),
+		Usage:          u,
 		Error:          v.Get("error").Str(),
 		APIErrorStatus: int(v.Get("api_error_status").Int()),
 		Aborted:        v.Get("aborted").Bool(),
