@@ -771,7 +771,11 @@ func walkMembers(b []byte, dst []Member, full bool, depth int) ([]Member, error)
 // nil.
 func Lookup(members []Member, key string) Value {
 	for i := len(members) - 1; i >= 0; i-- {
-		if keyEqual(members[i].Key, key) {
+		raw := members[i].Key
+		if len(raw) > len(key) && len(key) > 0 && raw[0] != key[0] && raw[0] != '\\' && raw[0] < 0x80 {
+			continue // (escapedKeyEqual's first look, without its call: most keys are told apart here)
+		}
+		if keyEqual(raw, key) {
 			return members[i].Val
 		}
 	}
