@@ -610,6 +610,39 @@ type Result struct {
 
 // Result reads the result view of e.
 func (e *Event) Result() Result {
+	r := e.ResultHead()
+	v, nf := e.keys(), &r.Unfit
+	r.Usage = usageOf(v.Get("usage"), nf)
+	v.Get("modelUsage").EachMember(func(k []byte, m jsonx.Value) bool {
+		// The model as its calls name it: the entry's canonicalModel
+		// (2.1.328 writes it), else its key without the context selector
+		// the user chose it with ("claude-opus-5-5[1m]"), so that the
+		// entry meets its calls and is not taken for a helper model's.
+		model := m.Get("canonicalModel").Str()
+		if model == "" {
+			model = APIModel(jsonx.Value(append(append([]byte{'"'}, k...), '"')).Str())
+		}
+		r.ModelUsage = append(r.ModelUsage, ModelUsage{
+			Model:                    model,
+			InputTokens:              nf.Int("inputTokens", m.Get("inputTokens")),
+			OutputTokens:             nf.Int("outputTokens", m.Get("outputTokens")),
+			CacheReadInputTokens:     nf.Int("cacheReadInputTokens", m.Get("cacheReadInputTokens")),
+			CacheCreationInputTokens: nf.Int("cacheCreationInputTokens", m.Get("cacheCreationInputTokens")),
+		})
+		mu := &r.ModelUsage[len(r.ModelUsage)-1]
+		mu.CostUSD, mu.HasCost = nf.Float("costUSD", m.Get("costUSD"))
+		mu.CacheWrite1hTokens = min(max(m.Get("cacheCreationEphemeral1hInputTokens").Int(), 0), mu.CacheCreationInputTokens)
+		return true
+	})
+	return r
+}
+
+// ResultHead is Result without the result's own token counts (Usage and
+// ModelUsage left empty, and an unfit number among them not noted): what
+// a view whose tokens are the tracker's account (the trace format) reads
+// of each result. The usage and the per-model entries it never shows
+// were two thirds of its reading of results (issue 41).
+func (e *Event) ResultHead() Result {
 	v := e.keys()
 	r := Result{
 		Subtype:              e.Subtype,
@@ -633,7 +666,6 @@ func (e *Event) Result() Result {
 	if r.TotalCostUSD, r.HasCost = nf.Float("total_cost_usd", cost); !r.HasCost && cost.Type() == jsonx.Number {
 		r.CostWritten = numberText(cost)
 	}
-	r.Usage = usageOf(v.Get("usage"), nf)
 	if t := v.Get("result"); t.Type() == jsonx.String {
 		r.Text, r.HasText = t.Str(), true
 	}
@@ -653,27 +685,6 @@ func (e *Event) Result() Result {
 	case jsonx.String:
 		r.Errors = []string{errs.Str()}
 	}
-	v.Get("modelUsage").EachMember(func(k []byte, m jsonx.Value) bool {
-		// The model as its calls name it: the entry's canonicalModel
-		// (2.1.328 writes it), else its key without the context selector
-		// the user chose it with ("claude-opus-5-5[1m]"), so that the
-		// entry meets its calls and is not taken for a helper model's.
-		model := m.Get("canonicalModel").Str()
-		if model == "" {
-			model = APIModel(jsonx.Value(append(append([]byte{'"'}, k...), '"')).Str())
-		}
-		r.ModelUsage = append(r.ModelUsage, ModelUsage{
-			Model:                    model,
-			InputTokens:              nf.Int("inputTokens", m.Get("inputTokens")),
-			OutputTokens:             nf.Int("outputTokens", m.Get("outputTokens")),
-			CacheReadInputTokens:     nf.Int("cacheReadInputTokens", m.Get("cacheReadInputTokens")),
-			CacheCreationInputTokens: nf.Int("cacheCreationInputTokens", m.Get("cacheCreationInputTokens")),
-		})
-		mu := &r.ModelUsage[len(r.ModelUsage)-1]
-		mu.CostUSD, mu.HasCost = nf.Float("costUSD", m.Get("costUSD"))
-		mu.CacheWrite1hTokens = min(max(m.Get("cacheCreationEphemeral1hInputTokens").Int(), 0), mu.CacheCreationInputTokens)
-		return true
-	})
 	return r
 }
 
