@@ -239,6 +239,55 @@ func (e *otlpEncoder) float(n float64) {
 // a string with a byte past ASCII, seen on the way (a second pass over
 // every string was half of quoting's instructions).
 func (e *otlpEncoder) quote(s string) {
+	if plainASCII(s) {
+		// Most of a trace's strings (its keys, ids, names): written at
+		// once, after one look at each word (the general loop below cost
+		// twice that a string, issue 41).
+		e.b = append(e.b, '"')
+		e.b = append(e.b, s...)
+		e.b = append(e.b, '"')
+		return
+	}
+	e.quoteEscaped(s)
+}
+
+// plainASCII reports whether s is all ASCII and needs no escape (no
+// control character, quote or backslash): quoted, it is itself.
+func plainASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if !plainWord(word(s, i)) {
+			return false
+		}
+	}
+	if i == len(s) {
+		return true
+	}
+	if len(s) >= 8 {
+		return plainWord(word(s, len(s)-8)) // the tail, in the last eight bytes (some seen already)
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// plainWord reports whether the eight bytes of x are ASCII and none is a
+// control character, a quote or a backslash. Past the high bits, a byte
+// below 0x20 borrows in x-0x20..., and a byte equal to c leaves a zero
+// that borrows in (x^c...)-0x01...: a borrow can only spread above a byte
+// that is one of them, so the answer, for the eight together, is exact.
+func plainWord(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	t := x | (x - ones*' ') | ((x ^ ones*'"') - ones) | ((x ^ ones*'\\') - ones)
+	return t&highs == 0
+}
+
+// quoteEscaped is quote for a string that needs an escape or is not all
+// ASCII.
+func (e *otlpEncoder) quoteEscaped(s string) {
 	at := len(e.b)
 	e.b = append(e.b, '"')
 	start := 0
@@ -301,9 +350,9 @@ func (e *otlpEncoder) quote(s string) {
 
 // word is the eight bytes of s at i, little-endian (one load).
 func word(s string, i int) uint64 {
-	_ = s[i+7] // (one bounds check, not eight)
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	w := s[i : i+8] // (one bounds check, not eight: the compiler proves the rest)
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
 // mayEscape reports whether one of the eight bytes of x may be a control
