@@ -30,6 +30,9 @@ func utf8Valid(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 type otlpEncoder struct {
 	b   []byte
 	err error
+	// trace is the request's trace id as every span's first member
+	// writes it ("traceId":"…"), encoded once a request, not once a span.
+	trace []byte
 }
 
 // sep writes the comma before every member or element but the first.
@@ -111,6 +114,9 @@ func (e *otlpEncoder) batch(b *OTLPBatch) {
 	e.str(&f, "version", b.run.o.Producer)
 	e.b = append(e.b, '}')
 	f = false
+	if id := b.run.traceID; len(id) > 0 {
+		e.trace = append(hex.AppendEncode(append(e.trace[:0], `"traceId":"`...), id), '"')
+	}
 	list(e, &f, "spans", b.spans, func(s *otlpSpan) { e.span(b.run, s) })
 	e.b = append(e.b, `,"schemaUrl":`...)
 	e.quote(SemconvSchema)
@@ -122,7 +128,10 @@ func (e *otlpEncoder) batch(b *OTLPBatch) {
 func (e *otlpEncoder) span(r *otlpRun, s *otlpSpan) {
 	e.b = append(e.b, '{')
 	first := true
-	e.id(&first, "traceId", r.traceID)
+	if len(e.trace) > 0 {
+		e.b = append(e.b, e.trace...)
+		first = false
+	}
 	e.id(&first, "spanId", s.id[:])
 	e.str(&first, "traceState", r.traceState())
 	if s.parent != (otlpID{}) {
