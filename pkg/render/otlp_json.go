@@ -30,9 +30,10 @@ func utf8Valid(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 type otlpEncoder struct {
 	b   []byte
 	err error
-	// trace is the request's trace id as every span's first member
-	// writes it ("traceId":"…"), encoded once a request, not once a span.
-	trace []byte
+	// traceAt, traceEnd are where in b the first span wrote its trace id
+	// ("traceId":"…"), which every other span of the request copies: it
+	// is encoded once a request, not once a span.
+	traceAt, traceEnd int
 }
 
 // sep writes the comma before every member or element but the first.
@@ -114,9 +115,6 @@ func (e *otlpEncoder) batch(b *OTLPBatch) {
 	e.str(&f, "version", b.run.o.Producer)
 	e.b = append(e.b, '}')
 	f = false
-	if id := b.run.traceID; len(id) > 0 {
-		e.trace = append(hex.AppendEncode(append(e.trace[:0], `"traceId":"`...), id), '"')
-	}
 	list(e, &f, "spans", b.spans, func(s *otlpSpan) { e.span(b.run, s) })
 	e.b = append(e.b, `,"schemaUrl":`...)
 	e.quote(SemconvSchema)
@@ -128,9 +126,13 @@ func (e *otlpEncoder) batch(b *OTLPBatch) {
 func (e *otlpEncoder) span(r *otlpRun, s *otlpSpan) {
 	e.b = append(e.b, '{')
 	first := true
-	if len(e.trace) > 0 {
-		e.b = append(e.b, e.trace...)
+	if e.traceEnd > 0 {
+		e.b = append(e.b, e.b[e.traceAt:e.traceEnd]...)
 		first = false
+	} else if len(r.traceID) > 0 {
+		e.traceAt = len(e.b)
+		e.id(&first, "traceId", r.traceID)
+		e.traceEnd = len(e.b)
 	}
 	e.id(&first, "spanId", s.id[:])
 	e.str(&first, "traceState", r.traceState())
