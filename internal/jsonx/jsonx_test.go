@@ -490,6 +490,10 @@ func TestKeyEqual(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, keyEqual([]byte(tt.raw), tt.key), "%s vs %s", tt.raw, tt.key)
+		// Lookup tells the longer keys apart by their first byte itself
+		// (keyEqual's look, without the call): the same answers.
+		found := Lookup([]Member{{Key: []byte(tt.raw), Val: Value("1")}, {Key: []byte("zz"), Val: Value("2")}}, tt.key)
+		assert.Equal(t, tt.want, found != nil, "Lookup %s in %s", tt.key, tt.raw)
 	}
 }
 

@@ -769,9 +769,33 @@ func walkMembers(b []byte, dst []Member, full bool, depth int) ([]Member, error)
 
 // Lookup returns the value of key among members (the last one, as Get), or
 // nil.
+//
+// Most keys are told apart without a call, as keyEqual tells them: a
+// shorter raw key is never key; one as long is key only byte for byte, so
+// not when its first byte differs; a longer one whose first byte is ASCII
+// and no backslash decodes to a string that starts with that byte. Only
+// the rest are compared in full (the calls for every other key were a
+// twentieth of the trace format's instructions: its lookups among events'
+// top-level keys, issue 41).
 func Lookup(members []Member, key string) Value {
+	if key == "" {
+		for i := len(members) - 1; i >= 0; i-- {
+			if keyEqual(members[i].Key, key) {
+				return members[i].Val
+			}
+		}
+		return nil
+	}
+	k0 := key[0]
 	for i := len(members) - 1; i >= 0; i-- {
-		if keyEqual(members[i].Key, key) {
+		raw := members[i].Key
+		if len(raw) < len(key) {
+			continue
+		}
+		if c := raw[0]; c != k0 && (len(raw) == len(key) || c != '\\' && c < 0x80) {
+			continue
+		}
+		if keyEqual(raw, key) {
 			return members[i].Val
 		}
 	}

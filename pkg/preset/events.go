@@ -22,9 +22,16 @@ type eventsRun struct {
 // own bytes (NDJSON, JSON), events need nothing of the tracker but the
 // outcome (for -e and errors' missing result), unless --agent names a
 // subagent, which only the subagent tree knows; the other formats show
-// tool calls, results and subagents from the whole tracker.
+// tool calls, results and subagents from the whole tracker. The trace
+// (otlp) shows no result's size, no final answer and no tool tally: its
+// spans pair the calls (rec.Calls) and take the account's tokens and cost,
+// and measuring every result's text, keeping the main agent's last text
+// and walking every message's blocks for the tally were a tenth of its
+// tracker's work (issue 41).
 func eventsNeeds(c *Config) stream.Needs {
 	switch {
+	case c.Format == render.OTLP:
+		return stream.Needs{NoResultSizes: true, NoFinalText: true, NoToolTally: true}
 	case !eventBytes(c):
 		return stream.Needs{}
 	case c.Agent.ByKind():

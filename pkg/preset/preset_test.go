@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -306,4 +307,30 @@ func TestWhatAPresetLeavesOutItDoesNotShow(t *testing.T) {
 		}
 	}
 	assert.Greater(t, printed, 40, "most runs print something (tools on 27-compact: no call)")
+}
+
+// TestTheTraceLeavesOutWhatItDoesNotShow: the trace format (all -F otlp)
+// tells its tracker to measure no result, keep no final answer and tally
+// no tool call, and writes, on every capture, byte for byte the trace,
+// stderr and status it writes with a tracker that keeps them all.
+func TestTheTraceLeavesOutWhatItDoesNotShow(t *testing.T) {
+	keepAll := func(n stream.Needs) stream.Needs {
+		n.NoResultSizes, n.NoFinalText, n.NoToolTally = false, false, false
+		return n
+	}
+	n := all.NeedsOf(&Config{Format: render.OTLP, Agent: "all"})
+	assert.True(t, n.NoResultSizes && n.NoFinalText && n.NoToolTally, "%+v", n)
+	captures, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	require.NotEmpty(t, captures)
+	for _, path := range captures {
+		capture := filepath.Base(path)
+		t.Run(capture, func(t *testing.T) {
+			out, errs, st := runPreset(t, all, render.OTLP, capture)
+			wantOut, wantErrs, wantSt := runPresetNeeding(t, all, render.OTLP, capture, keepAll)
+			assert.Equal(t, wantOut, out)
+			assert.Equal(t, wantErrs, errs)
+			assert.Equal(t, wantSt, st)
+		})
+	}
 }

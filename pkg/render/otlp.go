@@ -412,7 +412,7 @@ func (r *otlpRun) event(s *otlpSpan, name string, at time.Time, attrs ...otlpAtt
 // message id ends the call before it and starts one, from the agent's
 // last event (when the request went out) to this block.
 func (r *otlpRun) chat(ev *stream.Event, agent string, at time.Time) {
-	a := ev.AssistantHead() // (not its blocks: the calls come from the description)
+	a := ev.CallHead() // (not its blocks: the calls come from the description; nor its usage: the tracker's)
 	if !a.Call && a.Error == "" {
 		// No model call the account counts (a message another agent
 		// CLI's reader made, Claude Code's own words): no chat span, as

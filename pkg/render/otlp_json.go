@@ -30,6 +30,10 @@ func utf8Valid(s string) string { return strings.ToValidUTF8(s, "\uFFFD") }
 type otlpEncoder struct {
 	b   []byte
 	err error
+	// traceAt, traceEnd are where in b the first span wrote its trace id
+	// ("traceId":"…"), which every other span of the request copies: it
+	// is encoded once a request, not once a span.
+	traceAt, traceEnd int
 }
 
 // sep writes the comma before every member or element but the first.
@@ -122,7 +126,14 @@ func (e *otlpEncoder) batch(b *OTLPBatch) {
 func (e *otlpEncoder) span(r *otlpRun, s *otlpSpan) {
 	e.b = append(e.b, '{')
 	first := true
-	e.id(&first, "traceId", r.traceID)
+	if e.traceEnd > 0 {
+		e.b = append(e.b, e.b[e.traceAt:e.traceEnd]...)
+		first = false
+	} else if len(r.traceID) > 0 {
+		e.traceAt = len(e.b)
+		e.id(&first, "traceId", r.traceID)
+		e.traceEnd = len(e.b)
+	}
 	e.id(&first, "spanId", s.id[:])
 	e.str(&first, "traceState", r.traceState())
 	if s.parent != (otlpID{}) {
@@ -155,17 +166,36 @@ func (e *otlpEncoder) event(ev otlpEvent) {
 	e.b = append(e.b, '}')
 }
 
+// attrs writes the member "attributes", unless there are none: each
+// attribute by pointer, in a loop of its own (list's call of a closure
+// with a copy of each was a fifth of the encoder's instructions, issue
+// 41: a trace is mostly attributes).
 func (e *otlpEncoder) attrs(first *bool, kvs []otlpAttr) {
-	list(e, first, "attributes", kvs, e.attr)
+	if len(kvs) == 0 {
+		return
+	}
+	e.name(first, "attributes")
+	e.b = append(e.b, '[')
+	for i := range kvs {
+		if i > 0 {
+			e.b = append(e.b, ',')
+		}
+		e.attr(&kvs[i])
+	}
+	e.b = append(e.b, ']')
 }
 
 // attr writes a KeyValue: its value's one member is written even when
-// zero (a oneof's field is set or not, whatever its value).
-func (e *otlpEncoder) attr(a otlpAttr) {
-	e.b = append(e.b, '{')
-	f := true
-	e.str(&f, "key", a.key)
-	e.name(&f, "value")
+// zero (a oneof's field is set or not, whatever its value). The constant
+// runs between the key and the value are written at once.
+func (e *otlpEncoder) attr(a *otlpAttr) {
+	if a.key == "" {
+		e.b = append(e.b, `{"value":`...) // (an empty key is left out, as protojson does)
+	} else {
+		e.b = append(e.b, `{"key":`...)
+		e.quote(a.key)
+		e.b = append(e.b, `,"value":`...)
+	}
 	switch a.kind {
 	case otlpString:
 		e.b = append(e.b, `{"stringValue":`...)
@@ -220,6 +250,55 @@ func (e *otlpEncoder) float(n float64) {
 // a string with a byte past ASCII, seen on the way (a second pass over
 // every string was half of quoting's instructions).
 func (e *otlpEncoder) quote(s string) {
+	if plainASCII(s) {
+		// Most of a trace's strings (its keys, ids, names): written at
+		// once, after one look at each word (the general loop below cost
+		// twice that a string, issue 41).
+		e.b = append(e.b, '"')
+		e.b = append(e.b, s...)
+		e.b = append(e.b, '"')
+		return
+	}
+	e.quoteEscaped(s)
+}
+
+// plainASCII reports whether s is all ASCII and needs no escape (no
+// control character, quote or backslash): quoted, it is itself.
+func plainASCII(s string) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if !plainWord(word(s, i)) {
+			return false
+		}
+	}
+	if i == len(s) {
+		return true
+	}
+	if len(s) >= 8 {
+		return plainWord(word(s, len(s)-8)) // the tail, in the last eight bytes (some seen already)
+	}
+	for ; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c == '"' || c == '\\' || c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// plainWord reports whether the eight bytes of x are ASCII and none is a
+// control character, a quote or a backslash. Past the high bits, a byte
+// below 0x20 borrows in x-0x20..., and a byte equal to c leaves a zero
+// that borrows in (x^c...)-0x01...: a borrow can only spread above a byte
+// that is one of them, so the answer, for the eight together, is exact.
+func plainWord(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	t := x | (x - ones*' ') | ((x ^ ones*'"') - ones) | ((x ^ ones*'\\') - ones)
+	return t&highs == 0
+}
+
+// quoteEscaped is quote for a string that needs an escape or is not all
+// ASCII.
+func (e *otlpEncoder) quoteEscaped(s string) {
 	at := len(e.b)
 	e.b = append(e.b, '"')
 	start := 0
@@ -282,8 +361,9 @@ func (e *otlpEncoder) quote(s string) {
 
 // word is the eight bytes of s at i, little-endian (one load).
 func word(s string, i int) uint64 {
-	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+	w := s[i : i+8] // (one bounds check, not eight: the compiler proves the rest)
+	return uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 }
 
 // mayEscape reports whether one of the eight bytes of x may be a control

@@ -268,6 +268,69 @@ func TestMayEscapeMissesNoByte(t *testing.T) {
 	}
 }
 
+// TestPlainWordIsExact: the eight-byte test of quote's short way says a
+// word is plain exactly when each of its bytes is ASCII and needs no
+// escape, whatever the byte at each place among plain and other fills.
+func TestPlainWordIsExact(t *testing.T) {
+	for _, fill := range []byte{'a', 0xc3, 0xff, ' ', '~', 0x7f, 0x1f, '"'} {
+		for at := range 8 {
+			for c := range 256 {
+				var w [8]byte
+				for k := range w {
+					w[k] = fill
+				}
+				w[at] = byte(c)
+				x := uint64(0)
+				plain := true
+				for k := range w {
+					x |= uint64(w[k]) << (8 * k)
+					plain = plain && w[k] >= ' ' && w[k] < 0x80 && w[k] != '"' && w[k] != '\\'
+				}
+				require.Equal(t, plain, plainWord(x), "byte %#x at %d among %#x", c, at, fill)
+			}
+		}
+	}
+}
+
+// TestQuoteShortWayIsTheLongWay: a string quote writes at once
+// (plainASCII) is written as the general loop writes it, and the strings
+// it does not take are the ones that need it: every length to two words
+// and past, with a byte to escape or past ASCII at each place.
+func TestQuoteShortWayIsTheLongWay(t *testing.T) {
+	tests := []struct {
+		name string
+		c    byte
+		want bool // plainASCII
+	}{
+		{"letter", 'x', true},
+		{"space", ' ', true},
+		{"delete", 0x7f, true},
+		{"quote", '"', false},
+		{"backslash", '\\', false},
+		{"newline", '\n', false},
+		{"unit separator", 0x1f, false},
+		{"nul", 0, false},
+		{"past ASCII", 0xc3, false},
+		{"not UTF-8", 0xff, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for n := 1; n <= 19; n++ {
+				for at := range n {
+					b := bytes.Repeat([]byte("a"), n)
+					b[at] = tt.c
+					s := string(b)
+					assert.Equal(t, tt.want, plainASCII(s), "%q", s)
+					var short, long otlpEncoder
+					short.quote(s)
+					long.quoteEscaped(s)
+					assert.Equal(t, string(long.b), string(short.b), "%q", s)
+				}
+			}
+		})
+	}
+}
+
 // TestOTLPSpansAreNoMessageTrees: laying out the trace of
 // 21-sixty-tool-calls (122 spans; the capture read and its events
 // observed apart) costs at most 13.5 allocations a span: a span is one flat

@@ -55,6 +55,13 @@ func (t *otlpRenderer) Render(rec Record) error {
 		parts = t.results(ev, rec.Calls)
 	case ev.Kind == stream.KindTask:
 		r.task(ev, at) // (its one effect: a background subagent's end)
+	case ev.Kind == stream.KindResult:
+		// The result's outcome alone: its figures the result event takes
+		// (outcome), not its usage (the root's tokens are the account's)
+		// nor the label, cost and echo the description adds for others.
+		res := ev.ResultHead()
+		t.parts = append(t.parts[:0], Part{Form: FormOutcome, Outcome: &res})
+		parts = t.parts
 	case ev.Kind == stream.KindInit:
 		// The run's facts, not its lists of tools and commands.
 		in := ev.InitHead()

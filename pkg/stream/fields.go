@@ -256,15 +256,37 @@ func (e *Event) AssistantHead() Assistant {
 	return e.assistHead
 }
 
-func (e *Event) assistantHead() (Assistant, []jsonx.Member) {
+// CallHead is AssistantHead without its Usage (left zero): what a view
+// whose tokens are the tracker's account (the trace format's model calls:
+// Tracker.MessageUsage) reads of each assistant event, the message's
+// usage read once, by the tracker, not again here (a twentieth of the
+// trace format's instructions on real captures, issue 41).
+func (e *Event) CallHead() Assistant {
+	if e.haveAssist {
+		a := e.assistHead
+		a.Usage = Usage{}
+		return a
+	}
+	a, _ := e.readHead(false)
+	return a
+}
+
+func (e *Event) assistantHead() (Assistant, []jsonx.Member) { return e.readHead(true) }
+
+// readHead reads the assistant head, its usage with withUsage.
+func (e *Event) readHead(withUsage bool) (Assistant, []jsonx.Member) {
 	v := e.keys()
 	msg := e.message() // (stop_reason and usage follow a long content)
 	model, usage := APIModel(jsonx.Lookup(msg, "model").Str()), jsonx.Lookup(msg, "usage")
+	var u Usage
+	if withUsage {
+		u = usageOf(usage, nil)
+	}
 	return Assistant{
 		MessageID:      jsonx.Lookup(msg, "id").Str(),
 		Model:          model,
 		StopReason:     jsonx.Lookup(msg, "stop_reason").Str(),
-		Usage:          usageOf(usage, nil),
+		Usage:          u,
 		Error:          v.Get("error").Str(),
 		APIErrorStatus: int(v.Get("api_error_status").Int()),
 		Aborted:        v.Get("aborted").Bool(),
@@ -588,6 +610,39 @@ type Result struct {
 
 // Result reads the result view of e.
 func (e *Event) Result() Result {
+	r := e.ResultHead()
+	v, nf := e.keys(), &r.Unfit
+	r.Usage = usageOf(v.Get("usage"), nf)
+	v.Get("modelUsage").EachMember(func(k []byte, m jsonx.Value) bool {
+		// The model as its calls name it: the entry's canonicalModel
+		// (2.1.328 writes it), else its key without the context selector
+		// the user chose it with ("claude-opus-5-5[1m]"), so that the
+		// entry meets its calls and is not taken for a helper model's.
+		model := m.Get("canonicalModel").Str()
+		if model == "" {
+			model = APIModel(jsonx.Value(append(append([]byte{'"'}, k...), '"')).Str())
+		}
+		r.ModelUsage = append(r.ModelUsage, ModelUsage{
+			Model:                    model,
+			InputTokens:              nf.Int("inputTokens", m.Get("inputTokens")),
+			OutputTokens:             nf.Int("outputTokens", m.Get("outputTokens")),
+			CacheReadInputTokens:     nf.Int("cacheReadInputTokens", m.Get("cacheReadInputTokens")),
+			CacheCreationInputTokens: nf.Int("cacheCreationInputTokens", m.Get("cacheCreationInputTokens")),
+		})
+		mu := &r.ModelUsage[len(r.ModelUsage)-1]
+		mu.CostUSD, mu.HasCost = nf.Float("costUSD", m.Get("costUSD"))
+		mu.CacheWrite1hTokens = min(max(m.Get("cacheCreationEphemeral1hInputTokens").Int(), 0), mu.CacheCreationInputTokens)
+		return true
+	})
+	return r
+}
+
+// ResultHead is Result without the result's own token counts (Usage and
+// ModelUsage left empty, and an unfit number among them not noted): what
+// a view whose tokens are the tracker's account (the trace format) reads
+// of each result. The usage and the per-model entries it never shows
+// were two thirds of its reading of results (issue 41).
+func (e *Event) ResultHead() Result {
 	v := e.keys()
 	r := Result{
 		Subtype:              e.Subtype,
@@ -611,7 +666,6 @@ func (e *Event) Result() Result {
 	if r.TotalCostUSD, r.HasCost = nf.Float("total_cost_usd", cost); !r.HasCost && cost.Type() == jsonx.Number {
 		r.CostWritten = numberText(cost)
 	}
-	r.Usage = usageOf(v.Get("usage"), nf)
 	if t := v.Get("result"); t.Type() == jsonx.String {
 		r.Text, r.HasText = t.Str(), true
 	}
@@ -631,27 +685,6 @@ func (e *Event) Result() Result {
 	case jsonx.String:
 		r.Errors = []string{errs.Str()}
 	}
-	v.Get("modelUsage").EachMember(func(k []byte, m jsonx.Value) bool {
-		// The model as its calls name it: the entry's canonicalModel
-		// (2.1.328 writes it), else its key without the context selector
-		// the user chose it with ("claude-opus-5-5[1m]"), so that the
-		// entry meets its calls and is not taken for a helper model's.
-		model := m.Get("canonicalModel").Str()
-		if model == "" {
-			model = APIModel(jsonx.Value(append(append([]byte{'"'}, k...), '"')).Str())
-		}
-		r.ModelUsage = append(r.ModelUsage, ModelUsage{
-			Model:                    model,
-			InputTokens:              nf.Int("inputTokens", m.Get("inputTokens")),
-			OutputTokens:             nf.Int("outputTokens", m.Get("outputTokens")),
-			CacheReadInputTokens:     nf.Int("cacheReadInputTokens", m.Get("cacheReadInputTokens")),
-			CacheCreationInputTokens: nf.Int("cacheCreationInputTokens", m.Get("cacheCreationInputTokens")),
-		})
-		mu := &r.ModelUsage[len(r.ModelUsage)-1]
-		mu.CostUSD, mu.HasCost = nf.Float("costUSD", m.Get("costUSD"))
-		mu.CacheWrite1hTokens = min(max(m.Get("cacheCreationEphemeral1hInputTokens").Int(), 0), mu.CacheCreationInputTokens)
-		return true
-	})
 	return r
 }
 
