@@ -3,6 +3,7 @@ package stream
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"slices"
@@ -154,6 +155,23 @@ func (a *aheadSource) appendMessage(dst []jsonx.Member, e *framedLine) []jsonx.M
 	return a.appendSpans(dst, a.frames[a.id].spans[e.to:e.msgTo])
 }
 
+// appendResults appends the tool results the framer found in e
+// (framedLine.results) to dst, as Event.ToolResults finds them.
+func (a *aheadSource) appendResults(dst []ToolResult, e *framedLine) []ToolResult {
+	buf := a.buf
+	for _, s := range a.frames[a.id].results[e.rFrom:e.rTo] {
+		r := ToolResult{IsError: s.isError, size: int(s.size)}
+		if s.id0 >= 0 {
+			r.ToolUseID = jsonx.Value(buf[s.id0:s.id1:s.id1]).Str()
+		}
+		if s.c0 >= 0 {
+			r.Content = json.RawMessage(buf[s.c0:s.c1:s.c1])
+		}
+		dst = append(dst, r)
+	}
+	return dst
+}
+
 // frameErr is the framing error the framer found for e (nil: none).
 func (a *aheadSource) frameErr(e *framedLine) error {
 	if e.errAt == 0 {
@@ -173,7 +191,17 @@ type frames struct {
 	lines []framedLine
 	spans []memberSpan // the lines' members, one after the other
 	errs  []error      // the lines' framing errors (framedLine.errAt)
-	cur   int          // the first line the decoder has not read
+	// results are the tool results of the user lines (framedLine.results)
+	results []resultSpan
+	cur     int // the first line the decoder has not read
+}
+
+// resultSpan is a ToolResult, sized, as offsets in its buffer: its
+// tool_use_id as written and its content (-1: none).
+type resultSpan struct {
+	id0, id1, c0, c1 int32
+	size             int32 // ToolResult.size
+	isError          bool
 }
 
 // framedLine is one line of a buffer: where it is, and the top-level
@@ -184,10 +212,12 @@ type framedLine struct {
 	ls, le     int32 // the line trimmed (trimLine)
 	from, to   int32 // its members: frames.spans[from:to]
 	msgTo      int32 // with msg, its message's members: frames.spans[to:msgTo]
+	rFrom, rTo int32 // with results, its tool results: frames.results[rFrom:rTo]
 	errAt      int32 // its framing error: frames.errs[errAt-1]; 0: none
 	framed     bool  // the line starts with '{', and members and errAt are its framing
 	valid      bool  // the line was validated in full (framer.validate)
 	msg        bool  // its message was indexed as it was validated (framer.validateCall)
+	results    bool  // its tool results were found and sized (framer.findResults)
 }
 
 // memberSpan is a jsonx.Member as offsets in its buffer.
@@ -206,7 +236,8 @@ type framer struct {
 	// validate: the lines the consumer validates (DecoderOptions.
 	// ValidateAhead: the assistant lines, the inits and the results) are
 	// validated in full as they are framed, an assistant line's message
-	// indexed on the way (validateCall).
+	// indexed on the way (validateCall); a user line's tool results are
+	// found and sized (findResults).
 	validate bool
 	// scratch is the members of the line being framed; msg its message's.
 	scratch, msg []jsonx.Member
@@ -219,7 +250,7 @@ type framer struct {
 func (fr *framer) look(id int, data []byte) {
 	t := &fr.frames[id]
 	clear(t.errs) // (let the errors go)
-	t.lines, t.spans, t.errs, t.cur = t.lines[:0], t.spans[:0], t.errs[:0], 0
+	t.lines, t.spans, t.errs, t.results, t.cur = t.lines[:0], t.spans[:0], t.errs[:0], t.results[:0], 0
 	end := fr.head + cap(data) // the buffer's end, which cap counts from
 	at := 0                    // offset in data
 	if fr.cut {
@@ -252,6 +283,10 @@ func (fr *framer) look(id int, data []byte) {
 					e.valid = true
 				} else {
 					fr.scratch, err = jsonx.Members(line, fr.scratch[:0])
+				}
+			case fr.validate && bytes.HasPrefix(line, userHead):
+				if fr.scratch, err = jsonx.Members(line, fr.scratch[:0]); err == nil {
+					fr.findResults(t, line, end, &e)
 				}
 			default:
 				fr.scratch, err = jsonx.Members(line, fr.scratch[:0])
@@ -299,6 +334,30 @@ func (fr *framer) validateCall(line []byte, e *framedLine) (err error) {
 	return nil
 }
 
+// findResults finds and sizes the tool results of a user line, as
+// Event.ToolResults does, into t.results: tools reads every result with
+// its size (result_bytes), whose count over the whole text was a sixth
+// of what the Decoder's goroutine did for it (issue 41). end is where
+// the buffer's capacity ends, which offsets count from.
+func (fr *framer) findResults(t *frames, line []byte, end int, e *framedLine) {
+	at := func(v []byte) (int32, int32) {
+		if v == nil {
+			return -1, -1
+		}
+		v0 := int32(end - cap(v))
+		return v0, v0 + int32(len(v))
+	}
+	e.results, e.rFrom = true, int32(len(t.results))
+	eachToolResult(line, true, func(r ToolResult, id jsonx.Value) {
+		r = r.sized()
+		s := resultSpan{size: int32(r.size), isError: r.IsError}
+		s.id0, s.id1 = at(id)
+		s.c0, s.c1 = at(r.Content)
+		t.results = append(t.results, s)
+	})
+	e.rTo = int32(len(t.results))
+}
+
 // assistantHead, initHead and resultHead are how a Claude Code stream
 // writes the head of an assistant line, an init and a result: the lines
 // whose events tools validates (preset.keepsFacts).
@@ -306,6 +365,7 @@ var (
 	assistantHead = []byte(`{"type":"assistant"`)
 	initHead      = []byte(`{"type":"system","subtype":"init"`)
 	resultHead    = []byte(`{"type":"result"`)
+	userHead      = []byte(`{"type":"user"`)
 )
 
 // maxFramedLines and maxFramedMembers bound a buffer's table (400 KB): a

@@ -30,3 +30,16 @@ func MessageIndex(ev *Event) ([]jsonx.Member, bool) { return ev.msg, ev.haveMsg 
 func MessageMembers(ev *Event) []jsonx.Member {
 	return members(ev.field("message"), nil)
 }
+
+// HeldResults is the event's tool results as the reader found them when
+// it handed the event out (the read-ahead's, ValidateAhead), and whether
+// it had.
+func HeldResults(ev *Event) ([]ToolResult, bool) { return ev.results, ev.haveResults }
+
+// PlainToolResults finds the event's tool results as the plain path does
+// (Event.ToolResults on an event that has none found).
+func PlainToolResults(ev *Event) []ToolResult {
+	c := *ev
+	c.results, c.haveResults = nil, false
+	return c.toolResults(true)
+}
