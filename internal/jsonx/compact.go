@@ -45,3 +45,27 @@ func AppendCompact(dst, src []byte) (out []byte, ok bool) {
 // compactMaxDepth keeps AppendCompact well inside the nesting both it and
 // encoding/json accept.
 const compactMaxDepth = 1000
+
+// IsCompact reports whether src is its own compaction: no space, tab, CR
+// or LF outside its strings. A valid value without them compacts to
+// itself, and an invalid one is written as it is too (AppendCompact's
+// callers fall back to encoding/json, which refuses it), so a caller may
+// take src as it is without validating it: Claude Code writes every tool
+// input compact, and the CSV validated and copied each one for nothing
+// (an eighth of its writer's work). On invalid input the answer is
+// anything: src is then written as it is either way.
+func IsCompact(src []byte) bool {
+	for i := 0; i < len(src); {
+		switch src[i] {
+		case '"':
+			if i = stringEnd(src, i); i < 0 {
+				return true // (invalid)
+			}
+		case ' ', '\t', '\n', '\r':
+			return false
+		default:
+			i++
+		}
+	}
+	return true
+}

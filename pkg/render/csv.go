@@ -125,7 +125,7 @@ func (r *csvRenderer) writeHead(head []string) {
 
 func (r *csvRenderer) call(c *stream.ToolCall) {
 	r.writeHeader()
-	r.cells = CallRow(c).withSource(r.o.Run).cells(r.cells, &r.scratch)
+	r.cells = callCellsOf(c).cells(r.o.Run, r.cells, &r.scratch)
 	r.write(r.cells)
 }
 

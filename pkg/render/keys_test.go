@@ -22,11 +22,11 @@ import (
 var keyReaders = map[string]bool{"Str": true, "Int": true, "Float": true, "Has": true, "Get": true, "Path": true, "Bool": true}
 
 // jsonxAllowed are the internal/jsonx functions a view may call: they
-// read no field, they copy or check bytes (AppendCompact: a tool input
+// read no field, they copy or check bytes (AppendCompact, IsCompact: a tool input
 // printed whole; StringEnd: indentation skipping a string; Validate: an
 // event printed as a JSON document). jsonx.Value(x) is allowed only to
 // decode a row's cell whole (.Decode()), which names no key either.
-var jsonxAllowed = map[string]bool{"AppendCompact": true, "StringEnd": true, "Validate": true}
+var jsonxAllowed = map[string]bool{"AppendCompact": true, "IsCompact": true, "StringEnd": true, "Validate": true}
 
 // keyReads lists, in the non-test Go files of dir, every read of a JSON
 // field by its key: a key reader called with a string literal or with an

@@ -10,6 +10,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -552,19 +553,7 @@ func TestCSVRecordsAsEncodingCSV(t *testing.T) {
 // ones, not JSON (compacted by encoding/json, or kept as written), with
 // spaces to drop, quotes and commas, and empty.
 func TestCSVCellsReusedAsFresh(t *testing.T) {
-	data, err := os.ReadFile("../../testdata/real/60-long-session.jsonl")
-	require.NoError(t, err)
-	dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{})
-	tr := stream.NewTracker(stream.TrackerOptions{})
-	var calls []*stream.ToolCall
-	for {
-		ev, err := dec.Next()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		calls = append(calls, tr.Observe(ev)...)
-	}
+	calls, _ := trackedCalls(t, "../../testdata/real/60-long-session.jsonl")
 	require.Greater(t, len(calls), 100)
 	big := `{"content":"` + strings.Repeat("a\\\"b, ", 300_000) + `"}`
 	for _, in := range []string{big, `{"a": 1}`, `{ "b" : [ 1 , 2 ] }`, big, `not json`, `{"x":"`, ``, `{"k":"v, \"q\""}`, `  [1, 2]  `} {
@@ -584,4 +573,54 @@ func TestCSVCellsReusedAsFresh(t *testing.T) {
 	assert.Equal(t, strings.Join(CSVHeader, ",")+"\n"+want.String(), got.String()) // (r writes the header first)
 	assert.Greater(t, strings.Count(want.String(), "\n"), len(calls)-1)
 	assert.LessOrEqual(t, cap(r.scratch), maxKeptScratch)
+}
+
+// TestCallCellsAreCallRows holds the CSV's typed cells of a call
+// (callCells) to CallRow's, the row the JSON writers and --where see: on
+// every call of every capture and the long session, done and open (with and without a result,
+// a duration, an input), and with a run's name in front (a formula's
+// too, which the CSV protects).
+func TestCallCellsAreCallRows(t *testing.T) {
+	files, err := filepath.Glob("../../testdata/events/*.jsonl")
+	require.NoError(t, err)
+	require.Len(t, files, 42)
+	n := 0
+	for _, f := range append(files, "../../testdata/real/60-long-session.jsonl") {
+		calls, tr := trackedCalls(t, f)
+		calls = append(calls, tr.OpenCalls()...)
+		for _, c := range calls {
+			undone, noInput := *c, *c
+			undone.Done, undone.HasDuration = false, false
+			noInput.Input, noInput.HasDuration = nil, false
+			for _, c := range []*stream.ToolCall{c, &undone, &noInput} {
+				for _, run := range []string{"", "run-1", "=run"} {
+					var s1, s2 []byte
+					want := CallRow(c).withSource(run).cells(nil, &s1)
+					assert.Equal(t, want, callCellsOf(c).cells(run, []string{"stale"}, &s2), "%s line %d, run %q", filepath.Base(f), c.Line, run)
+					n++
+				}
+			}
+		}
+	}
+	assert.Greater(t, n, 2000)
+}
+
+// trackedCalls are the calls a tracker completes over the file's events,
+// in order, and the tracker (its open calls); a line that is no event (a
+// capture's cut last line) is passed over.
+func trackedCalls(t *testing.T, path string) ([]*stream.ToolCall, *stream.Tracker) {
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	dec := stream.NewDecoder(bytes.NewReader(data), stream.DecoderOptions{})
+	tr := stream.NewTracker(stream.TrackerOptions{})
+	var calls []*stream.ToolCall
+	for {
+		ev, err := dec.Next()
+		if err == io.EOF {
+			return calls, tr
+		}
+		if err == nil {
+			calls = append(calls, tr.Observe(ev)...)
+		}
+	}
 }

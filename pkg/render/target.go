@@ -97,7 +97,13 @@ func compactJSONIn(scratch *[]byte, raw json.RawMessage) string {
 	if cap(buf) < len(raw) {
 		buf = make([]byte, 0, len(raw))
 	}
-	out, ok := jsonx.AppendCompact(buf[:0], raw)
+	var out []byte
+	ok := jsonx.IsCompact(raw) // (its own compaction, valid or not: no check needed)
+	if ok {
+		out = append(buf[:0], raw...)
+	} else {
+		out, ok = jsonx.AppendCompact(buf[:0], raw)
+	}
 	if !ok {
 		var b bytes.Buffer
 		if err := json.Compact(&b, raw); err != nil {

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/itchyny/gojq"
@@ -65,20 +66,64 @@ func marshal(v any, indent string, compact bool) ([]byte, error) {
 // writes it compact, a value decodes it); is_error, result_bytes and
 // duration_ms are nil (null, an empty cell) while it has no result, and
 // duration_ms when its duration is unknown.
-func CallRow(c *stream.ToolCall) *Row {
-	var input json.RawMessage
+func CallRow(c *stream.ToolCall) *Row { return callCellsOf(c).row() }
+
+// callCells is a tool call's row (CallRow) with its values typed, so that
+// the CSV formats them without boxing each in an interface: eight
+// allocations a call, the most of what a tools CSV allocated
+// (TestCallCellsAreCallRows holds the two to each other).
+type callCells struct {
+	line                                          int64
+	timestamp, agent, agentType, id, name, target string
+	input                                         json.RawMessage // nil: none (null, an empty cell)
+	done, isError                                 bool            // is_error and result_bytes only when done
+	resultBytes                                   int
+	hasMs                                         bool // duration_ms only when done and known
+	ms                                            int64
+}
+
+func callCellsOf(c *stream.ToolCall) callCells {
+	r := callCells{line: c.Line, timestamp: c.Timestamp, agent: c.AgentLabel(), agentType: agentType(c), id: c.ID, name: c.Name,
+		target: ToolTarget(c.Name, c.Input), done: c.Done, isError: c.IsError, resultBytes: c.ResultBytes,
+		hasMs: c.Done && c.HasDuration, ms: c.Duration.Milliseconds()}
 	if len(c.Input) > 0 {
-		input = c.Input
+		r.input = c.Input
 	}
+	return r
+}
+
+// row is the call's Row, for the writers that lay out values (JSON,
+// NDJSON) and --where.
+func (r callCells) row() *Row {
 	var isErr, size, ms any
-	if c.Done {
-		isErr, size = c.IsError, c.ResultBytes
-		if c.HasDuration {
-			ms = c.Duration.Milliseconds()
-		}
+	if r.done {
+		isErr, size = r.isError, r.resultBytes
 	}
-	return &Row{Columns: CSVHeader, Values: []any{c.Line, c.Timestamp, c.AgentLabel(), agentType(c), c.ID, c.Name,
-		ToolTarget(c.Name, c.Input), input, isErr, size, ms}}
+	if r.hasMs {
+		ms = r.ms
+	}
+	return &Row{Columns: CSVHeader, Values: []any{r.line, r.timestamp, r.agent, r.agentType, r.id, r.name,
+		r.target, r.input, isErr, size, ms}}
+}
+
+// cells are the call's CSV fields as Row.cells makes them of row(),
+// preceded by the run's name when it has one (Row.withSource), in out
+// (reused); the input is compacted into *scratch, which its field
+// aliases until the next call with it.
+func (r callCells) cells(run string, out []string, scratch *[]byte) []string {
+	out = out[:0]
+	if run != "" {
+		out = append(out, cell(run))
+	}
+	out = append(out, strconv.FormatInt(r.line, 10), cell(r.timestamp), cell(r.agent), cell(r.agentType), cell(r.id), cell(r.name),
+		cell(r.target), cell(compactJSONIn(scratch, r.input)), "", "", "")
+	if r.done {
+		out[len(out)-3], out[len(out)-2] = strconv.FormatBool(r.isError), strconv.Itoa(r.resultBytes)
+	}
+	if r.hasMs {
+		out[len(out)-1] = strconv.FormatInt(r.ms, 10)
+	}
+	return out
 }
 
 // durationOf returns a call's duration and whether it is known.

@@ -3,6 +3,7 @@ package stream
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"slices"
@@ -133,11 +134,40 @@ func (a *aheadSource) framed(line []byte) *framedLine {
 // appendMembers appends the members the framer found for e, a line of the
 // buffer being read (framed), to dst.
 func (a *aheadSource) appendMembers(dst []jsonx.Member, e *framedLine) []jsonx.Member {
-	spans, buf := a.frames[a.id].spans[e.from:e.to], a.buf
+	return a.appendSpans(dst, a.frames[a.id].spans[e.from:e.to])
+}
+
+// appendSpans appends the members at spans, in the buffer being read, to
+// dst.
+func (a *aheadSource) appendSpans(dst []jsonx.Member, spans []memberSpan) []jsonx.Member {
+	buf := a.buf
 	n := len(dst)
 	dst = slices.Grow(dst, len(spans))[:n+len(spans)]
 	for i, m := range spans {
 		dst[n+i] = jsonx.Member{Key: buf[m.k0:m.k1:m.k1], Val: jsonx.Value(buf[m.v0:m.v1:m.v1])}
+	}
+	return dst
+}
+
+// appendMessage appends the members of e's message, which the framer
+// indexed (framedLine.msg), to dst.
+func (a *aheadSource) appendMessage(dst []jsonx.Member, e *framedLine) []jsonx.Member {
+	return a.appendSpans(dst, a.frames[a.id].spans[e.to:e.msgTo])
+}
+
+// appendResults appends the tool results the framer found in e
+// (framedLine.results) to dst, as Event.ToolResults finds them.
+func (a *aheadSource) appendResults(dst []ToolResult, e *framedLine) []ToolResult {
+	buf := a.buf
+	for _, s := range a.frames[a.id].results[e.rFrom:e.rTo] {
+		r := ToolResult{IsError: s.isError, size: int(s.size)}
+		if s.id0 >= 0 {
+			r.ToolUseID = jsonx.Value(buf[s.id0:s.id1:s.id1]).Str()
+		}
+		if s.c0 >= 0 {
+			r.Content = json.RawMessage(buf[s.c0:s.c1:s.c1])
+		}
+		dst = append(dst, r)
 	}
 	return dst
 }
@@ -161,7 +191,17 @@ type frames struct {
 	lines []framedLine
 	spans []memberSpan // the lines' members, one after the other
 	errs  []error      // the lines' framing errors (framedLine.errAt)
-	cur   int          // the first line the decoder has not read
+	// results are the tool results of the user lines (framedLine.results)
+	results []resultSpan
+	cur     int // the first line the decoder has not read
+}
+
+// resultSpan is a ToolResult, sized, as offsets in its buffer: its
+// tool_use_id as written and its content (-1: none).
+type resultSpan struct {
+	id0, id1, c0, c1 int32
+	size             int32 // ToolResult.size
+	isError          bool
 }
 
 // framedLine is one line of a buffer: where it is, and the top-level
@@ -171,9 +211,13 @@ type framedLine struct {
 	start, end int32 // the line is [start, end), its '\n' at end
 	ls, le     int32 // the line trimmed (trimLine)
 	from, to   int32 // its members: frames.spans[from:to]
+	msgTo      int32 // with msg, its message's members: frames.spans[to:msgTo]
+	rFrom, rTo int32 // with results, its tool results: frames.results[rFrom:rTo]
 	errAt      int32 // its framing error: frames.errs[errAt-1]; 0: none
 	framed     bool  // the line starts with '{', and members and errAt are its framing
 	valid      bool  // the line was validated in full (framer.validate)
+	msg        bool  // its message was indexed as it was validated (framer.validateCall)
+	results    bool  // its tool results were found and sized (framer.findResults)
 }
 
 // memberSpan is a jsonx.Member as offsets in its buffer.
@@ -189,11 +233,14 @@ type framer struct {
 	check  Check
 	frames []frames
 	head   int // the room in front of each buffer's bytes
-	// validate: the assistant lines are validated in full as they are
-	// framed (DecoderOptions.ValidateAhead), in one walk.
+	// validate: the lines the consumer validates (DecoderOptions.
+	// ValidateAhead: the assistant lines, the inits and the results) are
+	// validated in full as they are framed, an assistant line's message
+	// indexed on the way (validateCall); a user line's tool results are
+	// found and sized (findResults).
 	validate bool
-	// scratch is the members of the line being framed.
-	scratch []jsonx.Member
+	// scratch is the members of the line being framed; msg its message's.
+	scratch, msg []jsonx.Member
 	// cut: the last buffer did not end with '\n', so the first line of the
 	// next is the end of one it cut.
 	cut bool
@@ -203,7 +250,7 @@ type framer struct {
 func (fr *framer) look(id int, data []byte) {
 	t := &fr.frames[id]
 	clear(t.errs) // (let the errors go)
-	t.lines, t.spans, t.errs, t.cur = t.lines[:0], t.spans[:0], t.errs[:0], 0
+	t.lines, t.spans, t.errs, t.results, t.cur = t.lines[:0], t.spans[:0], t.errs[:0], t.results[:0], 0
 	end := fr.head + cap(data) // the buffer's end, which cap counts from
 	at := 0                    // offset in data
 	if fr.cut {
@@ -230,10 +277,16 @@ func (fr *framer) look(id int, data []byte) {
 			case fr.validate && bytes.HasPrefix(line, assistantHead):
 				// (Which walk is a guess from the head; the index is the
 				// same either way, and only a line found valid says so.)
+				err = fr.validateCall(line, &e)
+			case fr.validate && (bytes.HasPrefix(line, initHead) || bytes.HasPrefix(line, resultHead)):
 				if fr.scratch, err = jsonx.ValidMembers(line, fr.scratch[:0]); err == nil {
 					e.valid = true
 				} else {
 					fr.scratch, err = jsonx.Members(line, fr.scratch[:0])
+				}
+			case fr.validate && bytes.HasPrefix(line, userHead):
+				if fr.scratch, err = jsonx.Members(line, fr.scratch[:0]); err == nil {
+					fr.findResults(t, line, end, &e)
 				}
 			default:
 				fr.scratch, err = jsonx.Members(line, fr.scratch[:0])
@@ -248,15 +301,72 @@ func (fr *framer) look(id int, data []byte) {
 				t.spans = append(t.spans, memberSpan{k0, k0 + int32(len(m.Key)), v0, v0 + int32(len(m.Val))})
 			}
 			e.to = int32(len(t.spans))
+			if e.msg {
+				for _, m := range fr.msg {
+					k0, v0 := int32(end-cap(m.Key)), int32(end-cap(m.Val))
+					t.spans = append(t.spans, memberSpan{k0, k0 + int32(len(m.Key)), v0, v0 + int32(len(m.Val))})
+				}
+				e.msgTo = int32(len(t.spans))
+			}
 		}
 		t.lines = append(t.lines, e)
 	}
 	fr.cut = data[len(data)-1] != '\n' // (data is never empty)
 }
 
-// assistantHead is how a Claude Code stream writes an assistant line's
-// head.
-var assistantHead = []byte(`{"type":"assistant"`)
+// validateCall frames an assistant line into fr.scratch and validates
+// it as Event.Validate checks a tool call's (jsonx.ValidIndexed), its
+// message's members indexed into fr.msg on the way: the tracker reads
+// every assistant event's message by its members (its id, model and
+// usage, past the content), and that walk, on the Decoder's goroutine,
+// was a tenth of what tools -F csv left there (issue 41). e says valid
+// and msg only for a line found valid; its error is the framing's.
+func (fr *framer) validateCall(line []byte, e *framedLine) (err error) {
+	if fr.scratch, err = jsonx.Members(line, fr.scratch[:0]); err != nil {
+		return err
+	}
+	if msg := jsonx.Lookup(fr.scratch, "message"); msg.Type() == jsonx.Object {
+		fr.msg, e.valid = jsonx.ValidIndexed(line, fr.scratch, msg, fr.msg[:0])
+		e.msg = e.valid
+	} else {
+		e.valid = jsonx.Validate(line) == nil
+	}
+	return nil
+}
+
+// findResults finds and sizes the tool results of a user line, as
+// Event.ToolResults does, into t.results: tools reads every result with
+// its size (result_bytes), whose count over the whole text was a sixth
+// of what the Decoder's goroutine did for it (issue 41). end is where
+// the buffer's capacity ends, which offsets count from.
+func (fr *framer) findResults(t *frames, line []byte, end int, e *framedLine) {
+	at := func(v []byte) (int32, int32) {
+		if v == nil {
+			return -1, -1
+		}
+		v0 := int32(end - cap(v))
+		return v0, v0 + int32(len(v))
+	}
+	e.results, e.rFrom = true, int32(len(t.results))
+	eachToolResult(line, true, func(r ToolResult, id jsonx.Value) {
+		r = r.sized()
+		s := resultSpan{size: int32(r.size), isError: r.IsError}
+		s.id0, s.id1 = at(id)
+		s.c0, s.c1 = at(r.Content)
+		t.results = append(t.results, s)
+	})
+	e.rTo = int32(len(t.results))
+}
+
+// assistantHead, initHead and resultHead are how a Claude Code stream
+// writes the head of an assistant line, an init and a result: the lines
+// whose events tools validates (preset.keepsFacts).
+var (
+	assistantHead = []byte(`{"type":"assistant"`)
+	initHead      = []byte(`{"type":"system","subtype":"init"`)
+	resultHead    = []byte(`{"type":"result"`)
+	userHead      = []byte(`{"type":"user"`)
+)
 
 // maxFramedLines and maxFramedMembers bound a buffer's table (400 KB): a
 // buffer of tiny lines ("{}" 170,000 times) is framed up to there, its

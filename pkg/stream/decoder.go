@@ -87,10 +87,13 @@ type DecoderOptions struct {
 	// them. The events are the same either way.
 	NoEcho bool
 	// ValidateAhead says the consumer validates in full nearly every
-	// assistant event it reads (Needs.ValidatesCalls): a Reader that frames
-	// lines on another goroutine (NewReader's read-ahead) validates those
-	// lines there, and their events say so (Event.Validate then has
-	// nothing to do). It changes no event and no error.
+	// assistant event it reads, and the inits and results
+	// (Needs.ValidatesCalls): a Reader that frames lines on another
+	// goroutine (NewReader's read-ahead) validates those lines there,
+	// indexing an assistant line's message on the way, finds and sizes
+	// the tool results of each user line, and their events say so
+	// (Event.Validate then has nothing to do, Event.message and
+	// Event.ToolResults neither). It changes no event and no error.
 	ValidateAhead bool
 }
 
@@ -676,6 +679,12 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen 
 		// read-ahead goroutine (which frames nothing under CheckEnds).
 		ev.top, ev.haveTop = ahead.appendMembers(ev.top[:0], pre), true
 		ev.valid = ev.valid || pre.valid
+		if pre.msg {
+			ev.msg, ev.haveMsg = ahead.appendMessage(ev.msg[:0], pre), true
+		}
+		if pre.results {
+			ev.results, ev.haveResults = ahead.appendResults(ev.results[:0], pre), true
+		}
 		if err := ahead.frameErr(pre); err != nil {
 			return badLine(opts, line, n, off, err)
 		}

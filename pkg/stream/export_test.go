@@ -1,5 +1,7 @@
 package stream
 
+import "github.com/ccfilter/ccfilter/internal/jsonx"
+
 // ReadsAhead reports whether r reads its input ahead on a goroutine (the
 // rule of NewReader), for the tests that hold it to a plain Decoder.
 func ReadsAhead(r Reader) bool {
@@ -17,3 +19,27 @@ func FramedAhead(r Reader) int64 {
 // KnownValid says the event's line is known to be valid JSON already
 // (a CheckAll decoder, Validate, or the read-ahead's ValidateAhead).
 func KnownValid(ev *Event) bool { return ev.valid }
+
+// MessageIndex is the event's message members as the Decoder (or the
+// read-ahead, ValidateAhead) indexed them when it handed the event out,
+// and whether it had: a reader's index, not one the call makes.
+func MessageIndex(ev *Event) ([]jsonx.Member, bool) { return ev.msg, ev.haveMsg }
+
+// MessageMembers indexes the event's message as the plain path does
+// (Event.message on an event that has none indexed).
+func MessageMembers(ev *Event) []jsonx.Member {
+	return members(ev.field("message"), nil)
+}
+
+// HeldResults is the event's tool results as the reader found them when
+// it handed the event out (the read-ahead's, ValidateAhead), and whether
+// it had.
+func HeldResults(ev *Event) ([]ToolResult, bool) { return ev.results, ev.haveResults }
+
+// PlainToolResults finds the event's tool results as the plain path does
+// (Event.ToolResults on an event that has none found).
+func PlainToolResults(ev *Event) []ToolResult {
+	c := *ev
+	c.results, c.haveResults = nil, false
+	return c.toolResults(true)
+}

@@ -478,37 +478,49 @@ func (e *Event) toolResults(sizes bool) []ToolResult {
 // (Size then counts on demand).
 func (e *Event) findToolResults(sizes bool) {
 	e.results = e.results[:0]
-	eachToolResult(e.v(), sizes, func(r ToolResult) {
-		if sizes && r.size == 0 {
-			r.size = r.Size() + 1 // content blocks, not a string
+	eachToolResult(e.v(), sizes, func(r ToolResult, id jsonx.Value) {
+		r.ToolUseID = id.Str()
+		if sizes {
+			r = r.sized()
 		}
 		e.results = append(e.results, r)
 	})
 	e.haveResults = true
 }
 
+// sized is r with its size known (Size).
+func (r ToolResult) sized() ToolResult {
+	if r.size == 0 {
+		r.size = r.Size() + 1 // content blocks, not a string
+	}
+	return r
+}
+
 // eachToolResult calls fn for each tool_result block of a user event,
-// walking the content once: the keys of a block come in any order and a
-// long "content" sits between "type" and "is_error". With sizes, a string
+// with its tool_use_id as written (ToolUseID is left to fn: the
+// read-ahead's framer keeps where it is, not a string), walking the
+// content once: the keys of a block come in any order and a long
+// "content" sits between "type" and "is_error". With sizes, a string
 // content's size is counted in the same pass.
-func eachToolResult(v jsonx.Value, sizes bool, fn func(ToolResult)) {
+func eachToolResult(v jsonx.Value, sizes bool, fn func(r ToolResult, id jsonx.Value)) {
 	var cur ToolResult
+	var id jsonx.Value
 	isResult, at := false, -1
 	end := func() {
 		if isResult {
-			fn(cur)
+			fn(cur, id)
 		}
 	}
 	v.Find("message").Find("content").EachObjectMember(sizes, func(i int, k []byte, val jsonx.Value, size int) bool {
 		if i != at {
 			end()
-			cur, isResult, at = ToolResult{}, false, i
+			cur, id, isResult, at = ToolResult{}, nil, false, i
 		}
 		switch string(k) {
 		case "type":
 			isResult = val.StrEqual("tool_result")
 		case "tool_use_id":
-			cur.ToolUseID = val.Str()
+			id = val
 		case "is_error":
 			cur.IsError = val.Bool()
 		case "content":

@@ -42,8 +42,9 @@ type Needs struct {
 	// that shows them (types) leaves this empty.
 	Kinds KindSet
 	// ValidatesCalls says the consumer validates in full the assistant
-	// events it reads (tools: every tool call): a reader that frames lines
-	// ahead validates them there (DecoderOptions.ValidateAhead), off the
+	// events it reads (tools: every tool call), and the inits and results,
+	// and reads every tool result with its size: a reader that frames
+	// lines ahead does that there (DecoderOptions.ValidateAhead), off the
 	// consumer's goroutine.
 	ValidatesCalls bool
 }

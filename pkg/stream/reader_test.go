@@ -2,6 +2,7 @@ package stream_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -318,4 +319,61 @@ func TestValidateAheadValidatesAssistantLines(t *testing.T) {
 			assert.Zero(t, known, "without ValidateAhead nothing is validated ahead")
 		}
 	}
+}
+
+// TestValidateAheadIndexesWhatTheDecoderWould holds the framer's work
+// under ValidateAhead to the plain path's, on every capture and the long
+// session: an assistant line's message indexed as it was validated has
+// the members Event.message finds, a user line's tool results found and
+// sized ahead are the ones Event.ToolResults finds, and a line said valid
+// (assistant lines, inits, results) is; nearly every one of those lines
+// of a file is done ahead, so the comparison is of the framer's work.
+func TestValidateAheadIndexesWhatTheDecoderWould(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	kept, ahead, assistant, indexed, results, found := 0, 0, 0, 0, 0, 0
+	for _, path := range append(captures(t), longSession) {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			f, err := os.Open(path)
+			require.NoError(t, err)
+			defer f.Close()
+			rd := stream.NewReader(f, stream.DecoderOptions{Check: stream.CheckFraming, ValidateAhead: true})
+			defer rd.Close()
+			for {
+				ev, err := rd.Next()
+				if err == io.EOF {
+					break
+				}
+				require.NoError(t, err)
+				msg, haveMsg := stream.MessageIndex(ev)
+				if haveMsg {
+					indexed++
+					assert.Equal(t, stream.MessageMembers(ev), msg, "line %d: the message's members", ev.Line)
+				}
+				if ev.Type == "assistant" {
+					assistant++
+				}
+				if rs, have := stream.HeldResults(ev); have {
+					found += len(rs)
+					if plain := stream.PlainToolResults(ev); len(plain)+len(rs) > 0 { // (none: nil or empty)
+						assert.Equal(t, plain, rs, "line %d: the tool results", ev.Line)
+					}
+				}
+				if ev.Kind == stream.KindToolResult {
+					results += len(stream.PlainToolResults(ev))
+				}
+				if ev.Type == "assistant" || ev.Kind == stream.KindInit || ev.Kind == stream.KindResult {
+					kept++
+					if stream.KnownValid(ev) {
+						ahead++
+					}
+				}
+				if stream.KnownValid(ev) {
+					assert.True(t, json.Valid(ev.Raw), "line %d: said valid", ev.Line)
+				}
+			}
+		})
+	}
+	assert.Greater(t, ahead, kept*9/10, "assistant lines, inits and results validated ahead: %d of %d", ahead, kept)
+	assert.Greater(t, indexed, assistant*9/10, "messages indexed ahead: %d of %d", indexed, assistant)
+	assert.Greater(t, found, results*9/10, "tool results found ahead: %d of %d", found, results)
 }
