@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strconv"
 	"time"
 
@@ -49,6 +50,21 @@ func indentedWhole(b []byte, indent string) []byte {
 // marshal encodes a Go value (a call record, a summary) as JSON without
 // HTML escaping, pretty with indent unless compact, without the newline.
 func marshal(v any, indent string, compact bool) ([]byte, error) {
+	if rs, ok := v.(*RowSet); ok {
+		// A report's rows (sessions' 1,000 of a tree): the set writes
+		// itself compact (MarshalJSON), and the encoder's validating
+		// pass over what it wrote is left out; the indenting one is
+		// the encoder's own (json.Indent). The same bytes
+		// (TestRowSetMarshalsAsTheEncoderWrites).
+		b, err := rs.MarshalJSON()
+		if err != nil {
+			return nil, &json.MarshalerError{Type: reflect.TypeOf(rs), Err: err} // (the encoder's words)
+		}
+		if compact {
+			return b, nil
+		}
+		return reindent(b, indent)
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

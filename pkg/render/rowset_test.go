@@ -1,0 +1,59 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// encoderWrites is what marshal wrote of any value before a row set had
+// its own way: encoding/json's encoder, no HTML escaping, indented unless
+// compact, the newline taken off.
+func encoderWrites(v any, indent string, compact bool) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if !compact {
+		enc.SetIndent("", indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// TestRowSetMarshalsAsTheEncoderWrites: a report's rows written without
+// the encoder's validating pass are the encoder's bytes, indented or not,
+// with every kind of value a row holds (strings with HTML, control and
+// non-ASCII characters, numbers, nulls, lists, raw JSON objects and
+// arrays nested, empty ones), for no row, one and several; and a value the
+// encoder cannot write is the same error.
+func TestRowSetMarshalsAsTheEncoderWrites(t *testing.T) {
+	cols := []string{"session_id", "title", "calls", "cost_usd", "unpriced_models", "input", "start", "done", "<&>"}
+	rows := [][]any{
+		{"s1", "a <b> & \"c\"\n\t\u2028 é", int64(3), 1.25e-7, []string{"gpt-7", "o5"}, json.RawMessage(`{"a":[1,{"b":[]}],"c":{}}`), nil, true, 0},
+		{"s2", "", int64(0), 12345678.5, []string(nil), json.RawMessage(`[]`), "2026-12-06T10:00:00Z", false, 1e21},
+		{"s3", "x", 7, 0.0, []string{}, json.RawMessage(nil), int64(-1), nil, "\x01"},
+	}
+	for _, n := range []int{0, 1, 3} {
+		rs := &RowSet{Columns: cols, Rows: rows[:n]}
+		for _, indent := range []string{"  ", "\t", "    "} {
+			for _, compact := range []bool{false, true} {
+				want, err := encoderWrites(rs, indent, compact)
+				require.NoError(t, err)
+				got, err := marshal(rs, indent, compact)
+				require.NoError(t, err)
+				assert.Equal(t, string(want), string(got), "%d rows, indent %q, compact %v", n, indent, compact)
+			}
+		}
+	}
+	bad := &RowSet{Columns: []string{"cost_usd"}, Rows: [][]any{{math.NaN()}}}
+	_, want := encoderWrites(bad, "  ", false)
+	_, got := marshal(bad, "  ", false)
+	require.Error(t, want)
+	assert.Equal(t, want.Error(), got.Error())
+}
