@@ -20,7 +20,9 @@ import (
 // link to a project folder, a link to a session file, a dangling link, a
 // file named as a folder the patterns go into, an empty folder, a
 // Codex-shaped YYYY/MM/DD folder and a Gemini chats folder, compressed
-// copies; and bad and literal patterns.
+// copies; and bad and literal patterns. The tree's 24 entries are more
+// than prefetchMin: a level of them is listed on every core (prefetch),
+// whose listings must land on their own folders.
 func TestListingGlobSameAsFilepathGlob(t *testing.T) {
 	tree := filepath.Join(t.TempDir(), "projects")
 	require.NoError(t, os.MkdirAll(tree, 0o755))
