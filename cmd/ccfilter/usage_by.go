@@ -99,7 +99,7 @@ func (o *options) runGrouping(p *plan, g *preset.Grouping) (int, error) {
 	if !o.grouped[g.Key] {
 		values[g.Key] = g.Tree
 	}
-	run, err := g.Start(values, p.where)
+	run, err := g.Start(values, p.where, p.format == render.OTLP)
 	switch {
 	case errors.Is(err, preset.ErrPrices):
 		return 0, errorf(exitInput, "%v", err)

@@ -386,7 +386,7 @@ func TestGroupingIsDeclaredByThePreset(t *testing.T) {
 			return preset.StartReport(c, tr, preset.Reporter{Report: func(*stream.Tracker) (*render.Report, error) { return &render.Report{Title: "none"}, nil }})
 		},
 		Grouping: &preset.Grouping{Key: "per", Flags: []preset.Flag{{Name: "per", Usage: "what to count per"}},
-			Start: func(v map[string]string, _ *filter.Expr) (*preset.GroupRun, error) {
+			Start: func(v map[string]string, _ *filter.Expr, _ bool) (*preset.GroupRun, error) {
 				n := 0
 				return &preset.GroupRun{
 					Add: func(c spend.Call) {

@@ -31,7 +31,10 @@ type Grouping struct {
 	// Start checks the flags' values (by name, as given or their
 	// defaults) and returns the grouped run; where (--where, nil
 	// without) keeps the rows it is true for, each seen as its JSON row.
-	Start func(values map[string]string, where *filter.Expr) (*GroupRun, error)
+	// metrics says whether the report's metrics (Report.Metrics, which
+	// only the OTLP format lays out) are wanted: without, their series
+	// are not kept.
+	Start func(values map[string]string, where *filter.Expr, metrics bool) (*GroupRun, error)
 }
 
 // Prints reports whether the grouping prints format f.
@@ -80,7 +83,7 @@ var usageGrouping = &Grouping{
 // sending them again (any --by, any day) sends the same series.
 var seriesBy = spend.By{spend.BySession, spend.ByModel, spend.BySubagent, spend.ByMachine}
 
-func startUsageBy(v map[string]string, where *filter.Expr) (*GroupRun, error) {
+func startUsageBy(v map[string]string, where *filter.Expr, metrics bool) (*GroupRun, error) {
 	by, err := spend.ParseBy(v["by"])
 	if err != nil {
 		return nil, err
@@ -101,10 +104,18 @@ func startUsageBy(v map[string]string, where *filter.Expr) (*GroupRun, error) {
 		}
 	}
 	total := spend.NewTotals(by, loc, v["since"], v["until"])
-	series := spend.NewTotals(seriesBy, loc, v["since"], v["until"])
-	g.Add = func(c spend.Call) {
-		total.Add(c)
-		series.Add(c)
+	// The metrics' series, by session, model, agent and machine, only
+	// for a format that lays them out: every call added to them too was
+	// a tenth of what a tree's account does after its files are read, on
+	// one goroutine (issue 41).
+	var series *spend.Totals
+	g.Add = total.Add
+	if metrics {
+		series = spend.NewTotals(seriesBy, loc, v["since"], v["until"])
+		g.Add = func(c spend.Call) {
+			total.Add(c)
+			series.Add(c)
+		}
 	}
 	g.Report = func() (*render.Report, error) {
 		rows, err := spendRowsWhere(by, total, where)
@@ -112,8 +123,10 @@ func startUsageBy(v map[string]string, where *filter.Expr) (*GroupRun, error) {
 			return nil, err
 		}
 		rep := spendReport(by, rows)
-		all, _ := series.Rows()
-		rep.Metrics = usageMetrics(all)
+		if series != nil {
+			all, _ := series.Rows()
+			rep.Metrics = usageMetrics(all)
+		}
 		return rep, nil
 	}
 	return g, nil
