@@ -1,7 +1,6 @@
 package render
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"testing"
@@ -10,24 +9,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// encoderWrites is what marshal wrote of any value before a row set had
-// its own way: encoding/json's encoder, no HTML escaping, indented unless
-// compact, the newline taken off.
-func encoderWrites(v any, indent string, compact bool) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if !compact {
-		enc.SetIndent("", indent)
-	}
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // TestRowSetMarshalsAsTheEncoderWrites: a report's rows written without
-// the encoder's validating pass are the encoder's bytes, indented or not,
+// the encoder's validating pass are the encoder's bytes (encodeJSON, what
+// marshal wrote of any value before), indented or not,
 // with every kind of value a row holds (strings with HTML, control and
 // non-ASCII characters, numbers, nulls, lists, raw JSON objects and
 // arrays nested, empty ones), for no row, one and several; and a value the
@@ -43,7 +27,7 @@ func TestRowSetMarshalsAsTheEncoderWrites(t *testing.T) {
 		rs := &RowSet{Columns: cols, Rows: rows[:n]}
 		for _, indent := range []string{"  ", "\t", "    "} {
 			for _, compact := range []bool{false, true} {
-				want, err := encoderWrites(rs, indent, compact)
+				want, err := encodeJSON(rs, indent, compact)
 				require.NoError(t, err)
 				got, err := marshal(rs, indent, compact)
 				require.NoError(t, err)
@@ -52,7 +36,7 @@ func TestRowSetMarshalsAsTheEncoderWrites(t *testing.T) {
 		}
 	}
 	bad := &RowSet{Columns: []string{"cost_usd"}, Rows: [][]any{{math.NaN()}}}
-	_, want := encoderWrites(bad, "  ", false)
+	_, want := encodeJSON(bad, "  ", false)
 	_, got := marshal(bad, "  ", false)
 	require.Error(t, want)
 	assert.Equal(t, want.Error(), got.Error())

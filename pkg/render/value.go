@@ -48,7 +48,8 @@ func indentedWhole(b []byte, indent string) []byte {
 }
 
 // marshal encodes a Go value (a call record, a summary) as JSON without
-// HTML escaping, pretty with indent unless compact, without the newline.
+// HTML escaping, pretty with indent unless compact, without the newline:
+// encodeJSON's bytes.
 func marshal(v any, indent string, compact bool) ([]byte, error) {
 	if rs, ok := v.(*RowSet); ok {
 		// A report's rows (sessions' 1,000 of a tree): the set writes
@@ -65,6 +66,11 @@ func marshal(v any, indent string, compact bool) ([]byte, error) {
 		}
 		return reindent(b, indent)
 	}
+	return encodeJSON(v, indent, compact)
+}
+
+// encodeJSON is marshal by encoding/json's encoder, for any value.
+func encodeJSON(v any, indent string, compact bool) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
