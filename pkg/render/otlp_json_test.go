@@ -240,12 +240,11 @@ func TestOTLPLaunchedReadsTheResultsStart(t *testing.T) {
 	}
 }
 
-// TestMayEscapeMissesNoByte: the eight-byte test of the encoder's quote
-// finds every byte that needs an escape at every place of a word, among
-// ASCII letters and among bytes past ASCII, and stops at no other byte
-// among letters.
-func TestMayEscapeMissesNoByte(t *testing.T) {
-	for _, fill := range []byte{'a', 0xc3, 0xff, ' ', '~'} {
+// eachWord calls fn with every eight-byte word of one byte c at one place
+// among the bytes fill, as the encoder loads it (little-endian), and its
+// bytes.
+func eachWord(fills []byte, fn func(x uint64, w [8]byte, c byte, at int, fill byte)) {
+	for _, fill := range fills {
 		for at := range 8 {
 			for c := range 256 {
 				var w [8]byte
@@ -257,39 +256,38 @@ func TestMayEscapeMissesNoByte(t *testing.T) {
 				for k := range w {
 					x |= uint64(w[k]) << (8 * k)
 				}
-				need := c < ' ' || c == '"' || c == '\\'
-				if need {
-					require.True(t, mayEscape(x), "byte %#x at %d among %#x", c, at, fill)
-				} else if fill < 0x80 && c < 0x80 {
-					require.False(t, mayEscape(x), "byte %#x at %d among %#x", c, at, fill)
-				}
+				fn(x, w, byte(c), at, fill)
 			}
 		}
 	}
+}
+
+// TestMayEscapeMissesNoByte: the eight-byte test of the encoder's quote
+// finds every byte that needs an escape at every place of a word, among
+// ASCII letters and among bytes past ASCII, and stops at no other byte
+// among letters.
+func TestMayEscapeMissesNoByte(t *testing.T) {
+	eachWord([]byte{'a', 0xc3, 0xff, ' ', '~'}, func(x uint64, _ [8]byte, c byte, at int, fill byte) {
+		need := c < ' ' || c == '"' || c == '\\'
+		if need {
+			require.True(t, mayEscape(x), "byte %#x at %d among %#x", c, at, fill)
+		} else if fill < 0x80 && c < 0x80 {
+			require.False(t, mayEscape(x), "byte %#x at %d among %#x", c, at, fill)
+		}
+	})
 }
 
 // TestPlainWordIsExact: the eight-byte test of quote's short way says a
 // word is plain exactly when each of its bytes is ASCII and needs no
 // escape, whatever the byte at each place among plain and other fills.
 func TestPlainWordIsExact(t *testing.T) {
-	for _, fill := range []byte{'a', 0xc3, 0xff, ' ', '~', 0x7f, 0x1f, '"'} {
-		for at := range 8 {
-			for c := range 256 {
-				var w [8]byte
-				for k := range w {
-					w[k] = fill
-				}
-				w[at] = byte(c)
-				x := uint64(0)
-				plain := true
-				for k := range w {
-					x |= uint64(w[k]) << (8 * k)
-					plain = plain && w[k] >= ' ' && w[k] < 0x80 && w[k] != '"' && w[k] != '\\'
-				}
-				require.Equal(t, plain, plainWord(x), "byte %#x at %d among %#x", c, at, fill)
-			}
+	eachWord([]byte{'a', 0xc3, 0xff, ' ', '~', 0x7f, 0x1f, '"'}, func(x uint64, w [8]byte, c byte, at int, fill byte) {
+		plain := true
+		for _, b := range w {
+			plain = plain && b >= ' ' && b < 0x80 && b != '"' && b != '\\'
 		}
-	}
+		require.Equal(t, plain, plainWord(x), "byte %#x at %d among %#x", c, at, fill)
+	})
 }
 
 // TestQuoteShortWayIsTheLongWay: a string quote writes at once
