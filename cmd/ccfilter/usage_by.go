@@ -305,6 +305,7 @@ func (o *options) readLedgers(files []inputFile, opts spend.Options) ([]*spend.L
 // is read for and is not one whole record, with its number. It returns
 // the indexes of the files read.
 func (o *options) readSessions(files []inputFile, read func(w *worker, i int) (bad []error, err error)) ([]int, int) {
+	memory.account()
 	bad := make([][]error, len(files))
 	errs := make([]error, len(files))
 	onEveryCore(len(files), func(w *worker, i int) {

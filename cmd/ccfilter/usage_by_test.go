@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -202,5 +204,32 @@ func TestTreeReadOnOneCoreSameAsOnMany(t *testing.T) {
 		require.Equal(t, 0, one.Code, one.Stderr)
 		assert.NotEmpty(t, one.Stdout)
 		assert.Equal(t, one, many, "%v", args)
+	}
+}
+
+// TestAnAccountOfSessionsLiftsTheSoftMemoryLimit: usage --by and sessions
+// keep an account of every session they read, which grows with the tree:
+// main's soft memory limit (32 MiB) is lifted for them, or the collector
+// runs back to back once the account nears it (on three links to the
+// bench's 0.8 GB tree: 53 collections and twice the CPU time, against
+// 12). A run of one stream keeps it.
+func TestAnAccountOfSessionsLiftsTheSoftMemoryLimit(t *testing.T) {
+	was, before := memory, debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { memory = was; debug.SetMemoryLimit(before) })
+	tree := projectsTree(t)
+	for _, args := range [][]string{{"usage", "--by", "day", tree}, {"sessions", tree}, {"final", "../../testdata/events/01-plain-text.jsonl"}} {
+		t.Run(args[0], func(t *testing.T) {
+			memory = softLimit{on: true}
+			debug.SetMemoryLimit(memoryBase)
+			res := runIn(t, args, "")
+			require.Equal(t, 0, res.Code, res.Stderr)
+			limit := debug.SetMemoryLimit(-1)
+			if args[0] == "final" {
+				// (raised by its longest line, as softLimit.line says)
+				assert.Less(t, limit, int64(memoryBase+1<<20))
+				return
+			}
+			assert.Equal(t, int64(math.MaxInt64), limit)
+		})
 	}
 }
