@@ -172,6 +172,10 @@ func (a *aheadSource) appendResults(dst []ToolResult, e *framedLine) []ToolResul
 	return dst
 }
 
+// usage is the usage of e's message, which the framer read
+// (framedLine.usage).
+func (a *aheadSource) usage(e *framedLine) Usage { return a.frames[a.id].usages[e.uAt] }
+
 // frameErr is the framing error the framer found for e (nil: none).
 func (a *aheadSource) frameErr(e *framedLine) error {
 	if e.errAt == 0 {
@@ -193,7 +197,10 @@ type frames struct {
 	errs  []error      // the lines' framing errors (framedLine.errAt)
 	// results are the tool results of the user lines (framedLine.results)
 	results []resultSpan
-	cur     int // the first line the decoder has not read
+	// usages are the usage objects of the assistant lines
+	// (framedLine.usage).
+	usages []Usage
+	cur    int // the first line the decoder has not read
 }
 
 // resultSpan is a ToolResult, sized, as offsets in its buffer: its
@@ -213,11 +220,13 @@ type framedLine struct {
 	from, to   int32 // its members: frames.spans[from:to]
 	msgTo      int32 // with msg, its message's members: frames.spans[to:msgTo]
 	rFrom, rTo int32 // with results, its tool results: frames.results[rFrom:rTo]
+	uAt        int32 // with usage, its message's usage: frames.usages[uAt]
 	errAt      int32 // its framing error: frames.errs[errAt-1]; 0: none
 	framed     bool  // the line starts with '{', and members and errAt are its framing
 	valid      bool  // the line was validated in full (framer.validate)
 	msg        bool  // its message was indexed as it was validated (framer.validateCall)
 	results    bool  // its tool results were found and sized (framer.findResults)
+	usage      bool  // its message's usage was read, every number fitting (framer.readUsage)
 }
 
 // memberSpan is a jsonx.Member as offsets in its buffer.
@@ -241,6 +250,8 @@ type framer struct {
 	validate bool
 	// scratch is the members of the line being framed; msg its message's.
 	scratch, msg []jsonx.Member
+	// lastUsage: the usage objects read (readUsage), the last remembered.
+	lastUsage usageMemo
 	// cut: the last buffer did not end with '\n', so the first line of the
 	// next is the end of one it cut.
 	cut bool
@@ -250,7 +261,7 @@ type framer struct {
 func (fr *framer) look(id int, data []byte) {
 	t := &fr.frames[id]
 	clear(t.errs) // (let the errors go)
-	t.lines, t.spans, t.errs, t.results, t.cur = t.lines[:0], t.spans[:0], t.errs[:0], t.results[:0], 0
+	t.lines, t.spans, t.errs, t.results, t.usages, t.cur = t.lines[:0], t.spans[:0], t.errs[:0], t.results[:0], t.usages[:0], 0
 	end := fr.head + cap(data) // the buffer's end, which cap counts from
 	at := 0                    // offset in data
 	if fr.cut {
@@ -277,7 +288,9 @@ func (fr *framer) look(id int, data []byte) {
 			case fr.validate && bytes.HasPrefix(line, assistantHead):
 				// (Which walk is a guess from the head; the index is the
 				// same either way, and only a line found valid says so.)
-				err = fr.validateCall(line, &e)
+				if err = fr.validateCall(line, &e); e.msg {
+					fr.readUsage(t, &e)
+				}
 			case fr.validate && (bytes.HasPrefix(line, initHead) || bytes.HasPrefix(line, resultHead)):
 				if fr.scratch, err = jsonx.ValidMembers(line, fr.scratch[:0]); err == nil {
 					e.valid = true
@@ -332,6 +345,24 @@ func (fr *framer) validateCall(line []byte, e *framedLine) (err error) {
 		e.valid = jsonx.Validate(line) == nil
 	}
 	return nil
+}
+
+// readUsage reads the usage of e's message, indexed in fr.msg, as the
+// tracker does (Tracker.usageOf), into t.usages: reading each message's
+// usage object (about 500 bytes, with objects in it) was a twelfth of
+// what the Decoder's goroutine did for tools -F csv (issue 41). A usage
+// with a number that does not fit is left to the tracker, which notes it
+// with its line.
+func (fr *framer) readUsage(t *frames, e *framedLine) {
+	v := jsonx.Lookup(fr.msg, "usage")
+	if v.Type() != jsonx.Object {
+		return
+	}
+	var nf Unfits
+	if u := fr.lastUsage.read(v, &nf); nf.Count == 0 {
+		e.usage, e.uAt = true, int32(len(t.usages))
+		t.usages = append(t.usages, u)
+	}
 }
 
 // findResults finds and sizes the tool results of a user line, as

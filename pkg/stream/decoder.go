@@ -685,6 +685,9 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen 
 		if pre.results {
 			ev.results, ev.haveResults = ahead.appendResults(ev.results[:0], pre), true
 		}
+		if pre.usage {
+			ev.usage, ev.haveUsage = ahead.usage(pre), true
+		}
 		if err := ahead.frameErr(pre); err != nil {
 			return badLine(opts, line, n, off, err)
 		}

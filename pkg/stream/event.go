@@ -80,6 +80,10 @@ type Event struct {
 	nestMsg    bool // the reader's: frame indexes msg on its way (kept by point)
 	blocks     []blockHead
 	haveBlocks bool
+	// usage is the message's usage as the read-ahead read it (haveUsage:
+	// framedLine.usage), every number of it fitting.
+	usage     Usage
+	haveUsage bool
 }
 
 // point aims the reused event at a new line; the member index keeps its
@@ -354,6 +358,12 @@ func (e *Event) blockHeads() []blockHead {
 	}
 	return e.blocks
 }
+
+// usageAhead returns the usage of the event's message, and true, when the
+// reader read it already (the read-ahead's framer, ValidateAhead): what
+// usageOf reads of the message's usage, every number of it fitting.
+// false: the caller reads it (and notes what does not fit).
+func (e *Event) usageAhead() (Usage, bool) { return e.usage, e.haveUsage }
 
 // isToolUse reports whether a block's type is a tool call's.
 func isToolUse(typ jsonx.Value) bool {
