@@ -688,6 +688,9 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen 
 		if pre.usage {
 			ev.usage, ev.haveUsage = ahead.usage(pre), true
 		}
+		if pre.blocks {
+			ev.blocks, ev.haveBlocks = ahead.appendBlocks(ev.blocks[:0], pre), true
+		}
 		if err := ahead.frameErr(pre); err != nil {
 			return badLine(opts, line, n, off, err)
 		}

@@ -348,15 +348,22 @@ type blockHead struct{ Type, ID, Name, Input jsonx.Value }
 // every reader of its calls.
 func (e *Event) blockHeads() []blockHead {
 	if !e.haveBlocks {
-		var buf [8]jsonx.Member
-		e.messageField("content").Each(func(_ int, b jsonx.Value) bool {
-			m := members(b, buf[:0])
-			e.blocks = append(e.blocks, blockHead{jsonx.Lookup(m, "type"), jsonx.Lookup(m, "id"), jsonx.Lookup(m, "name"), jsonx.Lookup(m, "input")})
-			return true
-		})
-		e.haveBlocks = true
+		e.blocks, e.haveBlocks = appendBlockHeads(e.blocks[:0], e.messageField("content")), true
 	}
 	return e.blocks
+}
+
+// appendBlockHeads appends the heads of the blocks of content (a
+// message's) to dst: the one reading of them, on the Decoder's goroutine
+// (blockHeads) or on the read-ahead's (framer.readBlocks).
+func appendBlockHeads(dst []blockHead, content jsonx.Value) []blockHead {
+	var buf [8]jsonx.Member
+	content.Each(func(_ int, b jsonx.Value) bool {
+		m := members(b, buf[:0])
+		dst = append(dst, blockHead{jsonx.Lookup(m, "type"), jsonx.Lookup(m, "id"), jsonx.Lookup(m, "name"), jsonx.Lookup(m, "input")})
+		return true
+	})
+	return dst
 }
 
 // usageAhead returns the usage of the event's message, and true, when the

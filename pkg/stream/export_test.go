@@ -62,3 +62,14 @@ func PlainUsage(ev *Event) (Usage, Unfits) {
 func MessageMembersLookup(ev *Event, key string) jsonx.Value {
 	return jsonx.Lookup(MessageMembers(ev), key)
 }
+
+// HeldBlockHeads is the heads of the event's message's blocks as the
+// reader read them when it handed the event out (the read-ahead's,
+// ValidateAhead), and whether it had.
+func HeldBlockHeads(ev *Event) ([]blockHead, bool) { return ev.blocks, ev.haveBlocks }
+
+// PlainBlockHeads reads the heads of the event's message's blocks as the
+// plain path does (Event.blockHeads on an event that has none read).
+func PlainBlockHeads(ev *Event) []blockHead {
+	return appendBlockHeads(nil, MessageMembersLookup(ev, "content"))
+}

@@ -327,12 +327,14 @@ func TestValidateAheadValidatesAssistantLines(t *testing.T) {
 // the members Event.message finds, a user line's tool results found and
 // sized ahead are the ones Event.ToolResults finds, a message's usage read
 // ahead is what the tracker reads of it (usageOf, every number fitting),
+// a tool call's block heads read ahead are what Event.blockHeads reads,
 // and a line said valid (assistant lines, inits, results) is; nearly every
 // one of those lines of a file is done ahead, so the comparison is of the
 // framer's work.
 func TestValidateAheadIndexesWhatTheDecoderWould(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
 	kept, ahead, assistant, indexed, results, found, usages, read := 0, 0, 0, 0, 0, 0, 0, 0
+	calls, heads := 0, 0
 	for _, path := range append(captures(t), longSession) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			f, err := os.Open(path)
@@ -363,6 +365,13 @@ func TestValidateAheadIndexesWhatTheDecoderWould(t *testing.T) {
 				if ev.Type == "assistant" && stream.MessageMembersLookup(ev, "usage") != nil {
 					usages++
 				}
+				if bs, have := stream.HeldBlockHeads(ev); have {
+					heads++
+					assert.Equal(t, stream.PlainBlockHeads(ev), bs, "line %d: the block heads", ev.Line)
+				}
+				if ev.Kind == stream.KindToolUse {
+					calls++
+				}
 				if rs, have := stream.HeldResults(ev); have {
 					found += len(rs)
 					if plain := stream.PlainToolResults(ev); len(plain)+len(rs) > 0 { // (none: nil or empty)
@@ -388,4 +397,5 @@ func TestValidateAheadIndexesWhatTheDecoderWould(t *testing.T) {
 	assert.Greater(t, indexed, assistant*9/10, "messages indexed ahead: %d of %d", indexed, assistant)
 	assert.Greater(t, found, results*9/10, "tool results found ahead: %d of %d", found, results)
 	assert.Greater(t, read, usages*9/10, "usage objects read ahead: %d of %d", read, usages)
+	assert.Greater(t, heads, calls*9/10, "tool calls' block heads read ahead: %d of %d", heads, calls)
 }
