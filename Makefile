@@ -125,9 +125,12 @@ $(JAEGER): tools/jaeger/go.mod tools/jaeger/go.sum
 # second round wrote the Codex and Gemini readers' events by hand, their
 # member writer inlined at each key: pkg/input went from 219 to 278 KB,
 # the binary from 19.41 to 19.54 MB, for 12-28% fewer instructions a line;
-# the limit moved to 19,700,000 for it, no package was added.)
+# the limit moved to 19,700,000 for it, no package was added. Issue 41's
+# tools -F csv moved a message's usage and a call's block heads onto the
+# read-ahead's framer, handed on as offsets: 10.5 KB, the binary
+# 19,693,644 -> 19,704,153 bytes, the limit 19,710,000; no package added.)
 MAX_PACKAGES ?= 250
-MAX_BINARY_BYTES ?= 19700000
+MAX_BINARY_BYTES ?= 19710000
 lint:
 	$(GO) vet ./...
 	$(GO) vet -tags browser,jaeger,prometheus,profile ./cmd/ccfilter

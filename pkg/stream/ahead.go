@@ -172,6 +172,26 @@ func (a *aheadSource) appendResults(dst []ToolResult, e *framedLine) []ToolResul
 	return dst
 }
 
+// usage is the usage of e's message, which the framer read
+// (framedLine.usage).
+func (a *aheadSource) usage(e *framedLine) Usage { return a.frames[a.id].usages[e.uAt] }
+
+// appendBlocks appends the heads of e's message's blocks, which the framer
+// read (framedLine.blocks), to dst.
+func (a *aheadSource) appendBlocks(dst []blockHead, e *framedLine) []blockHead {
+	buf := a.buf
+	at := func(v0, v1 int32) jsonx.Value {
+		if v0 < 0 {
+			return nil
+		}
+		return jsonx.Value(buf[v0:v1:v1])
+	}
+	for _, b := range a.frames[a.id].blocks[e.bFrom:e.bTo] {
+		dst = append(dst, blockHead{at(b[0], b[1]), at(b[2], b[3]), at(b[4], b[5]), at(b[6], b[7])})
+	}
+	return dst
+}
+
 // frameErr is the framing error the framer found for e (nil: none).
 func (a *aheadSource) frameErr(e *framedLine) error {
 	if e.errAt == 0 {
@@ -193,7 +213,14 @@ type frames struct {
 	errs  []error      // the lines' framing errors (framedLine.errAt)
 	// results are the tool results of the user lines (framedLine.results)
 	results []resultSpan
-	cur     int // the first line the decoder has not read
+	// usages are the usage objects of the assistant lines
+	// (framedLine.usage).
+	usages []Usage
+	// blocks are the heads of the tool calls' blocks (framedLine.blocks):
+	// the type, id, name and input of each, [start, end) in the buffer
+	// (-1: none).
+	blocks [][8]int32
+	cur    int // the first line the decoder has not read
 }
 
 // resultSpan is a ToolResult, sized, as offsets in its buffer: its
@@ -213,11 +240,15 @@ type framedLine struct {
 	from, to   int32 // its members: frames.spans[from:to]
 	msgTo      int32 // with msg, its message's members: frames.spans[to:msgTo]
 	rFrom, rTo int32 // with results, its tool results: frames.results[rFrom:rTo]
+	uAt        int32 // with usage, its message's usage: frames.usages[uAt]
+	bFrom, bTo int32 // with blocks, its message's block heads: frames.blocks[bFrom:bTo]
 	errAt      int32 // its framing error: frames.errs[errAt-1]; 0: none
 	framed     bool  // the line starts with '{', and members and errAt are its framing
 	valid      bool  // the line was validated in full (framer.validate)
 	msg        bool  // its message was indexed as it was validated (framer.validateCall)
 	results    bool  // its tool results were found and sized (framer.findResults)
+	usage      bool  // its message's usage was read, every number fitting (framer.readUsage)
+	blocks     bool  // its message's block heads were read (framer.readBlocks)
 }
 
 // memberSpan is a jsonx.Member as offsets in its buffer.
@@ -241,6 +272,10 @@ type framer struct {
 	validate bool
 	// scratch is the members of the line being framed; msg its message's.
 	scratch, msg []jsonx.Member
+	// lastUsage: the usage objects read (readUsage), the last remembered.
+	lastUsage usageMemo
+	// heads is the block heads of the line being framed (readBlocks).
+	heads []blockHead
 	// cut: the last buffer did not end with '\n', so the first line of the
 	// next is the end of one it cut.
 	cut bool
@@ -250,7 +285,7 @@ type framer struct {
 func (fr *framer) look(id int, data []byte) {
 	t := &fr.frames[id]
 	clear(t.errs) // (let the errors go)
-	t.lines, t.spans, t.errs, t.results, t.cur = t.lines[:0], t.spans[:0], t.errs[:0], t.results[:0], 0
+	t.lines, t.spans, t.errs, t.results, t.usages, t.blocks, t.cur = t.lines[:0], t.spans[:0], t.errs[:0], t.results[:0], t.usages[:0], t.blocks[:0], 0
 	end := fr.head + cap(data) // the buffer's end, which cap counts from
 	at := 0                    // offset in data
 	if fr.cut {
@@ -277,7 +312,10 @@ func (fr *framer) look(id int, data []byte) {
 			case fr.validate && bytes.HasPrefix(line, assistantHead):
 				// (Which walk is a guess from the head; the index is the
 				// same either way, and only a line found valid says so.)
-				err = fr.validateCall(line, &e)
+				if err = fr.validateCall(line, &e); e.msg {
+					fr.readUsage(t, &e)
+					fr.readBlocks(t, end, &e)
+				}
 			case fr.validate && (bytes.HasPrefix(line, initHead) || bytes.HasPrefix(line, resultHead)):
 				if fr.scratch, err = jsonx.ValidMembers(line, fr.scratch[:0]); err == nil {
 					e.valid = true
@@ -334,28 +372,75 @@ func (fr *framer) validateCall(line []byte, e *framedLine) (err error) {
 	return nil
 }
 
+// readUsage reads the usage of e's message, indexed in fr.msg, as the
+// tracker does (Tracker.usageOf), into t.usages: reading each message's
+// usage object (about 500 bytes, with objects in it) was a twelfth of
+// what the Decoder's goroutine did for tools -F csv (issue 41). A usage
+// with a number that does not fit is left to the tracker, which notes it
+// with its line.
+func (fr *framer) readUsage(t *frames, e *framedLine) {
+	v := jsonx.Lookup(fr.msg, "usage")
+	if v.Type() != jsonx.Object {
+		return
+	}
+	var nf Unfits
+	if u := fr.lastUsage.read(v, &nf); nf.Count == 0 {
+		e.usage, e.uAt = true, int32(len(t.usages))
+		t.usages = append(t.usages, u)
+	}
+}
+
+// readBlocks reads the heads of the blocks of a tool call's message,
+// indexed in fr.msg, as Event.blockHeads does, into t.blocks: the tracker
+// reads each call's (its id, name and input), and that walk of the
+// content, which skips each block and then walks it again for its
+// members, was a twentieth of what the Decoder's goroutine did for tools
+// -F csv (issue 41). Only a message whose first block is a call's (the
+// events the tracker reads the calls of: KindToolUse); end is where the
+// buffer's capacity ends, which offsets count from.
+func (fr *framer) readBlocks(t *frames, end int, e *framedLine) {
+	content := jsonx.Lookup(fr.msg, "content")
+	if blockKind(content) != KindToolUse {
+		return
+	}
+	fr.heads = appendBlockHeads(fr.heads[:0], content)
+	e.blocks, e.bFrom = true, int32(len(t.blocks))
+	for _, b := range fr.heads {
+		var s [8]int32
+		s[0], s[1] = spanAt(end, b.Type)
+		s[2], s[3] = spanAt(end, b.ID)
+		s[4], s[5] = spanAt(end, b.Name)
+		s[6], s[7] = spanAt(end, b.Input)
+		t.blocks = append(t.blocks, s)
+	}
+	e.bTo = int32(len(t.blocks))
+}
+
 // findResults finds and sizes the tool results of a user line, as
 // Event.ToolResults does, into t.results: tools reads every result with
 // its size (result_bytes), whose count over the whole text was a sixth
 // of what the Decoder's goroutine did for it (issue 41). end is where
 // the buffer's capacity ends, which offsets count from.
 func (fr *framer) findResults(t *frames, line []byte, end int, e *framedLine) {
-	at := func(v []byte) (int32, int32) {
-		if v == nil {
-			return -1, -1
-		}
-		v0 := int32(end - cap(v))
-		return v0, v0 + int32(len(v))
-	}
 	e.results, e.rFrom = true, int32(len(t.results))
 	eachToolResult(line, true, func(r ToolResult, id jsonx.Value) {
 		r = r.sized()
 		s := resultSpan{size: int32(r.size), isError: r.IsError}
-		s.id0, s.id1 = at(id)
-		s.c0, s.c1 = at(r.Content)
+		s.id0, s.id1 = spanAt(end, id)
+		s.c0, s.c1 = spanAt(end, r.Content)
 		t.results = append(t.results, s)
 	})
 	e.rTo = int32(len(t.results))
+}
+
+// spanAt is where v lies in a buffer whose capacity ends at end, [start,
+// end) as offsets; -1, -1 for nil (none).
+func spanAt(end int, v []byte) (int32, int32) {
+	if v == nil {
+		return -1, -1
+	}
+	v0 := int32(end - cap(v))
+	return v0, v0 + int32(len(v))
 }
 
 // assistantHead, initHead and resultHead are how a Claude Code stream

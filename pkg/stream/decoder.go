@@ -685,6 +685,12 @@ func prepare(ev *Event, line []byte, opts *DecoderOptions, n, off int64, screen 
 		if pre.results {
 			ev.results, ev.haveResults = ahead.appendResults(ev.results[:0], pre), true
 		}
+		if pre.usage {
+			ev.usage, ev.haveUsage = ahead.usage(pre), true
+		}
+		if pre.blocks {
+			ev.blocks, ev.haveBlocks = ahead.appendBlocks(ev.blocks[:0], pre), true
+		}
 		if err := ahead.frameErr(pre); err != nil {
 			return badLine(opts, line, n, off, err)
 		}

@@ -80,6 +80,10 @@ type Event struct {
 	nestMsg    bool // the reader's: frame indexes msg on its way (kept by point)
 	blocks     []blockHead
 	haveBlocks bool
+	// usage is the message's usage as the read-ahead read it (haveUsage:
+	// framedLine.usage), every number of it fitting.
+	usage     Usage
+	haveUsage bool
 }
 
 // point aims the reused event at a new line; the member index keeps its
@@ -344,16 +348,29 @@ type blockHead struct{ Type, ID, Name, Input jsonx.Value }
 // every reader of its calls.
 func (e *Event) blockHeads() []blockHead {
 	if !e.haveBlocks {
-		var buf [8]jsonx.Member
-		e.messageField("content").Each(func(_ int, b jsonx.Value) bool {
-			m := members(b, buf[:0])
-			e.blocks = append(e.blocks, blockHead{jsonx.Lookup(m, "type"), jsonx.Lookup(m, "id"), jsonx.Lookup(m, "name"), jsonx.Lookup(m, "input")})
-			return true
-		})
-		e.haveBlocks = true
+		e.blocks, e.haveBlocks = appendBlockHeads(e.blocks[:0], e.messageField("content")), true
 	}
 	return e.blocks
 }
+
+// appendBlockHeads appends the heads of the blocks of content (a
+// message's) to dst: the one reading of them, on the Decoder's goroutine
+// (blockHeads) or on the read-ahead's (framer.readBlocks).
+func appendBlockHeads(dst []blockHead, content jsonx.Value) []blockHead {
+	var buf [8]jsonx.Member
+	content.Each(func(_ int, b jsonx.Value) bool {
+		m := members(b, buf[:0])
+		dst = append(dst, blockHead{jsonx.Lookup(m, "type"), jsonx.Lookup(m, "id"), jsonx.Lookup(m, "name"), jsonx.Lookup(m, "input")})
+		return true
+	})
+	return dst
+}
+
+// usageAhead returns the usage of the event's message, and true, when the
+// reader read it already (the read-ahead's framer, ValidateAhead): what
+// usageOf reads of the message's usage, every number of it fitting.
+// false: the caller reads it (and notes what does not fit).
+func (e *Event) usageAhead() (Usage, bool) { return e.usage, e.haveUsage }
 
 // isToolUse reports whether a block's type is a tool call's.
 func isToolUse(typ jsonx.Value) bool {

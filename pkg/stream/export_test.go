@@ -43,3 +43,33 @@ func PlainToolResults(ev *Event) []ToolResult {
 	c.results, c.haveResults = nil, false
 	return c.toolResults(true)
 }
+
+// HeldUsage is the usage of the event's message as the reader read it
+// when it handed the event out (the read-ahead's, ValidateAhead), and
+// whether it had.
+func HeldUsage(ev *Event) (Usage, bool) { return ev.usageAhead() }
+
+// PlainUsage reads the usage of the event's message as the tracker does
+// on the plain path (usageOf), with the numbers that did not fit.
+func PlainUsage(ev *Event) (Usage, Unfits) {
+	var nf Unfits
+	u := usageOf(MessageMembersLookup(ev, "usage"), &nf)
+	return u, nf
+}
+
+// MessageMembersLookup is a member of the event's message as the plain
+// path finds it.
+func MessageMembersLookup(ev *Event, key string) jsonx.Value {
+	return jsonx.Lookup(MessageMembers(ev), key)
+}
+
+// HeldBlockHeads is the heads of the event's message's blocks as the
+// reader read them when it handed the event out (the read-ahead's,
+// ValidateAhead), and whether it had.
+func HeldBlockHeads(ev *Event) ([]blockHead, bool) { return ev.blocks, ev.haveBlocks }
+
+// PlainBlockHeads reads the heads of the event's message's blocks as the
+// plain path does (Event.blockHeads on an event that has none read).
+func PlainBlockHeads(ev *Event) []blockHead {
+	return appendBlockHeads(nil, MessageMembersLookup(ev, "content"))
+}

@@ -325,12 +325,16 @@ func TestValidateAheadValidatesAssistantLines(t *testing.T) {
 // under ValidateAhead to the plain path's, on every capture and the long
 // session: an assistant line's message indexed as it was validated has
 // the members Event.message finds, a user line's tool results found and
-// sized ahead are the ones Event.ToolResults finds, and a line said valid
-// (assistant lines, inits, results) is; nearly every one of those lines
-// of a file is done ahead, so the comparison is of the framer's work.
+// sized ahead are the ones Event.ToolResults finds, a message's usage read
+// ahead is what the tracker reads of it (usageOf, every number fitting),
+// a tool call's block heads read ahead are what Event.blockHeads reads,
+// and a line said valid (assistant lines, inits, results) is; nearly every
+// one of those lines of a file is done ahead, so the comparison is of the
+// framer's work.
 func TestValidateAheadIndexesWhatTheDecoderWould(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
-	kept, ahead, assistant, indexed, results, found := 0, 0, 0, 0, 0, 0
+	kept, ahead, assistant, indexed, results, found, usages, read := 0, 0, 0, 0, 0, 0, 0, 0
+	calls, heads := 0, 0
 	for _, path := range append(captures(t), longSession) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			f, err := os.Open(path)
@@ -351,6 +355,22 @@ func TestValidateAheadIndexesWhatTheDecoderWould(t *testing.T) {
 				}
 				if ev.Type == "assistant" {
 					assistant++
+				}
+				if u, have := stream.HeldUsage(ev); have {
+					read++
+					plain, nf := stream.PlainUsage(ev)
+					assert.Equal(t, plain, u, "line %d: the usage", ev.Line)
+					assert.Zero(t, nf.Count, "line %d: a usage read ahead has every number fitting", ev.Line)
+				}
+				if ev.Type == "assistant" && stream.MessageMembersLookup(ev, "usage") != nil {
+					usages++
+				}
+				if bs, have := stream.HeldBlockHeads(ev); have {
+					heads++
+					assert.Equal(t, stream.PlainBlockHeads(ev), bs, "line %d: the block heads", ev.Line)
+				}
+				if ev.Kind == stream.KindToolUse {
+					calls++
 				}
 				if rs, have := stream.HeldResults(ev); have {
 					found += len(rs)
@@ -376,4 +396,6 @@ func TestValidateAheadIndexesWhatTheDecoderWould(t *testing.T) {
 	assert.Greater(t, ahead, kept*9/10, "assistant lines, inits and results validated ahead: %d of %d", ahead, kept)
 	assert.Greater(t, indexed, assistant*9/10, "messages indexed ahead: %d of %d", indexed, assistant)
 	assert.Greater(t, found, results*9/10, "tool results found ahead: %d of %d", found, results)
+	assert.Greater(t, read, usages*9/10, "usage objects read ahead: %d of %d", read, usages)
+	assert.Greater(t, heads, calls*9/10, "tool calls' block heads read ahead: %d of %d", heads, calls)
 }

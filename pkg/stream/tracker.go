@@ -302,10 +302,7 @@ type Tracker struct {
 	// lastUsage is the usage object last read and its figures: the
 	// events of one message (a block each) repeat the message's usage
 	// byte for byte, and reading it again was a twentieth of tools.
-	lastUsage struct {
-		raw []byte
-		u   Usage
-	}
+	lastUsage usageMemo
 	// lastID is the last assistant message's id, as JSON and read (msgID).
 	lastID struct {
 		raw []byte
@@ -524,7 +521,10 @@ func (t *Tracker) observeAssistant(e *Event) {
 	id := t.msgID(idv)
 	model := t.name(jsonx.Lookup(msg, "model"))
 	usage := jsonx.Lookup(msg, "usage")
-	u := t.usageOf(usage, e.Line)
+	u, ahead := e.usageAhead()
+	if !ahead {
+		u = t.usageOf(usage, e.Line)
+	}
 	// A message with no usage at all is no model call the input counts:
 	// another agent CLI's stream (Codex's) gives only the run's totals,
 	// which its result carries (Usage).
@@ -1006,16 +1006,31 @@ func (t *Tracker) parseLast() {
 // usageOf reads the usage object v of line, counting the numbers that do
 // not fit in t.unfit.
 func (t *Tracker) usageOf(v jsonx.Value, line int64) Usage {
-	if len(v) > 0 && bytes.Equal(v, t.lastUsage.raw) {
-		return t.lastUsage.u // (kept only when every number fit)
-	}
 	var nf Unfits
-	u := usageOf(v, &nf)
+	u := t.lastUsage.read(v, &nf)
 	t.unfit.Add(nf, line)
+	return u
+}
+
+// usageMemo reads usage objects (usageOf), remembering the last one whose
+// numbers all fit: the events of one message (a block each) repeat the
+// message's usage byte for byte.
+type usageMemo struct {
+	raw []byte
+	u   Usage
+}
+
+// read is usageOf(v, nf), nf (not nil, empty) noting the numbers that
+// did not fit.
+func (m *usageMemo) read(v jsonx.Value, nf *Unfits) Usage {
+	if len(v) > 0 && bytes.Equal(v, m.raw) {
+		return m.u // (kept only when every number fit)
+	}
+	u := usageOf(v, nf)
 	if nf.Count == 0 {
-		t.lastUsage.raw, t.lastUsage.u = append(t.lastUsage.raw[:0], v...), u
+		m.raw, m.u = append(m.raw[:0], v...), u
 	} else {
-		t.lastUsage.raw = t.lastUsage.raw[:0] // each line's unfit is noted
+		m.raw = m.raw[:0] // each line's unfit is noted
 	}
 	return u
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -22,7 +23,8 @@ import (
 // hostile variants of them: every assistant line twice in a row, its usage
 // with counts that do not fit (so each line's must be noted), a key
 // written twice or escaped, cut lines, bad escapes, unknown types, and a
-// 2 MB text before the usage.
+// 2 MB text before the usage. A tracker given the usage its reader read
+// ahead (tools' read-ahead, framer.readUsage) has the same figures too.
 func TestRepeatedUsageSameAsReadAgain(t *testing.T) {
 	files, err := filepath.Glob("../../testdata/events/*.jsonl")
 	require.NoError(t, err)
@@ -55,7 +57,7 @@ func TestRepeatedUsageSameAsReadAgain(t *testing.T) {
 			return []string{u, l, u}
 		},
 	}
-	repeats := 0
+	repeats, readAhead := 0, 0
 	for name, variant := range variants {
 		for i, file := range files {
 			if name == "huge" && i%8 != 0 {
@@ -81,12 +83,50 @@ func TestRepeatedUsageSameAsReadAgain(t *testing.T) {
 			assert.Equal(t, plain.Unfit(), cached.Unfit(), what)
 			assert.Equal(t, plain.Outcome(), cached.Outcome(), what)
 			assert.Equal(t, plainCalls, cachedCalls, what)
+			read, readCalls, held := trackAhead(t, in.Bytes())
+			readAhead += held
+			assert.Equal(t, plain.Usage(), read.Usage(), "read ahead: "+what)
+			assert.Equal(t, plain.Unfit(), read.Unfit(), "read ahead: "+what)
+			assert.Equal(t, plain.Outcome(), read.Outcome(), "read ahead: "+what)
+			assert.Equal(t, plainCalls, readCalls, "read ahead: "+what)
 			if name == "unfit" && plain.Usage().Calls > 0 {
 				assert.Positive(t, cached.Unfit().Count, what)
 			}
 		}
 	}
 	assert.Positive(t, repeats, "some usage is read from the memory")
+	assert.Positive(t, readAhead, "some usage is read ahead")
+}
+
+// trackAhead runs a tracker over in read from a file as tools reads it
+// (NewReader, ValidateAhead, two CPUs): the framer reads the usage of the
+// assistant lines it validates (framer.readUsage). held counts the events
+// whose usage it read.
+func trackAhead(t *testing.T, in []byte) (tr *Tracker, calls []ToolCall, held int) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	path := filepath.Join(t.TempDir(), "in.jsonl")
+	require.NoError(t, os.WriteFile(path, in, 0o644))
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	rd := NewReader(f, DecoderOptions{Check: CheckFraming, ValidateAhead: true})
+	defer rd.Close()
+	tr = NewTracker(TrackerOptions{})
+	for {
+		ev, err := rd.Next()
+		if err == io.EOF {
+			return tr, calls, held
+		}
+		if err != nil {
+			continue // a bad line: reported, skipped
+		}
+		if _, ok := ev.usageAhead(); ok {
+			held++
+		}
+		for _, c := range tr.Observe(ev) {
+			calls = append(calls, *c)
+		}
+	}
 }
 
 // trackUsage runs a tracker over in; plain clears its usage memory before
