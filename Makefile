@@ -128,9 +128,11 @@ $(JAEGER): tools/jaeger/go.mod tools/jaeger/go.sum
 # the limit moved to 19,700,000 for it, no package was added. Issue 41's
 # tools -F csv moved a message's usage and a call's block heads onto the
 # read-ahead's framer, handed on as offsets: 10.5 KB, the binary
-# 19,693,644 -> 19,704,153 bytes, the limit 19,710,000; no package added.)
+# 19,693,644 -> 19,704,153 bytes; with the same stop's tree changes (the
+# listing on every core, a row set's encoders, the Gemini sniff moved)
+# 19,714,507: the limit 19,730,000; no package added.)
 MAX_PACKAGES ?= 250
-MAX_BINARY_BYTES ?= 19710000
+MAX_BINARY_BYTES ?= 19730000
 lint:
 	$(GO) vet ./...
 	$(GO) vet -tags browser,jaeger,prometheus,profile ./cmd/ccfilter
