@@ -91,3 +91,79 @@ func dump(ms []Member) []string {
 	}
 	return out
 }
+
+// TestEachObjectSameAsEachThenMembers holds EachObject (one walk of an
+// array's objects, what a message's blocks are read with) to what it
+// replaces: Each, then Members of each element that is an object: the
+// same elements, and the same members, also where Members finds an error
+// (what it found before it). On the content of every message of every
+// capture and session transcript, each also cut, spaced out and broken
+// inside an element; and on crafted arrays: elements that are no
+// objects, empty ones, strings holding brackets, escapes in keys,
+// unbalanced and trailing commas.
+func TestEachObjectSameAsEachThenMembers(t *testing.T) {
+	check := func(what string, v Value) {
+		t.Helper()
+		type elem struct {
+			v  string
+			ms []string
+		}
+		var want, got []elem
+		v.Each(func(_ int, e Value) bool {
+			var ms []Member
+			if e.Type() == Object {
+				ms, _ = Members(e, nil)
+			}
+			want = append(want, elem{string(e), dump(ms)})
+			return true
+		})
+		var buf [2]Member
+		v.EachObject(buf[:0], func(_ int, e Value, ms []Member) bool {
+			got = append(got, elem{string(e), dump(ms)})
+			return true
+		})
+		require.Equal(t, want, got, what)
+	}
+	var contents []Value
+	add := func(line []byte) {
+		ms, err := Members(line, nil)
+		if err != nil {
+			return
+		}
+		if msg := Lookup(ms, "message"); msg.Type() == Object {
+			if c := msg.Get("content"); c.Type() == Array {
+				contents = append(contents, c)
+			}
+		}
+	}
+	eachCaptureLine(t, func(_ string, _ int, line []byte) { add(line) })
+	files, _ := filepath.Glob("../../testdata/transcripts/*/home/.claude/projects/*/*.jsonl")
+	require.Greater(t, len(files), 15)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			add(line)
+		}
+	}
+	require.Greater(t, len(contents), 500)
+	for n, c := range contents {
+		what := fmt.Sprintf("content %d", n)
+		check(what, c)
+		for _, at := range []int{1, 2, len(c) / 2, len(c) - 1} {
+			if at > 0 && at < len(c) {
+				check(fmt.Sprintf("%s cut at %d", what, at), c[:at])
+			}
+		}
+		check(what+" spaced", Value(bytes.ReplaceAll(bytes.ReplaceAll(c, []byte(`":`), []byte(`" : `)), []byte(`,"`), []byte(` , "`))))
+		check(what+" broken inside", Value(bytes.Replace(c, []byte(`{"type":`), []byte(`{"type" `), 1)))
+	}
+	for _, a := range []string{
+		`[]`, `[ ]`, `[{}]`, `[{},{}]`, `[1,"a",null,{"a":1},[{"b":2}]]`, `[{"a":"}]{"},{"b":"\\"}"}]`,
+		`[{"t\u0079pe":"x"}]`, `[{"a":1,}]`, `[{"a":1},]`, `[{"a":1}`, `[{"a" 1},{"b":2}]`, `[{"a":{"b":[1,2,{"c":3}]}}]`,
+		`[{"a":1}{"b":2}]`, `[{"a":1} , {"b":2} ]`, `[{"a":1,"a":2}]`, `["{",{"a":"]"}]`, `[{"a":1}}]`,
+		`[{"a":1,"b":2,"c":3,"d":4,"e":5}]`, `{"a":1}`, `"s"`,
+	} {
+		check(a, Value(a))
+	}
+}

@@ -352,6 +352,47 @@ func (v Value) EachObjectMember(sizes bool, fn func(i int, key []byte, val Value
 	}
 }
 
+// EachObject is Each, with each element's members besides, as Members
+// indexes an object (an error leaving what it found; nil for an element
+// that is no object), found in the walk that finds where the element
+// ends: a message's blocks, whose tool inputs run to megabytes, are passed
+// over once, where Each's skip and then Members walked each twice. buf is
+// the members' storage, reused from element to element: members holds
+// until fn returns.
+func (v Value) EachObject(buf []Member, fn func(i int, elem Value, members []Member) bool) {
+	if v.Type() != Array {
+		return
+	}
+	b := []byte(v)
+	i := skipSpace(b, 1)
+	for n := 0; i < len(b) && b[i] != ']'; n++ {
+		e := -1
+		var ms []Member
+		if b[i] == '{' {
+			e, ms, _, _ = frameObject(b, i, buf[:0], "", nil)
+		}
+		if e <= i {
+			// No object, or one not framed as Members frames one:
+			// Each's skip and Members' walk, as before.
+			if e = skip(b, i); e < 0 || e <= i {
+				return
+			}
+			ms = nil
+			if b[i] == '{' {
+				ms, _ = Members(b[i:e], buf[:0])
+			}
+		}
+		if !fn(n, Value(b[i:e]), ms) {
+			return
+		}
+		i = skipSpace(b, e)
+		if i >= len(b) || b[i] != ',' {
+			return
+		}
+		i = skipSpace(b, i+1)
+	}
+}
+
 // Each calls fn for each element of an array, stopping when fn returns false.
 func (v Value) Each(fn func(i int, elem Value) bool) {
 	if v.Type() != Array {

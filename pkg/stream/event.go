@@ -358,8 +358,9 @@ func (e *Event) blockHeads() []blockHead {
 // (blockHeads) or on the read-ahead's (framer.readBlocks).
 func appendBlockHeads(dst []blockHead, content jsonx.Value) []blockHead {
 	var buf [8]jsonx.Member
-	content.Each(func(_ int, b jsonx.Value) bool {
-		m := members(b, buf[:0])
+	// (each block walked once: its tool input is passed over in the
+	// walk that finds where the block ends)
+	content.EachObject(buf[:0], func(_ int, _ jsonx.Value, m []jsonx.Member) bool {
 		dst = append(dst, blockHead{jsonx.Lookup(m, "type"), jsonx.Lookup(m, "id"), jsonx.Lookup(m, "name"), jsonx.Lookup(m, "input")})
 		return true
 	})
