@@ -112,16 +112,38 @@ func agentIDOf(f string) string {
 
 // metaCall is the Agent call a subagent's .meta.json names (toolUseId),
 // "" when it names none or cannot be read.
-func metaCall(meta string) string {
+func metaCall(meta string) string { return readMeta(meta).call }
+
+// agentMeta is what a subagent's .meta.json says: the Agent call that
+// started it (toolUseId) and its type (agentType), each read as the one
+// field of a struct (a field the other cannot decode spoils neither); ok
+// when the file was read and its type decoded.
+type agentMeta struct {
+	call, typ string
+	ok        bool
+}
+
+// readMeta reads a subagent's .meta.json once, for both what it says.
+func readMeta(meta string) agentMeta {
 	if regular(meta) != nil {
-		return ""
+		return agentMeta{}
 	}
 	b, err := readSmall(meta)
-	var v struct {
+	if err != nil {
+		return agentMeta{}
+	}
+	var call struct {
 		ToolUseID string `json:"toolUseId"`
 	}
-	if err != nil || json.Unmarshal(b, &v) != nil {
-		return ""
+	var typ struct {
+		AgentType string `json:"agentType"`
 	}
-	return v.ToolUseID
+	var m agentMeta
+	if json.Unmarshal(b, &call) == nil {
+		m.call = call.ToolUseID
+	}
+	if json.Unmarshal(b, &typ) == nil {
+		m.typ, m.ok = typ.AgentType, true
+	}
+	return m
 }

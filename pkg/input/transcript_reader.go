@@ -232,35 +232,40 @@ func SubagentMetas(dir string) []string {
 // reader joins it (looseAgentTypes). A .meta.json that cannot be read
 // leaves its agent out (the caller's default).
 func AgentTypes(dir string) map[string]string {
-	out := looseAgentTypes(dir)
+	// Each .meta.json read once, for the call it names (which agents are
+	// loose) and the type it says: read once for each, they were a tenth
+	// of what a tree's usage --by does for its sessions with subagents.
+	metas := map[string]agentMeta{}
+	meta := func(path string) agentMeta {
+		m, ok := metas[path]
+		if !ok {
+			m = readMeta(path)
+			metas[path] = m
+		}
+		return m
+	}
+	out := looseAgentTypes(dir, func(path string) string { return meta(path).call })
 	for _, m := range SubagentMetas(dir) {
 		id := strings.TrimPrefix(filepath.Base(strings.TrimSuffix(m, ".meta.json")), "agent-")
 		if filepath.Base(filepath.Dir(filepath.Dir(m))) == "workflows" {
 			out[id] = stream.WorkflowAgentType
 			continue
 		}
-		var meta struct {
-			AgentType string `json:"agentType"`
+		if v := meta(m); v.ok {
+			out[id] = cmp.Or(v.typ, stream.DefaultAgentType)
 		}
-		if regular(m) != nil {
-			continue
-		}
-		b, err := readSmall(m)
-		if err != nil || json.Unmarshal(b, &meta) != nil {
-			continue
-		}
-		out[id] = cmp.Or(meta.AgentType, stream.DefaultAgentType)
 	}
 	return out
 }
 
 // looseAgentTypes are the types of the subagents of a session's folder
-// dir whose files have no .meta.json (looseSidechains), by agent id: the
-// types their calls give them (LaunchedAgentTypes), read from the
-// session's own file only for such a session.
-func looseAgentTypes(dir string) map[string]string {
+// dir whose files have no .meta.json naming their call
+// (looseSidechainsOf, with call), by agent id: the types their calls give
+// them (LaunchedAgentTypes), read from the session's own file only for
+// such a session.
+func looseAgentTypes(dir string, call func(meta string) string) map[string]string {
 	out := map[string]string{}
-	loose := looseSidechains(dir)
+	loose := looseSidechainsOf(dir, call)
 	if len(loose) == 0 {
 		return out
 	}
@@ -382,11 +387,15 @@ func sidechains(dir string) (map[string][]sidechain, map[string][]sidechain, []e
 // that names no toolUseId: metaCall), by agent id (the file's name): the
 // Agent call's result names the agent too, and the reader joins each
 // there (a Workflow's agents have no such result).
-func looseSidechains(dir string) map[string]sidechain {
+func looseSidechains(dir string) map[string]sidechain { return looseSidechainsOf(dir, metaCall) }
+
+// looseSidechainsOf is looseSidechains with the call each .meta.json names
+// told by call.
+func looseSidechainsOf(dir string, call func(meta string) string) map[string]sidechain {
 	out := map[string]sidechain{}
 	for _, f := range SubagentFiles(dir) {
 		base := strings.TrimSuffix(plainJSONL(f), ".jsonl")
-		if metaCall(base+".meta.json") != "" || filepath.Base(filepath.Dir(filepath.Dir(f))) == "workflows" {
+		if call(base+".meta.json") != "" || filepath.Base(filepath.Dir(filepath.Dir(f))) == "workflows" {
 			continue
 		}
 		id := strings.TrimPrefix(filepath.Base(base), "agent-")
