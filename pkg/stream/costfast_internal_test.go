@@ -1,9 +1,6 @@
 package stream
 
 import (
-	"bytes"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -19,23 +16,10 @@ import (
 // some results no cost). Asked at every result of a corpus of many
 // runs, the report took a trace of 300 MB from 0.67 to 1.45 s.
 func TestCostWithoutTheUsageReportIsTheSame(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/events/*.jsonl")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
 	reported := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		require.NoError(t, err)
+	for _, f := range captureFiles(t) {
 		tr := NewTracker(TrackerOptions{})
-		dec := NewDecoder(bytes.NewReader(b), DecoderOptions{Source: f})
-		for {
-			ev, err := dec.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				continue
-			}
+		eachCaptureEvent(t, f, func(ev *Event) {
 			tr.Observe(ev)
 			got, gotWhy := tr.Cost()
 			want, wantWhy := tr.cost(tr.Usage())
@@ -44,7 +28,7 @@ func TestCostWithoutTheUsageReportIsTheSame(t *testing.T) {
 			if got != nil && got.Source == "reported" {
 				reported++
 			}
-		}
+		})
 	}
 	assert.Positive(t, reported, "the short way was taken")
 }

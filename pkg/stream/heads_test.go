@@ -1,9 +1,6 @@
 package stream
 
 import (
-	"bytes"
-	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -16,9 +13,7 @@ import (
 // Assistant head and the Result of every event of every capture but
 // their own token counts, whichever of the two is read first.
 func TestHeadsAreTheViewsWithoutUsage(t *testing.T) {
-	files, err := filepath.Glob("../../testdata/events/*.jsonl")
-	require.NoError(t, err)
-	require.NotEmpty(t, files)
+	files := captureFiles(t)
 	tests := []struct {
 		name string
 		kind func(*Event) bool
@@ -36,17 +31,10 @@ func TestHeadsAreTheViewsWithoutUsage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			seen, usage := 0, 0
 			for _, f := range files {
-				b, err := os.ReadFile(f)
-				require.NoError(t, err)
 				for _, headFirst := range []bool{true, false} {
-					dec := NewDecoder(bytes.NewReader(b), DecoderOptions{Source: f})
-					for {
-						ev, err := dec.Next()
-						if err == io.EOF {
-							break
-						}
-						if err != nil || !tt.kind(ev) {
-							continue
+					eachCaptureEvent(t, f, func(ev *Event) {
+						if !tt.kind(ev) {
+							return
 						}
 						var head, full any
 						if headFirst {
@@ -59,7 +47,7 @@ func TestHeadsAreTheViewsWithoutUsage(t *testing.T) {
 						if ev.AssistantHead().Usage != (Usage{}) || ev.Result().Usage != (Usage{}) {
 							usage++
 						}
-					}
+					})
 				}
 			}
 			assert.Positive(t, seen)
