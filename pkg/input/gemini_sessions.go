@@ -36,6 +36,17 @@ func IsGeminiChatFile(path string) bool {
 	return err == nil && h.format.Kind == GeminiSession
 }
 
+// IsGeminiChatHead reports whether the file at path, whose first line is
+// first, is a Gemini CLI chat file: a file whose first line is a session
+// transcript's record is not, and only another's head is sniffed
+// (IsGeminiChatFile opens the file once more). A reader of a tree's
+// sessions asks it as it reads the first line, not of each session before
+// reading it: two opens, stats and reads of a head per session were a
+// tenth of usage --by day's system time (issue 41).
+func IsGeminiChatHead(path string, first []byte) bool {
+	return !IsTranscriptRecord(first) && IsGeminiChatFile(path)
+}
+
 // EachGeminiChatEvent calls fn with each event the reader of the Gemini
 // chat file path makes (its subagents' files joined: agent says an event
 // is a subagent's), and returns the lines it passed over, each with its

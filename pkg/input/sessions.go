@@ -219,12 +219,9 @@ func ScanSessionWith(path string, buf *bufio.Reader, scratch *stream.Scratch, al
 		}
 		s.Bad = append(s.Bad, bad...)
 	}
-	// A Gemini CLI chat file is told by its head, a sniff that opens the
-	// file once more: asked only of a file whose first line is no
-	// transcript's record, not of each of a tree's sessions (issue 41).
-	gemini := false
+	gemini := false // (IsGeminiChatHead, asked of the first line)
 	firstLine := func(line []byte) bool {
-		gemini = !IsTranscriptRecord(line) && IsGeminiChatFile(path)
+		gemini = IsGeminiChatHead(path, line)
 		return !gemini
 	}
 	calls, usage, first, bad, err := scanRecords(path, buf, scratch, also.Line, firstLine, func(ev *stream.Event) {

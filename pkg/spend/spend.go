@@ -206,15 +206,12 @@ func Read(path string, o Options) (*Ledger, error) {
 			return nil, err
 		}
 	}
-	// A Gemini CLI chat file is told by its head, a sniff that opens the
-	// file once more: asked only of a file whose first line is no
-	// transcript's record, not of each of a tree's sessions (two opens,
-	// stats and reads of a head per session were a tenth of usage --by
-	// day's system time, issue 41). The records read before are passed
-	// over with s.
+	// A Gemini CLI chat file is told as its first line is read
+	// (input.IsGeminiChatHead); the records read before are passed over
+	// with s.
 	gemini := false
 	firstLine := func(line []byte) bool {
-		gemini = !input.IsTranscriptRecord(line) && input.IsGeminiChatFile(path)
+		gemini = input.IsGeminiChatHead(path, line)
 		return !gemini
 	}
 	first := true
