@@ -96,8 +96,8 @@ func (l *Listing) entries(dir string) []fs.DirEntry {
 	if es, ok := l.dirs[dir]; ok {
 		return es
 	}
-	if k, ok := l.kind(dir); ok && !k.IsDir() && k&fs.ModeSymlink == 0 {
-		return nil // (a file, its folder's listing said: no look)
+	if l.isFile(dir) {
+		return nil // (its folder's listing said: no look)
 	}
 	es, _ := os.ReadDir(dir) // (sorted by name; a link to a folder is followed)
 	l.dirs[dir] = es
@@ -118,8 +118,8 @@ func (l *Listing) prefetch(dirs []string) {
 		if _, ok := l.dirs[d]; ok {
 			continue
 		}
-		if k, ok := l.kind(d); ok && !k.IsDir() && k&fs.ModeSymlink == 0 {
-			continue // (a file: entries does not list it)
+		if l.isFile(d) {
+			continue // (entries does not list it)
 		}
 		todo = append(todo, d)
 	}
@@ -140,6 +140,13 @@ func (l *Listing) prefetch(dirs []string) {
 	for i, d := range todo {
 		l.dirs[d] = listed[i]
 	}
+}
+
+// isFile reports whether path is no folder nor a link to one, as its
+// folder's listing says (false when that folder was not listed).
+func (l *Listing) isFile(path string) bool {
+	k, ok := l.kind(path)
+	return ok && !k.IsDir() && k&fs.ModeSymlink == 0
 }
 
 // kind is the type of the entry at path as its folder's listing says,
