@@ -408,7 +408,7 @@ func scanRecords(path string, buf *bufio.Reader, scratch *stream.Scratch, line f
 		}
 		return lines == 1 || listed(l) // (the first: what kind of file it is)
 	}
-	bad, err = EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming, Want: want, Buffer: buf, Scratch: scratch}, func(ev *stream.Event) {
+	bad, err = EachRecordChecked(path, stream.DecoderOptions{Check: stream.CheckFraming, Want: want, Ends: EndsTell, Buffer: buf, Scratch: scratch}, func(ev *stream.Event) {
 		if first == nil {
 			first = append([]byte(nil), ev.Raw...) // Raw's bytes are the reader's until the next read
 		}
@@ -529,7 +529,12 @@ var wholeFile int64 = 1 << 20 // (a var: tests set it to -1 for the Decoder)
 // absent by a test that could not read it, and a broken line is reported
 // with its number rather than passed over unseen.
 func Unsure(line []byte) bool {
-	if len(line) < 2 || line[0] != '{' || line[1] != '"' || line[len(line)-1] != '}' {
+	return len(line) < 2 || line[len(line)-1] != '}' || unsureHead(line)
+}
+
+// unsureHead is Unsure's test of a line's head: its first 64 bytes.
+func unsureHead(line []byte) bool {
+	if len(line) < 2 || line[0] != '{' || line[1] != '"' {
 		return true
 	}
 	k := bytes.IndexByte(line[2:min(len(line), 64)], '"')
@@ -616,22 +621,9 @@ func listed(line []byte) bool {
 // otherwise have every call passed over, and its session counted as
 // spending nothing (a field added anywhere must change no figure).
 func DeclaredType(line []byte) (typ, rest []byte) {
-	head := line[:min(len(line), 512)]
-	// topLevel: the head's first "type" is the record's own.
-	topLevel := false
-	if k := indexKey(head, `"type":"`, 2); k >= 0 { // (at its 'y')
-		v := head[k+len(`"type":"`):]
-		if end := bytes.IndexByte(v[:min(len(v), 32)], '"'); end > 0 {
-			switch t := v[:end]; string(t) {
-			case "assistant", "user", "system", "result", "cost-state", "summary", "custom-title", "ai-title", "stream_event":
-				return t, v[end+1:]
-			}
-			// No object or array opens before it: it is a member of
-			// the record itself (the literal "type":" cannot be inside
-			// a string, whose quotes are escaped), of a type no reader
-			// picks.
-			topLevel = bytes.IndexByte(line[1:k], '{') < 0 && bytes.IndexByte(line[1:k], '[') < 0 // (IndexAny of two bytes is a loop; these are SIMD)
-		}
+	typ, rest, topLevel := headType(line)
+	if typ != nil {
+		return typ, rest
 	}
 	tail := line[max(0, len(line)-1024):]
 	if indexKey(tail, `"type":"assistant"`, 2) >= 0 {
@@ -652,6 +644,48 @@ func DeclaredType(line []byte) (typ, rest []byte) {
 		}
 	}
 	return memberType(line)
+}
+
+// headType is DeclaredType's first look: the first "type" of the line's
+// first 512 bytes, when it is one of the types the readers pick, and
+// what follows its value; else nil, and whether that "type" is a member
+// of the record itself (topLevel).
+func headType(line []byte) (typ, rest []byte, topLevel bool) {
+	head := line[:min(len(line), 512)]
+	if k := indexKey(head, `"type":"`, 2); k >= 0 { // (at its 'y')
+		v := head[k+len(`"type":"`):]
+		if end := bytes.IndexByte(v[:min(len(v), 32)], '"'); end > 0 {
+			switch t := v[:end]; string(t) {
+			case "assistant", "user", "system", "result", "cost-state", "summary", "custom-title", "ai-title", "stream_event":
+				return t, v[end+1:], false
+			}
+			// No object or array opens before it: it is a member of
+			// the record itself (the literal "type":" cannot be inside
+			// a string, whose quotes are escaped), of a type no reader
+			// picks.
+			topLevel = bytes.IndexByte(line[1:k], '{') < 0 && bytes.IndexByte(line[1:k], '[') < 0 // (IndexAny of two bytes is a loop; these are SIMD)
+		}
+	}
+	return nil, nil, topLevel
+}
+
+// EndsTell is the Ends of a Decoder whose Want picks a transcript's lines
+// by Unsure, DeclaredType and RecordTime (a usage account's, a
+// listing's): it says that a long line's ends tell what these say of the
+// whole line, head being its first bytes. They do when its head is
+// written as Claude Code writes a record and names the record's type
+// among its first 512 bytes (a tool's result, a user record, names it
+// first): Unsure then looks at the head and the last byte, DeclaredType
+// at the head alone, RecordTime at the first 512 and the last 1,024
+// bytes, all within a line's ends (stream.EndsHead, stream.EndsTail). A
+// line whose type is written after its message (an assistant record) is
+// read whole, as one whose type the walk of its members finds.
+func EndsTell(head []byte) bool {
+	if len(head) < 512 || unsureHead(head) {
+		return false
+	}
+	typ, _, _ := headType(head)
+	return typ != nil
 }
 
 // tailTypes are the record types DeclaredType looks for in a record's

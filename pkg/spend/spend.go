@@ -437,9 +437,9 @@ func (s *Scanner) End() *Ledger {
 // when set, sees the first line first: false, and the file is passed over
 // (another reader's).
 func (s *Scanner) each(path string, line func([]byte), firstLine func([]byte) bool, fn func(*stream.Event)) error {
-	opts := stream.DecoderOptions{Check: stream.CheckFraming, Want: wanted, Buffer: s.o.Buffer, Scratch: s.o.Scratch}
+	opts := stream.DecoderOptions{Check: stream.CheckFraming, Want: wanted, Ends: input.EndsTell, Buffer: s.o.Buffer, Scratch: s.o.Scratch}
 	if s.o.Plain {
-		opts.Want = nil
+		opts.Want, opts.Ends = nil, nil
 	}
 	if line != nil || firstLine != nil {
 		n := 0

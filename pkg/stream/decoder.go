@@ -22,6 +22,14 @@ const DefaultMaxLineBytes = 1 << 30
 // 1 MiB keep the syscalls few without holding much.
 const defaultBufferSize = 1 << 20
 
+// EndsHead and EndsTail are how much of a long line's start and end make
+// its ends (DecoderOptions.Ends): more than a transcript's readers look at
+// (a record's type and time in its first 512 bytes and its last KiB).
+const (
+	EndsHead = 4 << 10
+	EndsTail = 4 << 10
+)
+
 // DecoderOptions configure a Decoder. The zero value is ready to use.
 type DecoderOptions struct {
 	// Source names the input in errors and events ("<stdin>", a file name).
@@ -52,6 +60,23 @@ type DecoderOptions struct {
 	// lines that say "type":"assistant" or a cost-state), so that it pays
 	// for reading only those. Lines of a JSON array are not offered to it.
 	Want func(line []byte) bool
+	// Ends, when set with Want, lets the Decoder pass over a line longer
+	// than its read buffer, in a file it can read ahead in, without
+	// keeping the line: half of a tree of sessions' bytes are a few
+	// tools' results, in lines of megabytes that no account reads, and
+	// each was copied whole into the long lines' buffer only for Want to
+	// turn it down (issue 41). Ends(head) says whether the line's ends
+	// tell what Want says of it, head being its first bytes (the read
+	// buffer's); if so, the Decoder finds the line's end by reads that
+	// keep nothing but its last EndsTail bytes, and asks Want of its
+	// ends, a line made of its first EndsHead bytes and those last ones,
+	// to which Want must answer what it would of the whole line. A line
+	// Want takes is then read whole (and not offered again); one it turns
+	// down is passed over by a seek, its number counted. The first line
+	// offered to Want is always read whole (a reader tells what kind of
+	// file it is reading by it), and a line of more than MaxLineBytes is
+	// reported as ever.
+	Ends func(head []byte) bool
 	// Check says how much of each line Next validates; the zero value,
 	// CheckAll, validates every byte.
 	Check Check
@@ -162,6 +187,10 @@ type Decoder struct {
 	arrEndLine int64 // the line of its closing ']', which the report names
 
 	next int // when > 0, Buffered found the next line's end this far ahead
+	// offered counts the lines offered to Want; taken says Want took the
+	// line readLine returns from its ends (Ends), so is not asked again.
+	offered int64
+	taken   bool
 	// skipping: an over-long line was reported before its end, which the
 	// next read passes over.
 	skipping bool
@@ -177,6 +206,7 @@ type Decoder struct {
 type Scratch struct {
 	long  []byte // the buffer of lines longer than the read buffer, reused
 	ahead []byte // lineSize's read buffer
+	ends  []byte // a long line's ends (DecoderOptions.Ends)
 }
 
 // NewDecoder returns a Decoder reading from r.
@@ -313,8 +343,11 @@ func (d *Decoder) Next() (*Event, error) {
 		if len(line) == 0 {
 			continue // blank line
 		}
-		if d.opts.Want != nil && !d.opts.Want(line) {
-			continue // not read: the consumer has no use for it
+		if d.opts.Want != nil && !d.taken {
+			d.offered++
+			if !d.opts.Want(line) {
+				continue // not read: the consumer has no use for it
+			}
 		}
 		var pre *framedLine
 		if d.ahead != nil {
@@ -385,6 +418,7 @@ func (d *Decoder) readLine() ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	off := d.off
+	d.taken = false
 	var b []byte
 	var err error
 	if d.next > 0 {
@@ -430,6 +464,16 @@ func (d *Decoder) tooLong(n, off int64) error {
 func (d *Decoder) readLongLine(head []byte, off int64) ([]byte, error) {
 	max := int64(d.opts.MaxLineBytes) + 1 // with its '\n'
 	if d.ra != nil {
+		if d.byEnds(head) {
+			if size, ends, ok := d.endsOf(head, max-int64(len(head))); ok {
+				d.offered++
+				if !d.opts.Want(trimLine(ends)) {
+					return nil, d.passOver(size) // (Next takes the empty line for a blank one)
+				}
+				d.taken = true
+				return d.readSizedLine(head, size, off)
+			}
+		}
 		if line, ok := d.readLongInPlace(head, max-int64(len(head))); ok {
 			return line, nil
 		}
@@ -489,6 +533,70 @@ func (d *Decoder) readLongLine(head []byte, off int64) ([]byte, error) {
 		line = line[:len(line)-1]
 	}
 	return line, nil
+}
+
+// byEnds says whether the long line whose first bytes are head is told
+// by its ends (DecoderOptions.Ends): not the first line offered to Want,
+// and long enough that its ends do not overlap.
+func (d *Decoder) byEnds(head []byte) bool {
+	return d.opts.Ends != nil && d.opts.Want != nil && d.sk != nil && d.offered > 0 && !d.taken &&
+		len(head) >= EndsHead+EndsTail && d.opts.Ends(head)
+}
+
+// endsOf looks ahead, without consuming anything, for the end of the
+// long line whose head was just read, keeping nothing of it but its last
+// EndsTail bytes: it returns how many bytes remain of the line with its
+// '\n' and the line's ends (its first EndsHead bytes, then its last
+// EndsTail; in the Scratch, valid until the next read). ok is false when
+// the line has more than max bytes left, no '\n' before the file's end
+// (the last line) or a read fails: the caller reads it as before.
+func (d *Decoder) endsOf(head []byte, max int64) (size int64, ends []byte, ok bool) {
+	if d.s.ahead == nil {
+		d.s.ahead = make([]byte, 256<<10)
+	}
+	// ends[:EndsHead] is the head's; ends[EndsHead:] the last EndsTail
+	// bytes seen so far, which the line's rest pushes along.
+	ends = append(append(d.s.ends[:0], head[:EndsHead]...), head[len(head)-EndsTail:]...)
+	d.s.ends = ends
+	pos := d.raAt + d.off // nothing is buffered after a full ReadSlice
+	for k := int64(0); k <= max; {
+		n, err := d.ra.ReadAt(d.s.ahead, pos+k)
+		b := d.s.ahead[:n]
+		i := bytes.IndexByte(b, '\n')
+		if i >= 0 {
+			b = b[:i]
+		}
+		if len(b) >= EndsTail {
+			copy(ends[EndsHead:], b[len(b)-EndsTail:])
+		} else {
+			tail := ends[EndsHead:]
+			copy(tail, tail[len(b):])
+			copy(tail[EndsTail-len(b):], b)
+		}
+		if i >= 0 {
+			if k += int64(i) + 1; k > max {
+				return 0, nil, false
+			}
+			return k, ends, true
+		}
+		k += int64(n)
+		if err != nil {
+			return 0, nil, false
+		}
+	}
+	return 0, nil, false
+}
+
+// passOver moves the input past the size bytes left of a long line that
+// endsOf measured, as readLongInPlace does past the one it read.
+func (d *Decoder) passOver(size int64) error {
+	if _, err := d.sk.Seek(d.raAt+d.off+size, io.SeekStart); err != nil {
+		return d.fail(err)
+	}
+	d.bb.Reset(d.src) // (empty: nothing of the input after the head was in it)
+	d.off += size
+	d.line++
+	return nil
 }
 
 // readSizedLine reads the rest of a long line whose size lineSize found:
