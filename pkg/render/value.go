@@ -53,18 +53,22 @@ func indentedWhole(b []byte, indent string) []byte {
 func marshal(v any, indent string, compact bool) ([]byte, error) {
 	if rs, ok := v.(*RowSet); ok {
 		// A report's rows (sessions' 1,000 of a tree): the set writes
-		// itself compact (MarshalJSON), and the encoder's validating
-		// pass over what it wrote is left out; the indenting one is
-		// the encoder's own (json.Indent). The same bytes
-		// (TestRowSetMarshalsAsTheEncoderWrites).
-		b, err := rs.MarshalJSON()
+		// itself, compact (MarshalJSON) or indented (appendIndented),
+		// and the encoder's validating pass over what it wrote is left
+		// out. The same bytes (TestRowSetMarshalsAsTheEncoderWrites).
+		var b []byte
+		var err error
+		if compact {
+			b, err = rs.MarshalJSON()
+		} else {
+			var buf bytes.Buffer
+			err = rs.appendIndented(&buf, indent)
+			b = buf.Bytes()
+		}
 		if err != nil {
 			return nil, &json.MarshalerError{Type: reflect.TypeOf(rs), Err: err} // (the encoder's words)
 		}
-		if compact {
-			return b, nil
-		}
-		return reindent(b, indent)
+		return b, nil
 	}
 	return encodeJSON(v, indent, compact)
 }
