@@ -30,6 +30,8 @@ else
 	(cd "$REPO" && go build -o "$CCFILTER" ./cmd/ccfilter) || exit 1
 fi
 (cd "$REPO" && go build -o "$WORK/gen" ./internal/gen) || exit 1
+FLOOR=$WORK/floor
+(cd "$REPO" && go build -o "$FLOOR" ./bench/floor) || exit 1
 
 # ------------------------------------------------------------------ corpora
 corpus() { # corpus NAME: prints the file, building it when missing
@@ -194,23 +196,30 @@ ccusage_bin() { # prints ccusage, installing it when missing
 	echo "$dir/node_modules/.bin/ccusage"
 }
 
-# spend_pair TASK TREE CCUSAGE: RUNS paired runs, one of each in turn (so a
-# drift of the machine weighs on both alike), of ccfilter (TASK day: usage
-# --by day; session: sessions) and ccusage (daily; session) on TREE. Sets
-# SP_CC and SP_CU (the medians) and SP_CC_ALL, SP_CU_ALL (each run's).
+# spend_pair TASK TREE CCUSAGE: RUNS rounds, one run of each in turn (so a
+# drift of the machine weighs on all alike), of ccfilter (TASK day: usage
+# --by day; session: sessions), ccusage (daily; session) and the floor
+# (bench/floor -level 2: reading the tree, picking and checking the lines
+# an account reads, no figure) on TREE. Sets SP_CC, SP_CU and SP_FL (the
+# medians) and SP_CC_ALL, SP_CU_ALL, SP_FL_ALL (each run's).
 spend_pair() {
-	local task=$1 tree=$2 cu=$3 i t0 t1 t2 cf=() cus=()
+	local task=$1 tree=$2 cu=$3 i t0 t1 t2 t3 cf=() cus=() fl=()
 	for ((i = 0; i < RUNS; i++)); do
 		t0=$EPOCHREALTIME
 		if [ "$task" = day ]; then "$CCFILTER" usage --by day --tz UTC -F json "$tree" >/dev/null 2>&1; else HOME=/nonexistent "$CCFILTER" sessions -F json "$tree" >/dev/null 2>&1; fi
 		t1=$EPOCHREALTIME
 		CLAUDE_CONFIG_DIR=$(dirname "$tree") "$cu" claude "$([ "$task" = day ] && echo daily || echo session)" --json --offline >/dev/null 2>&1
 		t2=$EPOCHREALTIME
+		"$FLOOR" -level 2 "$tree" >/dev/null 2>&1
+		t3=$EPOCHREALTIME
 		cf+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')")
 		cus+=("$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')")
+		fl+=("$(awk -v a="$t2" -v b="$t3" 'BEGIN { printf "%.3f", b - a }')")
 	done
 	SP_CC=$(printf '%s\n' "${cf[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
 	SP_CU=$(printf '%s\n' "${cus[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
+	SP_FL=$(printf '%s\n' "${fl[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
 	SP_CC_ALL=$(IFS=,; echo "${cf[*]}")
 	SP_CU_ALL=$(IFS=,; echo "${cus[*]}")
+	SP_FL_ALL=$(IFS=,; echo "${fl[*]}")
 }

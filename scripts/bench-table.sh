@@ -200,6 +200,7 @@ if [ "${SPEND:-1}" = 1 ]; then
 			spend_pair "$task" "$tree" "$cu"
 			put "spend-$task" "$SP_CC" "$SP_CC_ALL"
 			put "spend-$task/ccusage" "$SP_CU" "$SP_CU_ALL"
+			put "spend-$task/floor" "$SP_FL" "$SP_FL_ALL"
 		done
 	else
 		fact "n/a spend" "the transcript tree or ccusage could not be made"

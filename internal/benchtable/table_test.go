@@ -91,7 +91,7 @@ func TestTableShowsIssueFiguresAndGoals(t *testing.T) {
 			missing = append(missing, k)
 		}
 	}
-	assert.Equal(t, []string{"types/jaq", "usage/jaq"}, missing, "the issue quotes no jaq for types and usage: n/a")
+	assert.Equal(t, []string{"types/jaq", "usage/jaq", "spend-day/floor", "spend-session/floor"}, missing, "the issue quotes no jaq for types and usage, and no floor: n/a")
 	assert.Empty(t, res.Regressions, "no baseline, no regression")
 	lines := strings.Split(out.String(), "\n")
 	find := func(prefix string) string {
@@ -108,7 +108,7 @@ func TestTableShowsIssueFiguresAndGoals(t *testing.T) {
 		{"| `types` |", "4.19× wc -l; 14.9× faster than jq; n/a"},
 		{"| `all --format ndjson --redact`", "| 1.46× | ≤ 1.15× | not met |"},
 		{"| `all --format html`", "| 0.89× | ≤ 1.00× | met |"},
-		{"| `sessions`", "| 3.19× faster than ccusage | ≥ 5.00× faster than ccusage | not met |"},
+		{"| `sessions`", "| 3.19× faster than ccusage; n/a × the floor | ≥ 5.00× faster than ccusage | not met |"},
 		{"| peak RSS, every", "| 20–75 MiB (final/text … all/markdown) | 75.0 MiB (largest) | < 48.0 MiB (largest) | not met |"},
 		// (682 MiB − 32 MiB) / 100 MB
 		{"| peak RSS on one long line", "| 6.82× the line + 32 MiB (largest) | ≤ 3.00× the line + 32 MiB (largest) | not met |"},
@@ -119,6 +119,16 @@ func TestTableShowsIssueFiguresAndGoals(t *testing.T) {
 		})
 	}
 	assert.Contains(t, out.String(), "cache: dropped, then read once", "the table says which page cache state it was taken in")
+}
+
+// TestTreeRowsSayTheFloorAndWhatTheGoalLeaves proves a tree task's row
+// gives its time against the floor measured in the same run, and what
+// its goal against ccusage allows, in seconds and in times the floor
+// (ccusage's time over the goal, over the floor's).
+func TestTreeRowsSayTheFloorAndWhatTheGoalLeaves(t *testing.T) {
+	var out bytes.Buffer
+	Write(&out, Rows(), measurements(t, "spend-day\t0.25\nspend-day/ccusage\t0.75\nspend-day/floor\t0.1\n"), nil)
+	assert.Contains(t, out.String(), "| `usage --by day` vs `ccusage daily` (transcripts) | 0.250 s (floor 0.100 s; the goal allows 0.188 s, 1.88× the floor) | 3.00× faster than ccusage; 2.50× the floor | ≥ 4.00× faster than ccusage | not met |")
 }
 
 func TestRegressionInEitherDirectionFailsTheRun(t *testing.T) {
