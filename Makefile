@@ -130,9 +130,13 @@ $(JAEGER): tools/jaeger/go.mod tools/jaeger/go.sum
 # read-ahead's framer, handed on as offsets: 10.5 KB, the binary
 # 19,693,644 -> 19,704,153 bytes; with the same stop's tree changes (the
 # listing on every core, a row set's encoders, the Gemini sniff moved)
-# 19,714,507: the limit 19,730,000; no package added.)
+# 19,714,507: the limit 19,730,000; no package added. The sixth stop's
+# passing over of long lines by their ends, the indented row set and the
+# account's scans on every core: 20 KB with -trimpath, 19,704,131 ->
+# 19,724,036 bytes (19,745,078 built in /work/main: the size moves with
+# the path it is built in); the limit 19,760,000; no package added.)
 MAX_PACKAGES ?= 250
-MAX_BINARY_BYTES ?= 19730000
+MAX_BINARY_BYTES ?= 19760000
 lint:
 	$(GO) vet ./...
 	$(GO) vet -tags browser,jaeger,prometheus,profile ./cmd/ccfilter
