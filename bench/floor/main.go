@@ -35,6 +35,7 @@ import (
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
 	"github.com/ccfilter/ccfilter/pkg/input"
+	"github.com/ccfilter/ccfilter/pkg/spend"
 )
 
 // counts is what one worker saw: the proof that the work was done.
@@ -57,16 +58,6 @@ type worker struct {
 	c     counts
 }
 
-// wanted is what a usage account picks: an assistant record or a
-// cost-state, and a line the byte tests cannot judge.
-func wanted(line []byte) bool {
-	if input.Unsure(line) {
-		return true
-	}
-	t, _ := input.DeclaredType(line)
-	return string(t) == "assistant" || string(t) == "cost-state"
-}
-
 // passable says a line longer than the piece may be passed over without
 // being kept, from its head, as the account's reader passes it over
 // (input.EndsTell, stream.DecoderOptions.Ends): its head names its type,
@@ -76,12 +67,12 @@ func passable(head []byte) bool {
 		return false
 	}
 	t, _ := input.DeclaredType(head)
-	return string(t) != "assistant" && string(t) != "cost-state"
+	return !spend.WantedType(t)
 }
 
 func (w *worker) line(l []byte) {
 	w.c.lines++
-	if w.level < 1 || !wanted(l) {
+	if w.level < 1 || !spend.Wanted(l) {
 		return
 	}
 	w.c.picked++

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ccfilter/ccfilter/internal/jsonx"
+	"github.com/ccfilter/ccfilter/pkg/spend"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -47,7 +48,7 @@ func TestFloorDoesWhatItSays(t *testing.T) {
 		want.files++
 		for _, l := range bytes.Split(bytes.TrimSuffix(b, []byte("\n")), []byte("\n")) {
 			want.lines++
-			if wanted(l) {
+			if spend.Wanted(l) {
 				want.picked++
 				want.pickedBytes += len(l)
 				if jsonx.ValidateFraming(l) != nil {

@@ -440,7 +440,7 @@ func (s *Scanner) End() *Ledger {
 // when set, sees the first line first: false, and the file is passed over
 // (another reader's).
 func (s *Scanner) each(path string, line func([]byte), firstLine func([]byte) bool, fn func(*stream.Event)) error {
-	opts := stream.DecoderOptions{Check: stream.CheckFraming, Want: wanted, Ends: input.EndsTell, Buffer: s.o.Buffer, Scratch: s.o.Scratch}
+	opts := stream.DecoderOptions{Check: stream.CheckFraming, Want: Wanted, Ends: input.EndsTell, Buffer: s.o.Buffer, Scratch: s.o.Scratch}
 	if s.o.Plain {
 		opts.Want, opts.Ends = nil, nil
 	}
@@ -460,7 +460,7 @@ func (s *Scanner) each(path string, line func([]byte), firstLine func([]byte) bo
 			if line != nil {
 				line(l)
 			}
-			return n == 1 || wanted(l) // (the first: what kind of file it is)
+			return n == 1 || Wanted(l) // (the first: what kind of file it is)
 		}
 	}
 	bad, err := input.EachRecordChecked(path, opts, fn)
@@ -468,7 +468,7 @@ func (s *Scanner) each(path string, line func([]byte), firstLine func([]byte) bo
 	return err
 }
 
-// wanted picks the lines that hold a call or a cost-state, by the type
+// Wanted picks the lines that hold a call or a cost-state, by the type
 // they declare where Claude Code writes it (input.DeclaredType): looking
 // only there, not through a message's content, halves the time of a tree
 // of sessions (a search through every byte stops at each '"', which is
@@ -476,13 +476,19 @@ func (s *Scanner) each(path string, line func([]byte), firstLine func([]byte) bo
 // another record says "type":"assistant" at its end too, and then fails
 // the framing check: counted bad, not lost unseen. A line the byte test
 // cannot judge (input.Unsure: written with spaces, cut short) is read.
-func wanted(line []byte) bool {
+// (Exported for bench/floor, which picks the lines an account reads as
+// the account does.)
+func Wanted(line []byte) bool {
 	if input.Unsure(line) {
 		return true
 	}
 	t, _ := input.DeclaredType(line)
-	return string(t) == "assistant" || string(t) == "cost-state"
+	return WantedType(t)
 }
+
+// WantedType says whether an account reads a record of the type typ (as
+// input.DeclaredType names it): a call's or a cost-state.
+func WantedType(typ []byte) bool { return string(typ) == "assistant" || string(typ) == "cost-state" }
 
 // note takes an assistant record's call into seen (and the ledger's
 // calls): a new call, or a better account of one seen; it returns the new
