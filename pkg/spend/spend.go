@@ -165,7 +165,7 @@ func readCostState(ev *stream.Event) costState {
 // Options are how Scan reads.
 type Options struct {
 	// Plain reads every record in full: the reference path, which the
-	// fast one (lines picked by their type's place, see wanted) must
+	// fast one (lines picked by their type's place, see Wanted) must
 	// match call for call (TestFastScanSameAsPlain).
 	Plain bool
 	// Prices price the calls of a run that recorded no cost when the
@@ -432,7 +432,7 @@ func (s *Scanner) End() *Ledger {
 
 // each reads the records of a file a usage account needs: the lines that
 // say "type":"assistant" or "type":"cost-state" where a record says its
-// type (see wanted), checked to be one whole record each; the rest of a
+// type (see Wanted), checked to be one whole record each; the rest of a
 // transcript (attachments, prompt snapshots, tool outputs: most of its
 // bytes) is passed over at the speed of finding line ends. With
 // Options.Plain, every record is read. line, when set, sees every line,
