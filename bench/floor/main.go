@@ -70,10 +70,14 @@ func passable(head []byte) bool {
 	return !spend.WantedType(t)
 }
 
+// blanks are what a line is trimmed of at both ends before it is picked,
+// as the Decoder trims it (a '\r' of CRLF, spaces, tabs).
+const blanks = " \t\r"
+
 func (w *worker) line(l []byte) {
 	w.c.lines++
-	if w.level < 1 || !spend.Wanted(l) {
-		return
+	if l = bytes.Trim(l, blanks); w.level < 1 || len(l) == 0 || !spend.Wanted(l) {
+		return // (a blank line is offered to no reader)
 	}
 	w.c.picked++
 	w.c.pickedBytes += len(l)
@@ -92,7 +96,7 @@ func (w *worker) file(path string) {
 	w.long = w.long[:0]
 	spanning, skipping := false, false
 	var size int  // of a line passed over, so far
-	var last byte // of the piece before, for a line passed over
+	var last byte // the last byte but blanks so far, for a line passed over
 	passed := func() {
 		w.c.lines++
 		if w.level == 0 {
@@ -113,7 +117,7 @@ func (w *worker) file(path string) {
 		for len(b) > 0 {
 			i := bytes.IndexByte(b, '\n')
 			if i < 0 {
-				last = b[len(b)-1]
+				last = lastOf(b, last)
 				switch {
 				case skipping:
 				case w.level == 0 || !spanning && passable(b):
@@ -127,9 +131,7 @@ func (w *worker) file(path string) {
 			}
 			switch {
 			case skipping:
-				if i > 0 {
-					last = b[i-1]
-				}
+				last = lastOf(b[:i], last)
 				size += i
 				passed()
 			case spanning:
@@ -150,6 +152,14 @@ func (w *worker) file(path string) {
 	case spanning:
 		w.line(w.long)
 	}
+}
+
+// lastOf is the last byte of b that is no blank, else last.
+func lastOf(b []byte, last byte) byte {
+	if t := bytes.TrimRight(b, blanks); len(t) > 0 {
+		return t[len(t)-1]
+	}
+	return last
 }
 
 func main() {

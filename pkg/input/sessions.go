@@ -187,7 +187,9 @@ func ScanSession(path string) (Session, error) { return ScanSessionWith(path, ni
 type Also struct {
 	Agent, Main func(*stream.Event)
 	// Line, when set, sees every line of the session's own file, read or
-	// not (its bytes are the reader's until the next line).
+	// not (its bytes are the reader's until the next line); a long line
+	// passed over by its ends (EndsTell) is seen by its ends, which hold
+	// what RecordTime reads.
 	Line func([]byte)
 }
 

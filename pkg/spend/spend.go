@@ -435,8 +435,9 @@ func (s *Scanner) End() *Ledger {
 // type (see Wanted), checked to be one whole record each; the rest of a
 // transcript (attachments, prompt snapshots, tool outputs: most of its
 // bytes) is passed over at the speed of finding line ends. With
-// Options.Plain, every record is read. line, when set, sees every line,
-// and the first is read (it says what kind of file this is). firstLine,
+// Options.Plain, every record is read. line, when set, sees every line
+// (a long one passed over by its ends, input.EndsTell: its ends), and the
+// first is read (it says what kind of file this is). firstLine,
 // when set, sees the first line first: false, and the file is passed over
 // (another reader's).
 func (s *Scanner) each(path string, line func([]byte), firstLine func([]byte) bool, fn func(*stream.Event)) error {

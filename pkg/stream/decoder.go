@@ -61,21 +61,23 @@ type DecoderOptions struct {
 	// for reading only those. Lines of a JSON array are not offered to it.
 	Want func(line []byte) bool
 	// Ends, when set with Want, lets the Decoder pass over a line longer
-	// than its read buffer, in a file it can read ahead in, without
-	// keeping the line: half of a tree of sessions' bytes are a few
-	// tools' results, in lines of megabytes that no account reads, and
-	// each was copied whole into the long lines' buffer only for Want to
-	// turn it down (issue 41). Ends(head) says whether the line's ends
-	// tell what Want says of it, head being its first bytes (the read
-	// buffer's); if so, the Decoder finds the line's end by reads that
-	// keep nothing but its last EndsTail bytes, and asks Want of its
-	// ends, a line made of its first EndsHead bytes and those last ones,
-	// to which Want must answer what it would of the whole line. A line
-	// Want takes is then read whole (and not offered again); one it turns
-	// down is passed over by a seek, its number counted. The first line
-	// offered to Want is always read whole (a reader tells what kind of
-	// file it is reading by it), and a line of more than MaxLineBytes is
-	// reported as ever.
+	// than its read buffer, in a regular file it reads itself (NewDecoder;
+	// not NewReader's read-ahead, nor a pipe), without keeping the line:
+	// half of a tree of sessions' bytes are a few tools' results, in
+	// lines of megabytes that no account reads, and each was copied whole
+	// into the long lines' buffer only for Want to turn it down (issue
+	// 41). Ends(head) says whether the line's ends tell what Want says of
+	// it, head being its first bytes (the read buffer's); if so, the
+	// Decoder finds the line's end by reads that keep nothing but its
+	// last EndsTail bytes, and asks Want of its ends, a line made of its
+	// first EndsHead bytes and those last ones (trimmed as every line is;
+	// a line that ends in more than 64 blanks is read whole), to which
+	// Want must answer what it would of the whole line. A line Want takes
+	// is then read whole (and not offered again); one it turns down is
+	// passed over by a seek, its number counted. The first line offered
+	// to Want is always read whole (a reader tells what kind of file it
+	// is reading by it), and a line of more than MaxLineBytes is reported
+	// as ever.
 	Ends func(head []byte) bool
 	// Check says how much of each line Next validates; the zero value,
 	// CheckAll, validates every byte.
@@ -465,7 +467,7 @@ func (d *Decoder) readLongLine(head []byte, off int64) ([]byte, error) {
 	max := int64(d.opts.MaxLineBytes) + 1 // with its '\n'
 	if d.ra != nil {
 		if d.byEnds(head) {
-			if size, ends, ok := d.endsOf(head, max-int64(len(head))); ok {
+			if size, ends, ok := d.endsOf(head, max-int64(len(head))); ok && len(ends)-len(trimLine(ends)) <= endsBlanks {
 				d.offered++
 				if !d.opts.Want(trimLine(ends)) {
 					return nil, d.passOver(size) // (Next takes the empty line for a blank one)
@@ -534,6 +536,13 @@ func (d *Decoder) readLongLine(head []byte, off int64) ([]byte, error) {
 	}
 	return line, nil
 }
+
+// endsBlanks is how many blanks (spaces, tabs, '\r') a long line may end
+// in and still be told by its ends: what Want sees of its end is the last
+// EndsTail bytes less those, and a line that ends in more (no writer of
+// sessions writes such a line) is read whole, so that Want never sees
+// less than EndsTail−endsBlanks bytes of its end.
+const endsBlanks = 64
 
 // byEnds says whether the long line whose first bytes are head is told
 // by its ends (DecoderOptions.Ends): not the first line offered to Want,

@@ -47,6 +47,13 @@ func endsInput() (input []byte, longestPassed int) {
 		skip(5<<20, "}"), // past MaxLineBytes
 		`{"t":"keep","n":3}`,
 		skip(300<<10, `,"t2":"x"}`),
+		// (ending in blanks: a few are trimmed from the ends, as from
+		// the line; more than 64, and the line is read whole)
+		skip(20<<10, "}\r"),
+		skip(20<<10, "}"+strings.Repeat(" ", 64)),
+		skip(20<<10, "}"+strings.Repeat(" ", 65)),
+		skip(300<<10, "}"+strings.Repeat(" ", 3500)),
+		skip(300<<10, "}"+strings.Repeat("\t", 5000)),
 		skip(70<<10, "}"), // no newline
 	}
 	for i, l := range lines {
@@ -62,7 +69,8 @@ func endsInput() (input []byte, longestPassed int) {
 // line whose ends Want turns down is passed over, and everything else is
 // as without it: the same events, line numbers, offsets and errors, and
 // Want offered each line once, seeing the same first EndsHead and last
-// EndsTail bytes
+// EndsTail bytes (less the 64 blanks a line may end in), also of lines
+// that end in blanks
 // (its ends stand in for the line); from a file and from a pipe (where
 // nothing is passed over). And that a passed line is not kept: decoding
 // the file allocates less than its longest such line, where without
@@ -71,6 +79,9 @@ func TestEndsPassOverWhatWantTurnsDown(t *testing.T) {
 	input, longest := endsInput()
 	path := filepath.Join(t.TempDir(), "ends.jsonl")
 	require.NoError(t, os.WriteFile(path, input, 0o600))
+	// Want sees at least the last EndsTail bytes of a line's end less 64
+	// (the blanks a line may end in and still be told by its ends).
+	const seen = stream.EndsTail - 64
 	// (the first line offered is offered whole: its length is said)
 	type offer struct {
 		First, Last string
@@ -81,7 +92,7 @@ func TestEndsPassOverWhatWantTurnsDown(t *testing.T) {
 		o.BufferSize, o.MaxLineBytes, o.Check = 16<<10, 4<<20, stream.CheckFraming
 		o.Scratch = &stream.Scratch{}
 		o.Want = func(l []byte) bool {
-			o := offer{First: string(l[:min(len(l), stream.EndsHead)]), Last: string(l[max(0, len(l)-stream.EndsTail):])}
+			o := offer{First: string(l[:min(len(l), stream.EndsHead)]), Last: string(l[max(0, len(l)-seen):])}
 			if len(offers) == 0 {
 				o.Len = len(l)
 			}
@@ -106,7 +117,7 @@ func TestEndsPassOverWhatWantTurnsDown(t *testing.T) {
 		return got, offers, m1.TotalAlloc - m0.TotalAlloc
 	}
 	want, wantOffers, plainAlloc := run(false, false)
-	require.Len(t, wantOffers, 12, "every line but the blank one and the one past the limit is offered")
+	require.Len(t, wantOffers, 17, "every line but the blank one and the one past the limit is offered")
 	require.Greater(t, wantOffers[0].Len, 40<<10)
 	var errs int
 	for _, d := range want {
