@@ -201,8 +201,8 @@ func (r *Row) Object() map[string]any {
 // re-indenting pass over the compact bytes was half of what sessions -F
 // json spent writing a tree's report, on one CPU after the reading
 // (issue 41). Each key is quoted once for all the rows, and a plain value
-// (an integer, a bool, null, a string of printable ASCII that needs no
-// escape) written as it is; any other goes through the encoder
+// (an integer, a bool, null, a string of ASCII that needs no escape,
+// plainASCII) written as it is; any other goes through the encoder
 // (TestRowSetMarshalsAsTheEncoderWrites holds the bytes to its).
 func (s *RowSet) appendIndented(b *bytes.Buffer, indent string) error {
 	if len(s.Rows) == 0 {
@@ -264,7 +264,7 @@ func (e rowEncoder) indented(v any, prefix, indent string) error {
 		b.Write(strconv.AppendInt(b.AvailableBuffer(), v, 10))
 		return nil
 	case string:
-		if plainString(v) {
+		if plainASCII(v) { // (the trace encoder's test: no byte escaped)
 			b.WriteByte('"')
 			b.WriteString(v)
 			b.WriteByte('"')
@@ -281,17 +281,6 @@ func (e rowEncoder) indented(v any, prefix, indent string) error {
 	compact := bytes.Clone(b.Bytes()[start:])
 	b.Truncate(start)
 	return json.Indent(b, compact, prefix, indent)
-}
-
-// plainString says s is written in JSON as it is, between quotes: no
-// byte of it is escaped (printable ASCII but '"' and '\\').
-func plainString(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
 }
 
 // MarshalJSON writes the rows as a JSON array of objects ([] when none).
