@@ -11,11 +11,11 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/ccfilter/ccfilter/internal/cores"
 	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/preset"
 	"github.com/ccfilter/ccfilter/pkg/render"
@@ -345,21 +345,11 @@ type worker struct {
 // onEveryCore calls read(w, i) for every i below n, one goroutine per
 // core at a time, each with a worker of its own.
 func onEveryCore(n int, read func(w *worker, i int)) {
-	jobs := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			w := &worker{buf: bufio.NewReaderSize(nil, 1<<20), scratch: &stream.Scratch{}}
-			for i := range jobs {
-				read(w, i)
-			}
-		}()
-	}
-	for i := range n {
-		jobs <- i
-	}
-	close(jobs)
-	wg.Wait()
+	ws := make([]*worker, runtime.GOMAXPROCS(0))
+	cores.Each(0, n, len(ws), func(k, i int) {
+		if ws[k] == nil {
+			ws[k] = &worker{buf: bufio.NewReaderSize(nil, 1<<20), scratch: &stream.Scratch{}}
+		}
+		read(ws[k], i)
+	})
 }

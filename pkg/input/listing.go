@@ -7,8 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
+
+	"github.com/ccfilter/ccfilter/internal/cores"
 )
 
 // Listing lists each folder once for the several patterns a tree of
@@ -127,16 +127,7 @@ func (l *Listing) prefetch(dirs []string) {
 		return
 	}
 	listed := make([][]fs.DirEntry, len(todo))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(todo)) {
-		wg.Go(func() {
-			for i := next.Add(1) - 1; i < int64(len(todo)); i = next.Add(1) - 1 {
-				listed[i], _ = os.ReadDir(todo[i])
-			}
-		})
-	}
-	wg.Wait()
+	cores.Each(0, len(todo), runtime.GOMAXPROCS(0), func(_, i int) { listed[i], _ = os.ReadDir(todo[i]) })
 	for i, d := range todo {
 		l.dirs[d] = listed[i]
 	}

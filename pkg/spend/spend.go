@@ -35,10 +35,9 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
+	"github.com/ccfilter/ccfilter/internal/cores"
 	"github.com/ccfilter/ccfilter/pkg/input"
 	"github.com/ccfilter/ccfilter/pkg/stream"
 )
@@ -608,17 +607,9 @@ func accountEach(ledgers []*Ledger, o Options, emit func(i int, c Call), workers
 	}
 	for lo := 0; lo < len(ledgers); lo += window {
 		hi := min(lo+window, len(ledgers))
-		var next atomic.Int64
-		next.Store(int64(lo))
-		var wg sync.WaitGroup
-		for k := range workers {
-			wg.Go(func() {
-				for i := int(next.Add(1) - 1); i < hi; i = int(next.Add(1) - 1) {
-					scanOne(i, ws[k], func(c Call) { calls[i-lo] = append(calls[i-lo], c) })
-				}
-			})
-		}
-		wg.Wait()
+		cores.Each(lo, hi, workers, func(k, i int) {
+			scanOne(i, ws[k], func(c Call) { calls[i-lo] = append(calls[i-lo], c) })
+		})
 		for i := lo; i < hi; i++ {
 			for _, c := range calls[i-lo] {
 				emit(i, c)
