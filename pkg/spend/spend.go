@@ -581,6 +581,7 @@ func accountEach(ledgers []*Ledger, o Options, emit func(i int, c Call), workers
 	scanOne := func(i int, w *weights, emit func(Call)) {
 		l := ledgers[i]
 		a := &scan{o: o, l: l, emit: emit, owner: owner, bySession: bySession, rates: map[string]float64{}, w: w}
+		a.start, _ = time.Parse(time.RFC3339Nano, l.start)
 		a.sum.Session, a.sum.Runs, a.sum.RecordedUSD = l.session, l.runsN, l.cost
 		a.sum.BadLines = len(l.bad)
 		out[i] = a.account()
@@ -724,7 +725,6 @@ type scan struct {
 	w          *weights           // the calls' weights (shared by the sessions of one account)
 	lastCopied *message           // the last call of another session's this one holds
 	start      time.Time          // the session's start (Ledger.start), read once
-	started    bool
 }
 
 // own reports whether the call is this session's to count; a copy's
@@ -903,17 +903,12 @@ func (s *scan) estimate(calls []*message) {
 
 func (s *scan) out(m *message, cost float64, estimated, unpriced bool) {
 	t, _ := time.Parse(time.RFC3339Nano, m.ts)
-	if !s.started {
-		s.start, _ = time.Parse(time.RFC3339Nano, s.l.start)
-		s.started = true
-	}
-	start := s.start
 	s.sum.CostUSD += cost
 	var agentType string
 	if m.subagent {
 		agentType = s.l.agentType(m)
 	}
-	s.emit(Call{Session: s.sum.Session, Project: s.l.project, CLI: s.l.cli, Subagent: m.subagent, AgentType: agentType, Machine: s.l.machine, Model: m.model, Time: t, SessionStart: start,
+	s.emit(Call{Session: s.sum.Session, Project: s.l.project, CLI: s.l.cli, Subagent: m.subagent, AgentType: agentType, Machine: s.l.machine, Model: m.model, Time: t, SessionStart: s.start,
 		Usage: m.usage, CostUSD: cost, Hidden: m.id == "" && !m.unread, Unread: m.unread, Estimated: estimated, Unpriced: unpriced})
 }
 
