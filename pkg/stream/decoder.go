@@ -467,9 +467,9 @@ func (d *Decoder) readLongLine(head []byte, off int64) ([]byte, error) {
 	max := int64(d.opts.MaxLineBytes) + 1 // with its '\n'
 	if d.ra != nil {
 		if d.byEnds(head) {
-			if size, ends, ok := d.endsOf(head, max-int64(len(head))); ok && len(ends)-len(trimLine(ends)) <= endsBlanks {
+			if size, ends, ok := d.endsOf(head, max-int64(len(head))); ok {
 				d.offered++
-				if !d.opts.Want(trimLine(ends)) {
+				if !d.opts.Want(ends) {
 					return nil, d.passOver(size) // (Next takes the empty line for a blank one)
 				}
 				d.taken = true
@@ -556,9 +556,11 @@ func (d *Decoder) byEnds(head []byte) bool {
 // long line whose head was just read, keeping nothing of it but its last
 // EndsTail bytes: it returns how many bytes remain of the line with its
 // '\n' and the line's ends (its first EndsHead bytes, then its last
-// EndsTail; in the Scratch, valid until the next read). ok is false when
-// the line has more than max bytes left, no '\n' before the file's end
-// (the last line) or a read fails: the caller reads it as before.
+// EndsTail, trimmed as Next trims a line; in the Scratch, valid until
+// the next read). ok is false when the line has more than max bytes
+// left, no '\n' before the file's end (the last line), more than
+// endsBlanks blanks trimmed, or a read fails: the caller reads it as
+// before.
 func (d *Decoder) endsOf(head []byte, max int64) (size int64, ends []byte, ok bool) {
 	if d.s.ahead == nil {
 		d.s.ahead = make([]byte, 256<<10)
@@ -586,7 +588,10 @@ func (d *Decoder) endsOf(head []byte, max int64) (size int64, ends []byte, ok bo
 			if k += int64(i) + 1; k > max {
 				return 0, nil, false
 			}
-			return k, ends, true
+			if t := trimLine(ends); len(ends)-len(t) <= endsBlanks {
+				return k, t, true
+			}
+			return 0, nil, false
 		}
 		k += int64(n)
 		if err != nil {
