@@ -158,14 +158,10 @@ func (a *aheadSource) appendMessage(dst []jsonx.Member, e *framedLine) []jsonx.M
 // appendResults appends the tool results the framer found in e
 // (framedLine.results) to dst, as Event.ToolResults finds them.
 func (a *aheadSource) appendResults(dst []ToolResult, e *framedLine) []ToolResult {
-	buf := a.buf
 	for _, s := range a.frames[a.id].results[e.rFrom:e.rTo] {
-		r := ToolResult{IsError: s.isError, size: int(s.size)}
-		if s.id0 >= 0 {
-			r.ToolUseID = jsonx.Value(buf[s.id0:s.id1:s.id1]).Str()
-		}
-		if s.c0 >= 0 {
-			r.Content = json.RawMessage(buf[s.c0:s.c1:s.c1])
+		r := ToolResult{IsError: s.isError, size: int(s.size), ToolUseID: a.valueAt(s.id0, s.id1).Str()}
+		if c := a.valueAt(s.c0, s.c1); c != nil {
+			r.Content = json.RawMessage(c)
 		}
 		dst = append(dst, r)
 	}
@@ -179,17 +175,19 @@ func (a *aheadSource) usage(e *framedLine) Usage { return a.frames[a.id].usages[
 // appendBlocks appends the heads of e's message's blocks, which the framer
 // read (framedLine.blocks), to dst.
 func (a *aheadSource) appendBlocks(dst []blockHead, e *framedLine) []blockHead {
-	buf := a.buf
-	at := func(v0, v1 int32) jsonx.Value {
-		if v0 < 0 {
-			return nil
-		}
-		return jsonx.Value(buf[v0:v1:v1])
-	}
 	for _, b := range a.frames[a.id].blocks[e.bFrom:e.bTo] {
-		dst = append(dst, blockHead{at(b[0], b[1]), at(b[2], b[3]), at(b[4], b[5]), at(b[6], b[7])})
+		dst = append(dst, blockHead{a.valueAt(b[0], b[1]), a.valueAt(b[2], b[3]), a.valueAt(b[4], b[5]), a.valueAt(b[6], b[7])})
 	}
 	return dst
+}
+
+// valueAt is the value at [v0, v1) in the buffer being read, as spanAt
+// wrote where it lies; nil for -1 (none).
+func (a *aheadSource) valueAt(v0, v1 int32) jsonx.Value {
+	if v0 < 0 {
+		return nil
+	}
+	return jsonx.Value(a.buf[v0:v1:v1])
 }
 
 // frameErr is the framing error the framer found for e (nil: none).
