@@ -2,7 +2,6 @@ package stream
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -109,40 +108,23 @@ func trackAhead(t *testing.T, in []byte) (tr *Tracker, calls []ToolCall, held in
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	rd := NewReader(f, DecoderOptions{Check: CheckFraming, ValidateAhead: true})
-	defer rd.Close()
 	tr = NewTracker(TrackerOptions{})
-	for {
-		ev, err := rd.Next()
-		if err == io.EOF {
-			return tr, calls, held
-		}
-		if err != nil {
-			continue // a bad line: reported, skipped
-		}
+	eachEvent(t, NewReader(f, DecoderOptions{Check: CheckFraming, ValidateAhead: true}), func(ev *Event) {
 		if _, ok := ev.usageAhead(); ok {
 			held++
 		}
 		for _, c := range tr.Observe(ev) {
 			calls = append(calls, *c)
 		}
-	}
+	})
+	return tr, calls, held
 }
 
 // trackUsage runs a tracker over in; plain clears its usage memory before
 // each event. hits counts the events whose usage the memory held.
 func trackUsage(t *testing.T, in []byte, plain bool) (tr *Tracker, calls []ToolCall, hits int) {
-	dec := NewDecoder(bytes.NewReader(in), DecoderOptions{Check: CheckFraming})
-	defer dec.Close()
 	tr = NewTracker(TrackerOptions{})
-	for {
-		ev, err := dec.Next()
-		if err == io.EOF {
-			return tr, calls, hits
-		}
-		if err != nil {
-			continue // a bad line: reported, skipped
-		}
+	eachEvent(t, NewDecoder(bytes.NewReader(in), DecoderOptions{Check: CheckFraming}), func(ev *Event) {
 		if plain {
 			tr.lastUsage.raw, tr.lastID.raw = nil, nil
 		} else if ev.Type == "assistant" && len(tr.lastUsage.raw) > 0 && bytes.Equal(ev.messageField("usage"), tr.lastUsage.raw) {
@@ -151,5 +133,6 @@ func trackUsage(t *testing.T, in []byte, plain bool) (tr *Tracker, calls []ToolC
 		for _, c := range tr.Observe(ev) {
 			calls = append(calls, *c)
 		}
-	}
+	})
+	return tr, calls, hits
 }
