@@ -167,8 +167,8 @@ if [[ " ${CORPORA[*]} " == *" real "* ]]; then
 			measure 1 ccfilter "$CCFILTER" run "$f" all --format "$fm" --no-redact && ps+=("$M_SEC")
 			measure 1 ccfilter "$CCFILTER" run "$f" all --format "$fm" --redact && rs+=("$M_SEC")
 		done
-		plain=$( [ ${#ps[@]} -gt 0 ] && printf '%s\n' "${ps[@]}" | sort -g | sed -n "$((${#ps[@]} / 2 + 1))p")
-		red=$( [ ${#rs[@]} -gt 0 ] && printf '%s\n' "${rs[@]}" | sort -g | sed -n "$((${#rs[@]} / 2 + 1))p")
+		plain=$( [ ${#ps[@]} -gt 0 ] && median "${ps[@]}")
+		red=$( [ ${#rs[@]} -gt 0 ] && median "${rs[@]}")
 		r=$( [ -n "$red" ] && [ -n "$plain" ] && awk -v a="$red" -v b="$plain" 'BEGIN { printf "%.2f", a / b }' || echo n/a)
 		mark=$(awk -v r="$r" 'BEGIN { if (r == "n/a") print ""; else if (r <= 1.3) print " ok"; else print " MISSED" }')
 		printf '%-22s %10s %10s %7sx%s\n' "all --format $fm" "${plain:-n/a}" "${red:-n/a}" "$r" "$mark"

@@ -3,6 +3,10 @@
 # and JAQ: the tools (installed when missing), the corpora (built when
 # missing), the jq programs, and measure (the median of N timed runs).
 log() { printf '%s\n' "$*" >&2; }
+# median NUMBER...: the middle one (of an even count, the upper middle).
+median() { printf '%s\n' "$@" | sort -g | sed -n "$(($# / 2 + 1))p"; }
+# secs T0 T1: the seconds from one $EPOCHREALTIME to another, to the ms.
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", b - a }'; }
 
 # ------------------------------------------------------------------ tools
 apt_install() {
@@ -144,10 +148,10 @@ measure() {
 			return 1
 		fi
 		m=$(awk 'NF == 2 && $2 ~ /^[0-9]+$/ { v = $2 } END { print v + 0 }' "$tf")
-		times+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')")
+		times+=("$(secs "$t0" "$t1")")
 		[ "$m" -gt "$rss" ] && rss=$m
 	done
-	M_SEC=$(printf '%s\n' "${times[@]}" | sort -g | sed -n "$((n / 2 + 1))p")
+	M_SEC=$(median "${times[@]}")
 	M_ALL=$(IFS=,; echo "${times[*]}")
 	M_RSS=$rss
 }
@@ -212,13 +216,13 @@ spend_pair() {
 		t2=$EPOCHREALTIME
 		"$FLOOR" -level 2 "$tree" >/dev/null 2>&1
 		t3=$EPOCHREALTIME
-		cf+=("$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')")
-		cus+=("$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", b - a }')")
-		fl+=("$(awk -v a="$t2" -v b="$t3" 'BEGIN { printf "%.3f", b - a }')")
+		cf+=("$(secs "$t0" "$t1")")
+		cus+=("$(secs "$t1" "$t2")")
+		fl+=("$(secs "$t2" "$t3")")
 	done
-	SP_CC=$(printf '%s\n' "${cf[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
-	SP_CU=$(printf '%s\n' "${cus[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
-	SP_FL=$(printf '%s\n' "${fl[@]}" | sort -g | sed -n "$((RUNS / 2 + 1))p")
+	SP_CC=$(median "${cf[@]}")
+	SP_CU=$(median "${cus[@]}")
+	SP_FL=$(median "${fl[@]}")
 	SP_CC_ALL=$(IFS=,; echo "${cf[*]}")
 	SP_CU_ALL=$(IFS=,; echo "${cus[*]}")
 	SP_FL_ALL=$(IFS=,; echo "${fl[*]}")

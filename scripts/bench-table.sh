@@ -88,7 +88,6 @@ OUT=$WORK/table.tsv
 : >"$OUT"
 fact() { printf '@%s\t%s\n' "$1" "$2" >>"$OUT"; }
 put() { printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >>"$OUT"; }
-median() { printf '%s\n' "$@" | sort -g | sed -n "$(($# / 2 + 1))p"; }
 
 # settle FILE...: the page cache state every series starts from.
 CACHE="dropped (sync; echo 1 > /proc/sys/vm/drop_caches), then the input read once"
